@@ -1,0 +1,142 @@
+/*
+ * policies/queue.c - the ordered queue of waiting jobs (prefix pq_).
+ *
+ * Jobs are kept in buckets of equal gang shape (ngpus, required type),
+ * each bucket a binary min-heap on (key, seq); seq is an insertion counter,
+ * so equal keys leave in arrival order and the order is deterministic.
+ * A trace has few distinct shapes (1, 2, 4, 8, 16, ... GPUs), so finding
+ * the best job that fits now costs one placement test per bucket, not one
+ * per queued job: this is what keeps backfilling O(shapes) per start even
+ * with hundreds of thousands of jobs waiting.
+ */
+#include "policies/policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void pq_init(struct pq *q)
+{
+    memset(q, 0, sizeof *q);
+}
+
+void pq_free(struct pq *q)
+{
+    for (size_t i = 0; i < q->nb; i++)
+        free(q->b[i].heap);
+    free(q->b);
+    free(q->gpus);
+    memset(q, 0, sizeof *q);
+}
+
+static inline bool less(const struct pq_item *a, const struct pq_item *b)
+{
+    return a->key < b->key || (a->key == b->key && a->seq < b->seq);
+}
+
+static size_t bucket_of(struct pq *q, uint32_t ngpus, uint32_t req_type)
+{
+    for (size_t i = 0; i < q->nb; i++)
+        if (q->b[i].ngpus == ngpus && q->b[i].req_type == req_type)
+            return i;
+    xgrow(&q->b, &q->capb, q->nb + 1, sizeof *q->b);
+    struct pq_bucket *b = &q->b[q->nb];
+    memset(b, 0, sizeof *b);
+    b->ngpus = ngpus;
+    b->req_type = req_type;
+    return q->nb++;
+}
+
+void pq_push(struct pq *q, uint32_t job, uint32_t ngpus, uint32_t req_type,
+             double key)
+{
+    struct pq_item it = { key, q->seq++, job };
+    pq_push_item(q, &it, ngpus, req_type);
+}
+
+void pq_push_item(struct pq *q, const struct pq_item *item, uint32_t ngpus,
+                  uint32_t req_type)
+{
+    size_t bi = bucket_of(q, ngpus, req_type);   /* may move q->b */
+    struct pq_bucket *b = &q->b[bi];
+    xgrow(&b->heap, &b->cap, b->n + 1, sizeof *b->heap);
+    struct pq_item it = *item;
+    size_t i = b->n++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!less(&it, &b->heap[p]))
+            break;
+        b->heap[i] = b->heap[p];
+        i = p;
+    }
+    b->heap[i] = it;
+    q->size++;
+}
+
+struct pq_item pq_pop(struct pq *q, long bi)
+{
+    struct pq_bucket *b = &q->b[bi];
+    DL_ASSERT(b->n > 0);
+    struct pq_item top = b->heap[0], last = b->heap[--b->n];
+    size_t i = 0, n = b->n;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        const struct pq_item *best = &last;
+        if (l < n && less(&b->heap[l], best))
+            m = l, best = &b->heap[l];
+        if (l + 1 < n && less(&b->heap[l + 1], best))
+            m = l + 1;
+        if (m == i)
+            break;
+        b->heap[i] = b->heap[m];
+        i = m;
+    }
+    if (n)
+        b->heap[i] = last;
+    q->size--;
+    return top;
+}
+
+long pq_min_bucket(const struct pq *q)
+{
+    long best = -1;
+    for (size_t i = 0; i < q->nb; i++)
+        if (q->b[i].n && (best < 0 || less(&q->b[i].heap[0], &q->b[best].heap[0])))
+            best = (long)i;
+    return best;
+}
+
+long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
+             enum plc_mode mode, bool backfill)
+{
+    long started = 0;
+    while (q->size) {
+        long best = -1;
+        if (!backfill) {
+            best = pq_min_bucket(q);
+            const struct pq_bucket *b = &q->b[best];
+            if (!plc_find(v->clu, b->ngpus, b->req_type, mode, NULL, NULL))
+                break;
+        } else {
+            /* the smallest head among the buckets whose shape fits now */
+            for (size_t i = 0; i < q->nb; i++) {
+                const struct pq_bucket *b = &q->b[i];
+                if (!b->n || (best >= 0 && !less(&b->heap[0], &q->b[best].heap[0])))
+                    continue;
+                if (plc_find(v->clu, b->ngpus, b->req_type, mode, NULL, NULL))
+                    best = (long)i;
+            }
+            if (best < 0)
+                break;
+        }
+        struct pq_bucket *b = &q->b[best];
+        xgrow(&q->gpus, &q->gcap, b->ngpus, sizeof *q->gpus);
+        bool ok = plc_find(v->clu, b->ngpus, b->req_type, mode, NULL, q->gpus);
+        DL_ASSERT(ok);
+        struct pq_item it = pq_pop(q, best);
+        int rc = pol_start(x, it.job, q->gpus);
+        if (rc)
+            return rc;
+        started++;
+    }
+    return started;
+}

@@ -1,0 +1,284 @@
+/*
+ * policies/srtf.c - preemptive shortest remaining time first.
+ *
+ * Priority: remaining work (reference-GPU time, so it compares across GPU
+ * types), smaller first, ties by arrival.  At each instant:
+ *   1. fill: start queued jobs in priority order while they fit
+ *      (backfill=1, the default: a job that does not fit is passed over;
+ *      backfill=0: it blocks the rest);
+ *   2. preempt: for each queued job q, in priority order, whose remaining
+ *      work is smaller than that of some running job, stop the running
+ *      jobs of larger remaining work on one GPU type, largest first, until
+ *      q can be placed, and start q.  Nothing is preempted unless the
+ *      victims together hold enough GPUs for q; under consolidated
+ *      placement fragmentation can still defeat it, and then the victims
+ *      restart within the same instant at no cost (pol_preempt);
+ *   3. fill again with what preemption freed.
+ * Each preemption adds preempt_cost seconds of reference-GPU work to the
+ * victim (checkpoint and restore).
+ *
+ * Running jobs sit in one max-heap per GPU type keyed by predicted finish
+ * time.  All jobs on one type run at the type's speed, so within a type
+ * that order is the order of remaining work and does not change while they
+ * run.  Entries go stale when a job stops (its generation changes) and are
+ * dropped when they surface.  Cost: O(log n) per start, preemption and
+ * finish, plus the queued jobs examined in step 2, which stops at the
+ * first queued job no running job is longer than.
+ */
+#include "policies/policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct run_item {
+    simtime_t finish_at;
+    uint32_t job, gen;
+};
+
+struct run_heap {               /* max-heap on (finish_at, job) */
+    struct run_item *a;
+    size_t n, cap;
+};
+
+struct srtf {
+    struct pq q;
+    struct run_heap *running;   /* [ntypes] */
+    uint32_t ntypes;
+    enum plc_mode mode;
+    bool backfill;
+    double cost;                /* reference-GPU us per preemption */
+    struct pq_item *skipped;
+    size_t nskipped, capskipped;
+    struct run_item *victims;
+    size_t capvictims;
+};
+
+static inline bool above(const struct run_item *a, const struct run_item *b)
+{
+    return a->finish_at > b->finish_at ||
+           (a->finish_at == b->finish_at && a->job > b->job);
+}
+
+static void rh_push(struct run_heap *h, struct run_item it)
+{
+    xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);
+    size_t i = h->n++;
+    while (i > 0 && above(&it, &h->a[(i - 1) / 2])) {
+        h->a[i] = h->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->a[i] = it;
+}
+
+static struct run_item rh_pop(struct run_heap *h)
+{
+    struct run_item top = h->a[0], last = h->a[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        const struct run_item *best = &last;
+        if (l < h->n && above(&h->a[l], best))
+            m = l, best = &h->a[l];
+        if (l + 1 < h->n && above(&h->a[l + 1], best))
+            m = l + 1;
+        if (m == i)
+            break;
+        h->a[i] = h->a[m];
+        i = m;
+    }
+    if (h->n)
+        h->a[i] = last;
+    return top;
+}
+
+static bool live(const struct pol_view *v, const struct run_item *it)
+{
+    const struct job_rt *r = &v->rt[it->job];
+    return r->state == JOB_RUNNING && r->gen == it->gen;
+}
+
+/* The live running job of type t with the most remaining work, or NULL. */
+static const struct run_item *top_live(struct srtf *s, const struct pol_view *v,
+                                       uint32_t t)
+{
+    struct run_heap *h = &s->running[t];
+    while (h->n && !live(v, &h->a[0]))
+        rh_pop(h);
+    return h->n ? &h->a[0] : NULL;
+}
+
+static int create(void **state, const struct pol_args *a, struct dl_error *err)
+{
+    struct srtf *s = xcalloc(1, sizeof *s);
+    long bf;
+    double cost;
+    int rc = pol_arg_placement(a, &s->mode, err);
+    if (!rc)
+        rc = pol_arg_long(a, "backfill", 0, 1, &bf, err);
+    if (!rc)
+        rc = pol_arg_double(a, "preempt_cost", 0, 1e9, &cost, err);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    pq_init(&s->q);
+    s->backfill = bf;
+    s->cost = cost * (double)SIM_US_PER_S;
+    *state = s;
+    return 0;
+}
+
+static void destroy(void *state)
+{
+    struct srtf *s = state;
+    pq_free(&s->q);
+    for (uint32_t t = 0; t < s->ntypes; t++)
+        free(s->running[t].a);
+    free(s->running);
+    free(s->skipped);
+    free(s->victims);
+    free(s);
+}
+
+static void enqueue(void *state, const struct pol_view *v, uint32_t job)
+{
+    struct srtf *s = state;
+    pq_push(&s->q, job, v->jobs[job].num_gpus, v->rt[job].req_type,
+            pol_remaining(v, job));
+}
+
+static void started(void *state, const struct pol_view *v, uint32_t job)
+{
+    struct srtf *s = state;
+    if (!s->running) {
+        s->ntypes = v->clu->ntypes;
+        s->running = xcalloc(s->ntypes, sizeof *s->running);
+    }
+    const struct job_rt *r = &v->rt[job];
+    rh_push(&s->running[r->type], (struct run_item){ r->finish_at, job, r->gen });
+}
+
+/* Preempts running jobs of type t with more remaining work than key, most
+ * first, until a gang of g can be placed there, and starts job on it.
+ * Preempts nothing when those jobs together do not hold enough GPUs. */
+static int make_room(struct srtf *s, const struct pol_view *v,
+                     struct pol_ctx *x, uint32_t job, double key, uint32_t t)
+{
+    const struct cluster *c = v->clu;
+    uint32_t g = v->jobs[job].num_gpus;
+    if (!s->running || c->types[t].total_gpus < g)
+        return 0;
+    size_t nv = 0;
+    uint64_t held = c->types[t].free_gpus;
+    const struct run_item *top;
+    while (held < g && (top = top_live(s, v, t)) && pol_remaining(v, top->job) > key) {
+        xgrow(&s->victims, &s->capvictims, nv + 1, sizeof *s->victims);
+        s->victims[nv++] = rh_pop(&s->running[t]);
+        held += v->jobs[s->victims[nv - 1].job].num_gpus;
+    }
+    /* under consolidated placement, enough GPUs may still be scattered:
+     * take further victims one at a time until the gang fits */
+    size_t i = 0;
+    int rc = 0, placed = 0;
+    if (held >= g) {
+        for (;;) {
+            if (plc_find(c, g, t, s->mode, NULL, NULL)) {
+                placed = 1;
+                break;
+            }
+            if (i == nv) {
+                if (!(top = top_live(s, v, t)) || pol_remaining(v, top->job) <= key)
+                    break;
+                xgrow(&s->victims, &s->capvictims, nv + 1, sizeof *s->victims);
+                s->victims[nv++] = rh_pop(&s->running[t]);
+            }
+            if ((rc = pol_preempt(x, s->victims[i++].job, s->cost)))
+                return rc;
+        }
+    }
+    for (size_t k = i; k < nv; k++)    /* put back the ones not preempted */
+        rh_push(&s->running[t], s->victims[k]);
+    if (!placed)
+        return 0;
+    xgrow(&s->q.gpus, &s->q.gcap, g, sizeof *s->q.gpus);
+    DL_ASSERT(plc_find(c, g, t, s->mode, NULL, s->q.gpus));
+    rc = pol_start(x, job, s->q.gpus);
+    return rc ? rc : 1;
+}
+
+static double longest_running(struct srtf *s, const struct pol_view *v)
+{
+    double best = -1;
+    for (uint32_t t = 0; t < s->ntypes; t++) {
+        const struct run_item *top = top_live(s, v, t);
+        if (top) {
+            double w = pol_remaining(v, top->job);
+            if (w > best)
+                best = w;
+        }
+    }
+    return best;
+}
+
+static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
+{
+    struct srtf *s = state;
+    if (pq_fill(&s->q, v, x, s->mode, s->backfill) < 0)
+        return;
+    s->nskipped = 0;
+    while (s->q.size) {
+        long b = pq_min_bucket(&s->q);
+        const struct pq_item *head = pq_head(&s->q, b);
+        if (head->key >= longest_running(s, v))
+            break;
+        uint32_t req = s->q.b[b].req_type;
+        struct pq_item it = pq_pop(&s->q, b);
+        int done = 0;
+        const struct cluster *c = v->clu;
+        for (uint32_t i = 0; i < c->ntypes && !done; i++) {
+            uint32_t t = req != SIM_NONE ? req : c->type_order[i];
+            done = make_room(s, v, x, it.job, it.key, t);
+            if (done < 0)
+                return;
+            if (req != SIM_NONE)
+                break;
+        }
+        if (!done) {
+            xgrow(&s->skipped, &s->capskipped, s->nskipped + 1, sizeof *s->skipped);
+            s->skipped[s->nskipped++] = it;
+            if (!s->backfill)
+                break;
+        }
+    }
+    for (size_t i = 0; i < s->nskipped; i++) {
+        uint32_t j = s->skipped[i].job;
+        pq_push_item(&s->q, &s->skipped[i], v->jobs[j].num_gpus, v->rt[j].req_type);
+    }
+    pq_fill(&s->q, v, x, s->mode, s->backfill);
+}
+
+static uint32_t queued(void *state)
+{
+    return (uint32_t)((struct srtf *)state)->q.size;
+}
+
+static const struct pol_opt srtf_opts[] = {
+    { "preempt_cost", "0", "seconds of reference-GPU work added per preemption" },
+    { "backfill", "1", "1: jobs behind one that cannot start may start" },
+    { NULL, NULL, NULL },
+};
+
+const struct policy pol_srtf = {
+    .name = "srtf",
+    .summary = "preemptive shortest remaining time first",
+    .blocking = "backfill=1 (default): it waits (preempting longer jobs when "
+                "they hold enough GPUs) while later jobs that fit start; "
+                "backfill=0: it blocks every later job",
+    .opts = srtf_opts,
+    .create = create,
+    .destroy = destroy,
+    .enqueue = enqueue,
+    .started = started,
+    .schedule = schedule,
+    .queued = queued,
+};

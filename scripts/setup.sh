@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dlsim needs that are missing.  Idempotent;
+# prints nothing when everything is already there.
+#   scripts/setup.sh          build and test dependencies
+#   scripts/setup.sh --fuzz   also clang's libFuzzer runtime
+set -euo pipefail
+pkgs=(build-essential meson ninja-build pkg-config libgsl-dev libyaml-dev
+      zlib1g-dev libcriterion-dev)
+if [ "${1:-}" = "--fuzz" ]; then
+    pkgs+=(clang libclang-rt-14-dev)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "setup: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,309 @@
+/*
+ * sim/base.c - errors, memory and exact time, shared by every module.
+ *
+ * The arena hands out 8-byte aligned blocks from 64 KiB chunks (larger
+ * requests get a chunk of their own) and frees them all at once.
+ *
+ * Time parsing is exact: "0.1" becomes 100000 us, not 0.1 * 1e6 rounded
+ * through binary floating point, so traces with decimal times schedule
+ * identically on every machine.
+ */
+#include "sim/sim.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *dl_strerror(int code)
+{
+    switch (code) {
+#define DL_CASE(name, val, msg) case val: return msg;
+        DL_ERRORS(DL_CASE)
+#undef DL_CASE
+    }
+    return "unknown error";
+}
+
+static void fill(struct dl_error *err, const char *file, long line, long col,
+                 const char *fmt, va_list ap)
+{
+    if (!err)
+        return;
+    snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+    err->line = line;
+    err->col = col;
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+}
+
+int dl_fail(struct dl_error *err, const char *file, long line, long col,
+            const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fill(err, file, line, col, fmt, ap);
+    va_end(ap);
+    return DL_EINPUT;
+}
+
+int dl_fail_io(struct dl_error *err, const char *file, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fill(err, file, 0, 0, fmt, ap);
+    va_end(ap);
+    return DL_EIO;
+}
+
+void dl_error_print(const struct dl_error *err, FILE *to)
+{
+    if (err->file[0]) {
+        fputs(err->file, to);
+        if (err->line > 0) {
+            fprintf(to, ":%ld", err->line);
+            if (err->col > 0)
+                fprintf(to, ":%ld", err->col);
+        }
+        fputs(": ", to);
+    }
+    fprintf(to, "%s\n", err->msg);
+}
+
+int dl_exit_status(int code)
+{
+    if (code == DL_OK)
+        return 0;
+    if (code == DL_EINPUT)
+        return 2;
+    return 1;
+}
+
+_Noreturn void dl_assert_fail(const char *what, const char *file, int line)
+{
+    fflush(stdout);
+    fprintf(stderr, "%s:%d: assertion failed: %s\n", file, line, what);
+    abort();
+}
+
+static _Noreturn void oom(size_t n)
+{
+    fprintf(stderr, "dlsim: out of memory allocating %zu bytes\n", n);
+    abort();
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom(n);
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom(n * size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        oom(n);
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xmalloc(n), s, n);
+}
+
+void xgrow(void *arrp, size_t *cap, size_t need, size_t elt)
+{
+    void **arr = arrp;
+    if (need <= *cap)
+        return;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    *arr = xrealloc(*arr, c * elt);
+    *cap = c;
+}
+
+/* ---------------------------------------------------------------- arena */
+
+struct chunk {
+    struct chunk *next;
+    size_t used, size;
+    _Alignas(16) unsigned char data[];
+};
+
+struct arena {
+    struct chunk *head;
+};
+
+enum { CHUNK = 64 * 1024 };
+
+struct arena *arena_new(void)
+{
+    return xcalloc(1, sizeof(struct arena));
+}
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+    n = (n + 7) & ~(size_t)7;
+    struct chunk *c = a->head;
+    if (!c || c->size - c->used < n) {
+        size_t size = n > CHUNK / 4 ? n : CHUNK;
+        struct chunk *nc = xmalloc(sizeof *nc + size);
+        nc->used = 0;
+        nc->size = size;
+        if (size == n && c) {        /* big block: keep the current chunk */
+            nc->next = c->next;
+            c->next = nc;
+        } else {
+            nc->next = c;
+            a->head = nc;
+        }
+        c = nc;
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    return p;
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t n)
+{
+    char *p = arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+void arena_free(struct arena *a)
+{
+    if (!a)
+        return;
+    for (struct chunk *c = a->head, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    free(a);
+}
+
+/* ----------------------------------------------------------------- time */
+
+int sim_parse_seconds(const char *s, simtime_t *out)
+{
+    /* sign, digits, optional fraction, optional exponent; exact in us */
+    const char *p = s;
+    int neg = 0;
+    if (*p == '+' || *p == '-')
+        neg = *p++ == '-';
+    __int128 mant = 0;
+    int scale = 0, digits = 0;
+    for (; isdigit((unsigned char)*p); p++, digits++) {
+        if (mant < ((__int128)1 << 100))
+            mant = mant * 10 + (*p - '0');
+        else
+            scale++;
+    }
+    if (*p == '.') {
+        p++;
+        for (; isdigit((unsigned char)*p); p++, digits++) {
+            if (mant < ((__int128)1 << 100)) {
+                mant = mant * 10 + (*p - '0');
+                scale--;
+            }
+        }
+    }
+    if (!digits)
+        return -1;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        int eneg = 0;
+        long e = 0;
+        if (*p == '+' || *p == '-')
+            eneg = *p++ == '-';
+        if (!isdigit((unsigned char)*p))
+            return -1;
+        for (; isdigit((unsigned char)*p); p++)
+            if (e < 100000)
+                e = e * 10 + (*p - '0');
+        scale += eneg ? -(int)e : (int)e;
+    }
+    if (*p)
+        return -1;
+    scale += 6; /* seconds -> microseconds */
+    if (mant == 0) {
+        *out = 0;
+        return 0;
+    }
+    for (; scale > 0; scale--) {
+        mant *= 10;
+        if (mant > INT64_MAX)
+            return -1;
+    }
+    __int128 rem = 0, div = 1;
+    for (; scale < 0; scale++) {
+        if (div > ((__int128)1 << 110)) {   /* far below 1 us */
+            *out = 0;
+            return 0;
+        }
+        div *= 10;
+    }
+    rem = mant % div;
+    mant /= div;
+    if (rem * 2 >= div)     /* round half away from zero */
+        mant++;
+    if (mant > INT64_MAX)
+        return -1;
+    *out = neg ? -(simtime_t)mant : (simtime_t)mant;
+    return 0;
+}
+
+void sim_fmt_seconds(char *buf, size_t n, simtime_t t)
+{
+    uint64_t a = t < 0 ? (uint64_t)0 - (uint64_t)t : (uint64_t)t;
+    uint64_t whole = a / SIM_US_PER_S, frac = a % SIM_US_PER_S;
+    if (!frac) {
+        snprintf(buf, n, "%s%llu", t < 0 ? "-" : "", (unsigned long long)whole);
+        return;
+    }
+    char f[8];
+    snprintf(f, sizeof f, "%06llu", (unsigned long long)frac);
+    for (int i = 5; i > 0 && f[i] == '0'; i--)
+        f[i] = 0;
+    snprintf(buf, n, "%s%llu.%s", t < 0 ? "-" : "", (unsigned long long)whole, f);
+}
+
+int sim_parse_double(const char *s, double *out)
+{
+    char *end;
+    if (!*s || isspace((unsigned char)*s))
+        return -1;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || errno == ERANGE || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int sim_parse_long(const char *s, long *out)
+{
+    char *end;
+    if (!*s || isspace((unsigned char)*s))
+        return -1;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*end || errno == ERANGE)
+        return -1;
+    *out = v;
+    return 0;
+}

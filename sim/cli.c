@@ -1,0 +1,311 @@
+/*
+ * sim/cli.c - the `dlsim` command line: subcommand dispatch, `run`,
+ * `demo` and `policies` (the trace subcommands live in traces/).
+ *
+ * Exit status (SPEC 1): 0 success; 1 the run failed (I/O, invariant);
+ * 2 bad usage or bad input, with the message naming file:line[:col].
+ * All inputs are read and checked before any output is created, so a bad
+ * input never leaves an output directory behind.
+ */
+#include "sim/simint.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+int dl_main(int argc, char **argv);
+
+static int usage_error(const char *cmd, const char *msg)
+{
+    fprintf(stderr, "dlsim %s: %s (see dlsim %s --help)\n", cmd, msg, cmd);
+    return 2;
+}
+
+static int report(const struct dl_error *err, int code)
+{
+    dl_error_print(err, stderr);
+    return dl_exit_status(code);
+}
+
+/* Runs one simulation, prints its table row, writes outputs if dir. */
+static int run_one(const struct trace *t, struct cluster *c,
+                   const struct eng_opts *o, const char *dir, FILE *table)
+{
+    struct dl_error err = { 0 };
+    struct eng *e = eng_new(t, c, o, &err);
+    if (!e)
+        return report(&err, DL_EINPUT);
+    int rc = eng_run(e);
+    if (rc) {
+        fprintf(stderr, "dlsim: run failed: %s\n", e->fail_msg);
+        eng_free(e);
+        return 1;
+    }
+    struct met_summary m;
+    met_summarize(e, &m);
+    if (dir && (rc = out_write_run(e, &m, dir, o->policy, t->path, c->name, &err))) {
+        eng_free(e);
+        return report(&err, rc);
+    }
+    if (table)
+        out_table_row(table, o->policy, &m);
+    eng_free(e);
+    return 0;
+}
+
+static const char run_help[] =
+    "usage: dlsim run --trace T [--cluster C.yaml] [--policy P] [--out DIR]\n"
+    "                 [--seed N] [--sample SECONDS] [--check] [--quiet]\n"
+    "\n"
+    "Replays trace T (native CSV, plain or gzip) over cluster C under policy P\n"
+    "and prints a summary; with --out, writes DIR/jobs.csv, DIR/timeseries.csv\n"
+    "and DIR/summary.json (SPEC section 4).\n"
+    "\n"
+    "  --trace T        the workload (required)\n"
+    "  --cluster C      cluster YAML (default: the built-in demo-256 cluster)\n"
+    "  --policy P       NAME or NAME:key=value,... (default fifo); see\n"
+    "                   `dlsim policies`\n"
+    "  --out DIR        output directory (created; files replaced atomically)\n"
+    "  --seed N         seed of the run's random streams (default 1)\n"
+    "  --sample S       timeseries interval in seconds (default 300; 0 = none)\n"
+    "  --check          verify invariants after every instant; a violation\n"
+    "                   fails the run (exit 1)\n"
+    "  --models M       performance-model file (not supported yet)\n"
+    "  --quiet          no summary table\n";
+
+static int parse_sample(const char *s, simtime_t *out)
+{
+    return sim_parse_seconds(s, out) || *out < 0 ? -1 : 0;
+}
+
+static int load_cluster(const char *path, struct cluster *c)
+{
+    struct dl_error err = { 0 };
+    if (!path) {
+        clu_builtin_demo(c);
+        return 0;
+    }
+    int rc = cfg_load_cluster(path, c, &err);
+    return rc ? report(&err, rc) : 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    static const struct option lo[] = {
+        { "trace", required_argument, 0, 't' },
+        { "cluster", required_argument, 0, 'c' },
+        { "policy", required_argument, 0, 'p' },
+        { "models", required_argument, 0, 'm' },
+        { "out", required_argument, 0, 'o' },
+        { "seed", required_argument, 0, 's' },
+        { "sample", required_argument, 0, 'S' },
+        { "check", no_argument, 0, 'k' },
+        { "quiet", no_argument, 0, 'q' },
+        { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 },
+    };
+    const char *trace = NULL, *cluster = NULL, *out = NULL;
+    struct eng_opts o = { .policy = "fifo", .seed = 1,
+                          .sample = 300 * SIM_US_PER_S, .warn = stderr };
+    bool quiet = false;
+    long seed;
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "t:c:p:m:o:s:S:kqh", lo, NULL)) != -1) {
+        switch (ch) {
+        case 't': trace = optarg; break;
+        case 'c': cluster = optarg; break;
+        case 'p': o.policy = optarg; break;
+        case 'm': return usage_error("run", "--models: performance model files are not supported yet");
+        case 'o': out = optarg; break;
+        case 's':
+            if (sim_parse_long(optarg, &seed) || seed < 0)
+                return usage_error("run", "--seed expects a non-negative integer");
+            o.seed = (uint64_t)seed;
+            break;
+        case 'S':
+            if (parse_sample(optarg, &o.sample))
+                return usage_error("run", "--sample expects seconds >= 0");
+            break;
+        case 'k': o.check = true; break;
+        case 'q': quiet = true; break;
+        case 'h': fputs(run_help, stdout); return 0;
+        default: return usage_error("run", "bad option");
+        }
+    }
+    if (optind < argc)
+        return usage_error("run", "unexpected argument");
+    if (!trace)
+        return usage_error("run", "--trace is required");
+    /* validate the policy before reading big inputs */
+    struct dl_error err = { 0 };
+    const struct policy *p;
+    struct pol_args a;
+    if (pol_parse(o.policy, &p, &a, &err))
+        return report(&err, DL_EINPUT);
+    struct cluster c;
+    int rc = load_cluster(cluster, &c);
+    if (rc)
+        return rc;
+    struct trace t;
+    if ((rc = trc_load(trace, &t, &err, stderr))) {
+        clu_free(&c);
+        return report(&err, rc);
+    }
+    if (!quiet)
+        out_table_header(stdout);
+    rc = run_one(&t, &c, &o, out, quiet ? NULL : stdout);
+    trc_free(&t);
+    clu_free(&c);
+    return rc;
+}
+
+static const char demo_help[] =
+    "usage: dlsim demo [--jobs N] [--load X] [--seed N] [--cluster C] [--out DIR]\n"
+    "\n"
+    "The built-in default job: generates a workload that follows the published\n"
+    "statistics of Microsoft's Philly cluster (trace gen's defaults) at the\n"
+    "given offered load, and compares fifo, fifo:backfill=1, sjf and srtf on\n"
+    "it, printing one row of metrics per policy.\n"
+    "\n"
+    "  --jobs N     jobs to generate (default 5000)\n"
+    "  --load X     offered load on the cluster (default 0.9)\n"
+    "  --seed N     workload seed (default 1)\n"
+    "  --cluster C  cluster YAML (default: built-in demo-256, 24x8 V100 + 16x4 P100)\n"
+    "  --out DIR    also write each run's files to DIR/<policy>/\n";
+
+static int cmd_demo(int argc, char **argv)
+{
+    static const struct option lo[] = {
+        { "jobs", required_argument, 0, 'n' },
+        { "load", required_argument, 0, 'l' },
+        { "seed", required_argument, 0, 's' },
+        { "cluster", required_argument, 0, 'c' },
+        { "out", required_argument, 0, 'o' },
+        { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 },
+    };
+    struct trc_gen_opts g;
+    trc_gen_defaults(&g);
+    g.njobs = 5000;
+    g.load = 0.9;
+    g.seed = 1;
+    const char *cluster = NULL, *out = NULL;
+    long v;
+    double d;
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "n:l:s:c:o:h", lo, NULL)) != -1) {
+        switch (ch) {
+        case 'n':
+            if (sim_parse_long(optarg, &v) || v < 1 || v > 100000000)
+                return usage_error("demo", "--jobs expects a positive integer");
+            g.njobs = (uint32_t)v;
+            break;
+        case 'l':
+            if (sim_parse_double(optarg, &d) || d <= 0 || d > 100)
+                return usage_error("demo", "--load expects a positive number");
+            g.load = d;
+            break;
+        case 's':
+            if (sim_parse_long(optarg, &v) || v < 0)
+                return usage_error("demo", "--seed expects a non-negative integer");
+            g.seed = (uint64_t)v;
+            break;
+        case 'c': cluster = optarg; break;
+        case 'o': out = optarg; break;
+        case 'h': fputs(demo_help, stdout); return 0;
+        default: return usage_error("demo", "bad option");
+        }
+    }
+    if (optind < argc)
+        return usage_error("demo", "unexpected argument");
+    struct cluster c;
+    int rc = load_cluster(cluster, &c);
+    if (rc)
+        return rc;
+    struct trace t;
+    struct dl_error err = { 0 };
+    if ((rc = trc_generate(&g, &c, &t, &err))) {
+        clu_free(&c);
+        return report(&err, rc);
+    }
+    printf("dlsim demo: %u jobs (Philly-like, seed %llu) at offered load %.2f "
+           "on cluster %s (%u GPUs)\n\n", t.njobs, (unsigned long long)g.seed,
+           trc_offered_load(&t, &c), c.name, c.ngpus);
+    static const char *const policies[] = {
+        "fifo", "fifo:backfill=1", "sjf", "srtf", "srtf:preempt_cost=60",
+    };
+    out_table_header(stdout);
+    for (size_t i = 0; i < sizeof policies / sizeof *policies && !rc; i++) {
+        char dir[4096];
+        struct eng_opts o = { .policy = policies[i], .seed = g.seed,
+                              .sample = 300 * SIM_US_PER_S, .warn = stderr };
+        if (out) {
+            snprintf(dir, sizeof dir, "%s/%s", out, policies[i]);
+            for (char *p = dir + strlen(out) + 1; *p; p++)
+                if (*p == ':' || *p == ',' || *p == '=')
+                    *p = '_';
+        }
+        rc = run_one(&t, &c, &o, out ? dir : NULL, stdout);
+    }
+    printf("\nTimes in hours; util = allocated GPU utilization, eff = effective "
+           "(SPEC 5).\n");
+    trc_free(&t);
+    clu_free(&c);
+    return rc;
+}
+
+static int cmd_policies(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 1 && strcmp(argv[1], "--help"))
+        return usage_error("policies", "takes no arguments");
+    pol_print_list(stdout);
+    return 0;
+}
+
+static int cmd_trace(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "gen"))
+        return trc_cmd_gen(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "stats"))
+        return trc_cmd_stats(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "--help")) {
+        puts("usage: dlsim trace gen|stats ... (see dlsim trace gen --help)");
+        return 0;
+    }
+    return usage_error("trace", "expected a subcommand: gen or stats");
+}
+
+static const char main_help[] =
+    "usage: dlsim COMMAND [options]   (dlsim COMMAND --help for each)\n"
+    "\n"
+    "  run        replay a trace over a cluster under one policy\n"
+    "  demo       compare the policies on a generated Philly-like workload\n"
+    "  trace gen  generate a seeded synthetic workload\n"
+    "  trace stats  describe a trace and its offered load on a cluster\n"
+    "  policies   list the policies and their options\n"
+    "\n"
+    "Exit status: 0 success, 1 the run failed, 2 bad usage or bad input.\n";
+
+int dl_main(int argc, char **argv)
+{
+    if (argc < 2)
+        return fputs(main_help, stderr), 2;
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(main_help, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "demo"))
+        return cmd_demo(argc - 1, argv + 1);
+    if (!strcmp(cmd, "policies"))
+        return cmd_policies(argc - 1, argv + 1);
+    if (!strcmp(cmd, "trace"))
+        return cmd_trace(argc - 1, argv + 1);
+    fprintf(stderr, "dlsim: unknown command '%s'\n%s", cmd, main_help);
+    return 2;
+}

@@ -1,0 +1,198 @@
+/*
+ * sim/sim.h - the public interface of dlsim's simulation kernel.
+ *
+ * Not in this header = not API.  Three layers live behind it:
+ *
+ *   base   error reporting (dl_), memory (x*, arena_), exact time (sim_)
+ *   clu_   the cluster: GPU types, nodes, GPUs, and which job holds each GPU
+ *   cfg_   the cluster file (YAML, SPEC section 3) -> struct cluster
+ *   eng_   the event loop that replays a trace over a cluster under a policy
+ *   met_   metrics and out_ writers (SPEC sections 4 and 5)
+ *
+ * Time is an integer count of microseconds on the trace's own clock
+ * (simtime_t).  Integer time makes event order exact and reproducible: two
+ * events at "the same" second really are at the same instant.  Work is
+ * measured in reference-GPU microseconds (a job of duration d seconds has
+ * d * 1e6 units of work) and advances at a rate in work units per
+ * microsecond, so that a later model can change a running job's speed.
+ *
+ * Failure has three mechanisms (STYLE 9): bad input returns DL_EINPUT and
+ * fills a struct dl_error; a broken invariant is a bug and DL_ASSERT aborts
+ * with file:line; out of memory aborts in xmalloc.
+ */
+#ifndef DLSIM_SIM_H
+#define DLSIM_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ------------------------------------------------------------------ base */
+
+typedef int64_t simtime_t;             /* microseconds */
+#define SIM_US_PER_S INT64_C(1000000)
+#define SIM_NEVER INT64_MAX
+#define SIM_NONE UINT32_MAX            /* "no job", "no node", "no type" */
+
+/* Error codes: one list, so names, messages and values cannot drift. */
+#define DL_ERRORS(X)                                  \
+    X(OK, 0, "success")                               \
+    X(EINPUT, -2, "bad input")                        \
+    X(EIO, -3, "input/output error")                  \
+    X(ECHECK, -4, "invariant violated")
+enum dl_err {
+#define DL_ENUM(name, val, msg) DL_##name = val,
+    DL_ERRORS(DL_ENUM)
+#undef DL_ENUM
+};
+const char *dl_strerror(int code);
+
+/* A located error: "file:line[:col]: message".  line/col 0 = unknown. */
+struct dl_error {
+    char file[512];
+    long line;
+    long col;
+    char msg[512];
+};
+/* Fills err (if non-NULL) and returns DL_EINPUT.  file may be NULL. */
+int dl_fail(struct dl_error *err, const char *file, long line, long col,
+            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Same, returning DL_EIO. */
+int dl_fail_io(struct dl_error *err, const char *file, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void dl_error_print(const struct dl_error *err, FILE *to);
+
+/* Exit status of the command line tool for an error code (SPEC 1). */
+int dl_exit_status(int code);
+
+/* A bug: print file:line and abort.  Never compiled out. */
+#define DL_ASSERT(cond)                                                   \
+    ((cond) ? (void)0 : dl_assert_fail(#cond, __FILE__, __LINE__))
+_Noreturn void dl_assert_fail(const char *what, const char *file, int line);
+
+/* Memory: these abort on exhaustion, so callers never check. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+/* Grow *arr (of *cap elements of size elt) to hold at least need. */
+void xgrow(void *arrp, size_t *cap, size_t need, size_t elt);
+
+/* An arena for run-constant data: freed all at once, never piecewise. */
+struct arena;
+struct arena *arena_new(void);
+void *arena_alloc(struct arena *a, size_t n);          /* 8-byte aligned */
+char *arena_strndup(struct arena *a, const char *s, size_t n);
+void arena_free(struct arena *a);
+
+/* Exact decimal seconds ("12", "0.5", "1e3", "3.25e-2") -> microseconds,
+ * rounded to the nearest microsecond.  Returns 0, or -1 when s is not a
+ * finite number or is out of range. */
+int sim_parse_seconds(const char *s, simtime_t *out);
+/* Microseconds -> shortest exact decimal seconds ("12.5", "3", "-0.25"). */
+void sim_fmt_seconds(char *buf, size_t n, simtime_t t);
+/* Strict number parsers: the whole string must be a number.  0 or -1. */
+int sim_parse_double(const char *s, double *out);
+int sim_parse_long(const char *s, long *out);
+
+/* --------------------------------------------------------------- cluster */
+
+struct clu_type {
+    const char *name;
+    double memory_gb;
+    double speed;               /* relative to the reference type = 1.0 */
+    uint32_t total_gpus;
+    uint32_t free_gpus;         /* maintained by clu_alloc/clu_release */
+};
+
+struct clu_node {
+    uint32_t type;              /* index into cluster.types */
+    uint32_t ngpus;             /* 1..64 */
+    uint32_t first_gpu;         /* GPUs first_gpu .. first_gpu+ngpus-1 */
+    uint32_t group;             /* index into cluster.groups */
+    uint32_t rack;              /* index into cluster.racks */
+    uint32_t nfree;
+    uint64_t free_mask;         /* bit i set = local GPU i is free */
+    /* position in the group's free-count bucket (intrusive list) */
+    uint32_t bprev, bnext;
+};
+
+/* Nodes of one GPU type and one size, indexed by how many GPUs are free,
+ * so that "is there a node with >= k free GPUs" and "best fit" are O(size)
+ * rather than O(nodes).  bucket[f] lists nodes with exactly f free GPUs,
+ * in ascending node order at load time. */
+struct clu_group {
+    uint32_t type;
+    uint32_t gpus_per_node;
+    uint32_t nnodes;
+    uint32_t *bucket_head;      /* [gpus_per_node + 1] */
+    uint32_t *bucket_count;     /* [gpus_per_node + 1] */
+};
+
+struct cluster {
+    const char *name;
+    const char *path;           /* file it came from, for messages */
+    uint32_t ref_type;
+    struct clu_type *types;
+    uint32_t ntypes;
+    struct clu_node *nodes;
+    uint32_t nnodes;
+    struct clu_group *groups;
+    uint32_t ngroups;
+    const char **racks;
+    uint32_t nracks;
+    uint32_t ngpus;
+    uint32_t *gpu_node;         /* [ngpus] */
+    uint32_t *gpu_job;          /* [ngpus] job holding the GPU, or SIM_NONE */
+    uint32_t max_node_gpus;     /* largest node */
+    uint32_t *type_order;       /* [ntypes] fastest first, ties by index */
+    struct arena *arena;        /* owns the strings; arrays are malloc'd
+                                   and freed by clu_free */
+};
+
+/* Loads a cluster file (SPEC 3).  Returns 0 or DL_EINPUT/DL_EIO with err
+ * filled as file:line:col.  On failure *c is left empty. */
+int cfg_load_cluster(const char *path, struct cluster *c, struct dl_error *err);
+/* The same from a buffer; name is used in messages. */
+int cfg_load_cluster_mem(const char *name, const char *buf, size_t len,
+                         struct cluster *c, struct dl_error *err);
+
+/* Builders used by cfg_ and by tests that hand-build a cluster. */
+void clu_init(struct cluster *c, const char *name);
+uint32_t clu_add_type(struct cluster *c, const char *name, double memory_gb,
+                      double speed);
+uint32_t clu_type_find(const struct cluster *c, const char *name);
+/* Adds count nodes of ngpus GPUs each; rack may be NULL. */
+void clu_add_nodes(struct cluster *c, uint32_t count, uint32_t ngpus,
+                   uint32_t type, const char *rack);
+/* Freezes the topology and builds the free-GPU index.  Speeds are divided
+ * by the reference type's speed.  Call once after the last add. */
+void clu_finish(struct cluster *c);
+void clu_free(struct cluster *c);
+/* The built-in default cluster of `dlsim demo` and of commands run
+ * without --cluster: "demo-256", 24 nodes of 8 V100 and 16 nodes of 4
+ * P100 (speed 0.6 of a V100), in two racks. */
+void clu_builtin_demo(struct cluster *c);
+/* Releases every GPU (start of a run). */
+void clu_reset(struct cluster *c);
+
+/* Gives GPUs gpus[0..n) to job; each must be free.  Updates the index. */
+void clu_alloc(struct cluster *c, uint32_t job, const uint32_t *gpus, uint32_t n);
+void clu_release(struct cluster *c, const uint32_t *gpus, uint32_t n);
+/* Index queries. */
+uint32_t clu_group_max_free(const struct cluster *c, uint32_t g);
+/* First node of group g with exactly f free GPUs, or SIM_NONE; next node. */
+uint32_t clu_bucket_first(const struct cluster *c, uint32_t g, uint32_t f);
+static inline uint32_t clu_bucket_next(const struct cluster *c, uint32_t node)
+{
+    return c->nodes[node].bnext;
+}
+/* Recomputes the index from the masks and compares; DL_ECHECK or 0. */
+int clu_check(const struct cluster *c, char *why, size_t n);
+
+/* "n3:0-3+n4:0-7" for a sorted GPU list. */
+void clu_fmt_placement(const struct cluster *c, const uint32_t *gpus,
+                       uint32_t n, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * sim/simint.h - shared inside sim/ only: the event queue (evq_), the
+ * engine's state (eng_), metrics (met_) and writers (out_).
+ */
+#ifndef DLSIM_SIMINT_H
+#define DLSIM_SIMINT_H
+
+#include "sim/sim.h"
+#include "policies/policy.h"
+#include "traces/trace.h"
+
+/* ---------------------------------------------------------- event queue */
+
+enum evq_kind { EV_FINISH, EV_WAKE };
+
+/* Ordered by (t, seq): equal times pop in insertion order. */
+struct evq_item {
+    simtime_t t;
+    uint64_t seq;
+    uint32_t job, gen;          /* EV_FINISH: stale unless gen matches */
+    uint32_t kind;
+};
+
+struct evq {
+    struct evq_item *a;
+    size_t n, cap;
+    uint64_t seq;
+};
+
+void evq_init(struct evq *q);
+void evq_free(struct evq *q);
+void evq_push(struct evq *q, simtime_t t, uint32_t kind, uint32_t job, uint32_t gen);
+static inline const struct evq_item *evq_top(const struct evq *q)
+{
+    return q->n ? &q->a[0] : NULL;
+}
+struct evq_item evq_pop(struct evq *q);
+
+/* --------------------------------------------------------------- engine */
+
+struct eng_opts {
+    const char *policy;         /* "NAME[:k=v,...]" */
+    uint64_t seed;
+    bool check;                 /* verify invariants after every instant */
+    simtime_t sample;           /* timeseries interval; 0 = none */
+    FILE *warn;                 /* warnings (may be NULL) */
+};
+
+struct ts_row {
+    simtime_t t;
+    uint32_t queued, running, busy;
+    double util_alloc, util_eff;
+};
+
+struct pol_ctx {
+    struct eng *e;
+};
+
+struct eng {
+    const struct trace *tr;
+    struct cluster *clu;
+    struct eng_opts o;
+    const struct policy *pol;
+    void *pst;
+    struct pol_args args;
+    enum plc_mode mode;
+    struct pol_ctx ctx;
+
+    struct job_rt *rt;          /* [njobs] */
+    uint32_t *slots;            /* current allocations, sum(num_gpus) */
+    uint32_t *first;            /* first-start placements, same layout */
+    uint32_t *running;          /* ids of running jobs (unordered) */
+    uint32_t *running_pos;      /* [njobs] index into running */
+    struct evq evq;
+
+    simtime_t now;
+    uint32_t next_arrival;
+    uint32_t nqueued, nrunning, ndone, nrejected, nfuture;
+    uint64_t instants, events, preemptions;  /* events: arrivals,
+                                   completions, wake-ups, preemptions */
+    uint32_t busy_gpus;
+    double eff_gpus;            /* sum over running jobs of gpus*min(1,util) */
+    double alloc_gpu_us;        /* integral of busy_gpus dt */
+    double eff_gpu_us;          /* integral of eff_gpus dt */
+    double work_rate;           /* sum over running jobs of gpus*rate */
+    double work_done;           /* integral of work_rate dt: GPU work done,
+                                   reference-GPU us (tests compare it) */
+    simtime_t first_submit, last_finish, last_instant;
+
+    struct ts_row *ts;
+    size_t nts, capts;
+    simtime_t next_sample;
+
+    int failed;
+    char fail_msg[512];
+    double wall_seconds;
+};
+
+/* Creates an engine for one run; NULL and err filled on a bad policy. */
+struct eng *eng_new(const struct trace *t, struct cluster *c,
+                    const struct eng_opts *o, struct dl_error *err);
+/* Runs to the end.  0, or DL_ECHECK with e->fail_msg. */
+int eng_run(struct eng *e);
+void eng_free(struct eng *e);
+/* The first-start placement of job j (NULL if it never started). */
+const uint32_t *eng_first_gpus(const struct eng *e, uint32_t j);
+
+/* -------------------------------------------------------------- metrics */
+
+struct met_summary {
+    uint32_t jobs, finished, rejected;
+    simtime_t makespan;
+    double avg_jct, p50_jct, p95_jct, p99_jct;     /* seconds */
+    double avg_wait, p50_wait, p99_wait;            /* seconds */
+    uint32_t qos_jobs, qos_met;
+    double qos_rate;            /* NaN-free: 0 jobs -> 0 (json: null) */
+    double util_alloc, util_eff;
+    uint64_t preemptions, events;
+};
+void met_summarize(const struct eng *e, struct met_summary *m);
+/* Nearest-rank percentile of sorted[0..n): value at rank ceil(p/100*n). */
+double met_percentile(const double *sorted, size_t n, double p);
+
+/* -------------------------------------------------------------- outputs */
+
+/* Writes jobs.csv, timeseries.csv and summary.json into dir (created if
+ * missing), each through a temporary file renamed into place, summary.json
+ * last.  0 or DL_EIO with err. */
+int out_write_run(const struct eng *e, const struct met_summary *m,
+                  const char *dir, const char *policy, const char *trace,
+                  const char *cluster, struct dl_error *err);
+/* Atomic file helper: open dir/name.tmp, then out_commit renames it. */
+FILE *out_open_tmp(const char *path, char *tmp, size_t tmplen);
+int out_commit(FILE *f, const char *tmp, const char *path);
+/* The stdout table: one header line, then out_table_row per run. */
+void out_table_header(FILE *to);
+void out_table_row(FILE *to, const char *policy, const struct met_summary *m);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * traces/trace.h - the public interface of the trace layer (prefix trc_).
+ *
+ * A trace is the immutable list of jobs of SPEC section 2, in file order
+ * (which is submit order: the reader rejects an unsorted row).  It is read
+ * line by line through zlib's gz* interface, so a gzip file and a plain
+ * file are told apart by content, and the text is never held whole: only
+ * the per-job records and their strings (in the trace's arena) stay.
+ *
+ * After trc_load returns, the records are const for the rest of the run.
+ * Jobs are named by their dense index (uint32_t) everywhere else.
+ */
+#ifndef DLSIM_TRACE_H
+#define DLSIM_TRACE_H
+
+#include "sim/sim.h"
+
+struct trc_job {
+    const char *id;             /* unique; owned by the trace's arena */
+    simtime_t submit;           /* >= 0, non-decreasing in file order */
+    simtime_t duration;         /* >0, on num_gpus reference GPUs, alone */
+    simtime_t deadline;         /* absolute, or SIM_NEVER when none */
+    uint32_t num_gpus;          /* >= 1 */
+    int32_t priority;           /* 0 when absent */
+    const char *model;          /* NULL when absent */
+    const char *gpu_type;       /* required GPU type name, NULL = any */
+    const char *user;           /* NULL when absent */
+    float util;                 /* solo GPU utilization 0..1, <0 = unknown */
+    float mem_gb;               /* per GPU, <0 = unknown */
+    uint32_t line;              /* line in the file, for messages */
+};
+
+/* The largest |time| a trace may hold (submit_time, duration, deadline):
+ * 10^12 s (about 31,700 years), so that sums of a few trace times cannot
+ * overflow simtime_t.  Larger values are rejected as bad input. */
+#define TRC_MAX_TIME (INT64_C(1000000000000) * SIM_US_PER_S)
+
+struct trace {
+    const char *path;           /* as given, for messages */
+    struct trc_job *jobs;
+    uint32_t njobs;
+    struct arena *arena;        /* owns the strings */
+};
+
+/* Reads a native trace (plain or gzip).  Returns 0, or DL_EINPUT with err
+ * naming file:line (an empty file, a missing required column, a bad
+ * number, negative or zero GPUs, a duplicate id, an unsorted row, a
+ * truncated gzip stream), or DL_EIO.  Unknown columns give one warning on
+ * warn (may be NULL).  On failure *t is empty. */
+int trc_load(const char *path, struct trace *t, struct dl_error *err, FILE *warn);
+/* The same from an open descriptor (taken over and closed). */
+int trc_load_fd(int fd, const char *name, struct trace *t,
+                struct dl_error *err, FILE *warn);
+/* A trace built in memory (tests): copies nothing; caller fills jobs. */
+void trc_init(struct trace *t, const char *name, uint32_t njobs);
+void trc_free(struct trace *t);
+
+/* Writes a trace in the native format; gzip when path ends in ".gz".
+ * Atomic: a temporary file renamed into place.  0 or DL_EIO. */
+int trc_write(const struct trace *t, const char *path, struct dl_error *err);
+
+/* ------------------------------------------------------------ generator */
+
+/* A distribution of positive values, chosen by name:
+ *   "const:V", "exp:MEAN", "lognormal:MU,SIGMA" (of ln seconds),
+ *   "uniform:LO,HI", "philly" (the built-in empirical default). */
+struct trc_gen_opts {
+    uint32_t njobs;
+    double load;                /* target offered load on the cluster */
+    uint64_t seed;
+    const char *gpus;           /* GPU-count distribution, e.g. "1:0.7,2:0.1,..." or "philly" */
+    const char *duration;       /* duration distribution (seconds) */
+    double max_duration_s;      /* truncate durations (0 = none) */
+    double deadline_lo, deadline_hi; /* slack range; lo 0 = no deadlines, hi 0 = lo */
+    double deadline_frac;       /* fraction of jobs given a deadline */
+    const char *models;         /* comma list of model names, or NULL */
+};
+void trc_gen_defaults(struct trc_gen_opts *o);
+/* Generates into t for cluster c.  0 or DL_EINPUT (bad option text). */
+int trc_generate(const struct trc_gen_opts *o, const struct cluster *c,
+                 struct trace *t, struct dl_error *err);
+
+/* Prints jobs, span, GPU-count and duration distribution, and (when c is
+ * non-NULL) the offered load against c. */
+void trc_print_stats(const struct trace *t, const struct cluster *c, FILE *to);
+/* Offered load = total reference GPU-seconds / (capacity * span), where
+ * capacity is the sum over GPUs of their speed. */
+double trc_offered_load(const struct trace *t, const struct cluster *c);
+/* (The span is last submit - first submit; NAN when it is zero or the
+ * cluster has no capacity.) */
+
+/* ------------------------------------------------------- command line */
+
+/* `dlsim trace gen ...` and `dlsim trace stats ...`: argv[0] is the
+ * subcommand name ("gen" / "stats").  Return the process exit status
+ * (0; 2 bad usage or input, the message on stderr; 1 I/O failure). */
+int trc_cmd_gen(int argc, char **argv);
+int trc_cmd_stats(int argc, char **argv);
+
+#endif
