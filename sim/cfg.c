@@ -105,7 +105,8 @@ struct load {
 enum { SHOW_MAX = 40 };
 
 /* A short printable rendering of a node for messages: 'text' (escaped,
- * truncated), "an empty value", "a list" or "a mapping". */
+ * truncated with "..."), "an empty value", "a list" or "a mapping".  len
+ * must be at least 16. */
 static const char *show(const yaml_node_t *n, char *buf, size_t len)
 {
     if (n->type == YAML_SEQUENCE_NODE)
@@ -121,8 +122,8 @@ static const char *show(const yaml_node_t *n, char *buf, size_t len)
                    ? "an empty value" : "an empty string";
     size_t o = 0;
     buf[o++] = '\'';
-    for (size_t i = 0; i < sl && o + 8 < len; i++) {
-        if (i == SHOW_MAX) {
+    for (size_t i = 0; i < sl; i++) {
+        if (i == SHOW_MAX || o + 8 >= len) {
             memcpy(buf + o, "...", 3);
             o += 3;
             break;
@@ -208,7 +209,7 @@ static int get_positive(struct load *L, const yaml_node_t *n,
                         const char *what, double *out)
 {
     char vb[64];
-    const char *s;
+    const char *s = NULL;     /* set by number_text on success */
     double v;
     if (number_text(L, n, what, "a number > 0", &s))
         return DL_EINPUT;
@@ -227,7 +228,7 @@ static int get_int(struct load *L, const yaml_node_t *n, const char *what,
                    long lo, long hi, uint32_t *out)
 {
     char vb[64];
-    const char *s;
+    const char *s = NULL;     /* set by number_text on success */
     long v;
     if (number_text(L, n, what, "an integer", &s))
         return DL_EINPUT;

@@ -331,27 +331,23 @@ int clu_check(const struct cluster *c, char *why, size_t n)
 void clu_fmt_placement(const struct cluster *c, const uint32_t *gpus,
                        uint32_t n, char *buf, size_t len)
 {
+    /* segments "nNODE:LO-HI" (or "nNODE:G") joined by '+'; never a comma,
+     * so the field needs no CSV quoting */
     size_t off = 0;
     buf[0] = 0;
     for (uint32_t i = 0; i < n && off < len;) {
         uint32_t node = c->gpu_node[gpus[i]];
-        uint32_t base = c->nodes[node].first_gpu;
-        off += snprintf(buf + off, len - off, "%sn%u:", i ? "+" : "", node);
-        int first = 1;
-        while (i < n && c->gpu_node[gpus[i]] == node && off < len) {
-            uint32_t lo = gpus[i] - base, hi = lo;
-            while (i + 1 < n && gpus[i + 1] == gpus[i] + 1 &&
-                   c->gpu_node[gpus[i + 1]] == node) {
-                i++;
-                hi++;
-            }
+        uint32_t lo = gpus[i] - c->nodes[node].first_gpu, hi = lo;
+        while (i + 1 < n && gpus[i + 1] == gpus[i] + 1 &&
+               c->gpu_node[gpus[i + 1]] == node) {
             i++;
-            if (lo == hi)
-                off += snprintf(buf + off, len - off, "%s%u", first ? "" : ",", lo);
-            else
-                off += snprintf(buf + off, len - off, "%s%u-%u", first ? "" : ",",
-                                lo, hi);
-            first = 0;
+            hi++;
         }
+        i++;
+        if (lo == hi)
+            off += snprintf(buf + off, len - off, "%sn%u:%u", off ? "+" : "", node, lo);
+        else
+            off += snprintf(buf + off, len - off, "%sn%u:%u-%u", off ? "+" : "", node,
+                            lo, hi);
     }
 }

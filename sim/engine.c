@@ -147,11 +147,11 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     uint64_t total = 0;
     for (uint32_t j = 0; j < n; j++)
         total += t->jobs[j].num_gpus;
-    e->rt = xcalloc(n ? n : 1, sizeof *e->rt);
-    e->slots = xmalloc((total ? total : 1) * sizeof *e->slots);
-    e->first = xmalloc((total ? total : 1) * sizeof *e->first);
-    e->running = xmalloc((n ? n : 1) * sizeof *e->running);
-    e->running_pos = xmalloc((n ? n : 1) * sizeof *e->running_pos);
+    e->rt = xcalloc_big(n ? n : 1, sizeof *e->rt);
+    e->slots = xcalloc_big(total ? total : 1, sizeof *e->slots);
+    e->first = xcalloc_big(total ? total : 1, sizeof *e->first);
+    e->running = xcalloc_big(n ? n : 1, sizeof *e->running);
+    e->running_pos = xcalloc_big(n ? n : 1, sizeof *e->running_pos);
     uint64_t off = 0;
     for (uint32_t j = 0; j < n; j++) {
         struct job_rt *r = &e->rt[j];

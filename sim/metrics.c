@@ -13,31 +13,48 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-static int cmp_double(const void *a, const void *b)
+/* LSD radix sort of non-negative microsecond counts, 8 bits a pass,
+ * skipping the passes where every key has the same byte: several times
+ * faster than qsort on a million jobs, and trivially deterministic. */
+static void radix_sort(uint64_t *a, size_t n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    uint64_t *tmp = xmalloc((n ? n : 1) * sizeof *tmp), *src = a, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += 8) {
+        size_t count[257] = { 0 };
+        for (size_t i = 0; i < n; i++)
+            count[((src[i] >> shift) & 0xff) + 1]++;
+        if (count[((src[0] >> shift) & 0xff) + 1] == n)
+            continue;
+        for (int b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (size_t i = 0; i < n; i++)
+            dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
+    free(tmp);
 }
 
-double met_percentile(const double *sorted, size_t n, double p)
+static double pct_s(const uint64_t *sorted, size_t n, double p)
 {
     if (!n)
         return 0;
     size_t rank = (size_t)ceil(p / 100.0 * (double)n);
-    if (rank < 1)
-        rank = 1;
-    if (rank > n)
-        rank = n;
-    return sorted[rank - 1];
+    rank = rank < 1 ? 1 : rank > n ? n : rank;
+    return (double)sorted[rank - 1] / SIM_US_PER_S;
 }
 
 void met_summarize(const struct eng *e, struct met_summary *m)
 {
     const struct trace *t = e->tr;
     size_t n = 0;
-    double *jct = xmalloc((t->njobs ? t->njobs : 1) * sizeof *jct);
-    double *wait = xmalloc((t->njobs ? t->njobs : 1) * sizeof *wait);
+    uint64_t *jct = xmalloc((t->njobs ? t->njobs : 1) * sizeof *jct);
+    uint64_t *wait = xmalloc((t->njobs ? t->njobs : 1) * sizeof *wait);
     double sj = 0, sw = 0;
     *m = (struct met_summary){ .jobs = t->njobs };
     for (uint32_t j = 0; j < t->njobs; j++) {
@@ -52,22 +69,22 @@ void met_summarize(const struct eng *e, struct met_summary *m)
             m->rejected++;
         if (r->state != JOB_DONE)
             continue;
-        jct[n] = (double)(r->finish - tj->submit) / SIM_US_PER_S;
-        wait[n] = (double)r->wait / SIM_US_PER_S;
-        sj += jct[n];
-        sw += wait[n];
+        jct[n] = (uint64_t)(r->finish - tj->submit);
+        wait[n] = (uint64_t)r->wait;
+        sj += (double)jct[n];
+        sw += (double)wait[n];
         n++;
     }
     m->finished = (uint32_t)n;
-    qsort(jct, n, sizeof *jct, cmp_double);
-    qsort(wait, n, sizeof *wait, cmp_double);
-    m->avg_jct = n ? sj / (double)n : 0;
-    m->avg_wait = n ? sw / (double)n : 0;
-    m->p50_jct = met_percentile(jct, n, 50);
-    m->p95_jct = met_percentile(jct, n, 95);
-    m->p99_jct = met_percentile(jct, n, 99);
-    m->p50_wait = met_percentile(wait, n, 50);
-    m->p99_wait = met_percentile(wait, n, 99);
+    radix_sort(jct, n);
+    radix_sort(wait, n);
+    m->avg_jct = n ? sj / (double)n / SIM_US_PER_S : 0;
+    m->avg_wait = n ? sw / (double)n / SIM_US_PER_S : 0;
+    m->p50_jct = pct_s(jct, n, 50);
+    m->p95_jct = pct_s(jct, n, 95);
+    m->p99_jct = pct_s(jct, n, 99);
+    m->p50_wait = pct_s(wait, n, 50);
+    m->p99_wait = pct_s(wait, n, 99);
     m->makespan = n ? e->last_finish - e->first_submit : 0;
     m->qos_rate = m->qos_jobs ? (double)m->qos_met / m->qos_jobs : 0;
     double denom = (double)e->clu->ngpus * (double)m->makespan;

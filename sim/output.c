@@ -10,6 +10,7 @@
 #include "sim/simint.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,22 +50,6 @@ static int mkdirs(const char *dir)
     return 0;
 }
 
-/* CSV field: quoted when it holds a comma, quote or newline. */
-static void csv_str(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void json_str(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -83,15 +68,71 @@ static void json_str(FILE *f, const char *s)
 static void put_time(FILE *f, simtime_t t)
 {
     char b[32];
-    sim_fmt_seconds(b, sizeof b, t);
-    fputs(b, f);
+    fwrite(b, 1, sim_fmt_seconds_raw(b, t), f);
+}
+
+/* ---- the jobs.csv line builder: a million rows must not cost a million
+ * printf calls each, so fields are formatted by hand into one buffer. */
+
+static char *b_str(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    if (!strpbrk(s, ",\"\n\r")) {
+        memcpy(p, s, n);
+        return p + n;
+    }
+    *p++ = '"';
+    for (; *s; s++) {
+        if (*s == '"')
+            *p++ = '"';
+        *p++ = *s;
+    }
+    *p++ = '"';
+    return p;
+}
+
+static char *b_u(char *p, uint64_t v)
+{
+    char tmp[24], *e = tmp + sizeof tmp, *q = e;
+    do {
+        *--q = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    memcpy(p, q, (size_t)(e - q));
+    return p + (e - q);
+}
+
+static char *b_time(char *p, simtime_t t)
+{
+    return p + sim_fmt_seconds_raw(p, t);
+}
+
+/* %.6f for the non-negative values written here (rounded half up). */
+static char *b_fixed6(char *p, double x)
+{
+    if (!(x >= 0 && x < 9e12))
+        return p + sprintf(p, "%.6f", x);
+    uint64_t v = (uint64_t)llround(x * 1e6);
+    p = b_u(p, v / 1000000);
+    *p++ = '.';
+    uint64_t f = v % 1000000;
+    for (int d = 100000; d; d /= 10)
+        *p++ = (char)('0' + (f / (uint64_t)d) % 10);
+    return p;
 }
 
 static void write_jobs(const struct eng *e, FILE *f)
 {
     const struct trace *t = e->tr;
     const struct cluster *c = e->clu;
-    char place[4096];
+    size_t cap = 0;
+    for (uint32_t j = 0; j < t->njobs; j++) {
+        size_t need = 2 * strlen(t->jobs[j].id) + 32 * (size_t)t->jobs[j].num_gpus;
+        if (need > cap)
+            cap = need;
+    }
+    cap += 512;
+    char *line = xmalloc(cap), *place = xmalloc(cap);
     fputs("job_id,submit_time,start_time,finish_time,wait_time,jct,num_gpus,"
           "gpu_type,placement,preemptions,deadline,qos_met,isolated_runtime,"
           "slowdown\n", f);
@@ -99,53 +140,63 @@ static void write_jobs(const struct eng *e, FILE *f)
         const struct trc_job *tj = &t->jobs[j];
         const struct job_rt *r = &e->rt[j];
         const uint32_t *first = eng_first_gpus(e, j);
-        csv_str(f, tj->id);
-        fputc(',', f);
-        put_time(f, tj->submit);
-        fputc(',', f);
-        if (first)
-            put_time(f, r->first_start);
-        fputc(',', f);
-        if (r->state == JOB_DONE) {
-            put_time(f, r->finish);
-            fputc(',', f);
-            put_time(f, r->wait);
-            fputc(',', f);
-            put_time(f, r->finish - tj->submit);
-        } else {
-            fputs(",,", f);
-        }
-        fprintf(f, ",%u,", tj->num_gpus);
+        bool done = r->state == JOB_DONE;
         uint32_t type = first ? c->nodes[c->gpu_node[first[0]]].type : SIM_NONE;
+        char *p = line;
+        p = b_str(p, tj->id);
+        *p++ = ',';
+        p = b_time(p, tj->submit);
+        *p++ = ',';
+        if (first)
+            p = b_time(p, r->first_start);
+        *p++ = ',';
+        if (done) {
+            p = b_time(p, r->finish);
+            *p++ = ',';
+            p = b_time(p, r->wait);
+            *p++ = ',';
+            p = b_time(p, r->finish - tj->submit);
+        } else {
+            *p++ = ',';
+            *p++ = ',';
+        }
+        *p++ = ',';
+        p = b_u(p, tj->num_gpus);
+        *p++ = ',';
         if (first) {
-            csv_str(f, c->types[type].name);
-            clu_fmt_placement(c, first, tj->num_gpus, place, sizeof place);
-            fprintf(f, ",%s", place);
+            p = b_str(p, c->types[type].name);
+            clu_fmt_placement(c, first, tj->num_gpus, place, cap);
+            *p++ = ',';
+            p = b_str(p, place);
         } else {
-            fputc(',', f);
+            *p++ = ',';
         }
-        fprintf(f, ",%u,", r->preemptions);
+        *p++ = ',';
+        p = b_u(p, r->preemptions);
+        *p++ = ',';
         if (tj->deadline != SIM_NEVER) {
-            put_time(f, tj->deadline);
-            fprintf(f, ",%d", r->state == JOB_DONE && r->finish <= tj->deadline);
+            p = b_time(p, tj->deadline);
+            *p++ = ',';
+            *p++ = done && r->finish <= tj->deadline ? '1' : '0';
         } else {
-            fputc(',', f);
+            *p++ = ',';
         }
-        fputc(',', f);
+        *p++ = ',';
         if (first) {
             /* alone on the type of its first start */
             double iso = (double)tj->duration / c->types[type].speed / SIM_US_PER_S;
-            fprintf(f, "%.6f", iso);
-            if (r->state == JOB_DONE)
-                fprintf(f, ",%.6f",
-                        (double)(r->finish - tj->submit) / SIM_US_PER_S / iso);
-            else
-                fputc(',', f);
+            p = b_fixed6(p, iso);
+            *p++ = ',';
+            if (done)
+                p = b_fixed6(p, (double)(r->finish - tj->submit) / SIM_US_PER_S / iso);
         } else {
-            fputc(',', f);
+            *p++ = ',';
         }
-        fputc('\n', f);
+        *p++ = '\n';
+        fwrite(line, 1, (size_t)(p - line), f);
     }
+    free(line);
+    free(place);
 }
 
 static void write_ts(const struct eng *e, FILE *f)

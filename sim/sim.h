@@ -76,6 +76,9 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* Zeroed, for big run-long arrays (huge pages where the kernel allows);
+ * release with free(). */
+void *xcalloc_big(size_t n, size_t size);
 /* Grow *arr (of *cap elements of size elt) to hold at least need. */
 void xgrow(void *arrp, size_t *cap, size_t need, size_t elt);
 
@@ -92,6 +95,8 @@ void arena_free(struct arena *a);
 int sim_parse_seconds(const char *s, simtime_t *out);
 /* Microseconds -> shortest exact decimal seconds ("12.5", "3", "-0.25"). */
 void sim_fmt_seconds(char *buf, size_t n, simtime_t t);
+/* The same into a buffer of at least 32 bytes; returns the length. */
+size_t sim_fmt_seconds_raw(char *buf, simtime_t t);
 /* Strict number parsers: the whole string must be a number.  0 or -1. */
 int sim_parse_double(const char *s, double *out);
 int sim_parse_long(const char *s, long *out);
@@ -191,7 +196,8 @@ static inline uint32_t clu_bucket_next(const struct cluster *c, uint32_t node)
 /* Recomputes the index from the masks and compares; DL_ECHECK or 0. */
 int clu_check(const struct cluster *c, char *why, size_t n);
 
-/* "n3:0-3+n4:0-7" for a sorted GPU list. */
+/* "n3:0-3+n4:0-7" for a sorted GPU list; GPUs not contiguous on one node
+ * give one segment each ("n3:0-1+n3:4"), so the text never has a comma. */
 void clu_fmt_placement(const struct cluster *c, const uint32_t *gpus,
                        uint32_t n, char *buf, size_t len);
 

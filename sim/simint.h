@@ -118,8 +118,6 @@ struct met_summary {
     uint64_t preemptions, events;
 };
 void met_summarize(const struct eng *e, struct met_summary *m);
-/* Nearest-rank percentile of sorted[0..n): value at rank ceil(p/100*n). */
-double met_percentile(const double *sorted, size_t n, double p);
 
 /* -------------------------------------------------------------- outputs */
 

@@ -172,6 +172,10 @@ Test(cfg, defaults)
     cr_assert_eq(rc, 0, "%s", e.msg);
     cr_expect_str_eq(c.name, ".hidden");
     clu_free(&c);
+    rc = cfg_load_cluster_mem(NULL, y, strlen(y), &c, &e);
+    cr_assert_eq(rc, 0, "%s", e.msg);
+    cr_expect_str_eq(c.path, "<memory>");
+    clu_free(&c);
 }
 
 Test(cfg, any_order_and_flow_style)
@@ -528,6 +532,19 @@ Test(cfg_err, too_many_gpus)
         6, 5, "limit");
     bad(TYPES "nodes:\n  - {count: 4294967296, gpus: 1, gpu_type: V100}\n",
         5, 13, "count");
+}
+
+Test(cfg_err, long_values_are_truncated_and_escaped)
+{
+    struct cluster c;
+    struct dl_error e = {0};
+    const char *y = TYPES NODES
+        "reference_gpu: \"\\xe9\\t0123456789012345678901234567890123456789\"\n";
+    cr_assert_eq(load(y, &c, &e), DL_EINPUT);
+    cr_expect(strstr(e.msg, "'\\xc3\\xa9\\x0901234"), "%s", e.msg);
+    cr_expect(strstr(e.msg, "...'"), "%s", e.msg);
+    cr_expect_eq(e.line, 7);
+    cr_expect_eq(e.col, 16);
 }
 
 /* The first error in document order is the one reported. */

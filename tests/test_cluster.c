@@ -31,7 +31,7 @@ Test(cluster, alloc_release_index)
     char buf[64];
     uint32_t p[] = { 0, 1, 2, 3, 5, 8, 9 };
     clu_fmt_placement(&c, p, 7, buf, sizeof buf);
-    cr_expect_str_eq(buf, "n0:0-3,5+n1:0-1");
+    cr_expect_str_eq(buf, "n0:0-3+n0:5+n1:0-1");
     clu_free(&c);
 }
 

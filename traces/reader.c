@@ -299,14 +299,19 @@ static void hset_grow(struct hset *h)
 {
     size_t ncap = (h->mask + 1) * 2;
     struct hslot *ns = xcalloc(ncap, sizeof *ns);
-    for (size_t i = 0; i <= h->mask; i++) {
-        if (!h->slot[i].idx1)
-            continue;
-        size_t j = h->slot[i].hash & (ncap - 1);
-        /* the stored hash holds only 32 bits: enough up to 2^32 slots */
-        while (ns[j].idx1)
-            j = (j + 1) & (ncap - 1);
-        ns[j] = h->slot[i];
+    /* the stored hash holds only 32 bits: enough up to 2^32 slots.  In
+     * blocks, prefetching the targets first (random writes miss cache). */
+    for (size_t b = 0; b <= h->mask; b += 32) {
+        for (size_t i = b; i < b + 32 && i <= h->mask; i++)
+            __builtin_prefetch(&ns[h->slot[i].hash & (ncap - 1)], 1);
+        for (size_t i = b; i < b + 32 && i <= h->mask; i++) {
+            if (!h->slot[i].idx1)
+                continue;
+            size_t j = h->slot[i].hash & (ncap - 1);
+            while (ns[j].idx1)
+                j = (j + 1) & (ncap - 1);
+            ns[j] = h->slot[i];
+        }
     }
     free(h->slot);
     h->slot = ns;

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The core benchmark (issue: "Performance"): a 1,000,000-job Philly-like
+# trace on a 10,000-GPU cluster, timed under each policy.  Prints wall
+# seconds, jobs per second and peak memory (max RSS) of the whole
+# `dlsim run` (load + simulate + write outputs), and the engine's own
+# wall time from summary.json.  Also runs the same trace at 1/10 and 10x
+# the cluster size to show that cost follows events, not cluster size.
+#
+#   bench/run.sh [BUILD_DIR] [JOBS]      (defaults: build, 1000000)
+#
+# Figures depend on the machine; compare ratios, and note the machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+jobs=${2:-1000000}
+dlsim=$build/dlsim
+out=bench/out
+mkdir -p "$out"
+[ -x "$dlsim" ] || { echo "build first: meson setup $build && ninja -C $build" >&2; exit 2; }
+
+trace=$out/trace-$jobs.csv.gz
+if [ ! -f "$trace" ]; then
+    "$dlsim" trace gen --cluster bench/cluster-10k.yaml --jobs "$jobs" --load 0.9 \
+        --seed 1 -o "$trace"
+fi
+
+measure() {   # label, then the dlsim arguments
+    local label=$1; shift
+    /usr/bin/python3 - "$label" "$jobs" "$@" <<'PY'
+import json, os, resource, subprocess, sys, time
+label, jobs, args = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+t0 = time.perf_counter()
+subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+wall = time.perf_counter() - t0
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+out = args[args.index("--out") + 1]
+s = json.load(open(os.path.join(out, "summary.json")))
+print(f"{label:34s} {wall:7.2f} s {jobs / wall:12,.0f} jobs/s {rss:8.0f} MB"
+      f"   engine {s['wall_seconds']:6.2f} s  events {s['events']:,}"
+      f"  preemptions {s['preemptions']:,}")
+PY
+}
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "trace:   $trace ($jobs jobs), cluster bench/cluster-10k.yaml (10,000 GPUs)"
+echo
+for p in fifo fifo:backfill=1 sjf srtf srtf:preempt_cost=30; do
+    measure "$p" "$dlsim" run --trace "$trace" --cluster bench/cluster-10k.yaml \
+        --policy "$p" --out "$out/run-${p//[:=,]/_}" --quiet
+done
+echo
+echo "cost against cluster size (fifo:backfill=1, same trace, load scales):"
+for spec in "1000:125:8" "100000:12500:8"; do
+    IFS=: read -r gpus nodes per <<<"$spec"
+    cat > "$out/cluster-$gpus.yaml" <<YAML
+name: bench-$gpus
+gpu_types: [{name: V100, memory_gb: 32}]
+nodes: [{count: $nodes, gpus: $per, gpu_type: V100}]
+YAML
+    measure "fifo:backfill=1 on $gpus GPUs" "$dlsim" run --trace "$trace" \
+        --cluster "$out/cluster-$gpus.yaml" --policy fifo:backfill=1 \
+        --out "$out/run-size-$gpus" --quiet --sample 0
+done

@@ -1,0 +1,238 @@
+/*
+ * tests/test_cli.c - the dlsim command as a user meets it: exit codes,
+ * located error messages, no output left behind on bad input, atomic and
+ * byte-identical outputs, the policy list.  Runs the built binary ($DLSIM).
+ */
+#include "testutil.h"
+
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+static char tmpdir[256];
+
+static void setup(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/dlsim-cli-XXXXXX");
+    cr_assert(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static const char *path(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+    return buf[k];
+}
+
+static void put(const char *name, const char *text)
+{
+    FILE *f = fopen(path(name), "w");
+    cr_assert(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char out_text[65536];
+
+/* Runs "$DLSIM args" (shell syntax), captures stdout+stderr into
+ * out_text, returns the exit status. */
+static int dlsim(const char *fmt, ...)
+{
+    const char *bin = getenv("DLSIM");
+    cr_assert(bin, "DLSIM is not set (run through meson test)");
+    char args[2048], cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", tmpdir, bin, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out_text, 1, sizeof out_text - 1, p);
+    out_text[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static bool exists(const char *name)
+{
+    struct stat st;
+    return stat(path(name), &st) == 0;
+}
+
+static const char good_trace[] =
+    "job_id,submit_time,num_gpus,duration,deadline\n"
+    "a,0,2,100,150\nb,10,4,50,\nc,20,1,30,60\n";
+static const char good_cluster[] =
+    "name: tiny\ngpu_types:\n  - {name: V100, memory_gb: 32}\n"
+    "nodes:\n  - {count: 1, gpus: 4, gpu_type: V100}\n";
+
+TestSuite(cli, .init = setup, .fini = teardown);
+
+Test(cli, run_writes_outputs)
+{
+    put("t.csv", good_trace);
+    put("c.yaml", good_cluster);
+    cr_assert_eq(dlsim("run --trace t.csv --cluster c.yaml --policy fifo --out o --check"),
+                 0, "%s", out_text);
+    cr_expect(strstr(out_text, "fifo"), "%s", out_text);
+    cr_expect(exists("o/jobs.csv") && exists("o/summary.json") && exists("o/timeseries.csv"));
+    FILE *f = fopen(path("o/jobs.csv"), "r");
+    char line[512];
+    cr_assert(fgets(line, sizeof line, f));
+    cr_expect_str_eq(line, "job_id,submit_time,start_time,finish_time,wait_time,jct,"
+                           "num_gpus,gpu_type,placement,preemptions,deadline,qos_met,"
+                           "isolated_runtime,slowdown\n");
+    cr_assert(fgets(line, sizeof line, f));
+    cr_expect_str_eq(line, "a,0,0,100,0,100,2,V100,n0:0-1,0,150,1,100.000000,1.000000\n");
+    cr_assert(fgets(line, sizeof line, f));
+    /* b needs all 4 GPUs: waits for a (strict FIFO), 100-150 */
+    cr_expect_str_eq(line, "b,10,100,150,90,140,4,V100,n0:0-3,0,,,50.000000,2.800000\n");
+    cr_assert(fgets(line, sizeof line, f));
+    cr_expect_str_eq(line, "c,20,150,180,130,160,1,V100,n0:0,0,60,0,30.000000,5.333333\n");
+    fclose(f);
+    f = fopen(path("o/summary.json"), "r");
+    char js[4096];
+    size_t n = fread(js, 1, sizeof js - 1, f);
+    js[n] = 0;
+    fclose(f);
+    const char *keys[] = { "policy", "trace", "cluster", "seed", "jobs", "jobs_finished",
+                           "makespan", "avg_jct", "p50_jct", "p95_jct", "p99_jct",
+                           "avg_wait", "p50_wait", "p99_wait", "qos_jobs",
+                           "qos_guarantee_rate", "gpu_util_alloc", "gpu_util_effective",
+                           "preemptions", "events", "wall_seconds" };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        char k[64];
+        snprintf(k, sizeof k, "\"%s\":", keys[i]);
+        cr_expect(strstr(js, k), "summary.json lacks %s", keys[i]);
+    }
+    cr_expect(strstr(js, "\"makespan\": 180,"), "%s", js);
+    cr_expect(strstr(js, "\"qos_guarantee_rate\": 0.500000,"), "%s", js);
+}
+
+Test(cli, byte_identical_reruns)
+{
+    put("c.yaml", good_cluster);
+    cr_assert_eq(dlsim("trace gen --cluster c.yaml --jobs 400 --load 0.95 --seed 9 "
+                       "--deadline-slack 1.5:3 -o t.csv.gz"), 0, "%s", out_text);
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(dlsim("run --trace t.csv.gz --cluster c.yaml --policy srtf "
+                           "--seed 3 --sample 60 --out r%d", i), 0, "%s", out_text);
+    cr_expect_eq(system(NULL), 1);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && cmp r0/jobs.csv r1/jobs.csv && cmp r0/timeseries.csv "
+             "r1/timeseries.csv && diff <(grep -v wall_seconds r0/summary.json) "
+             "<(grep -v wall_seconds r1/summary.json) >/dev/null", tmpdir);
+    char full[1200];
+    snprintf(full, sizeof full, "bash -c \"%s\"", cmd);
+    cr_expect_eq(system(full), 0, "outputs differ between identical runs");
+    /* and the generator itself is reproducible */
+    cr_assert_eq(dlsim("trace gen --cluster c.yaml --jobs 400 --load 0.95 --seed 9 "
+                       "--deadline-slack 1.5:3 -o u.csv.gz"), 0);
+    snprintf(cmd, sizeof cmd, "cd '%s' && cmp t.csv.gz u.csv.gz", tmpdir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+/* Each bad input: exit 2, a located message, and no output directory. */
+struct bad { const char *trace, *cluster, *policy, *expect; };
+
+static void expect_bad(const struct bad *b)
+{
+    put("t.csv", b->trace);
+    put("c.yaml", b->cluster);
+    int rc = dlsim("run --trace t.csv --cluster c.yaml --policy '%s' --out o", b->policy);
+    cr_expect_eq(rc, 2, "exit %d for %s: %s", rc, b->expect, out_text);
+    cr_expect(strstr(out_text, b->expect), "expected '%s' in: %s", b->expect, out_text);
+    cr_expect(!exists("o"), "output directory left behind for %s", b->expect);
+}
+
+Test(cli, bad_inputs_exit_2_located)
+{
+    const struct bad cases[] = {
+        { "job_id,submit_time,num_gpus\na,0,1\n", good_cluster, "fifo", "t.csv:1:" },
+        { "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,x,1,5\n", good_cluster,
+          "fifo", "t.csv:3:" },
+        { "job_id,submit_time,num_gpus,duration\na,0,-1,10\n", good_cluster, "fifo",
+          "t.csv:2:" },
+        { "job_id,submit_time,num_gpus,duration\na,5,1,10\nb,1,1,5\n", good_cluster,
+          "fifo", "t.csv:3:" },
+        { "", good_cluster, "fifo", "t.csv" },
+        { good_trace, "name: x\ngpu_types:\n  - {name: V100, memory_gb: 32}\nnodes:\n"
+          "  - {count: 1, gpus: 4, gpu_type: V100, colour: red}\n", "fifo", "c.yaml:5:" },
+        { good_trace, "gpu_types:\n  - {name: V100, memory_gb: lots}\n", "fifo",
+          "c.yaml:2:" },
+        { good_trace, good_cluster, "lifo", "unknown policy 'lifo' (valid: fifo, sjf, srtf" },
+        { good_trace, good_cluster, "fifo:backfil=1", "valid: placement, backfill" },
+        { good_trace, good_cluster, "srtf:preempt_cost=-3", "preempt_cost=-3" },
+        { good_trace, good_cluster, "fifo:placement=spread", "placement=spread" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        expect_bad(&cases[i]);
+}
+
+Test(cli, truncated_gzip_is_an_error)
+{
+    put("c.yaml", good_cluster);
+    cr_assert_eq(dlsim("trace gen --cluster c.yaml --jobs 3000 --seed 1 -o t.csv.gz"), 0);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cd '%s' && head -c 20000 t.csv.gz > cut.csv.gz", tmpdir);
+    cr_assert_eq(system(cmd), 0);
+    int rc = dlsim("run --trace cut.csv.gz --cluster c.yaml --out o");
+    cr_expect_eq(rc, 2, "%s", out_text);
+    cr_expect(strstr(out_text, "cut.csv.gz:"), "%s", out_text);
+    cr_expect(!exists("o"));
+}
+
+Test(cli, usage_errors)
+{
+    cr_expect_eq(dlsim("run"), 2);
+    cr_expect(strstr(out_text, "--trace is required"), "%s", out_text);
+    cr_expect_eq(dlsim("frobnicate"), 2);
+    cr_expect_eq(dlsim("run --trace nowhere.csv"), 1, "%s", out_text);
+    cr_expect(strstr(out_text, "nowhere.csv"), "%s", out_text);
+    cr_expect_eq(dlsim("--help"), 0);
+    cr_expect_eq(dlsim("run --help"), 0);
+    cr_expect(strstr(out_text, "--check"));
+    cr_expect_eq(dlsim("trace gen --help"), 0);
+    cr_expect_eq(dlsim("trace stats --help"), 0);
+}
+
+Test(cli, policies_listed)
+{
+    cr_assert_eq(dlsim("policies"), 0);
+    const char *want[] = { "fifo", "sjf", "srtf", "backfill", "preempt_cost",
+                           "placement", "does not fit" };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_expect(strstr(out_text, want[i]), "no %s in: %s", want[i], out_text);
+}
+
+Test(cli, never_fitting_jobs_reported)
+{
+    put("t.csv", "job_id,submit_time,num_gpus,duration\nok,0,1,10\nbig,0,64,10\n");
+    put("c.yaml", good_cluster);
+    cr_assert_eq(dlsim("run --trace t.csv --cluster c.yaml --out o"), 0, "%s", out_text);
+    cr_expect(strstr(out_text, "t.csv:3: job big (64 GPUs) can never fit"), "%s", out_text);
+    FILE *f = fopen(path("o/jobs.csv"), "r");
+    char line[512];
+    cr_assert(fgets(line, sizeof line, f) && fgets(line, sizeof line, f) &&
+              fgets(line, sizeof line, f));
+    cr_expect_str_eq(line, "big,0,,,,,64,,,0,,,,\n");
+    fclose(f);
+}
+
+Test(cli, demo_runs)
+{
+    cr_assert_eq(dlsim("demo --jobs 300 --seed 2"), 0, "%s", out_text);
+    cr_expect(strstr(out_text, "srtf"));
+    cr_expect(strstr(out_text, "sjf"));
+}
