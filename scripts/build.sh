@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Configures (once) and builds dlsim in a build directory.
+#   scripts/build.sh [DIR [meson setup options...]]     (default DIR: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-build}
+shift || true
+if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" "$@" >/dev/null
+fi
+ninja -C "$dir" >/dev/null
