@@ -47,8 +47,8 @@ struct srtf {
     enum plc_mode mode;
     bool backfill;
     double cost;                /* reference-GPU us per preemption */
-    struct pq_item *skipped;
-    size_t nskipped, capskipped;
+    unsigned char *blocked;     /* per bucket, within one schedule() */
+    size_t capblocked;
     struct run_item *victims;
     size_t capvictims;
 };
@@ -135,7 +135,7 @@ static void destroy(void *state)
     for (uint32_t t = 0; t < s->ntypes; t++)
         free(s->running[t].a);
     free(s->running);
-    free(s->skipped);
+    free(s->blocked);
     free(s->victims);
     free(s);
 }
@@ -162,7 +162,8 @@ static void started(void *state, const struct pol_view *v, uint32_t job)
  * first, until a gang of g can be placed there, and starts job on it.
  * Preempts nothing when those jobs together do not hold enough GPUs. */
 static int make_room(struct srtf *s, const struct pol_view *v,
-                     struct pol_ctx *x, uint32_t job, double key, uint32_t t)
+                     struct pol_ctx *x, uint32_t job, double key, uint32_t t,
+                     long bucket)
 {
     const struct cluster *c = v->clu;
     uint32_t g = v->jobs[job].num_gpus;
@@ -202,6 +203,10 @@ static int make_room(struct srtf *s, const struct pol_view *v,
         return 0;
     xgrow(&s->q.gpus, &s->q.gcap, g, sizeof *s->q.gpus);
     DL_ASSERT(plc_find(c, g, t, s->mode, NULL, s->q.gpus));
+    /* victims went back to the queue with more work than job, so job is
+     * still its bucket's head */
+    struct pq_item it = pq_pop(&s->q, bucket);
+    DL_ASSERT(it.job == job);
     rc = pol_start(x, job, s->q.gpus);
     return rc ? rc : 1;
 }
@@ -223,36 +228,48 @@ static double longest_running(struct srtf *s, const struct pol_view *v)
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct srtf *s = state;
+    const struct cluster *c = v->clu;
     if (pq_fill(&s->q, v, x, s->mode, s->backfill) < 0)
         return;
-    s->nskipped = 0;
-    while (s->q.size) {
-        long b = pq_min_bucket(&s->q);
-        const struct pq_item *head = pq_head(&s->q, b);
-        if (head->key >= longest_running(s, v))
+    /* A bucket whose head cannot make room is blocked for the rest of the
+     * instant: every job behind it has the same shape and at least its
+     * remaining work, so fewer running jobs are longer than it -- it
+     * cannot make room either.  This keeps an overloaded queue from being
+     * walked job by job at every instant. */
+    size_t nbl = 0;             /* entries of blocked[] in use */
+    for (;;) {
+        if (s->q.nb > nbl) {    /* re-queued victims may add buckets */
+            xgrow(&s->blocked, &s->capblocked, s->q.nb, sizeof *s->blocked);
+            memset(s->blocked + nbl, 0, s->q.nb - nbl);
+            nbl = s->q.nb;
+        }
+        long b = -1;
+        for (size_t i = 0; i < s->q.nb; i++)
+            if (s->q.b[i].n && !s->blocked[i] &&
+                (b < 0 || s->q.b[i].heap[0].key < s->q.b[b].heap[0].key ||
+                 (s->q.b[i].heap[0].key == s->q.b[b].heap[0].key &&
+                  s->q.b[i].heap[0].seq < s->q.b[b].heap[0].seq)))
+                b = (long)i;
+        if (b < 0)
+            break;
+        struct pq_item it = *pq_head(&s->q, b);
+        if (it.key >= longest_running(s, v))
             break;
         uint32_t req = s->q.b[b].req_type;
-        struct pq_item it = pq_pop(&s->q, b);
         int done = 0;
-        const struct cluster *c = v->clu;
         for (uint32_t i = 0; i < c->ntypes && !done; i++) {
             uint32_t t = req != SIM_NONE ? req : c->type_order[i];
-            done = make_room(s, v, x, it.job, it.key, t);
+            done = make_room(s, v, x, it.job, it.key, t, b);
             if (done < 0)
                 return;
             if (req != SIM_NONE)
                 break;
         }
         if (!done) {
-            xgrow(&s->skipped, &s->capskipped, s->nskipped + 1, sizeof *s->skipped);
-            s->skipped[s->nskipped++] = it;
             if (!s->backfill)
                 break;
+            s->blocked[b] = 1;
         }
-    }
-    for (size_t i = 0; i < s->nskipped; i++) {
-        uint32_t j = s->skipped[i].job;
-        pq_push_item(&s->q, &s->skipped[i], v->jobs[j].num_gpus, v->rt[j].req_type);
     }
     pq_fill(&s->q, v, x, s->mode, s->backfill);
 }

@@ -70,14 +70,24 @@ void evq_push(struct evq *q, simtime_t t, uint32_t kind, uint32_t job, uint32_t 
     q->a[i] = it;
 }
 
+static void sift_down(struct evq *q, size_t i);
+
 struct evq_item evq_pop(struct evq *q)
 {
     DL_ASSERT(q->n > 0);
-    struct evq_item top = q->a[0], last = q->a[--q->n];
-    size_t i = 0;
+    struct evq_item top = q->a[0];
+    q->a[0] = q->a[--q->n];
+    if (q->n)
+        sift_down(q, 0);
+    return top;
+}
+
+static void sift_down(struct evq *q, size_t i)
+{
+    struct evq_item it = q->a[i];
     for (;;) {
         size_t l = 2 * i + 1, m = i;
-        const struct evq_item *best = &last;
+        const struct evq_item *best = &it;
         if (l < q->n && ev_less(&q->a[l], best))
             m = l, best = &q->a[l];
         if (l + 1 < q->n && ev_less(&q->a[l + 1], best))
@@ -87,12 +97,29 @@ struct evq_item evq_pop(struct evq *q)
         q->a[i] = q->a[m];
         i = m;
     }
-    if (q->n)
-        q->a[i] = last;
-    return top;
+    q->a[i] = it;
+}
+
+void evq_compact(struct evq *q, bool (*dead)(const struct evq_item *, void *),
+                 void *ctx)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < q->n; i++)
+        if (!dead(&q->a[i], ctx))
+            q->a[k++] = q->a[i];
+    q->n = k;
+    for (size_t i = k / 2; i-- > 0;)
+        sift_down(q, i);
 }
 
 /* --------------------------------------------------------------- engine */
+
+static bool stale(const struct evq_item *it, void *ctx)
+{
+    const struct eng *e = ctx;
+    return it->kind == EV_FINISH && (e->rt[it->job].state != JOB_RUNNING ||
+                                     e->rt[it->job].gen != it->gen);
+}
 
 static struct pol_view view(const struct eng *e)
 {
@@ -292,6 +319,7 @@ int pol_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
         return fail(e, "policy %s preempted with negative cost", e->pol->name);
     struct job_rt *r = &e->rt[j];
     stop(e, j);
+    e->nstale++;
     r->remaining += extra_work;
     r->last_cost = extra_work;
     r->preempted_at = e->now;
@@ -441,12 +469,18 @@ int eng_run(struct eng *e)
     const struct trace *tr = e->tr;
     simtime_t prev = e->first_submit;
     for (;;) {
-        /* drop stale events so the top is a real one */
+        /* stale events (of preempted jobs) wait for their time in the heap;
+         * when they outnumber the live ones, sweep them out at once */
+        if (e->nstale > 4096 && e->nstale > 2 * (uint64_t)e->evq.n / 3) {
+            evq_compact(&e->evq, stale, e);
+            e->nstale = 0;
+        }
         const struct evq_item *top;
-        while ((top = evq_top(&e->evq)) && top->kind == EV_FINISH &&
-               (e->rt[top->job].state != JOB_RUNNING ||
-                e->rt[top->job].gen != top->gen))
+        while ((top = evq_top(&e->evq)) && stale(top, e)) {
             evq_pop(&e->evq);
+            if (e->nstale)
+                e->nstale--;
+        }
         simtime_t t = top ? top->t : SIM_NEVER;
         if (e->next_arrival < tr->njobs && tr->jobs[e->next_arrival].submit < t)
             t = tr->jobs[e->next_arrival].submit;
@@ -461,10 +495,12 @@ int eng_run(struct eng *e)
         e->instants++;
         while ((top = evq_top(&e->evq)) && top->t == t) {
             struct evq_item ev = evq_pop(&e->evq);
-            if (ev.kind == EV_WAKE) {
+            if (stale(&ev, e)) {
+                if (e->nstale)
+                    e->nstale--;
+            } else if (ev.kind == EV_WAKE) {
                 e->events++;
-            } else if (e->rt[ev.job].state == JOB_RUNNING &&
-                       e->rt[ev.job].gen == ev.gen) {
+            } else {
                 e->events++;
                 finish(e, ev.job);
             }

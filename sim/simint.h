@@ -35,6 +35,11 @@ static inline const struct evq_item *evq_top(const struct evq *q)
     return q->n ? &q->a[0] : NULL;
 }
 struct evq_item evq_pop(struct evq *q);
+/* Drops every item for which dead(item, ctx) is true and restores the
+ * heap, O(n).  The order is a total order on (t, seq), so the result is
+ * the same whatever the heap's layout. */
+void evq_compact(struct evq *q, bool (*dead)(const struct evq_item *, void *),
+                 void *ctx);
 
 /* --------------------------------------------------------------- engine */
 
@@ -76,7 +81,9 @@ struct eng {
     simtime_t now;
     uint32_t next_arrival;
     uint32_t nqueued, nrunning, ndone, nrejected, nfuture;
-    uint64_t instants, events, preemptions;  /* events: arrivals,
+    uint64_t instants, events, preemptions;
+    uint64_t nstale;            /* completion events made stale by
+                                   preemption and still in the heap */  /* events: arrivals,
                                    completions, wake-ups, preemptions */
     uint32_t busy_gpus;
     double eff_gpus;            /* sum over running jobs of gpus*min(1,util) */

@@ -740,6 +740,54 @@ Test(trace, gen_lognormal_mean_and_max)
     clu_free(&c);
 }
 
+Test(trace, gen_load_hits_target_for_every_family)
+{
+    /* The rate uses the closed-form mean of each family after the clamp to
+     * [1 s, max]: a wrong mean shows as a biased offered load.  The
+     * tolerance uses the sample CV^2 of num_gpus * duration. */
+    static const struct { const char *gpus, *dur; double max; } cases[] = {
+        {"1", "uniform:0,10", 8},       /* both clamps active */
+        {"1", "exp:5", 12},
+        {"1", "const:0.5", 0},          /* clamped up to 1 s */
+        {"2:1,8:1", "lognormal:1,1", 20},
+        {"philly", "philly", 36000},
+        {"1:0.9,8:0.1", "philly", 0},
+    };
+    struct cluster c;
+    clu_builtin_demo(&c);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct trc_gen_opts o;
+        trc_gen_defaults(&o);
+        const uint32_t N = 20000;
+        o.njobs = N;
+        o.seed = 100 + k;
+        o.gpus = cases[k].gpus;
+        o.duration = cases[k].dur;
+        o.max_duration_s = cases[k].max;
+        struct trace t;
+        gen(&o, &c, &t);
+        double s1 = 0, s2 = 0;
+        for (uint32_t i = 0; i < N; i++) {
+            double w = t.jobs[i].num_gpus * (double)t.jobs[i].duration /
+                       SIM_US_PER_S;
+            s1 += w;
+            s2 += w * w;
+            cr_assert_geq(t.jobs[i].duration, SIM_US_PER_S);
+            if (cases[k].max > 0)
+                cr_assert_leq(t.jobs[i].duration,
+                              (simtime_t)cases[k].max * SIM_US_PER_S);
+        }
+        double m = s1 / N, cv2 = (s2 / N - m * m) / (m * m);
+        double rel_se = sqrt((cv2 + 1) / N);
+        double load = trc_offered_load(&t, &c);
+        cr_assert_lt(fabs(load / o.load - 1), 5 * rel_se,
+                     "case %zu (%s, %s): load %g, rel s.e. %g", k,
+                     cases[k].gpus, cases[k].dur, load, rel_se);
+        trc_free(&t);
+    }
+    clu_free(&c);
+}
+
 Test(trace, gen_deadlines_and_models)
 {
     struct cluster c;
@@ -888,8 +936,10 @@ static int read_philly(struct philly *p)
         const char *c = strchr(line, ',');
         if (!c || sscanf(c + 1, "%lf,%u", &d, &k) != 2)
             continue;
+        size_t old = cap;
         xgrow(&p->gpus, &cap, p->n + 1, sizeof *p->gpus);
-        p->dur = xrealloc(p->dur, cap * sizeof *p->dur);
+        if (cap != old)
+            p->dur = xrealloc(p->dur, cap * sizeof *p->dur);
         p->gpus[p->n] = k;
         p->dur[p->n++] = d;
     }
