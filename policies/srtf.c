@@ -51,6 +51,9 @@ struct srtf {
     size_t capblocked;
     struct run_item *victims;
     size_t capvictims;
+    uint32_t *freed;            /* [nnodes] dry-run scratch, kept zeroed */
+    uint32_t *touched;          /* nodes with freed != 0 */
+    size_t ntouched;
 };
 
 static inline bool above(const struct run_item *a, const struct run_item *b)
@@ -137,6 +140,8 @@ static void destroy(void *state)
     free(s->running);
     free(s->blocked);
     free(s->victims);
+    free(s->freed);
+    free(s->touched);
     free(s);
 }
 
@@ -158,49 +163,120 @@ static void started(void *state, const struct pol_view *v, uint32_t job)
     rh_push(&s->running[r->type], (struct run_item){ r->finish_at, job, r->gen });
 }
 
-/* Preempts running jobs of type t with more remaining work than key, most
- * first, until a gang of g can be placed there, and starts job on it.
- * Preempts nothing when those jobs together do not hold enough GPUs. */
+/* Would a gang of g fit on type t once the collected victims stopped?
+ * A dry run on the free counts: freed[node] holds the GPUs the victims
+ * would release on each touched node.  For a single-node gang *winner is
+ * the node that would take it.  (Untouched nodes cannot take the gang by
+ * themselves, or it would have been placed without preempting.) */
+static bool dry_fits(const struct srtf *s, const struct cluster *c, uint32_t g,
+                     uint32_t t, uint64_t freed_total, uint32_t *winner)
+{
+    *winner = SIM_NONE;
+    if (s->mode == PLC_POOL)
+        return c->types[t].free_gpus + freed_total >= g;
+    for (size_t i = 0; i < s->ntouched; i++) {
+        const struct clu_node *n = &c->nodes[s->touched[i]];
+        if (n->ngpus >= g && n->nfree + s->freed[s->touched[i]] >= g) {
+            *winner = s->touched[i];
+            return true;
+        }
+    }
+    for (uint32_t gi = 0; gi < c->ngroups; gi++) {
+        const struct clu_group *gr = &c->groups[gi];
+        uint32_t n = gr->gpus_per_node;
+        if (gr->type != t || n >= g)
+            continue;
+        uint32_t whole = gr->bucket_count[n], w = g / n, rem = g % n;
+        bool partial = false;
+        for (size_t i = 0; i < s->ntouched; i++) {
+            const struct clu_node *nd = &c->nodes[s->touched[i]];
+            uint32_t f = nd->nfree + s->freed[s->touched[i]];
+            if (nd->group != gi)
+                continue;
+            if (nd->nfree < n && f == n)
+                whole++;
+            else if (rem && f >= rem && f < n)
+                partial = true;
+        }
+        for (uint32_t f = rem ? rem : n; f < n && !partial; f++)
+            partial = gr->bucket_count[f] > 0;
+        if (whole >= w + (rem != 0) || (rem && whole >= w && partial))
+            return true;
+    }
+    return false;
+}
+
+static void touch(struct srtf *s, const struct pol_view *v, uint32_t job)
+{
+    const struct cluster *c = v->clu;
+    const struct job_rt *r = &v->rt[job];
+    for (uint32_t k = 0; k < v->jobs[job].num_gpus; k++) {
+        uint32_t nd = c->gpu_node[r->gpus[k]];
+        if (!s->freed[nd]++)
+            s->touched[s->ntouched++] = nd;
+    }
+}
+
+static bool on_node(const struct pol_view *v, uint32_t job, uint32_t node)
+{
+    const struct job_rt *r = &v->rt[job];
+    for (uint32_t k = 0; k < v->jobs[job].num_gpus; k++)
+        if (v->clu->gpu_node[r->gpus[k]] == node)
+            return true;
+    return false;
+}
+
+/* Starts job (its bucket's head) on type t, first preempting running jobs
+ * of type t with more remaining work than key, most first, if that is what
+ * it takes.  Victims are collected until a dry run says the gang would
+ * fit; for a single-node gang only the victims on the chosen node stop.
+ * Returns 1 when started, 0 when not (nothing preempted), or an error. */
 static int make_room(struct srtf *s, const struct pol_view *v,
                      struct pol_ctx *x, uint32_t job, double key, uint32_t t,
                      long bucket)
 {
     const struct cluster *c = v->clu;
     uint32_t g = v->jobs[job].num_gpus;
-    if (!s->running || c->types[t].total_gpus < g)
+    int rc;
+    if (c->types[t].total_gpus < g)
         return 0;
-    size_t nv = 0;
-    uint64_t held = c->types[t].free_gpus;
-    const struct run_item *top;
-    while (held < g && (top = top_live(s, v, t)) && pol_remaining(v, top->job) > key) {
-        xgrow(&s->victims, &s->capvictims, nv + 1, sizeof *s->victims);
-        s->victims[nv++] = rh_pop(&s->running[t]);
-        held += v->jobs[s->victims[nv - 1].job].num_gpus;
-    }
-    /* under consolidated placement, enough GPUs may still be scattered:
-     * take further victims one at a time until the gang fits */
-    size_t i = 0;
-    int rc = 0, placed = 0;
-    if (held >= g) {
-        for (;;) {
-            if (plc_find(c, g, t, s->mode, NULL, NULL)) {
-                placed = 1;
-                break;
-            }
-            if (i == nv) {
-                if (!(top = top_live(s, v, t)) || pol_remaining(v, top->job) <= key)
-                    break;
-                xgrow(&s->victims, &s->capvictims, nv + 1, sizeof *s->victims);
-                s->victims[nv++] = rh_pop(&s->running[t]);
-            }
-            if ((rc = pol_preempt(x, s->victims[i++].job, s->cost)))
-                return rc;
+    if (!plc_find(c, g, t, s->mode, NULL, NULL)) {
+        if (!s->running)
+            return 0;
+        if (!s->freed) {
+            s->freed = xcalloc(c->nnodes, sizeof *s->freed);
+            s->touched = xmalloc(c->nnodes * sizeof *s->touched);
         }
+        size_t nv = 0;
+        uint64_t freed_total = 0;
+        uint32_t winner = SIM_NONE;
+        bool fits = false;
+        const struct run_item *top;
+        while (!fits && (top = top_live(s, v, t)) && pol_remaining(v, top->job) > key) {
+            xgrow(&s->victims, &s->capvictims, nv + 1, sizeof *s->victims);
+            s->victims[nv] = rh_pop(&s->running[t]);
+            touch(s, v, s->victims[nv].job);
+            freed_total += v->jobs[s->victims[nv].job].num_gpus;
+            nv++;
+            fits = dry_fits(s, c, g, t, freed_total, &winner);
+        }
+        for (size_t i = 0; i < s->ntouched; i++)
+            s->freed[s->touched[i]] = 0;
+        s->ntouched = 0;
+        for (size_t i = 0; i < nv; i++) {
+            uint32_t vj = s->victims[i].job;
+            if (fits && (winner == SIM_NONE || on_node(v, vj, winner))) {
+                if ((rc = pol_preempt(x, vj, s->cost)))
+                    return rc;
+            } else {
+                rh_push(&s->running[t], s->victims[i]);
+            }
+        }
+        /* a multi-node dry run can be optimistic: then the victims restart
+         * in this instant's final fill, at no cost (pol_preempt) */
+        if (!fits || !plc_find(c, g, t, s->mode, NULL, NULL))
+            return 0;
     }
-    for (size_t k = i; k < nv; k++)    /* put back the ones not preempted */
-        rh_push(&s->running[t], s->victims[k]);
-    if (!placed)
-        return 0;
     xgrow(&s->q.gpus, &s->q.gcap, g, sizeof *s->q.gpus);
     DL_ASSERT(plc_find(c, g, t, s->mode, NULL, s->q.gpus));
     /* victims went back to the queue with more work than job, so job is
