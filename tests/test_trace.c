@@ -758,7 +758,7 @@ Test(trace, gen_load_hits_target_for_every_family)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         struct trc_gen_opts o;
         trc_gen_defaults(&o);
-        const uint32_t N = 20000;
+        const uint32_t N = 200000;
         o.njobs = N;
         o.seed = 100 + k;
         o.gpus = cases[k].gpus;

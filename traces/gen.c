@@ -52,47 +52,63 @@
  *  - GPU-count frequencies: the job counts below, out of 82,247.
  *  - Durations: the empirical quantile function per GPU-count class
  *    (1, 2, 4, 8 GPUs, and 12..128 pooled since those counts are rare),
- *    tabulated at the probabilities PHILLY_U (linear-interpolated order
- *    statistics, rounded to whole seconds) and interpolated log-linearly
- *    in between.  The tabulated distribution's means are 8,550 / 30,549 /
- *    78,482 / 129,900 / 94,359 s against the data's 8,301 / 30,942 /
- *    78,762 / 129,775 / 95,326 s; medians and tails match by
- *    construction.  A lognormal fit was rejected: the per-class log
- *    moments (mu, sigma of ln s: 6.72 1.97 / 4.52 3.27 / 9.11 2.78 /
- *    9.65 2.79 / 8.94 3.21) give means 2 to 6 times the data's for the
- *    multi-GPU classes, and 2-GPU jobs are bimodal (median 21 s, p90
- *    20 h).  Use "lognormal:MU,SIGMA" to get one explicitly.
+ *    tabulated at the probabilities philly_u (every 0.025, finer in both
+ *    tails; linear-interpolated order statistics rounded to whole
+ *    seconds) and interpolated log-linearly in between.  Against the data
+ *    the tabulated CDFs are within 0.8 / 1.2 / 0.8 / 0.8 / 1.2 percentage
+ *    points everywhere (Kolmogorov-Smirnov distance), and their means are
+ *    8,488 / 30,240 / 78,187 / 129,263 / 93,445 s against the data's
+ *    8,301 / 30,942 / 78,762 / 129,775 / 95,326 s.  A lognormal fit was
+ *    rejected: the per-class log moments (mu, sigma of ln s: 6.72 1.97 /
+ *    4.52 3.27 / 9.11 2.78 / 9.65 2.79 / 8.94 3.21) give means of 0.6 to
+ *    0.7 times the data's for 1 and 2 GPUs but 5 to 14 times for 4 GPUs
+ *    and more, and 2-GPU jobs are bimodal (median 21 s, p90 20 h).  Use
+ *    "lognormal:MU,SIGMA" to get one explicitly.
+ *  - Over all jobs the tabulated mixture reproduces the data's p10 .. p99
+ *    CDF to within 0.6 percentage points; duration mean 13,136 s, median
+ *    1,144 s, max 4,628,226 s (53.6 days) in the data.
  */
 static const uint32_t philly_gpus[] = {1, 2, 4, 8, 12, 16, 24, 32, 64, 128};
 static const uint32_t philly_jobs[] = {76627, 1818, 1870, 1643, 7, 199, 7,
                                        67, 6, 3};
 enum { PHILLY_NG = sizeof philly_gpus / sizeof philly_gpus[0],
-       PHILLY_NQ = 29, PHILLY_NCLASS = 5 };
+       PHILLY_NQ = 51, PHILLY_NCLASS = 5 };
 static const double philly_u[PHILLY_NQ] = {
-    0, 0.02, 0.05, 0.10, 0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45, 0.50,
-    0.55, 0.60, 0.65, 0.70, 0.75, 0.80, 0.85, 0.90, 0.95, 0.98, 0.99,
-    0.995, 0.998, 0.999, 0.9995, 0.9999, 1.0,
+    0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2,
+    0.225, 0.25, 0.275, 0.3, 0.325, 0.35, 0.375, 0.4, 0.425, 0.45, 0.475,
+    0.5, 0.525, 0.55, 0.575, 0.6, 0.625, 0.65, 0.675, 0.7, 0.725, 0.75,
+    0.775, 0.8, 0.825, 0.85, 0.875, 0.9, 0.925, 0.95, 0.975, 0.98, 0.99,
+    0.995, 0.998, 0.999, 0.9995, 0.9999, 1,
 };
 static const double philly_q[PHILLY_NCLASS][PHILLY_NQ] = {   /* seconds */
     /* 1 GPU, 76,627 jobs */
-    {1, 42, 52, 62, 69, 76, 122, 215, 385, 600, 855, 1117, 1446, 1728, 2054,
-     2464, 2716, 3754, 5342, 8512, 19137, 68252, 135399, 266914, 502224,
-     865709, 1447517, 2618276, 3256045},
+    {1, 30, 42, 46, 49, 52, 58, 62, 66, 69, 72, 76, 87, 122, 171, 215, 302,
+     385, 527, 600, 714, 855, 959, 1117, 1278, 1446, 1542, 1728, 1915, 2054,
+     2278, 2464, 2583, 2716, 3137, 3754, 4349, 5342, 5911, 8512, 11166,
+     19137, 55518, 68252, 135399, 266914, 502224, 865709, 1447517, 2618276,
+     3256045},
     /* 2 GPUs, 1,818 jobs */
-    {2, 7, 9, 11, 13, 15, 16, 17, 18, 19, 20, 21, 23, 25, 28, 33, 76, 149,
-     22255, 72740, 197062, 343862, 523316, 808064, 1398359, 1474215,
-     1618289, 2389900, 2582803},
+    {2, 5, 7, 8, 8, 9, 10, 11, 12, 13, 14, 15, 15, 16, 16, 17, 17, 18, 18,
+     19, 19, 20, 20, 21, 22, 23, 24, 25, 26, 28, 30, 33, 38, 76, 105, 149,
+     1194, 22255, 37562, 72740, 124488, 197062, 288912, 343862, 523316,
+     808064, 1398359, 1474215, 1618289, 2389900, 2582803},
     /* 4 GPUs, 1,870 jobs */
-    {3, 45, 75, 138, 179, 405, 773, 1696, 4458, 7468, 13087, 17410, 26251,
-     36288, 56846, 78660, 89394, 106284, 151448, 184435, 273968, 533378,
-     907376, 1205990, 1862334, 2446301, 2648713, 2730282, 2750674},
+    {3, 36, 45, 56, 67, 75, 107, 138, 156, 179, 248, 405, 604, 773, 1085,
+     1696, 2734, 4458, 5579, 7468, 11165, 13087, 15063, 17410, 21134, 26251,
+     31470, 36288, 45476, 56846, 67730, 78660, 84864, 89394, 95382, 106284,
+     121828, 151448, 176903, 184435, 196484, 273968, 499351, 533378, 907376,
+     1205990, 1862334, 2446301, 2648713, 2730282, 2750674},
     /* 8 GPUs, 1,643 jobs */
-    {1, 67, 125, 216, 464, 785, 1876, 4011, 7266, 12382, 16651, 23683,
-     36595, 65014, 105941, 140721, 173248, 203050, 242252, 351982, 525618,
+    {1, 33, 67, 75, 82, 125, 172, 216, 320, 464, 551, 785, 1058, 1876, 3009,
+     4011, 5176, 7266, 10331, 12382, 13793, 16651, 21160, 23683, 30274,
+     36595, 53329, 65014, 90611, 105941, 123779, 140721, 159174, 173248,
+     185595, 203050, 221349, 242252, 271624, 351982, 408314, 525618, 743403,
      795161, 1060498, 2000448, 2232762, 2656479, 3011314, 4304844, 4628226},
     /* 12..128 GPUs, 289 jobs */
-    {1, 4, 35, 72, 220, 345, 566, 890, 1532, 3167, 8522, 21137, 45315, 53750,
-     58976, 73311, 104218, 158991, 181582, 247972, 443240, 613624, 922629,
+    {1, 4, 4, 21, 33, 35, 46, 72, 120, 220, 290, 345, 417, 566, 702, 890,
+     1226, 1532, 2479, 3167, 5340, 8522, 13550, 21137, 31631, 45315, 48398,
+     53750, 55944, 58976, 65204, 73311, 90526, 104218, 124537, 158991,
+     165860, 181582, 210586, 247972, 330234, 443240, 532107, 613624, 922629,
      1274181, 1514361, 1612502, 1661573, 1700829, 1710643},
 };
 
@@ -515,9 +531,12 @@ int trc_generate(const struct trc_gen_opts *o, const struct cluster *c,
     char id[16];
     for (uint32_t i = 0; i < o->njobs && !r; i++) {
         struct trc_job *j = &t->jobs[i];
-        double u = gsl_rng_uniform_pos(rs[S_ARRIVAL]);
-        if (i > 0)
-            now += llround(-log(u) / lambda * SIM_US_PER_S);
+        double gap_us = -log(gsl_rng_uniform_pos(rs[S_ARRIVAL])) / lambda *
+                        SIM_US_PER_S;
+        if (i > 0 && gap_us < (double)(TRC_MAX_TIME / 2 - now))
+            now += llround(gap_us);
+        else if (i > 0)
+            now = SIM_NEVER;
         if (now > TRC_MAX_TIME / 2) {
             r = dl_fail(err, "", 0, 0, "arrival times exceed 5e11 s after "
                         "%u jobs: the load is too small for this many jobs",

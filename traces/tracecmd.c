@@ -243,8 +243,10 @@ int trc_cmd_gen(int argc, char **argv)
         sim_fmt_seconds(span, sizeof span,
                         t.jobs[t.njobs - 1].submit - t.jobs[0].submit);
         double load = trc_offered_load(&t, &c);
-        printf("wrote %u jobs to %s: span %s s, offered load %.4f on %s "
-               "(target %g)\n", t.njobs, out, span, load,
+        char lb[32];
+        snprintf(lb, sizeof lb, isnan(load) ? "n/a" : "%.4f", load);
+        printf("wrote %u jobs to %s: span %s s, offered load %s on %s "
+               "(target %g)\n", t.njobs, out, span, lb,
                c.name ? c.name : "?", o.load);
     }
     trc_free(&t);
