@@ -25,7 +25,7 @@
  * finish, plus the queued jobs examined in step 2, which stops at the
  * first queued job no running job is longer than.
  */
-#include "policies/policy.h"
+#include "policies/polint.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +51,8 @@ struct srtf {
     size_t capblocked;
     struct run_item *victims;
     size_t capvictims;
-    uint32_t *freed;            /* [nnodes] dry-run scratch, kept zeroed */
-    uint32_t *touched;          /* nodes with freed != 0 */
-    size_t ntouched;
+    struct vic_index *vic;      /* room for single-node gangs */
+    uint32_t *live;             /* [ntypes] live entries in running[t] */
 };
 
 static inline bool above(const struct run_item *a, const struct run_item *b)
@@ -140,8 +139,8 @@ static void destroy(void *state)
     free(s->running);
     free(s->blocked);
     free(s->victims);
-    free(s->freed);
-    free(s->touched);
+    free(s->live);
+    vic_free(s->vic);
     free(s);
 }
 
@@ -158,132 +157,194 @@ static void started(void *state, const struct pol_view *v, uint32_t job)
     if (!s->running) {
         s->ntypes = v->clu->ntypes;
         s->running = xcalloc(s->ntypes, sizeof *s->running);
+        s->live = xcalloc(s->ntypes, sizeof *s->live);
+        if (s->mode == PLC_CONSOLIDATED)
+            s->vic = vic_new(v->clu);
     }
     const struct job_rt *r = &v->rt[job];
-    rh_push(&s->running[r->type], (struct run_item){ r->finish_at, job, r->gen });
+    struct run_heap *h = &s->running[r->type];
+    /* entries of stopped jobs sink (their finish times are past) and would
+     * pile up: sweep them when they outnumber the live ones */
+    if (h->n > 64 && h->n > 2 * s->live[r->type]) {
+        size_t k = 0;
+        for (size_t i = 0; i < h->n; i++)
+            if (live(v, &h->a[i]))
+                h->a[k++] = h->a[i];
+        h->n = 0;
+        for (size_t i = 0; i < k; i++)
+            rh_push(h, h->a[i]);
+    }
+    rh_push(h, (struct run_item){ r->finish_at, job, r->gen });
+    s->live[r->type]++;
+    if (s->vic)
+        vic_touch_job(s->vic, v, job);
 }
 
-/* Would a gang of g fit on type t once the collected victims stopped?
- * A dry run on the free counts: freed[node] holds the GPUs the victims
- * would release on each touched node.  For a single-node gang *winner is
- * the node that would take it.  (Untouched nodes cannot take the gang by
- * themselves, or it would have been placed without preempting.) */
-static bool dry_fits(const struct srtf *s, const struct cluster *c, uint32_t g,
-                     uint32_t t, uint64_t freed_total, uint32_t *winner)
+/* A running job stopped (completion or preemption). */
+static void stopped(struct srtf *s, const struct pol_view *v, uint32_t job)
 {
-    *winner = SIM_NONE;
-    if (s->mode == PLC_POOL)
-        return c->types[t].free_gpus + freed_total >= g;
-    for (size_t i = 0; i < s->ntouched; i++) {
-        const struct clu_node *n = &c->nodes[s->touched[i]];
-        if (n->ngpus >= g && n->nfree + s->freed[s->touched[i]] >= g) {
-            *winner = s->touched[i];
-            return true;
-        }
-    }
-    for (uint32_t gi = 0; gi < c->ngroups; gi++) {
-        const struct clu_group *gr = &c->groups[gi];
-        uint32_t n = gr->gpus_per_node;
-        if (gr->type != t || n >= g)
-            continue;
-        uint32_t whole = gr->bucket_count[n], w = g / n, rem = g % n;
-        bool partial = false;
-        for (size_t i = 0; i < s->ntouched; i++) {
-            const struct clu_node *nd = &c->nodes[s->touched[i]];
-            uint32_t f = nd->nfree + s->freed[s->touched[i]];
-            if (nd->group != gi)
-                continue;
-            if (nd->nfree < n && f == n)
-                whole++;
-            else if (rem && f >= rem && f < n)
-                partial = true;
-        }
-        for (uint32_t f = rem ? rem : n; f < n && !partial; f++)
-            partial = gr->bucket_count[f] > 0;
-        if (whole >= w + (rem != 0) || (rem && whole >= w && partial))
-            return true;
-    }
-    return false;
+    s->live[v->rt[job].type]--;
+    if (s->vic)
+        vic_touch_job(s->vic, v, job);
 }
 
-static void touch(struct srtf *s, const struct pol_view *v, uint32_t job)
+static void finished(void *state, const struct pol_view *v, uint32_t job)
+{
+    stopped(state, v, job);
+}
+
+/* The largest node of type t. */
+static uint32_t max_node(const struct cluster *c, uint32_t t)
+{
+    uint32_t m = 0;
+    for (uint32_t g = 0; g < c->ngroups; g++)
+        if (c->groups[g].type == t && c->groups[g].gpus_per_node > m)
+            m = c->groups[g].gpus_per_node;
+    return m;
+}
+
+/* Whether the threshold job tj leaves room for a gang of remaining work
+ * key: none needed (tj = SIM_NONE, the node is free), or longer than key. */
+static bool may_stop(const struct pol_view *v, uint32_t tj, double key)
+{
+    return tj == SIM_NONE || pol_remaining(v, tj) > key;
+}
+
+static int stop_jobs(struct srtf *s, const struct pol_view *v, struct pol_ctx *x,
+                     const uint32_t *jobs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (v->rt[jobs[i]].state != JOB_RUNNING)
+            continue;           /* a gang over two chosen nodes */
+        int rc = pol_preempt(x, jobs[i], s->cost);
+        if (rc)
+            return rc;
+        stopped(s, v, jobs[i]);
+    }
+    return 0;
+}
+
+/* Consolidated placement: room for a gang of g on type t by stopping jobs
+ * longer than key, chosen through the victim index.  1 done, 0 none. */
+static int room_consolidated(struct srtf *s, const struct pol_view *v,
+                             struct pol_ctx *x, uint32_t g, double key, uint32_t t)
 {
     const struct cluster *c = v->clu;
-    const struct job_rt *r = &v->rt[job];
-    for (uint32_t k = 0; k < v->jobs[job].num_gpus; k++) {
-        uint32_t nd = c->gpu_node[r->gpus[k]];
-        if (!s->freed[nd]++)
-            s->touched[s->ntouched++] = nd;
+    uint32_t jobs[64], tj;
+    int rc = 0;
+    if (g <= max_node(c, t)) {
+        /* one node: the one whose last victim is the longest */
+        uint32_t node = vic_best_node(s->vic, v, g, t, &tj);
+        if (node == SIM_NONE || !may_stop(v, tj, key))
+            return 0;
+        uint32_t nv = vic_node_victims(v, node, g, jobs);
+        return (rc = stop_jobs(s, v, x, jobs, nv)) ? rc : 1;
+    }
+    /* whole nodes of one size (largest first, as placement does) plus a
+     * node for the remainder */
+    uint32_t done_size = UINT32_MAX;
+    for (;;) {
+        uint32_t gi = SIM_NONE, n = 0;
+        for (uint32_t k = 0; k < c->ngroups; k++) {
+            uint32_t m = c->groups[k].gpus_per_node;
+            if (c->groups[k].type == t && m < g && m < done_size && m > n) {
+                gi = k;
+                n = m;
+            }
+        }
+        if (gi == SIM_NONE)
+            return 0;
+        done_size = n;
+        uint32_t w = g / n, r = g % n;
+        uint32_t *nodes = xmalloc(2 * (w + 1) * sizeof *nodes), *tjs = nodes + w + 1;
+        uint32_t top = vic_top_nodes(s->vic, v, gi, n, w + 1, nodes, tjs);
+        uint32_t remnode = SIM_NONE;
+        bool ok = top >= w && may_stop(v, tjs[w - 1], key);
+        if (ok && r) {
+            /* the best node for r GPUs outside the w whole ones, else the
+             * next whole one */
+            uint32_t *rn = xmalloc(2 * (w + 1) * sizeof *rn), *rt = rn + w + 1;
+            uint32_t rtop = vic_top_nodes(s->vic, v, gi, r, w + 1, rn, rt);
+            for (uint32_t i = 0; i < rtop && remnode == SIM_NONE; i++) {
+                bool taken = false;
+                for (uint32_t k = 0; k < w; k++)
+                    taken |= rn[i] == nodes[k];
+                if (!taken && may_stop(v, rt[i], key))
+                    remnode = rn[i];
+            }
+            free(rn);
+            ok = remnode != SIM_NONE;
+        }
+        if (ok) {
+            for (uint32_t i = 0; i < w && !rc; i++) {
+                uint32_t nv = vic_node_victims(v, nodes[i], n, jobs);
+                rc = stop_jobs(s, v, x, jobs, nv);
+            }
+            if (!rc && r) {
+                uint32_t nv = vic_node_victims(v, remnode, r, jobs);
+                rc = stop_jobs(s, v, x, jobs, nv);
+            }
+        }
+        free(nodes);
+        if (ok)
+            return rc ? rc : 1;
     }
 }
 
-static bool on_node(const struct pol_view *v, uint32_t job, uint32_t node)
+/* Pool placement: only the count matters.  Stops running jobs of type t
+ * longer than key, longest first, until g GPUs are free; stops nothing if
+ * they do not hold enough.  1 done, 0 none. */
+static int room_pool(struct srtf *s, const struct pol_view *v, struct pol_ctx *x,
+                     uint32_t g, double key, uint32_t t)
 {
-    const struct job_rt *r = &v->rt[job];
-    for (uint32_t k = 0; k < v->jobs[job].num_gpus; k++)
-        if (v->clu->gpu_node[r->gpus[k]] == node)
-            return true;
-    return false;
+    const struct cluster *c = v->clu;
+    size_t nv = 0;
+    uint64_t held = c->types[t].free_gpus;
+    const struct run_item *top;
+    while (held < g && (top = top_live(s, v, t)) && pol_remaining(v, top->job) > key) {
+        xgrow(&s->victims, &s->capvictims, nv + 1, sizeof *s->victims);
+        s->victims[nv] = rh_pop(&s->running[t]);
+        held += v->jobs[s->victims[nv++].job].num_gpus;
+    }
+    for (size_t i = 0; i < nv; i++) {
+        if (held < g) {
+            rh_push(&s->running[t], s->victims[i]);
+        } else {
+            int rc = pol_preempt(x, s->victims[i].job, s->cost);
+            if (rc)
+                return rc;
+            s->live[t]--;
+        }
+    }
+    return held >= g;
 }
 
 /* Starts job (its bucket's head) on type t, first preempting running jobs
- * of type t with more remaining work than key, most first, if that is what
- * it takes.  Victims are collected until a dry run says the gang would
- * fit; for a single-node gang only the victims on the chosen node stop.
- * Returns 1 when started, 0 when not (nothing preempted), or an error. */
+ * of type t with more remaining work than key if that is what it takes.
+ * Returns 1 when started, 0 when not (then nothing was preempted), or an
+ * error. */
 static int make_room(struct srtf *s, const struct pol_view *v,
                      struct pol_ctx *x, uint32_t job, double key, uint32_t t,
                      long bucket)
 {
     const struct cluster *c = v->clu;
     uint32_t g = v->jobs[job].num_gpus;
-    int rc;
-    if (c->types[t].total_gpus < g)
+    if (c->types[t].total_gpus < g || !s->running)
         return 0;
     if (!plc_find(c, g, t, s->mode, NULL, NULL)) {
-        if (!s->running)
-            return 0;
-        if (!s->freed) {
-            s->freed = xcalloc(c->nnodes, sizeof *s->freed);
-            s->touched = xmalloc(c->nnodes * sizeof *s->touched);
-        }
-        size_t nv = 0;
-        uint64_t freed_total = 0;
-        uint32_t winner = SIM_NONE;
-        bool fits = false;
-        const struct run_item *top;
-        while (!fits && (top = top_live(s, v, t)) && pol_remaining(v, top->job) > key) {
-            xgrow(&s->victims, &s->capvictims, nv + 1, sizeof *s->victims);
-            s->victims[nv] = rh_pop(&s->running[t]);
-            touch(s, v, s->victims[nv].job);
-            freed_total += v->jobs[s->victims[nv].job].num_gpus;
-            nv++;
-            fits = dry_fits(s, c, g, t, freed_total, &winner);
-        }
-        for (size_t i = 0; i < s->ntouched; i++)
-            s->freed[s->touched[i]] = 0;
-        s->ntouched = 0;
-        for (size_t i = 0; i < nv; i++) {
-            uint32_t vj = s->victims[i].job;
-            if (fits && (winner == SIM_NONE || on_node(v, vj, winner))) {
-                if ((rc = pol_preempt(x, vj, s->cost)))
-                    return rc;
-            } else {
-                rh_push(&s->running[t], s->victims[i]);
-            }
-        }
-        /* a multi-node dry run can be optimistic: then the victims restart
-         * in this instant's final fill, at no cost (pol_preempt) */
-        if (!fits || !plc_find(c, g, t, s->mode, NULL, NULL))
-            return 0;
+        int rc = s->vic ? room_consolidated(s, v, x, g, key, t)
+                        : room_pool(s, v, x, g, key, t);
+        if (rc <= 0)
+            return rc;
     }
     xgrow(&s->q.gpus, &s->q.gcap, g, sizeof *s->q.gpus);
-    DL_ASSERT(plc_find(c, g, t, s->mode, NULL, s->q.gpus));
+    bool ok = plc_find(c, g, t, s->mode, NULL, s->q.gpus);
+    DL_ASSERT(ok);
     /* victims went back to the queue with more work than job, so job is
      * still its bucket's head */
     struct pq_item it = pq_pop(&s->q, bucket);
     DL_ASSERT(it.job == job);
-    rc = pol_start(x, job, s->q.gpus);
+    int rc = pol_start(x, job, s->q.gpus);
     return rc ? rc : 1;
 }
 
@@ -372,6 +433,7 @@ const struct policy pol_srtf = {
     .destroy = destroy,
     .enqueue = enqueue,
     .started = started,
+    .finished = finished,
     .schedule = schedule,
     .queued = queued,
 };

@@ -1,0 +1,281 @@
+/*
+ * policies/victim.c - where a preemptive policy finds room for a gang of
+ * up to one node's GPUs (prefix vic_).
+ *
+ * Question: a queued gang of d GPUs on type t may stop running jobs that
+ * have more remaining time than it has.  Which node needs the "longest"
+ * victims, and who are they?  For node v, order its running jobs by
+ * finish time, latest first, and count GPUs (starting from its free ones)
+ * until d are reached: the job where the count reaches d is v's threshold
+ * job for d, and its finish time T_v(d).  Stopping the jobs of v that
+ * finish at or after T_v(d) frees d GPUs; the node with the largest
+ * T_v(d) asks the least of its victims.  The gang can have room iff that
+ * largest threshold job still has more remaining work than the gang.
+ *
+ * All jobs on one GPU type run at the type's speed, so a running job's
+ * finish time does not change while it runs: T_v(d) changes only when a
+ * job starts or stops on v.  Such nodes are marked dirty and recomputed
+ * lazily (O(n log n) for a node of n GPUs), and the maximum over the
+ * nodes of a group is kept in one segment tree per demand d, so a query
+ * costs O(groups) and an update O(n log nodes), independent of how many
+ * jobs run or wait.
+ */
+#include "policies/polint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct seg {                    /* max over the group's nodes */
+    simtime_t *t;               /* [2P] threshold finish time */
+    uint32_t *job;              /* [2P] threshold job (SIM_NONE: free) */
+    uint32_t *node;             /* [2P] node of that leaf */
+};
+
+struct vic_index {
+    const struct cluster *c;
+    uint32_t *gidx;             /* [nnodes] index of the node in its group */
+    uint32_t *pow2;             /* [ngroups] leaves of the group's trees */
+    struct seg **seg;           /* [ngroups][gpus_per_node + 1], d >= 1 */
+    uint8_t *dirty;             /* [nnodes] */
+    uint32_t *dirty_list;
+    size_t ndirty;
+};
+
+#define T_NONE INT64_MIN        /* a leaf with no node */
+
+struct vic_index *vic_new(const struct cluster *c)
+{
+    struct vic_index *x = xcalloc(1, sizeof *x);
+    x->c = c;
+    x->gidx = xmalloc(c->nnodes * sizeof *x->gidx);
+    x->pow2 = xcalloc(c->ngroups, sizeof *x->pow2);
+    x->seg = xcalloc(c->ngroups, sizeof *x->seg);
+    x->dirty = xcalloc(c->nnodes, 1);
+    x->dirty_list = xmalloc(c->nnodes * sizeof *x->dirty_list);
+    uint32_t *count = xcalloc(c->ngroups, sizeof *count);
+    for (uint32_t nd = 0; nd < c->nnodes; nd++)
+        x->gidx[nd] = count[c->nodes[nd].group]++;
+    for (uint32_t g = 0; g < c->ngroups; g++) {
+        uint32_t p = 1, n = c->groups[g].gpus_per_node;
+        while (p < count[g])
+            p *= 2;
+        x->pow2[g] = p;
+        x->seg[g] = xcalloc(n + 1, sizeof **x->seg);
+        for (uint32_t d = 1; d <= n; d++) {
+            struct seg *s = &x->seg[g][d];
+            s->t = xmalloc(2 * p * sizeof *s->t);
+            s->job = xmalloc(2 * p * sizeof *s->job);
+            s->node = xmalloc(2 * p * sizeof *s->node);
+            for (uint32_t i = 0; i < 2 * p; i++) {
+                s->t[i] = T_NONE;
+                s->job[i] = s->node[i] = SIM_NONE;
+            }
+        }
+    }
+    free(count);
+    /* every node starts empty: all free */
+    for (uint32_t nd = 0; nd < c->nnodes; nd++) {
+        x->dirty[nd] = 1;
+        x->dirty_list[x->ndirty++] = nd;
+    }
+    return x;
+}
+
+void vic_free(struct vic_index *x)
+{
+    if (!x)
+        return;
+    for (uint32_t g = 0; g < x->c->ngroups; g++) {
+        for (uint32_t d = 1; d <= x->c->groups[g].gpus_per_node; d++) {
+            free(x->seg[g][d].t);
+            free(x->seg[g][d].job);
+            free(x->seg[g][d].node);
+        }
+        free(x->seg[g]);
+    }
+    free(x->seg);
+    free(x->pow2);
+    free(x->gidx);
+    free(x->dirty);
+    free(x->dirty_list);
+    free(x);
+}
+
+void vic_touch_job(struct vic_index *x, const struct pol_view *v, uint32_t job)
+{
+    const struct job_rt *r = &v->rt[job];
+    for (uint32_t k = 0; k < v->jobs[job].num_gpus; k++) {
+        uint32_t nd = v->clu->gpu_node[r->gpus[k]];
+        if (!x->dirty[nd]) {
+            x->dirty[nd] = 1;
+            x->dirty_list[x->ndirty++] = nd;
+        }
+    }
+}
+
+/* Running jobs on a node, latest finish first (ties: larger job first,
+ * the order of srtf's running heap), with their GPU counts there. */
+struct onnode {
+    uint32_t job, gpus;
+    simtime_t finish_at;
+};
+
+static int cmp_onnode(const void *a, const void *b)
+{
+    const struct onnode *x = a, *y = b;
+    if (x->finish_at != y->finish_at)
+        return x->finish_at < y->finish_at ? 1 : -1;
+    return (x->job < y->job) - (x->job > y->job);
+}
+
+static uint32_t jobs_on(const struct pol_view *v, uint32_t nd, struct onnode *out)
+{
+    const struct clu_node *n = &v->clu->nodes[nd];
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n->ngpus; i++) {
+        uint32_t j = v->clu->gpu_job[n->first_gpu + i];
+        if (j == SIM_NONE)
+            continue;
+        uint32_t m;
+        for (m = 0; m < k && out[m].job != j; m++)
+            ;
+        if (m == k)
+            out[k++] = (struct onnode){ j, 0, v->rt[j].finish_at };
+        out[m].gpus++;
+    }
+    qsort(out, k, sizeof *out, cmp_onnode);
+    return k;
+}
+
+static void seg_set(struct seg *s, uint32_t p, uint32_t leaf, simtime_t t,
+                    uint32_t job, uint32_t node)
+{
+    uint32_t i = p + leaf;
+    s->t[i] = t;
+    s->job[i] = job;
+    s->node[i] = node;
+    for (i /= 2; i >= 1; i /= 2) {
+        uint32_t l = 2 * i, r = l + 1;
+        /* larger threshold wins; ties: the lower node, for determinism */
+        uint32_t w = s->t[r] > s->t[l] ||
+                     (s->t[r] == s->t[l] && s->node[r] < s->node[l]) ? r : l;
+        s->t[i] = s->t[w];
+        s->job[i] = s->job[w];
+        s->node[i] = s->node[w];
+    }
+}
+
+static void refresh(struct vic_index *x, const struct pol_view *v)
+{
+    struct onnode on[64];
+    for (size_t k = 0; k < x->ndirty; k++) {
+        uint32_t nd = x->dirty_list[k];
+        x->dirty[nd] = 0;
+        const struct clu_node *n = &v->clu->nodes[nd];
+        uint32_t g = n->group, nj = jobs_on(v, nd, on);
+        for (uint32_t d = 1, m = 0, acc = n->nfree; d <= n->ngpus; d++) {
+            simtime_t t = SIM_NEVER;
+            uint32_t job = SIM_NONE;
+            while (acc < d && m < nj)
+                acc += on[m++].gpus;
+            if (d > n->nfree) {
+                t = on[m - 1].finish_at;
+                job = on[m - 1].job;
+            }
+            seg_set(&x->seg[g][d], x->pow2[g], x->gidx[nd], t, job, nd);
+        }
+    }
+    x->ndirty = 0;
+}
+
+uint32_t vic_best_node(struct vic_index *x, const struct pol_view *v,
+                       uint32_t d, uint32_t t, uint32_t *threshold_job)
+{
+    refresh(x, v);
+    const struct cluster *c = v->clu;
+    uint32_t best = SIM_NONE;
+    simtime_t bt = T_NONE;
+    *threshold_job = SIM_NONE;
+    for (uint32_t g = 0; g < c->ngroups; g++) {
+        if (c->groups[g].type != t || c->groups[g].gpus_per_node < d)
+            continue;
+        const struct seg *s = &x->seg[g][d];
+        if (s->t[1] > bt || (s->t[1] == bt && s->node[1] < best)) {
+            bt = s->t[1];
+            best = s->node[1];
+            *threshold_job = s->job[1];
+        }
+    }
+    return best;
+}
+
+uint32_t vic_node_victims(const struct pol_view *v, uint32_t node, uint32_t d,
+                          uint32_t *jobs)
+{
+    struct onnode on[64];
+    uint32_t nj = jobs_on(v, node, on), acc = v->clu->nodes[node].nfree, k = 0;
+    for (uint32_t m = 0; m < nj && acc < d; m++) {
+        acc += on[m].gpus;
+        jobs[k++] = on[m].job;
+    }
+    return k;
+}
+
+/* Tree positions in a small max-heap on (t, lower node first). */
+static bool pos_above(const struct seg *s, uint32_t a, uint32_t b)
+{
+    return s->t[a] > s->t[b] || (s->t[a] == s->t[b] && s->node[a] < s->node[b]);
+}
+
+uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
+                       uint32_t group, uint32_t d, uint32_t k, uint32_t *nodes,
+                       uint32_t *tjobs)
+{
+    refresh(x, v);
+    const struct seg *s = &x->seg[group][d];
+    uint32_t p = x->pow2[group], found = 0, n = 0;
+    /* each inner position popped adds one waiting position; at most
+     * depth inner positions lie above each leaf found */
+    uint32_t depth = 1;
+    while ((1u << depth) <= p)
+        depth++;
+    uint32_t *h = xmalloc(((size_t)k + 1) * (depth + 2) * sizeof *h);
+    if (s->t[1] != T_NONE)
+        h[n++] = 1;
+    /* best-first walk of the tree: pop the best position, output a leaf,
+     * push an inner node's children */
+    while (n && found < k) {
+        uint32_t top = h[0], last = h[--n], i = 0;
+        for (;;) {               /* sift `last` down from the root */
+            uint32_t l = 2 * i + 1, m = i;
+            uint32_t best = last;
+            if (l < n && pos_above(s, h[l], best))
+                m = l, best = h[l];
+            if (l + 1 < n && pos_above(s, h[l + 1], best))
+                m = l + 1;
+            if (m == i)
+                break;
+            h[i] = h[m];
+            i = m;
+        }
+        if (n)
+            h[i] = last;
+        if (top >= p) {
+            nodes[found] = s->node[top];
+            tjobs[found++] = s->job[top];
+            continue;
+        }
+        for (uint32_t c = 2 * top; c <= 2 * top + 1; c++) {
+            if (s->t[c] == T_NONE)
+                continue;
+            uint32_t j = n++;    /* sift up */
+            while (j > 0 && pos_above(s, c, h[(j - 1) / 2])) {
+                h[j] = h[(j - 1) / 2];
+                j = (j - 1) / 2;
+            }
+            h[j] = c;
+        }
+    }
+    free(h);
+    return found;
+}

@@ -1,0 +1,228 @@
+/*
+ * tests/test_policies.c - policy parsing, the ordered queue, and the
+ * victim index of srtf, each against a hand computation or brute force.
+ */
+#include "testutil.h"
+#include "policies/polint.h"
+
+#include <gsl/gsl_rng.h>
+
+Test(policies, parse_defaults_and_overrides)
+{
+    const struct policy *p;
+    struct pol_args a;
+    struct dl_error err;
+    cr_assert_eq(pol_parse("srtf", &p, &a, &err), 0);
+    cr_expect_str_eq(p->name, "srtf");
+    cr_expect_str_eq(pol_arg_str(&a, "placement"), "consolidated");
+    cr_expect_str_eq(pol_arg_str(&a, "preempt_cost"), "0");
+    cr_assert_eq(pol_parse("fifo:backfill=1,placement=pool", &p, &a, &err), 0);
+    cr_expect_str_eq(pol_arg_str(&a, "backfill"), "1");
+    enum plc_mode m;
+    cr_expect_eq(pol_arg_placement(&a, &m, &err), 0);
+    cr_expect_eq(m, PLC_POOL);
+    cr_expect_eq(pol_parse("fifo:backfill", &p, &a, &err), DL_EINPUT);
+    cr_expect(strstr(err.msg, "not key=value"), "%s", err.msg);
+    cr_expect_eq(pol_parse("nope:x=1", &p, &a, &err), DL_EINPUT);
+    cr_expect(strstr(err.msg, "valid: fifo, sjf, srtf"), "%s", err.msg);
+    long v;
+    cr_assert_eq(pol_parse("fifo:backfill=2", &p, &a, &err), 0);
+    cr_expect_eq(pol_arg_long(&a, "backfill", 0, 1, &v, &err), DL_EINPUT);
+    cr_expect(strstr(err.msg, "backfill=2"), "%s", err.msg);
+    for (const struct policy *const *q = pol_table; *q; q++) {
+        cr_expect((*q)->summary && (*q)->blocking && (*q)->schedule && (*q)->enqueue,
+                  "%s is incomplete", (*q)->name);
+        cr_expect_eq(pol_find((*q)->name), *q);
+    }
+}
+
+Test(policies, queue_orders_and_buckets)
+{
+    struct pq q;
+    pq_init(&q);
+    /* (job, gpus, key) */
+    pq_push(&q, 0, 1, SIM_NONE, 5);
+    pq_push(&q, 1, 4, SIM_NONE, 2);
+    pq_push(&q, 2, 1, SIM_NONE, 2);
+    pq_push(&q, 3, 1, SIM_NONE, 5);
+    pq_push(&q, 4, 1, 0, 1);
+    cr_expect_eq(q.nb, 3);
+    uint32_t order[5];
+    for (int i = 0; i < 5; i++) {
+        long b = pq_min_bucket(&q);
+        order[i] = pq_pop(&q, b).job;
+    }
+    /* key order, ties by insertion: 4(1) 1(2) 2(2) 0(5) 3(5) */
+    uint32_t want[] = { 4, 1, 2, 0, 3 };
+    for (int i = 0; i < 5; i++)
+        cr_expect_eq(order[i], want[i], "position %d: job %u", i, order[i]);
+    cr_expect_eq(pq_min_bucket(&q), -1);
+    pq_free(&q);
+}
+
+/* Brute force of the victim index: for each node of size >= d, stop its
+ * jobs latest finish first until d GPUs are free; the threshold is the
+ * finish time of the last one stopped (+inf if d were free already). */
+static simtime_t brute_threshold(const struct pol_view *v, uint32_t nd, uint32_t d)
+{
+    const struct clu_node *n = &v->clu->nodes[nd];
+    if (n->nfree >= d)
+        return SIM_NEVER;
+    uint32_t acc = n->nfree;
+    simtime_t last = SIM_NEVER;
+    bool used[64] = { false };
+    while (acc < d) {
+        /* the latest-finishing job on the node not yet counted */
+        uint32_t best = SIM_NONE;
+        for (uint32_t i = 0; i < n->ngpus; i++) {
+            uint32_t j = v->clu->gpu_job[n->first_gpu + i];
+            if (j == SIM_NONE || used[j])
+                continue;
+            if (best == SIM_NONE || v->rt[j].finish_at > v->rt[best].finish_at ||
+                (v->rt[j].finish_at == v->rt[best].finish_at && j > best))
+                best = j;
+        }
+        used[best] = true;
+        for (uint32_t i = 0; i < n->ngpus; i++)
+            acc += v->clu->gpu_job[n->first_gpu + i] == best;
+        last = v->rt[best].finish_at;
+    }
+    return last;
+}
+
+Test(policies, victim_index_matches_brute_force)
+{
+    struct cluster c;
+    clu_init(&c, "vic");
+    uint32_t a = clu_add_type(&c, "A", 16, 1), b = clu_add_type(&c, "B", 16, 1);
+    clu_add_nodes(&c, 5, 4, a, NULL);
+    clu_add_nodes(&c, 3, 8, a, NULL);
+    clu_add_nodes(&c, 2, 2, b, NULL);
+    clu_finish(&c);
+    enum { NJ = 64 };
+    struct job_rt rt[NJ];
+    struct trc_job jobs[NJ];
+    uint32_t gpus[NJ][8];
+    memset(rt, 0, sizeof rt);
+    memset(jobs, 0, sizeof jobs);
+    struct pol_view v = { .now = 0, .clu = &c, .jobs = jobs, .rt = rt, .njobs = NJ };
+    struct vic_index *x = vic_new(&c);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    for (int step = 0; step < 3000; step++) {
+        uint32_t j = gsl_rng_uniform_int(r, NJ);
+        if (rt[j].state == JOB_RUNNING) {
+            clu_release(&c, rt[j].gpus, jobs[j].num_gpus);
+            rt[j].state = JOB_DONE;
+            vic_touch_job(x, &v, j);
+        } else {
+            uint32_t want = 1 + gsl_rng_uniform_int(r, 4), t, got[8];
+            /* spread gangs sometimes, so one job spans nodes */
+            if (plc_find(&c, want, SIM_NONE, gsl_rng_uniform_int(r, 2), &t, got)) {
+                jobs[j].num_gpus = want;
+                rt[j].gpus = gpus[j];
+                memcpy(gpus[j], got, want * sizeof *got);
+                rt[j].state = JOB_RUNNING;
+                rt[j].type = t;
+                /* few distinct times, to exercise ties */
+                rt[j].finish_at = 1 + gsl_rng_uniform_int(r, 20);
+                clu_alloc(&c, j, got, want);
+                vic_touch_job(x, &v, j);
+            }
+        }
+        for (uint32_t t = 0; t < c.ntypes; t++)
+            for (uint32_t d = 1; d <= 8; d++) {
+                simtime_t best = INT64_MIN;
+                uint32_t bnode = SIM_NONE;
+                for (uint32_t nd = 0; nd < c.nnodes; nd++) {
+                    if (c.nodes[nd].type != t || c.nodes[nd].ngpus < d)
+                        continue;
+                    simtime_t th = brute_threshold(&v, nd, d);
+                    if (th > best) {
+                        best = th;
+                        bnode = nd;
+                    }
+                }
+                uint32_t tj, node = vic_best_node(x, &v, d, t, &tj);
+                cr_assert_eq(node, bnode, "step %d type %u d=%u: node %u, brute %u",
+                             step, t, d, node, bnode);
+                if (node != SIM_NONE && best != SIM_NEVER)
+                    cr_assert_eq(rt[tj].finish_at, best);
+                /* and the top-k walk agrees on the order of thresholds */
+                uint32_t nodes[8], tjs[8];
+                uint32_t grp = c.nodes[node == SIM_NONE ? 0 : node].group;
+                if (node != SIM_NONE && c.groups[grp].gpus_per_node >= d) {
+                    uint32_t k = vic_top_nodes(x, &v, grp, d, 8, nodes, tjs);
+                    cr_assert_eq(k, c.groups[grp].nnodes < 8 ? c.groups[grp].nnodes : 8);
+                    for (uint32_t i = 1; i < k; i++)
+                        cr_assert_geq(brute_threshold(&v, nodes[i - 1], d),
+                                      brute_threshold(&v, nodes[i], d));
+                }
+            }
+    }
+    gsl_rng_free(r);
+    vic_free(x);
+    clu_free(&c);
+}
+
+/* srtf makes room for a gang over two whole nodes (3 nodes of 2 GPUs).
+ * t=0, srtf order L4 (10) L2 (50) L3 (80) L1 (100), best fit:
+ *   n0: L4 (ends 10); n1: L2 (ends 50), L3 (ends 80); n2: L1 (ends 100).
+ * t=1, q needs 4 GPUs for 20 s = two whole nodes.  Per node, the last job
+ * to stop for a whole node ends at 10 (n0), 50 (n1), 100 (n2): the best two
+ * are n2 and n1, whose jobs all have more than 20 s left: L1, L3, L2 are
+ * preempted and q runs 1-21 on n1+n2.
+ * t=10, L4 ends; L2 and L3 restart on n0: L2 10-59, L3 10-89.
+ * t=21, q ends; L1 restarts on n2: 21-120. */
+Test(policies, srtf_multi_node_room)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\n"
+                 "L1,0,2,100\nL4,0,2,10\nL2,0,1,50\nL3,0,1,80\nq,1,4,20\n");
+    tu_simple_cluster(&c, 3, 2);
+    struct eng *e = tu_run(&t, &c, "srtf");
+    tu_placement(e, "L4", "n0:0-1");
+    tu_placement(e, "L2", "n1:0");
+    tu_placement(e, "L3", "n1:1");
+    tu_placement(e, "L1", "n2:0-1");
+    tu_placement(e, "q", "n1:0-1+n2:0-1");
+    TU_SCHED(e, "q", 1, 21);
+    TU_SCHED(e, "L4", 0, 10);
+    TU_SCHED(e, "L2", 0, 59);
+    TU_SCHED(e, "L3", 0, 89);
+    TU_SCHED(e, "L1", 0, 120);
+    cr_expect_eq(e->preemptions, 3);
+    cr_expect_eq(e->rt[tu_job(&t, "L1")].wait, US(20));
+    cr_expect_eq(e->rt[tu_job(&t, "L2")].wait, US(9));
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* srtf picks the node whose victims are longest: two nodes of 2 GPUs,
+ * n0 runs A (ends 30) and B (ends 40), n1 runs C (ends 90) and D (ends
+ * 60).  A 2-GPU job of 10 s at t=5 stops C and D (n1), not A and B. */
+Test(policies, srtf_single_node_room)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\n"
+                 "A,0,1,30\nB,0,1,40\nD,0,1,60\nC,0,1,90\nq,5,2,10\n");
+    tu_simple_cluster(&c, 2, 2);
+    struct eng *e = tu_run(&t, &c, "srtf");
+    tu_placement(e, "A", "n0:0");
+    tu_placement(e, "B", "n0:1");
+    tu_placement(e, "D", "n1:0");
+    tu_placement(e, "C", "n1:1");
+    TU_SCHED(e, "q", 5, 15);
+    cr_expect_eq(e->rt[tu_job(&t, "C")].preemptions, 1);
+    cr_expect_eq(e->rt[tu_job(&t, "D")].preemptions, 1);
+    cr_expect_eq(e->rt[tu_job(&t, "A")].preemptions, 0);
+    /* D (55 left) restarts at 15 on n1, C (85 left) too */
+    TU_SCHED(e, "D", 0, 70);
+    TU_SCHED(e, "C", 0, 100);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
