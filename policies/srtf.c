@@ -6,24 +6,29 @@
  *   1. fill: start queued jobs in priority order while they fit
  *      (backfill=1, the default: a job that does not fit is passed over;
  *      backfill=0: it blocks the rest);
- *   2. preempt: for each queued job q, in priority order, whose remaining
- *      work is smaller than that of some running job, stop the running
- *      jobs of larger remaining work on one GPU type, largest first, until
- *      q can be placed, and start q.  Nothing is preempted unless the
- *      victims together hold enough GPUs for q; under consolidated
- *      placement fragmentation can still defeat it, and then the victims
- *      restart within the same instant at no cost (pol_preempt);
+ *   2. preempt: take queued jobs in priority order while some running job
+ *      has more remaining work than the next one, q.  Make room for q on
+ *      one GPU type by stopping only running jobs with more remaining work
+ *      than q:
+ *        consolidated, q fits a node: the node whose needed victims are
+ *          the longest (policies/victim.c); its jobs stop latest-finishing
+ *          first until q fits;
+ *        consolidated, q needs several nodes: the best whole nodes (and a
+ *          node for the remainder) by the same measure;
+ *        pool: the longest jobs of the type until enough GPUs are free.
+ *      If no such room exists nothing is preempted, and q's bucket (its
+ *      gang shape) is skipped for the rest of the instant: every job behind
+ *      q there has the same shape and more work, so it cannot do better;
  *   3. fill again with what preemption freed.
  * Each preemption adds preempt_cost seconds of reference-GPU work to the
  * victim (checkpoint and restore).
  *
- * Running jobs sit in one max-heap per GPU type keyed by predicted finish
- * time.  All jobs on one type run at the type's speed, so within a type
- * that order is the order of remaining work and does not change while they
- * run.  Entries go stale when a job stops (its generation changes) and are
- * dropped when they surface.  Cost: O(log n) per start, preemption and
- * finish, plus the queued jobs examined in step 2, which stops at the
- * first queued job no running job is longer than.
+ * Running jobs also sit in one max-heap per GPU type keyed by predicted
+ * finish time (all jobs on one type run at its speed, so that is the order
+ * of remaining work, and it does not change while they run): its top is
+ * the longest running job, and pool placement takes victims from it.
+ * Entries of stopped jobs go stale (their generation changed) and are
+ * dropped when they surface or swept when they dominate.
  */
 #include "policies/polint.h"
 
