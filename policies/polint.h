@@ -26,10 +26,14 @@ uint32_t vic_node_victims(const struct pol_view *v, uint32_t node, uint32_t d,
                           uint32_t *jobs);
 
 /* The k nodes of group with the latest thresholds for d GPUs, best first
- * (thresholds as in vic_best_node, ties: lower node).  Returns how many
- * (fewer when the group is smaller). */
+ * (thresholds as in vic_best_node, ties: lower node), among those whose
+ * threshold job passes ok (which must be monotone in the threshold: if a
+ * job passes, every later-finishing one does; SIM_NONE means no victim).
+ * Returns how many (fewer when fewer qualify). */
 uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
                        uint32_t group, uint32_t d, uint32_t k, uint32_t *nodes,
-                       uint32_t *tjobs);
+                       uint32_t *tjobs, bool (*ok)(const struct pol_view *,
+                                                   uint32_t job, void *),
+                       void *ctx);
 
 #endif

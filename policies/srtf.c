@@ -215,6 +215,11 @@ static bool may_stop(const struct pol_view *v, uint32_t tj, double key)
     return tj == SIM_NONE || pol_remaining(v, tj) > key;
 }
 
+static bool may_stop_cb(const struct pol_view *v, uint32_t tj, void *key)
+{
+    return may_stop(v, tj, *(const double *)key);
+}
+
 static int stop_jobs(struct srtf *s, const struct pol_view *v, struct pol_ctx *x,
                      const uint32_t *jobs, uint32_t n)
 {
@@ -246,7 +251,8 @@ static int room_consolidated(struct srtf *s, const struct pol_view *v,
         return (rc = stop_jobs(s, v, x, jobs, nv)) ? rc : 1;
     }
     /* whole nodes of one size (largest first, as placement does) plus a
-     * node for the remainder */
+     * node for the remainder (the best for r GPUs among the others, which
+     * may be a further whole node) */
     uint32_t done_size = UINT32_MAX;
     for (;;) {
         uint32_t gi = SIM_NONE, n = 0;
@@ -262,19 +268,21 @@ static int room_consolidated(struct srtf *s, const struct pol_view *v,
         done_size = n;
         uint32_t w = g / n, r = g % n;
         uint32_t *nodes = xmalloc(2 * (w + 1) * sizeof *nodes), *tjs = nodes + w + 1;
-        uint32_t top = vic_top_nodes(s->vic, v, gi, n, w + 1, nodes, tjs);
+        uint32_t top = vic_top_nodes(s->vic, v, gi, n, w, nodes, tjs,
+                                     may_stop_cb, &key);
         uint32_t remnode = SIM_NONE;
-        bool ok = top >= w && may_stop(v, tjs[w - 1], key);
+        bool ok = top == w;
         if (ok && r) {
             /* the best node for r GPUs outside the w whole ones, else the
              * next whole one */
             uint32_t *rn = xmalloc(2 * (w + 1) * sizeof *rn), *rt = rn + w + 1;
-            uint32_t rtop = vic_top_nodes(s->vic, v, gi, r, w + 1, rn, rt);
+            uint32_t rtop = vic_top_nodes(s->vic, v, gi, r, w + 1, rn, rt,
+                                          may_stop_cb, &key);
             for (uint32_t i = 0; i < rtop && remnode == SIM_NONE; i++) {
                 bool taken = false;
                 for (uint32_t k = 0; k < w; k++)
                     taken |= rn[i] == nodes[k];
-                if (!taken && may_stop(v, rt[i], key))
+                if (!taken)
                     remnode = rn[i];
             }
             free(rn);

@@ -39,6 +39,8 @@ struct vic_index {
     uint8_t *dirty;             /* [nnodes] */
     uint32_t *dirty_list;
     size_t ndirty;
+    uint32_t *walk;             /* scratch of vic_top_nodes */
+    size_t capwalk;
 };
 
 #define T_NONE INT64_MIN        /* a leaf with no node */
@@ -98,6 +100,7 @@ void vic_free(struct vic_index *x)
     free(x->gidx);
     free(x->dirty);
     free(x->dirty_list);
+    free(x->walk);
     free(x);
 }
 
@@ -229,7 +232,9 @@ static bool pos_above(const struct seg *s, uint32_t a, uint32_t b)
 
 uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
                        uint32_t group, uint32_t d, uint32_t k, uint32_t *nodes,
-                       uint32_t *tjobs)
+                       uint32_t *tjobs, bool (*ok)(const struct pol_view *,
+                                                   uint32_t job, void *),
+                       void *ctx)
 {
     refresh(x, v);
     const struct seg *s = &x->seg[group][d];
@@ -239,8 +244,11 @@ uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
     uint32_t depth = 1;
     while ((1u << depth) <= p)
         depth++;
-    uint32_t *h = xmalloc(((size_t)k + 1) * (depth + 2) * sizeof *h);
-    if (s->t[1] != T_NONE)
+    xgrow(&x->walk, &x->capwalk, ((size_t)k + 1) * (depth + 2), sizeof *x->walk);
+    uint32_t *h = x->walk;
+    /* a subtree whose best threshold job may not stop holds no eligible
+     * node: thresholds order the jobs by remaining work */
+    if (s->t[1] != T_NONE && ok(v, s->job[1], ctx))
         h[n++] = 1;
     /* best-first walk of the tree: pop the best position, output a leaf,
      * push an inner node's children */
@@ -266,7 +274,7 @@ uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
             continue;
         }
         for (uint32_t c = 2 * top; c <= 2 * top + 1; c++) {
-            if (s->t[c] == T_NONE)
+            if (s->t[c] == T_NONE || !ok(v, s->job[c], ctx))
                 continue;
             uint32_t j = n++;    /* sift up */
             while (j > 0 && pos_above(s, c, h[(j - 1) / 2])) {
@@ -276,6 +284,5 @@ uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
             h[j] = c;
         }
     }
-    free(h);
     return found;
 }

@@ -90,6 +90,18 @@ static simtime_t brute_threshold(const struct pol_view *v, uint32_t nd, uint32_t
     return last;
 }
 
+static bool any_job(const struct pol_view *v, uint32_t job, void *ctx)
+{
+    (void)v, (void)job, (void)ctx;
+    return true;
+}
+
+static bool ends_after_10(const struct pol_view *v, uint32_t job, void *ctx)
+{
+    (void)ctx;
+    return job == SIM_NONE || v->rt[job].finish_at > 10;
+}
+
 Test(policies, victim_index_matches_brute_force)
 {
     struct cluster c;
@@ -152,11 +164,21 @@ Test(policies, victim_index_matches_brute_force)
                 uint32_t nodes[8], tjs[8];
                 uint32_t grp = c.nodes[node == SIM_NONE ? 0 : node].group;
                 if (node != SIM_NONE && c.groups[grp].gpus_per_node >= d) {
-                    uint32_t k = vic_top_nodes(x, &v, grp, d, 8, nodes, tjs);
+                    uint32_t k = vic_top_nodes(x, &v, grp, d, 8, nodes, tjs,
+                                               any_job, NULL);
                     cr_assert_eq(k, c.groups[grp].nnodes < 8 ? c.groups[grp].nnodes : 8);
                     for (uint32_t i = 1; i < k; i++)
                         cr_assert_geq(brute_threshold(&v, nodes[i - 1], d),
                                       brute_threshold(&v, nodes[i], d));
+                    /* with a filter: exactly the nodes whose threshold
+                     * ends after 10 (or that need no victim) */
+                    k = vic_top_nodes(x, &v, grp, d, 8, nodes, tjs, ends_after_10, NULL);
+                    uint32_t want = 0;
+                    for (uint32_t nd = 0; nd < c.nnodes; nd++)
+                        want += c.nodes[nd].group == grp && brute_threshold(&v, nd, d) > 10;
+                    cr_assert_eq(k, want < 8 ? want : 8, "filtered top: %u, brute %u", k, want);
+                    for (uint32_t i = 0; i < k; i++)
+                        cr_assert_gt(brute_threshold(&v, nodes[i], d), 10);
                 }
             }
     }
