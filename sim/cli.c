@@ -165,11 +165,12 @@ static const char demo_help[] =
     "\n"
     "The built-in default job: generates a workload that follows the published\n"
     "statistics of Microsoft's Philly cluster (trace gen's defaults) at the\n"
-    "given offered load, and compares fifo, fifo:backfill=1, sjf and srtf on\n"
-    "it, printing one row of metrics per policy.\n"
+    "given offered load, each job with a deadline (QoS target) of 1.2x to 3x\n"
+    "its run time, and compares fifo, fifo:backfill=1, sjf and srtf on it,\n"
+    "printing one row of metrics per policy.\n"
     "\n"
-    "  --jobs N     jobs to generate (default 5000)\n"
-    "  --load X     offered load on the cluster (default 0.9)\n"
+    "  --jobs N     jobs to generate (default 10000)\n"
+    "  --load X     offered load on the cluster (default 0.95)\n"
     "  --seed N     workload seed (default 1)\n"
     "  --cluster C  cluster YAML (default: built-in demo-256, 24x8 V100 + 16x4 P100)\n"
     "  --out DIR    also write each run's files to DIR/<policy>/\n";
@@ -187,9 +188,11 @@ static int cmd_demo(int argc, char **argv)
     };
     struct trc_gen_opts g;
     trc_gen_defaults(&g);
-    g.njobs = 5000;
-    g.load = 0.9;
+    g.njobs = 10000;
+    g.load = 0.95;
     g.seed = 1;
+    g.deadline_lo = 1.2;        /* QoS targets: 1.2x to 3x the run time */
+    g.deadline_hi = 3.0;
     const char *cluster = NULL, *out = NULL;
     long v;
     double d;
@@ -230,9 +233,9 @@ static int cmd_demo(int argc, char **argv)
         clu_free(&c);
         return report(&err, rc);
     }
-    printf("dlsim demo: %u jobs (Philly-like, seed %llu) at offered load %.2f "
-           "on cluster %s (%u GPUs)\n\n", t.njobs, (unsigned long long)g.seed,
-           trc_offered_load(&t, &c), c.name, c.ngpus);
+    printf("dlsim demo: %u jobs (Philly-like, seed %llu, deadlines at 1.2-3x "
+           "run time) at offered load %.2f on cluster %s (%u GPUs)\n\n", t.njobs,
+           (unsigned long long)g.seed, trc_offered_load(&t, &c), c.name, c.ngpus);
     static const char *const policies[] = {
         "fifo", "fifo:backfill=1", "sjf", "srtf", "srtf:preempt_cost=60",
     };
