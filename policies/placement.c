@@ -137,8 +137,11 @@ static bool place_type(const struct cluster *c, uint32_t ngpus, uint32_t t,
         return false;
     if (mode == PLC_POOL)
         return place_pool(c, ngpus, t, gpus);
-    if (place_single(c, ngpus, t, gpus))
-        return true;
+    /* a gang that fits some node of its type waits for one: it is never
+     * split over smaller nodes */
+    for (uint32_t g = 0; g < c->ngroups; g++)
+        if (c->groups[g].type == t && c->groups[g].gpus_per_node >= ngpus)
+            return place_single(c, ngpus, t, gpus);
     return place_multi(c, ngpus, t, gpus);
 }
 

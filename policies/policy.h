@@ -41,6 +41,8 @@ struct job_rt {
     simtime_t finish;           /* SIM_NEVER until done */
     simtime_t queued_since;     /* start of the current wait */
     simtime_t wait;             /* total time queued so far */
+    simtime_t last_start;       /* start of the current (or last) run */
+    simtime_t prev_start;       /* the run a preemption ended began here */
     simtime_t preempted_at;     /* last preemption, SIM_NEVER if none */
     double last_cost;           /* work added by that preemption */
     uint32_t *gpus;             /* current allocation, sorted [num_gpus] */
@@ -75,9 +77,10 @@ struct pol_ctx;   /* the engine's; opaque */
 /* Starts queued job on gpus[0..num_gpus) of one type.  0 or DL_ECHECK. */
 int pol_start(struct pol_ctx *x, uint32_t job, const uint32_t *gpus);
 /* Stops running job and returns it to the queue; extra_work (reference-GPU
- * us) is added to its remaining work (checkpoint/restore cost).  A job
- * preempted and restarted within the same instant counts no preemption
- * and pays no cost. */
+ * us) is added to its remaining work (checkpoint/restore cost).  Within
+ * one instant, actions cancel out: a job preempted and restarted counts no
+ * preemption and pays no cost, and a job started and then preempted was
+ * never started (no cost, no count, no start time). */
 int pol_preempt(struct pol_ctx *x, uint32_t job, double extra_work);
 /* Asks for a schedule() call at time at (> now). */
 void pol_wake(struct pol_ctx *x, simtime_t at);
@@ -146,10 +149,11 @@ void pol_print_list(FILE *to);
 /* ----------------------------------------------------------- placement */
 
 /* Finds GPUs for a gang of ngpus on one GPU type (req_type, or any type,
- * fastest first).  consolidated: a gang of up to a node's size on one node
- * (best fit: the fullest node that still fits); a larger gang on
- * floor(ngpus/n) wholly free nodes of one size plus, for the remainder,
- * the best-fitting node of that size.  pool: any free GPUs of the type,
+ * fastest first).  consolidated: a gang of up to the size of the type's
+ * largest node on one node (best fit: the fullest node that still fits;
+ * never split over smaller nodes); a larger gang on floor(ngpus/n) wholly
+ * free nodes of one size n (the largest that can take it) plus, for the
+ * remainder, the best-fitting node of that size.  pool: any free GPUs of the type,
  * taken from the fullest nodes first.  Writes the sorted GPU ids to gpus
  * (may be NULL to only ask) and the type to *type (may be NULL).
  * Returns true when found. */
@@ -166,7 +170,7 @@ bool plc_ever_fits(const struct cluster *c, uint32_t ngpus, uint32_t req_type,
  * per bucket instead of one per queued job. */
 struct pq_item {
     double key;
-    uint64_t seq;
+    uint64_t seq;               /* tie-break: the job index */
     uint32_t job;
 };
 struct pq_bucket {
@@ -178,7 +182,8 @@ struct pq {
     struct pq_bucket *b;
     size_t nb, capb;
     size_t size;
-    uint64_t seq;               /* insertion counter: ties by arrival */
+    uint32_t *slots;            /* shape -> bucket + 1 (open addressing) */
+    size_t nslots;
     uint32_t *gpus;             /* scratch for placements, reused */
     size_t gcap;
 };

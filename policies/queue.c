@@ -2,8 +2,9 @@
  * policies/queue.c - the ordered queue of waiting jobs (prefix pq_).
  *
  * Jobs are kept in buckets of equal gang shape (ngpus, required type),
- * each bucket a binary min-heap on (key, seq); seq is an insertion counter,
- * so equal keys leave in arrival order and the order is deterministic.
+ * each bucket a binary min-heap on (key, seq); seq is the job index, so
+ * equal keys leave in submit order (also after a preemption) and the order
+ * is deterministic.
  * A trace has few distinct shapes (1, 2, 4, 8, 16, ... GPUs), so finding
  * the best job that fits now costs one placement test per bucket, not one
  * per queued job: this is what keeps backfilling O(shapes) per start even
@@ -24,6 +25,7 @@ void pq_free(struct pq *q)
     for (size_t i = 0; i < q->nb; i++)
         free(q->b[i].heap);
     free(q->b);
+    free(q->slots);
     free(q->gpus);
     memset(q, 0, sizeof *q);
 }
@@ -33,23 +35,51 @@ static inline bool less(const struct pq_item *a, const struct pq_item *b)
     return a->key < b->key || (a->key == b->key && a->seq < b->seq);
 }
 
+static uint32_t shape_hash(uint32_t ngpus, uint32_t req_type)
+{
+    uint64_t h = ((uint64_t)ngpus << 32 | req_type) * UINT64_C(0x9e3779b97f4a7c15);
+    return (uint32_t)(h >> 40);
+}
+
+/* The bucket of a shape, found through a small open-addressing index
+ * (slot = bucket + 1, 0 = empty, at most half full), created if new. */
 static size_t bucket_of(struct pq *q, uint32_t ngpus, uint32_t req_type)
 {
-    for (size_t i = 0; i < q->nb; i++)
-        if (q->b[i].ngpus == ngpus && q->b[i].req_type == req_type)
-            return i;
+    size_t mask = q->nslots - 1, i;
+    for (i = q->nslots ? shape_hash(ngpus, req_type) & mask : 0;
+         q->nslots && q->slots[i]; i = (i + 1) & mask) {
+        const struct pq_bucket *b = &q->b[q->slots[i] - 1];
+        if (b->ngpus == ngpus && b->req_type == req_type)
+            return q->slots[i] - 1;
+    }
     xgrow(&q->b, &q->capb, q->nb + 1, sizeof *q->b);
     struct pq_bucket *b = &q->b[q->nb];
     memset(b, 0, sizeof *b);
     b->ngpus = ngpus;
     b->req_type = req_type;
-    return q->nb++;
+    q->nb++;
+    if (2 * q->nb > q->nslots) {         /* rebuild, twice as large */
+        free(q->slots);
+        q->nslots = q->nslots ? 2 * q->nslots : 16;
+        q->slots = xcalloc(q->nslots, sizeof *q->slots);
+        for (size_t k = 0; k < q->nb; k++) {
+            size_t j = shape_hash(q->b[k].ngpus, q->b[k].req_type) & (q->nslots - 1);
+            while (q->slots[j])
+                j = (j + 1) & (q->nslots - 1);
+            q->slots[j] = (uint32_t)k + 1;
+        }
+    } else {
+        q->slots[i] = (uint32_t)q->nb;
+    }
+    return q->nb - 1;
 }
 
 void pq_push(struct pq *q, uint32_t job, uint32_t ngpus, uint32_t req_type,
              double key)
 {
-    struct pq_item it = { key, q->seq++, job };
+    /* ties by job index, i.e. by submit time: a preempted job keeps its
+     * place among equals */
+    struct pq_item it = { key, job, job };
     pq_push_item(q, &it, ngpus, req_type);
 }
 

@@ -45,6 +45,16 @@ struct run_heap {               /* max-heap on (finish_at, job) */
     size_t n, cap;
 };
 
+/* Why a queued job could not make room on a type under pool placement:
+ * E = GPUs then held by longer running jobs, S = started_gpus then.  Its
+ * remaining work does not change while it waits, running jobs only get
+ * shorter, and only a start adds a running job, so until now the GPUs it
+ * could free are at most free + E + (started_gpus - S). */
+struct pool_memo {
+    uint32_t job;               /* SIM_NONE: empty */
+    uint64_t held, started;
+};
+
 struct srtf {
     struct pq q;
     struct run_heap *running;   /* [ntypes] */
@@ -56,7 +66,12 @@ struct srtf {
     size_t capblocked;
     struct run_item *victims;
     size_t capvictims;
-    struct vic_index *vic;      /* room for single-node gangs */
+    struct vic_index *vic;      /* room under consolidated placement */
+    uint64_t *started_gpus;     /* [ntypes] GPUs ever started on a type */
+    struct pool_memo *memo;     /* [nb * ntypes] room_pool failures */
+    size_t capmemo;
+    uint32_t *scratch;          /* node lists of room_consolidated */
+    size_t capscratch;
     uint32_t *live;             /* [ntypes] live entries in running[t] */
 };
 
@@ -145,6 +160,9 @@ static void destroy(void *state)
     free(s->blocked);
     free(s->victims);
     free(s->live);
+    free(s->started_gpus);
+    free(s->memo);
+    free(s->scratch);
     vic_free(s->vic);
     free(s);
 }
@@ -163,6 +181,7 @@ static void started(void *state, const struct pol_view *v, uint32_t job)
         s->ntypes = v->clu->ntypes;
         s->running = xcalloc(s->ntypes, sizeof *s->running);
         s->live = xcalloc(s->ntypes, sizeof *s->live);
+        s->started_gpus = xcalloc(s->ntypes, sizeof *s->started_gpus);
         if (s->mode == PLC_CONSOLIDATED)
             s->vic = vic_new(v->clu);
     }
@@ -181,6 +200,7 @@ static void started(void *state, const struct pol_view *v, uint32_t job)
     }
     rh_push(h, (struct run_item){ r->finish_at, job, r->gen });
     s->live[r->type]++;
+    s->started_gpus[r->type] += v->jobs[job].num_gpus;
     if (s->vic)
         vic_touch_job(s->vic, v, job);
 }
@@ -220,12 +240,16 @@ static bool may_stop_cb(const struct pol_view *v, uint32_t tj, void *key)
     return may_stop(v, tj, *(const double *)key);
 }
 
+/* Preempts jobs[0..n) that are running and have more remaining work than
+ * key.  (Finish times are whole microseconds, so a job finishing with the
+ * threshold job can have a hair less work than it: such a job stays, and
+ * then the room may fall short, which the caller checks.) */
 static int stop_jobs(struct srtf *s, const struct pol_view *v, struct pol_ctx *x,
-                     const uint32_t *jobs, uint32_t n)
+                     const uint32_t *jobs, uint32_t n, double key)
 {
     for (uint32_t i = 0; i < n; i++) {
-        if (v->rt[jobs[i]].state != JOB_RUNNING)
-            continue;           /* a gang over two chosen nodes */
+        if (v->rt[jobs[i]].state != JOB_RUNNING || pol_remaining(v, jobs[i]) <= key)
+            continue;           /* already stopped (a gang over two nodes) */
         int rc = pol_preempt(x, jobs[i], s->cost);
         if (rc)
             return rc;
@@ -248,7 +272,7 @@ static int room_consolidated(struct srtf *s, const struct pol_view *v,
         if (node == SIM_NONE || !may_stop(v, tj, key))
             return 0;
         uint32_t nv = vic_node_victims(v, node, g, jobs);
-        return (rc = stop_jobs(s, v, x, jobs, nv)) ? rc : 1;
+        return (rc = stop_jobs(s, v, x, jobs, nv, key)) ? rc : 1;
     }
     /* whole nodes of one size (largest first, as placement does) plus a
      * node for the remainder (the best for r GPUs among the others, which
@@ -267,7 +291,8 @@ static int room_consolidated(struct srtf *s, const struct pol_view *v,
             return 0;
         done_size = n;
         uint32_t w = g / n, r = g % n;
-        uint32_t *nodes = xmalloc(2 * (w + 1) * sizeof *nodes), *tjs = nodes + w + 1;
+        xgrow(&s->scratch, &s->capscratch, 4 * ((size_t)w + 1), sizeof *s->scratch);
+        uint32_t *nodes = s->scratch, *tjs = nodes + w + 1;
         uint32_t top = vic_top_nodes(s->vic, v, gi, n, w, nodes, tjs,
                                      may_stop_cb, &key);
         uint32_t remnode = SIM_NONE;
@@ -275,7 +300,7 @@ static int room_consolidated(struct srtf *s, const struct pol_view *v,
         if (ok && r) {
             /* the best node for r GPUs outside the w whole ones, else the
              * next whole one */
-            uint32_t *rn = xmalloc(2 * (w + 1) * sizeof *rn), *rt = rn + w + 1;
+            uint32_t *rn = tjs + w + 1, *rt = rn + w + 1;
             uint32_t rtop = vic_top_nodes(s->vic, v, gi, r, w + 1, rn, rt,
                                           may_stop_cb, &key);
             for (uint32_t i = 0; i < rtop && remnode == SIM_NONE; i++) {
@@ -285,20 +310,18 @@ static int room_consolidated(struct srtf *s, const struct pol_view *v,
                 if (!taken)
                     remnode = rn[i];
             }
-            free(rn);
             ok = remnode != SIM_NONE;
         }
         if (ok) {
             for (uint32_t i = 0; i < w && !rc; i++) {
                 uint32_t nv = vic_node_victims(v, nodes[i], n, jobs);
-                rc = stop_jobs(s, v, x, jobs, nv);
+                rc = stop_jobs(s, v, x, jobs, nv, key);
             }
             if (!rc && r) {
                 uint32_t nv = vic_node_victims(v, remnode, r, jobs);
-                rc = stop_jobs(s, v, x, jobs, nv);
+                rc = stop_jobs(s, v, x, jobs, nv, key);
             }
         }
-        free(nodes);
         if (ok)
             return rc ? rc : 1;
     }
@@ -306,19 +329,27 @@ static int room_consolidated(struct srtf *s, const struct pol_view *v,
 
 /* Pool placement: only the count matters.  Stops running jobs of type t
  * longer than key, longest first, until g GPUs are free; stops nothing if
- * they do not hold enough.  1 done, 0 none. */
+ * they do not hold enough.  A failure is remembered for the job (memo), so
+ * that a large job blocked behind many long ones is not re-examined at
+ * every instant.  1 done, 0 none. */
 static int room_pool(struct srtf *s, const struct pol_view *v, struct pol_ctx *x,
-                     uint32_t g, double key, uint32_t t)
+                     uint32_t job, double key, uint32_t t, struct pool_memo *m)
 {
     const struct cluster *c = v->clu;
+    uint32_t g = v->jobs[job].num_gpus;
+    uint64_t free_gpus = c->types[t].free_gpus;
+    if (m->job == job && free_gpus + m->held + (s->started_gpus[t] - m->started) < g)
+        return 0;
     size_t nv = 0;
-    uint64_t held = c->types[t].free_gpus;
+    uint64_t held = free_gpus;
     const struct run_item *top;
     while (held < g && (top = top_live(s, v, t)) && pol_remaining(v, top->job) > key) {
         xgrow(&s->victims, &s->capvictims, nv + 1, sizeof *s->victims);
         s->victims[nv] = rh_pop(&s->running[t]);
         held += v->jobs[s->victims[nv++].job].num_gpus;
     }
+    if (held < g)
+        *m = (struct pool_memo){ job, held - free_gpus, s->started_gpus[t] };
     for (size_t i = 0; i < nv; i++) {
         if (held < g) {
             rh_push(&s->running[t], s->victims[i]);
@@ -332,10 +363,11 @@ static int room_pool(struct srtf *s, const struct pol_view *v, struct pol_ctx *x
     return held >= g;
 }
 
-/* Starts job (its bucket's head) on type t, first preempting running jobs
- * of type t with more remaining work than key if that is what it takes.
- * Returns 1 when started, 0 when not (then nothing was preempted), or an
- * error. */
+/* Starts job (already taken out of the queue) on type t, first preempting
+ * running jobs of type t with more remaining work than key if that is what
+ * it takes.  Returns 1 when started, 0 when not, or an error.  When room
+ * making falls short, the jobs it stopped restart in this instant's final
+ * fill, which undoes their preemption (pol_preempt). */
 static int make_room(struct srtf *s, const struct pol_view *v,
                      struct pol_ctx *x, uint32_t job, double key, uint32_t t,
                      long bucket)
@@ -345,18 +377,24 @@ static int make_room(struct srtf *s, const struct pol_view *v,
     if (c->types[t].total_gpus < g || !s->running)
         return 0;
     if (!plc_find(c, g, t, s->mode, NULL, NULL)) {
-        int rc = s->vic ? room_consolidated(s, v, x, g, key, t)
-                        : room_pool(s, v, x, g, key, t);
+        int rc;
+        if (s->vic) {
+            rc = room_consolidated(s, v, x, g, key, t);
+        } else {
+            size_t need = s->q.nb * s->ntypes, old = s->capmemo;
+            if (need > old) {
+                xgrow(&s->memo, &s->capmemo, need, sizeof *s->memo);
+                for (size_t i = old; i < s->capmemo; i++)
+                    s->memo[i].job = SIM_NONE;
+            }
+            rc = room_pool(s, v, x, job, key, t, &s->memo[bucket * s->ntypes + t]);
+        }
         if (rc <= 0)
             return rc;
     }
     xgrow(&s->q.gpus, &s->q.gcap, g, sizeof *s->q.gpus);
-    bool ok = plc_find(c, g, t, s->mode, NULL, s->q.gpus);
-    DL_ASSERT(ok);
-    /* victims went back to the queue with more work than job, so job is
-     * still its bucket's head */
-    struct pq_item it = pq_pop(&s->q, bucket);
-    DL_ASSERT(it.job == job);
+    if (!plc_find(c, g, t, s->mode, NULL, s->q.gpus))
+        return 0;
     int rc = pol_start(x, job, s->q.gpus);
     return rc ? rc : 1;
 }
@@ -402,10 +440,12 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
                 b = (long)i;
         if (b < 0)
             break;
-        struct pq_item it = *pq_head(&s->q, b);
-        if (it.key >= longest_running(s, v))
+        if (pq_head(&s->q, b)->key >= longest_running(s, v))
             break;
-        uint32_t req = s->q.b[b].req_type;
+        uint32_t req = s->q.b[b].req_type, ngpus = s->q.b[b].ngpus;
+        /* out of the queue while room is made, so that the victims it
+         * re-queues cannot get in its way */
+        struct pq_item it = pq_pop(&s->q, b);
         int done = 0;
         for (uint32_t i = 0; i < c->ntypes && !done; i++) {
             uint32_t t = req != SIM_NONE ? req : c->type_order[i];
@@ -416,6 +456,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
                 break;
         }
         if (!done) {
+            pq_push_item(&s->q, &it, ngpus, req);
             if (!s->backfill)
                 break;
             s->blocked[b] = 1;

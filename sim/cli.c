@@ -66,7 +66,8 @@ static const char run_help[] =
     "  --policy P       NAME or NAME:key=value,... (default fifo); see\n"
     "                   `dlsim policies`\n"
     "  --out DIR        output directory (created; files replaced atomically)\n"
-    "  --seed N         seed of the run's random streams (default 1)\n"
+    "  --seed N         seed of the run's random streams (default 1; recorded in\n"
+    "                   summary.json -- fifo, sjf and srtf draw no random numbers)\n"
     "  --sample S       timeseries interval in seconds (default 300; 0 = none)\n"
     "  --check          verify invariants after every instant; a violation\n"
     "                   fails the run (exit 1)\n"
@@ -151,6 +152,13 @@ static int cmd_run(int argc, char **argv)
     if ((rc = trc_load(trace, &t, &err, stderr))) {
         clu_free(&c);
         return report(&err, rc);
+    }
+    if (o.sample > 0 && t.njobs &&
+        (t.jobs[t.njobs - 1].submit - t.jobs[0].submit) / o.sample >= ENG_MAX_TS_ROWS) {
+        trc_free(&t);
+        clu_free(&c);
+        return usage_error("run", "--sample is too small for this trace's span "
+                           "(over 4,000,000 timeseries rows)");
     }
     if (!quiet)
         out_table_header(stdout);

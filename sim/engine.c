@@ -172,8 +172,9 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     e->ctx.e = e;
     uint32_t n = t->njobs;
     uint64_t total = 0;
+    /* a job never holds more GPUs than the cluster has (more never fits) */
     for (uint32_t j = 0; j < n; j++)
-        total += t->jobs[j].num_gpus;
+        total += t->jobs[j].num_gpus < c->ngpus ? t->jobs[j].num_gpus : c->ngpus;
     e->rt = xcalloc_big(n ? n : 1, sizeof *e->rt);
     e->slots = xcalloc_big(total ? total : 1, sizeof *e->slots);
     e->first = xcalloc_big(total ? total : 1, sizeof *e->first);
@@ -184,9 +185,10 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
         struct job_rt *r = &e->rt[j];
         const struct trc_job *tj = &t->jobs[j];
         r->gpus = e->slots + off;
-        off += tj->num_gpus;
+        off += tj->num_gpus < c->ngpus ? tj->num_gpus : c->ngpus;
         r->remaining = (double)tj->duration;
         r->first_start = r->finish = r->preempted_at = SIM_NEVER;
+        r->last_start = r->prev_start = SIM_NEVER;
         r->type = SIM_NONE;
         r->req_type = SIM_NONE;
         r->state = JOB_FUTURE;
@@ -277,24 +279,36 @@ int pol_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus)
             return fail(e, "policy %s started job %s on the wrong GPU type",
                         e->pol->name, tj->id);
     }
+    /* preempted and restarted within one instant: the preemption is undone */
+    bool undo = r->preempted_at == e->now;
+    double rate = mdl_rate(c, tj, type);
+    double dt = ceil((r->remaining - (undo ? r->last_cost : 0)) / rate - 1e-9);
+    if (!(dt < (double)(SIM_TIME_LIMIT - e->now)))
+        return fail(e, "job %s would run past the largest time dlsim can "
+                    "represent (%.6g s of work at speed %g)", tj->id,
+                    r->remaining / SIM_US_PER_S, rate);
     memcpy(r->gpus, gpus, n * sizeof *gpus);
     clu_alloc(e->clu, j, gpus, n);
     r->wait += e->now - r->queued_since;
     if (r->first_start == SIM_NEVER) {
         r->first_start = e->now;
         memcpy(e->first + (r->gpus - e->slots), gpus, n * sizeof *gpus);
-    } else if (r->preempted_at == e->now) {
-        /* preempted and restarted within one instant: nothing happened */
+    }
+    if (undo) {
+        /* nothing happened: the run goes on from where it began */
         r->preemptions--;
         e->preemptions--;
+        e->events--;
         r->remaining -= r->last_cost;
         r->preempted_at = SIM_NEVER;
+        r->last_start = r->prev_start;
+    } else {
+        r->last_start = e->now;
     }
     r->state = JOB_RUNNING;
     r->type = type;
-    r->rate = mdl_rate(c, tj, type);
+    r->rate = rate;
     r->settled = e->now;
-    double dt = ceil(r->remaining / r->rate - 1e-9);
     r->finish_at = e->now + (dt < 1 ? 1 : (simtime_t)dt);
     evq_push(&e->evq, r->finish_at, EV_FINISH, j, r->gen);
     e->nqueued--;
@@ -320,12 +334,19 @@ int pol_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
     struct job_rt *r = &e->rt[j];
     stop(e, j);
     e->nstale++;
-    r->remaining += extra_work;
-    r->last_cost = extra_work;
-    r->preempted_at = e->now;
-    r->preemptions++;
-    e->preemptions++;
-    e->events++;
+    if (r->last_start == e->now) {
+        /* started within this instant: it never ran */
+        if (r->first_start == e->now)
+            r->first_start = SIM_NEVER;
+    } else {
+        r->remaining += extra_work;
+        r->last_cost = extra_work;
+        r->preempted_at = e->now;
+        r->prev_start = r->last_start;
+        r->preemptions++;
+        e->preemptions++;
+        e->events++;
+    }
     r->state = JOB_QUEUED;
     r->queued_since = e->now;
     e->nqueued++;
@@ -388,13 +409,19 @@ static void sample_until(struct eng *e, simtime_t t)
     if (e->o.sample <= 0)
         return;
     double ng = e->clu->ngpus;
-    while (e->next_sample < t) {
+    while (e->next_sample < t && !e->failed) {
+        if (e->nts == ENG_MAX_TS_ROWS) {
+            fail(e, "the timeseries would exceed %d rows: use a larger --sample "
+                 "(or --sample 0)", ENG_MAX_TS_ROWS);
+            return;
+        }
         xgrow(&e->ts, &e->capts, e->nts + 1, sizeof *e->ts);
         e->ts[e->nts++] = (struct ts_row){
             e->next_sample, e->nqueued, e->nrunning, e->busy_gpus,
             e->busy_gpus / ng, e->eff_gpus / ng,
         };
-        e->next_sample += e->o.sample;
+        e->next_sample = e->next_sample > SIM_NEVER - e->o.sample
+                             ? SIM_NEVER : e->next_sample + e->o.sample;
     }
 }
 
@@ -487,6 +514,8 @@ int eng_run(struct eng *e)
         if (t == SIM_NEVER)
             break;
         sample_until(e, t);
+        if (e->failed)
+            break;
         e->alloc_gpu_us += (double)e->busy_gpus * (double)(t - e->last_instant);
         e->eff_gpu_us += e->eff_gpus * (double)(t - e->last_instant);
         e->work_done += e->work_rate * (double)(t - e->last_instant);
@@ -519,6 +548,9 @@ int eng_run(struct eng *e)
     }
     if (!e->failed) {
         sample_until(e, e->last_finish + 1);
+        /* rejected jobs arriving after the last finish add no samples */
+        while (e->nts && e->ts[e->nts - 1].t > e->last_finish)
+            e->nts--;
         if (e->o.check)
             check_final(e);
         if (!e->failed && e->nqueued)

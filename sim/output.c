@@ -22,17 +22,6 @@ FILE *out_open_tmp(const char *path, char *tmp, size_t tmplen)
     return fopen(tmp, "w");
 }
 
-int out_commit(FILE *f, const char *tmp, const char *path)
-{
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path)) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
-
 static int mkdirs(const char *dir)
 {
     char buf[4096];
@@ -125,13 +114,20 @@ static void write_jobs(const struct eng *e, FILE *f)
 {
     const struct trace *t = e->tr;
     const struct cluster *c = e->clu;
-    size_t cap = 0;
+    /* the longest line: quoted id and type name (each char may double),
+     * a placement segment of up to ~24 chars per GPU, and ten numbers */
+    size_t cap = 0, typelen = 0;
+    for (uint32_t t2 = 0; t2 < c->ntypes; t2++)
+        if (strlen(c->types[t2].name) > typelen)
+            typelen = strlen(c->types[t2].name);
     for (uint32_t j = 0; j < t->njobs; j++) {
-        size_t need = 2 * strlen(t->jobs[j].id) + 32 * (size_t)t->jobs[j].num_gpus;
+        const struct trc_job *tj = &t->jobs[j];
+        size_t g = tj->num_gpus < c->ngpus ? tj->num_gpus : c->ngpus;
+        size_t need = 2 * strlen(tj->id) + 32 * g;
         if (need > cap)
             cap = need;
     }
-    cap += 512;
+    cap += 2 * typelen + 16 * 32 + 512;
     char *line = xmalloc(cap), *place = xmalloc(cap);
     fputs("job_id,submit_time,start_time,finish_time,wait_time,jct,num_gpus,"
           "gpu_type,placement,preemptions,deadline,qos_met,isolated_runtime,"
@@ -247,22 +243,44 @@ int out_write_run(const struct eng *e, const struct met_summary *m,
 {
     if (mkdirs(dir))
         return dl_fail_io(err, dir, "cannot create directory: %s", strerror(errno));
+    /* summary.json marks a whole set: remove the old one first, write every
+     * file under a temporary name, then rename them, summary.json last */
     static const char *const names[] = { "jobs.csv", "timeseries.csv", "summary.json" };
-    for (int i = 0; i < 3; i++) {
-        char path[4096], tmp[4200];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        FILE *f = out_open_tmp(path, tmp, sizeof tmp);
-        if (!f)
-            return dl_fail_io(err, path, "cannot write: %s", strerror(errno));
+    char path[3][4096], tmp[3][4200];
+    int rc = 0, i;
+    for (i = 0; i < 3; i++)
+        snprintf(path[i], sizeof path[i], "%s/%s", dir, names[i]);
+    if (unlink(path[2]) && errno != ENOENT)
+        return dl_fail_io(err, path[2], "cannot replace: %s", strerror(errno));
+    for (i = 0; i < 3 && !rc; i++) {
+        FILE *f = out_open_tmp(path[i], tmp[i], sizeof tmp[i]);
+        if (!f) {
+            rc = dl_fail_io(err, path[i], "cannot write: %s", strerror(errno));
+            break;
+        }
         if (i == 0)
             write_jobs(e, f);
         else if (i == 1)
             write_ts(e, f);
         else
             write_summary(e, m, f, policy, trace, cluster);
-        if (out_commit(f, tmp, path))
-            return dl_fail_io(err, path, "write failed: %s", strerror(errno));
+        int bad = ferror(f);
+        if (fclose(f) || bad)
+            rc = dl_fail_io(err, path[i], "write failed: %s", strerror(errno));
     }
+    if (rc) {
+        while (i-- > 0)
+            unlink(tmp[i]);
+        return rc;
+    }
+    for (i = 0; i < 3; i++)
+        if (rename(tmp[i], path[i])) {
+            rc = dl_fail_io(err, path[i], "cannot rename into place: %s",
+                            strerror(errno));
+            for (int k = i; k < 3; k++)
+                unlink(tmp[k]);
+            return rc;
+        }
     return 0;
 }
 

@@ -33,6 +33,9 @@
 typedef int64_t simtime_t;             /* microseconds */
 #define SIM_US_PER_S INT64_C(1000000)
 #define SIM_NEVER INT64_MAX
+/* No event may be scheduled past this (about 73,000 years), so sums of
+ * times never overflow. */
+#define SIM_TIME_LIMIT (INT64_MAX / 4)
 #define SIM_NONE UINT32_MAX            /* "no job", "no node", "no type" */
 
 /* Error codes: one list, so names, messages and values cannot drift. */

@@ -51,6 +51,10 @@ struct eng_opts {
     FILE *warn;                 /* warnings (may be NULL) */
 };
 
+/* The most timeseries rows a run keeps (about 160 MB); a run that would
+ * need more fails with a message asking for a larger --sample. */
+#define ENG_MAX_TS_ROWS 4000000
+
 struct ts_row {
     simtime_t t;
     uint32_t queued, running, busy;
@@ -134,9 +138,8 @@ void met_summarize(const struct eng *e, struct met_summary *m);
 int out_write_run(const struct eng *e, const struct met_summary *m,
                   const char *dir, const char *policy, const char *trace,
                   const char *cluster, struct dl_error *err);
-/* Atomic file helper: open dir/name.tmp, then out_commit renames it. */
+/* Opens a temporary file beside path (path.tmp.PID), its name in tmp. */
 FILE *out_open_tmp(const char *path, char *tmp, size_t tmplen);
-int out_commit(FILE *f, const char *tmp, const char *path);
 /* The stdout table: one header line, then out_table_row per run. */
 void out_table_header(FILE *to);
 void out_table_row(FILE *to, const char *policy, const struct met_summary *m);

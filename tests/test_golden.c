@@ -310,3 +310,114 @@ Test(golden, exact_decimal_times)
     trc_free(&t);
     clu_free(&c);
 }
+
+/* ---- regressions found in review ---------------------------------- */
+
+/* A job started by the first fill and stopped again within the same
+ * instant never ran: no preemption, no cost, no start time.  Two nodes of
+ * 4: A (4 GPUs, 100 s) runs from 0 on n0.  At 1, Q (8 GPUs, 10 s) and X
+ * (4 GPUs, 50 s) arrive: the fill starts X on n1, then Q (10 < 50, 99)
+ * stops X and A and runs 1-11.  X's start at 1 is undone: it starts at 11
+ * and ends at 61 with no preemption; A pays 5 s: 11-115. */
+Test(golden, srtf_same_instant_start_and_stop)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\nA,0,4,100\nQ,1,8,10\nX,1,4,50\n");
+    tu_simple_cluster(&c, 2, 4);
+    struct eng *e = tu_run(&t, &c, "srtf:preempt_cost=5");
+    TU_SCHED(e, "Q", 1, 11);
+    TU_SCHED(e, "X", 11, 61);
+    TU_SCHED(e, "A", 0, 115);
+    cr_expect_eq(e->rt[tu_job(&t, "X")].preemptions, 0);
+    cr_expect_eq(e->rt[tu_job(&t, "X")].wait, US(10));
+    cr_expect_eq(e->preemptions, 1);
+    /* events: 3 arrivals, 3 completions, 1 preemption */
+    cr_expect_eq(e->events, 7);
+    tu_placement(e, "X", "n1:0-3");
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* Equal remaining work is served in submit order, also after a
+ * preemption.  One node of 2 GPUs: Y (3 s) and A (10 s) at 0; C (2 GPUs,
+ * 8 s) at 1 cannot make room (Y has 2 s left); B (1 s) at 2 stops A (8
+ * left) and runs 2-3.  At 3, A and C both have 8 s: A (submitted first)
+ * runs 3-11, then C 11-19. */
+Test(golden, srtf_ties_by_submit)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\nA,0,1,10\nY,0,1,3\nC,1,2,8\nB,2,1,1\n");
+    tu_simple_cluster(&c, 1, 2);
+    struct eng *e = tu_run(&t, &c, "srtf");
+    TU_SCHED(e, "Y", 0, 3);
+    TU_SCHED(e, "B", 2, 3);
+    TU_SCHED(e, "A", 0, 11);
+    TU_SCHED(e, "C", 11, 19);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* Finish times round up to whole microseconds, so on a fast type two jobs
+ * can share a finish time with different remaining work; srtf must not
+ * trip over that (it once asserted). */
+Test(golden, srtf_rounded_finish_times)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,gpu_type\n"
+                 "Z,0,1,1000,V100\nT,0,2,0.000104,H100\nV,0.000001,6,0.000093,H100\n"
+                 "L,0.000002,2,0.00005,H100\nQ,0.000003,6,0.000084,H100\n");
+    tu_cluster(&c, "gpu_types:\n  - {name: V100, memory_gb: 32}\n"
+                   "  - {name: H100, memory_gb: 80, speed: 5.81}\n"
+                   "nodes:\n  - {count: 3, gpus: 4, gpu_type: H100}\n"
+                   "  - {count: 1, gpus: 1, gpu_type: V100}\n");
+    struct eng *e = tu_run(&t, &c, "srtf");
+    for (uint32_t j = 0; j < t.njobs; j++)
+        cr_expect_eq(e->rt[j].state, JOB_DONE);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* A gang that fits the type's largest node waits for one rather than
+ * being split over smaller nodes (SPEC 6): B (6 GPUs) waits for A. */
+Test(golden, consolidated_never_splits_a_node_sized_gang)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\nA,0,8,100\nB,1,6,10\n");
+    tu_cluster(&c, "gpu_types:\n  - {name: V100, memory_gb: 32}\n"
+                   "nodes:\n  - {count: 1, gpus: 8, gpu_type: V100}\n"
+                   "  - {count: 2, gpus: 4, gpu_type: V100}\n");
+    struct eng *e = tu_run(&t, &c, "fifo");
+    TU_SCHED(e, "B", 100, 110);
+    tu_placement(e, "B", "n0:0-5");
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* A run that would pass the largest representable time fails with a
+ * message instead of wrapping around. */
+Test(golden, time_overflow_fails_the_run)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\nj1,0,1,1e10\n");
+    tu_cluster(&c, "gpu_types:\n  - {name: A, memory_gb: 1}\n"
+                   "  - {name: B, memory_gb: 1, speed: 0.000001}\n"
+                   "nodes:\n  - {count: 1, gpus: 1, gpu_type: B}\n");
+    struct dl_error err = { 0 };
+    struct eng_opts o = { .policy = "fifo", .check = true };
+    struct eng *e = eng_new(&t, &c, &o, &err);
+    cr_assert(e);
+    cr_expect_eq(eng_run(e), DL_ECHECK);
+    cr_expect(strstr(e->fail_msg, "largest time"), "%s", e->fail_msg);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
