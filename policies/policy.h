@@ -121,6 +121,8 @@ struct policy {
     void (*enqueue)(void *state, const struct pol_view *v, uint32_t job);
     /* Optional: a job started (called from inside pol_start). */
     void (*started)(void *state, const struct pol_view *v, uint32_t job);
+    /* Optional: a running job's rate (so its finish_at) changed. */
+    void (*rate_changed)(void *state, const struct pol_view *v, uint32_t job);
     /* A running job completed. */
     void (*finished)(void *state, const struct pol_view *v, uint32_t job);
     void (*schedule)(void *state, const struct pol_view *v, struct pol_ctx *x);

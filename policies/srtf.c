@@ -205,6 +205,17 @@ static void started(void *state, const struct pol_view *v, uint32_t job)
         vic_touch_job(s->vic, v, job);
 }
 
+/* A running job's finish time moved: index it again (its old heap entry
+ * is stale, its generation having changed). */
+static void rate_changed(void *state, const struct pol_view *v, uint32_t job)
+{
+    struct srtf *s = state;
+    const struct job_rt *r = &v->rt[job];
+    rh_push(&s->running[r->type], (struct run_item){ r->finish_at, job, r->gen });
+    if (s->vic)
+        vic_touch_job(s->vic, v, job);
+}
+
 /* A running job stopped (completion or preemption). */
 static void stopped(struct srtf *s, const struct pol_view *v, uint32_t job)
 {
@@ -487,6 +498,7 @@ const struct policy pol_srtf = {
     .destroy = destroy,
     .enqueue = enqueue,
     .started = started,
+    .rate_changed = rate_changed,
     .finished = finished,
     .schedule = schedule,
     .queued = queued,

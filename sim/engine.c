@@ -152,10 +152,11 @@ static int fail(struct eng *e, const char *fmt, ...)
 struct eng *eng_new(const struct trace *t, struct cluster *c,
                     const struct eng_opts *o, struct dl_error *err)
 {
-    const struct policy *pol;
-    struct pol_args args;
-    enum plc_mode mode;
-    if (pol_parse(o->policy, &pol, &args, err) || pol_arg_placement(&args, &mode, err))
+    const struct policy *pol = o->impl;
+    struct pol_args args = { 0 };
+    enum plc_mode mode = PLC_CONSOLIDATED;
+    if (!pol && (pol_parse(o->policy, &pol, &args, err) ||
+                 pol_arg_placement(&args, &mode, err)))
         return NULL;
     struct eng *e = xcalloc(1, sizeof *e);
     e->args = args;
@@ -256,6 +257,16 @@ static void stop(struct eng *e, uint32_t j)
     r->rate = 0;
 }
 
+/* Predicted completion of a job with remaining work rem at rate, from
+ * now; SIM_NEVER if it would pass SIM_TIME_LIMIT. */
+static simtime_t finish_time(const struct eng *e, double rem, double rate)
+{
+    double dt = ceil(rem / rate - 1e-9);
+    if (!(dt < (double)(SIM_TIME_LIMIT - e->now)))
+        return SIM_NEVER;
+    return e->now + (dt < 1 ? 1 : (simtime_t)dt);
+}
+
 int pol_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus)
 {
     struct eng *e = x->e;
@@ -282,8 +293,8 @@ int pol_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus)
     /* preempted and restarted within one instant: the preemption is undone */
     bool undo = r->preempted_at == e->now;
     double rate = mdl_rate(c, tj, type);
-    double dt = ceil((r->remaining - (undo ? r->last_cost : 0)) / rate - 1e-9);
-    if (!(dt < (double)(SIM_TIME_LIMIT - e->now)))
+    simtime_t fin = finish_time(e, r->remaining - (undo ? r->last_cost : 0), rate);
+    if (fin == SIM_NEVER)
         return fail(e, "job %s would run past the largest time dlsim can "
                     "represent (%.6g s of work at speed %g)", tj->id,
                     r->remaining / SIM_US_PER_S, rate);
@@ -309,7 +320,7 @@ int pol_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus)
     r->type = type;
     r->rate = rate;
     r->settled = e->now;
-    r->finish_at = e->now + (dt < 1 ? 1 : (simtime_t)dt);
+    r->finish_at = fin;
     evq_push(&e->evq, r->finish_at, EV_FINISH, j, r->gen);
     e->nqueued--;
     running_add(e, j);
@@ -319,6 +330,36 @@ int pol_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus)
     if (e->pol->started) {
         struct pol_view v = view(e);
         e->pol->started(e->pst, &v, j);
+    }
+    return 0;
+}
+
+int eng_set_rate(struct eng *e, uint32_t j, double rate)
+{
+    if (j >= e->tr->njobs || e->rt[j].state != JOB_RUNNING || !(rate > 0))
+        return fail(e, "rate change for job %u: not running, or rate %g <= 0",
+                    j, rate);
+    struct job_rt *r = &e->rt[j];
+    const struct trc_job *tj = &e->tr->jobs[j];
+    /* never rescale a duration: settle the work done so far, then go on
+     * from what is left at the new rate */
+    r->remaining -= r->rate * (double)(e->now - r->settled);
+    if (r->remaining < 0)
+        r->remaining = 0;
+    r->settled = e->now;
+    simtime_t fin = finish_time(e, r->remaining, rate);
+    if (fin == SIM_NEVER)
+        return fail(e, "job %s would run past the largest time dlsim can "
+                    "represent at rate %g", tj->id, rate);
+    e->work_rate += tj->num_gpus * (rate - r->rate);
+    r->rate = rate;
+    r->finish_at = fin;
+    r->gen++;
+    e->nstale++;
+    evq_push(&e->evq, r->finish_at, EV_FINISH, j, r->gen);
+    if (e->pol->rate_changed) {
+        struct pol_view v = view(e);
+        e->pol->rate_changed(e->pst, &v, j);
     }
     return 0;
 }

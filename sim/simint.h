@@ -45,6 +45,8 @@ void evq_compact(struct evq *q, bool (*dead)(const struct evq_item *, void *),
 
 struct eng_opts {
     const char *policy;         /* "NAME[:k=v,...]" */
+    const struct policy *impl;  /* tests: use this policy (no options,
+                                   consolidated placement) instead */
     uint64_t seed;
     bool check;                 /* verify invariants after every instant */
     simtime_t sample;           /* timeseries interval; 0 = none */
@@ -113,6 +115,12 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
 /* Runs to the end.  0, or DL_ECHECK with e->fail_msg. */
 int eng_run(struct eng *e);
 void eng_free(struct eng *e);
+/* Changes a running job's rate (work units per us) from now on: settles
+ * its remaining work at the old rate, predicts its completion at the new
+ * one (the old completion event goes stale) and tells the policy.  For
+ * models that change speeds while jobs run (co-location).  0 or
+ * DL_ECHECK if j is not running or rate is not positive. */
+int eng_set_rate(struct eng *e, uint32_t j, double rate);
 /* The first-start placement of job j (NULL if it never started). */
 const uint32_t *eng_first_gpus(const struct eng *e, uint32_t j);
 

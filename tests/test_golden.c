@@ -421,3 +421,72 @@ Test(golden, time_overflow_fails_the_run)
     trc_free(&t);
     clu_free(&c);
 }
+
+/* ---- rate changes while running (the hook later models use) -------- */
+
+/* A test policy: starts every job at once (one GPU each) and, at 4 s and
+ * at 10 s, sets job 0's rate to 0.5 and then 2.0. */
+static void rc_enqueue(void *st, const struct pol_view *v, uint32_t j)
+{
+    (void)st, (void)v, (void)j;
+}
+
+static void rc_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
+{
+    (void)st;
+    for (uint32_t j = 0; j < v->njobs; j++)
+        if (v->rt[j].state == JOB_QUEUED) {
+            uint32_t g[1];
+            cr_assert(plc_find(v->clu, 1, SIM_NONE, PLC_CONSOLIDATED, NULL, g));
+            cr_assert_eq(pol_start(x, j, g), 0);
+        }
+    if (v->now == 0) {
+        pol_wake(x, US(4));
+        pol_wake(x, US(10));
+    }
+    if (v->now == US(4))
+        cr_assert_eq(eng_set_rate(x->e, 0, 0.5), 0);
+    if (v->now == US(10))
+        cr_assert_eq(eng_set_rate(x->e, 0, 2.0), 0);
+}
+
+static int rc_create(void **st, const struct pol_args *a, struct dl_error *err)
+{
+    (void)a, (void)err;
+    *st = NULL;
+    return 0;
+}
+
+static void rc_destroy(void *st)
+{
+    (void)st;
+}
+
+static const struct policy rate_policy = {
+    .name = "rate-test", .summary = "", .blocking = "",
+    .create = rc_create, .destroy = rc_destroy,
+    .enqueue = rc_enqueue, .schedule = rc_schedule,
+};
+
+/* 10 s of work: 4 s at rate 1 leave 6; 6 s at 0.5 leave 3; at 2.0 the
+ * last 3 take 1.5 s: it ends at exactly 11.5, not at the stale 16. */
+Test(golden, rate_change_mid_run)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,0,1,20\n");
+    tu_simple_cluster(&c, 1, 2);
+    struct dl_error err = { 0 };
+    struct eng_opts o = { .policy = "rate-test", .impl = &rate_policy, .check = true };
+    struct eng *e = eng_new(&t, &c, &o, &err);
+    cr_assert(e);
+    cr_assert_eq(eng_run(e), 0, "%s", e->fail_msg);
+    TU_SCHED(e, "a", 0, 11.5);
+    TU_SCHED(e, "b", 0, 20);
+    cr_expect_float_eq(e->work_done, US(30), 1);
+    /* 2 arrivals, 2 wake-ups, 2 completions */
+    cr_expect_eq(e->events, 6);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
