@@ -186,6 +186,7 @@ struct pq {
     size_t size;
     uint32_t *slots;            /* shape -> bucket + 1 (open addressing) */
     size_t nslots;
+    uint32_t *by_size;          /* [nb] buckets by ascending ngpus */
     uint32_t *gpus;             /* scratch for placements, reused */
     size_t gcap;
 };

@@ -26,6 +26,7 @@ void pq_free(struct pq *q)
         free(q->b[i].heap);
     free(q->b);
     free(q->slots);
+    free(q->by_size);
     free(q->gpus);
     memset(q, 0, sizeof *q);
 }
@@ -57,6 +58,14 @@ static size_t bucket_of(struct pq *q, uint32_t ngpus, uint32_t req_type)
     memset(b, 0, sizeof *b);
     b->ngpus = ngpus;
     b->req_type = req_type;
+    /* keep by_size sorted (ties: creation order); shapes are few */
+    q->by_size = xrealloc(q->by_size, (q->nb + 1) * sizeof *q->by_size);
+    size_t k = q->nb;
+    while (k > 0 && q->b[q->by_size[k - 1]].ngpus > ngpus) {
+        q->by_size[k] = q->by_size[k - 1];
+        k--;
+    }
+    q->by_size[k] = (uint32_t)q->nb;
     q->nb++;
     if (2 * q->nb > q->nslots) {         /* rebuild, twice as large */
         free(q->slots);
@@ -147,9 +156,16 @@ long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
             if (!plc_find(v->clu, b->ngpus, b->req_type, mode, NULL, NULL))
                 break;
         } else {
-            /* the smallest head among the buckets whose shape fits now */
-            for (size_t i = 0; i < q->nb; i++) {
+            /* the smallest head among the buckets whose shape fits now;
+             * buckets by size, so the scan stops at the free GPU count */
+            uint64_t free_gpus = 0;
+            for (uint32_t t = 0; t < v->clu->ntypes; t++)
+                free_gpus += v->clu->types[t].free_gpus;
+            for (size_t k = 0; k < q->nb; k++) {
+                size_t i = q->by_size[k];
                 const struct pq_bucket *b = &q->b[i];
+                if (b->ngpus > free_gpus)
+                    break;
                 if (!b->n || (best >= 0 && !less(&b->heap[0], &q->b[best].heap[0])))
                     continue;
                 if (plc_find(v->clu, b->ngpus, b->req_type, mode, NULL, NULL))
