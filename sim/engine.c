@@ -239,15 +239,21 @@ static void running_del(struct eng *e, uint32_t j)
     e->running_pos[last] = pos;
 }
 
+/* Brings a running job's remaining work up to now (STYLE 8). */
+static void settle(struct eng *e, struct job_rt *r)
+{
+    r->remaining -= r->rate * (double)(e->now - r->settled);
+    if (r->remaining < 0)
+        r->remaining = 0;
+    r->settled = e->now;
+}
+
 /* A running job leaves its GPUs (completion or preemption). */
 static void stop(struct eng *e, uint32_t j)
 {
     struct job_rt *r = &e->rt[j];
     const struct trc_job *tj = &e->tr->jobs[j];
-    r->remaining -= r->rate * (double)(e->now - r->settled);
-    if (r->remaining < 0)
-        r->remaining = 0;
-    r->settled = e->now;
+    settle(e, r);
     r->gen++;
     clu_release(e->clu, r->gpus, tj->num_gpus);
     running_del(e, j);
@@ -343,10 +349,7 @@ int eng_set_rate(struct eng *e, uint32_t j, double rate)
     const struct trc_job *tj = &e->tr->jobs[j];
     /* never rescale a duration: settle the work done so far, then go on
      * from what is left at the new rate */
-    r->remaining -= r->rate * (double)(e->now - r->settled);
-    if (r->remaining < 0)
-        r->remaining = 0;
-    r->settled = e->now;
+    settle(e, r);
     simtime_t fin = finish_time(e, r->remaining, rate);
     if (fin == SIM_NEVER)
         return fail(e, "job %s would run past the largest time dlsim can "
