@@ -490,3 +490,61 @@ Test(golden, rate_change_mid_run)
     trc_free(&t);
     clu_free(&c);
 }
+
+/* ---- a buggy policy cannot corrupt the cluster, and --check catches a
+ * policy whose bookkeeping is wrong ---------------------------------- */
+
+static void bad_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
+{
+    (void)st;
+    /* start every queued job on GPU 0, busy or not */
+    for (uint32_t j = 0; j < v->njobs; j++)
+        if (v->rt[j].state == JOB_QUEUED) {
+            uint32_t g[1] = { 0 };
+            if (pol_start(x, j, g))
+                return;
+        }
+}
+
+static uint32_t lying_queued(void *st)
+{
+    (void)st;
+    return 42;
+}
+
+static const struct policy busy_policy = {
+    .name = "busy", .create = rc_create, .destroy = rc_destroy,
+    .enqueue = rc_enqueue, .schedule = bad_schedule,
+};
+
+static const struct policy lying_policy = {
+    .name = "lying", .create = rc_create, .destroy = rc_destroy,
+    .enqueue = rc_enqueue, .schedule = rc_schedule, .queued = lying_queued,
+};
+
+Test(golden, invalid_actions_fail_the_run)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,0,1,10\n");
+    tu_simple_cluster(&c, 1, 2);
+    struct dl_error err = { 0 };
+    struct eng_opts o = { .impl = &busy_policy };
+    struct eng *e = eng_new(&t, &c, &o, &err);
+    cr_assert_eq(eng_run(e), DL_ECHECK);
+    cr_expect(strstr(e->fail_msg, "started job b on GPU 0, which is busy"), "%s",
+              e->fail_msg);
+    char why[128];
+    cr_expect_eq(clu_check(&c, why, sizeof why), 0, "%s", why);
+    cr_expect_eq(c.gpu_job[0], tu_job(&t, "a"));
+    eng_free(e);
+    /* --check compares the policy's queue with the engine's */
+    o.impl = &lying_policy;
+    o.check = true;
+    e = eng_new(&t, &c, &o, &err);
+    cr_assert_eq(eng_run(e), DL_ECHECK);
+    cr_expect(strstr(e->fail_msg, "holds 42 queued jobs"), "%s", e->fail_msg);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
