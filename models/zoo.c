@@ -34,6 +34,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -246,20 +247,14 @@ static int get_num(const struct csv *c, int i, const char *name, bool required,
 static int get_int(const struct csv *c, int i, const char *name, bool required,
                    long lo, long hi, long *out, struct dl_error *err)
 {
-    const char *s = fld(c, i);
-    if (!*s) {
-        if (required)
-            return dl_fail(err, c->path, c->lineno, i < 0 ? 0 : c->fcol[i],
-                           "column '%s': empty", name);
-        *out = -1;
-        return 0;
-    }
-    long v;
-    if (sim_parse_long(s, &v))
+    double v = -1;
+    *out = -1;
+    int rc = get_num(c, i, name, required, (double)lo, (double)hi, &v, err);
+    if (rc)
+        return rc;
+    if (v != floor(v))
         return bad_value(c, i, name, "not a whole number:", err);
-    if (v < lo || v > hi)
-        return bad_value(c, i, name, "out of range:", err);
-    *out = v;
+    *out = (long)v;
     return 0;
 }
 
