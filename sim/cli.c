@@ -27,9 +27,11 @@ static int report(const struct dl_error *err, int code)
     return dl_exit_status(code);
 }
 
-/* Runs one simulation, prints its table row, writes outputs if dir. */
+/* Runs one simulation, prints its table row (after the header when
+ * header is set), writes outputs if dir. */
 static int run_one(const struct trace *t, struct cluster *c,
-                   const struct eng_opts *o, const char *dir, FILE *table)
+                   const struct eng_opts *o, const char *dir, FILE *table,
+                   bool header)
 {
     struct dl_error err = { 0 };
     struct eng *e = eng_new(t, c, o, &err);
@@ -47,6 +49,8 @@ static int run_one(const struct trace *t, struct cluster *c,
         eng_free(e);
         return report(&err, rc);
     }
+    if (table && header)
+        out_table_header(table);
     if (table)
         out_table_row(table, o->policy, &m);
     eng_free(e);
@@ -160,9 +164,7 @@ static int cmd_run(int argc, char **argv)
         return usage_error("run", "--sample is too small for this trace's span "
                            "(over 4,000,000 timeseries rows)");
     }
-    if (!quiet)
-        out_table_header(stdout);
-    rc = run_one(&t, &c, &o, out, quiet ? NULL : stdout);
+    rc = run_one(&t, &c, &o, out, quiet ? NULL : stdout, true);
     trc_free(&t);
     clu_free(&c);
     return rc;
@@ -247,7 +249,6 @@ static int cmd_demo(int argc, char **argv)
     static const char *const policies[] = {
         "fifo", "fifo:backfill=1", "sjf", "srtf", "srtf:preempt_cost=60",
     };
-    out_table_header(stdout);
     for (size_t i = 0; i < sizeof policies / sizeof *policies && !rc; i++) {
         char dir[4096];
         struct eng_opts o = { .policy = policies[i], .seed = g.seed,
@@ -258,7 +259,7 @@ static int cmd_demo(int argc, char **argv)
                 if (*p == ':' || *p == ',' || *p == '=')
                     *p = '_';
         }
-        rc = run_one(&t, &c, &o, out ? dir : NULL, stdout);
+        rc = run_one(&t, &c, &o, out ? dir : NULL, stdout, i == 0);
     }
     printf("\nTimes in hours; util = allocated GPU utilization, eff = effective "
            "(SPEC 5).\n");
