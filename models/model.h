@@ -122,4 +122,162 @@ double mdl_zoo_throughput(const struct mdl_zoo *z, const char *model,
                           uint32_t batch, const char *gpu_type,
                           uint32_t num_gpus, bool spread);
 
+/* ------------------------------------------------------------ JSON reader
+ *
+ * A small, strict, bounded JSON reader (models/json.c) for measurement files
+ * such as Gavel's throughput JSON.  RFC 8259 grammar only: no comments, no
+ * trailing commas, no NaN/Infinity, no leading zeros, no control bytes in
+ * strings, no "\u0000", no duplicate member names, nothing after the root.
+ * Nesting is limited to MDL_JSON_MAX_DEPTH and the input to
+ * MDL_JSON_MAX_BYTES; every error is reported as file:line:col (col counts
+ * bytes from 1) and never crashes.  The tree lives in one arena.
+ */
+#define MDL_JSON_MAX_DEPTH 64
+#define MDL_JSON_MAX_BYTES ((size_t)256 << 20)
+
+enum mdl_json_type {
+    MDL_JSON_NULL, MDL_JSON_FALSE, MDL_JSON_TRUE, MDL_JSON_NUMBER,
+    MDL_JSON_STRING, MDL_JSON_ARRAY, MDL_JSON_OBJECT,
+};
+
+struct mdl_json {
+    enum mdl_json_type type;
+    uint32_t n;                 /* elements / members (arrays, objects) */
+    struct mdl_json *kid;       /* [n], in document order */
+    const char *key;            /* member name inside an object, else NULL */
+    const char *str;            /* string value (UTF-8, NUL-terminated) */
+    size_t len;                 /* its length in bytes */
+    double num;                 /* number value (finite) */
+    long line, col;             /* where the value starts */
+    long key_line, key_col;     /* where its member name starts (objects) */
+};
+
+struct mdl_json_doc {
+    struct mdl_json *root;      /* NULL when empty */
+    struct arena *arena;        /* owns every node and string */
+};
+
+/* Parses buf[0..len); name is used in messages.  Returns 0, or DL_EINPUT
+ * with err at the offending line:col; on failure *d is left empty. */
+int mdl_json_parse(const char *name, const char *buf, size_t len,
+                   struct mdl_json_doc *d, struct dl_error *err);
+/* Reads and parses a file: 0, DL_EINPUT or DL_EIO. */
+int mdl_json_load(const char *path, struct mdl_json_doc *d,
+                  struct dl_error *err);
+void mdl_json_free(struct mdl_json_doc *d);
+/* The member of object o named key, or NULL (also when o is no object). */
+const struct mdl_json *mdl_json_get(const struct mdl_json *o, const char *key);
+/* "object", "number", ... for messages. */
+const char *mdl_json_type_name(enum mdl_json_type t);
+
+/* ------------------------------------------------------------ dlsim fit
+ *
+ * models/fit.c: `dlsim fit` (SPEC 1 and 7; models/FIT.md documents the
+ * model files it writes).  The pieces are public so tests can drive them.
+ */
+
+/* `dlsim fit KIND ...`; argv[0] is "fit".  Returns the exit status. */
+int mdl_cmd_fit(int argc, char **argv);
+
+/* Gavel's throughput JSON -> prefix-runtime.csv and prefix-pairs.csv (SPEC
+ * 7), both written atomically.  Notes (dropped entries) go to log if
+ * non-NULL.  0, DL_EINPUT (err located in the JSON) or DL_EIO. */
+int mdl_fit_convert_gavel(const char *in, const char *prefix, FILE *log,
+                          struct dl_error *err);
+
+/* A co-location pairs file (SPEC 7).  Jobs and GPU types are interned:
+ * pairs refer to them by index. */
+struct mdl_pair {
+    uint32_t gpu;               /* index into gpus */
+    uint32_t a, b;              /* indices into jobs */
+    double rate_a, rate_b;      /* (0, 1] */
+    double util_a, util_b;      /* 0..1, or -1 when not given */
+    long line;
+};
+
+struct mdl_pairs {
+    const char **gpus;          /* [ngpus] first spelling */
+    uint32_t ngpus;
+    const char **jobs;          /* [njobs] */
+    uint32_t njobs;
+    struct mdl_pair *p;         /* [n] file order */
+    uint32_t n;
+    struct arena *arena;
+};
+int mdl_fit_pairs_load(const char *path, struct mdl_pairs *ps,
+                       struct dl_error *err);
+void mdl_fit_pairs_free(struct mdl_pairs *ps);
+
+enum mdl_sd_form {
+    MDL_SD_CONSTANT, MDL_SD_HINGE, MDL_SD_TIMESHARE, MDL_SD_SENS_PRESSURE,
+    MDL_SD_NFORMS
+};
+/* "constant", "hinge", "timeshare", "sensitivity_pressure". */
+const char *mdl_fit_form_name(enum mdl_sd_form f);
+
+/* Predicted rates never go below this (and never above 1). */
+#define MDL_RATE_MIN 0.01
+
+/* Fitted parameters of one form on one GPU type. */
+struct mdl_sd_params {
+    enum mdl_sd_form form;
+    double rate;                /* constant: the shared rate */
+    double alpha;               /* hinge: slope past summed util 1 */
+    double *s, *p;              /* sensitivity_pressure: [njobs], NAN for
+                                   jobs unseen in training (malloc'd) */
+    double mean_s, mean_p;      /* over the jobs seen; fallback */
+    uint32_t njobs;
+};
+void mdl_fit_sd_free(struct mdl_sd_params *m);
+/* Whether form can be fitted to pairs idx[0..n) (hinge and timeshare need
+ * util_a and util_b on every pair). */
+bool mdl_fit_sd_applicable(const struct mdl_pairs *ps, enum mdl_sd_form f,
+                           const uint32_t *idx, uint32_t n);
+/* Fits form f to the pairs idx[0..n) (n >= 1).  0, or -1 when not
+ * applicable or a GSL routine failed. */
+int mdl_fit_sd(const struct mdl_pairs *ps, enum mdl_sd_form f,
+               const uint32_t *idx, uint32_t n, struct mdl_sd_params *m);
+/* Predicted rates of pair q under m. */
+void mdl_fit_sd_predict(const struct mdl_sd_params *m, const struct mdl_pair *q,
+                        double *rate_a, double *rate_b);
+/* K-fold cross-validated MAE of both rates over the pairs of GPU type gpu
+ * (folds from a GSL mt19937 seeded with seed).  Returns the pair count, or
+ * 0 when the form is not applicable there (mae then NAN). */
+uint32_t mdl_fit_sd_cv(const struct mdl_pairs *ps, uint32_t gpu,
+                       enum mdl_sd_form f, unsigned k, unsigned long seed,
+                       double *mae);
+
+/* A utilization file (SPEC 7). */
+#define MDL_UTIL_NFEAT 6        /* flops, params, conv, linear, act, other */
+struct mdl_util_row {
+    double util;                /* (0, 1] */
+    double x[MDL_UTIL_NFEAT];   /* raw features, >= 0 */
+    long line;
+};
+struct mdl_util_data {
+    struct mdl_util_row *r;
+    uint32_t n;
+};
+int mdl_fit_util_load(const char *path, struct mdl_util_data *d,
+                      struct dl_error *err);
+void mdl_fit_util_data_free(struct mdl_util_data *d);
+
+/* util = clamp(intercept + sum_i coef[i] * (log1p(x_i) - center[i]) /
+ * scale[i], 0.01, 1); coef[i] = 0 for a feature constant in training. */
+struct mdl_util_params {
+    double intercept;
+    double center[MDL_UTIL_NFEAT], scale[MDL_UTIL_NFEAT], coef[MDL_UTIL_NFEAT];
+};
+/* Ridge regression (penalty lambda on the standardized coefficients) on
+ * rows idx[0..n).  0, or -1 when n == 0 or GSL fails. */
+int mdl_fit_util(const struct mdl_util_data *d, const uint32_t *idx,
+                 uint32_t n, double lambda, struct mdl_util_params *m);
+double mdl_fit_util_predict(const struct mdl_util_params *m,
+                            const double x[MDL_UTIL_NFEAT]);
+/* K-fold cross-validated RMSLE of the regression and of the training-mean
+ * baseline.  0, or -1 when there are fewer than 2 rows. */
+int mdl_fit_util_cv(const struct mdl_util_data *d, unsigned k,
+                    unsigned long seed, double lambda, double *rmsle,
+                    double *rmsle_base);
+
 #endif

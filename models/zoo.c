@@ -3,22 +3,11 @@
  * from a directory and answers look-ups by name (see model.h; the data and
  * its citations are documented in models/ZOO.md).
  *
- * The three files are small (tens to a few thousand rows), so each is read
- * whole into memory and parsed in place by one strict CSV reader:
- *
- *   - lines starting with '#' are comments, blank lines are skipped, a
- *     trailing '\r' is dropped;
- *   - the first other line is the header; columns are found by name, every
- *     required column must be there, a name may not repeat, and columns
- *     this file does not know are ignored (SPEC 7);
- *   - every row has exactly as many fields as the header; fields are plain
- *     text split at ',' (no quoting: a '"' is an error, so a quoted comma
- *     can never shift the columns silently);
- *   - a bad value is reported as file:line:col naming the column and value.
- *
- * Names are compared through one normal form (lower-case letters and
- * digits only, then a short alias table), so "ResNet-50", "resnet_50" and
- * "RESNET50" are one model.  Every distinct normal form of zoo.csv is a
+ * The three files are read by the strict CSV reader of models/csv.c
+ * (comments, header by column name, no quoting, file:line:col errors;
+ * rules listed there), and names are compared through its normal form
+ * (mcsv_norm_name: "ResNet-50", "resnet_50" and "RESNET50" are one
+ * model).  Every distinct normal form of zoo.csv is a
  * "family" (a model at any batch size); throughput rows refer to families
  * and GPU types by index and are sorted, so a look-up costs a scan of the
  * (few) names and a binary search of the rows.
@@ -29,244 +18,25 @@
  * name; no two throughput rows share a key; every throughput row names a
  * zoo family and a GPU type of gpus.csv, and its throughput is > 0.
  */
-#include "models/model.h"
+#include "models/mdlint.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 
-#define NAME_MAX_LEN 128
-#define MAX_COLS 64
-
 /* ------------------------------------------------------------ names */
 
-/* Spellings used by public traces for models the zoo knows under another
- * name; both sides in normal form. */
-static const struct {
-    const char *from, *to;
-} aliases[] = {
-    { "lm", "lstm" },                   /* Gavel "LM (batch size N)" */
-    { "imagenet", "resnet50" },         /* Pollux / ElasticFlow T4 */
-    { "cifar10", "resnet18" },          /* Pollux / ElasticFlow T4 */
-    { "inceptionv3", "inception3" },
-    { "neumf", "ncf" },
-};
-
-/* Normal form of s[0..len) into out (NAME_MAX_LEN bytes): lower-case
- * letters and digits only, aliases applied.  -1 if too long or empty. */
-static int norm_name(const char *s, size_t len, char *out)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (!isalnum(ch))
-            continue;
-        if (k + 1 >= NAME_MAX_LEN)
-            return -1;
-        out[k++] = (char)tolower(ch);
-    }
-    out[k] = '\0';
-    if (!k)
-        return -1;
-    for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++)
-        if (!strcmp(out, aliases[a].from)) {
-            strcpy(out, aliases[a].to);
-            break;
-        }
-    return 0;
-}
-
-/* ------------------------------------------------------------ CSV reader */
-
-struct csv {
-    const char *path;           /* for messages */
-    char *buf;                  /* whole file, NUL-terminated, parsed in place */
-    char *next;                 /* start of the next unread line */
-    long lineno;                /* line number of the current row */
-    char *field[MAX_COLS];
-    long fcol[MAX_COLS];        /* 1-based column of each field */
-    int nfield;
-    int ncols;                  /* header width */
-};
-
-static int csv_open(struct csv *c, const char *path, struct dl_error *err)
-{
-    memset(c, 0, sizeof *c);
-    c->path = path;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return dl_fail_io(err, path, "cannot open: %s", strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *b = xmalloc(cap);
-    for (;;) {
-        if (len + 1 >= cap)
-            b = xrealloc(b, cap *= 2);
-        size_t got = fread(b + len, 1, cap - 1 - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(b);
-        return dl_fail_io(err, path, "read error");
-    }
-    b[len] = '\0';
-    if (memchr(b, '\0', len)) {
-        free(b);
-        return dl_fail(err, path, 0, 0, "file contains a NUL byte");
-    }
-    c->buf = b;
-    c->next = b;
-    return 0;
-}
-
-static void csv_close(struct csv *c)
-{
-    free(c->buf);
-    c->buf = NULL;
-}
-
-/* Next non-comment, non-blank line split into fields.  Returns 1 with a
- * row, 0 at the end, or DL_EINPUT. */
-static int csv_row(struct csv *c, struct dl_error *err)
-{
-    while (*c->next) {
-        char *line = c->next;
-        char *nl = strchr(line, '\n');
-        if (nl) {
-            *nl = '\0';
-            c->next = nl + 1;
-        } else {
-            c->next = line + strlen(line);
-        }
-        c->lineno++;
-        size_t len = strlen(line);
-        if (len && line[len - 1] == '\r')
-            line[--len] = '\0';
-        if (!len || line[0] == '#')
-            continue;
-        char *q = strchr(line, '"');
-        if (q)
-            return dl_fail(err, c->path, c->lineno, (long)(q - line) + 1,
-                           "quoted fields are not supported");
-        c->nfield = 0;
-        char *p = line;
-        for (;;) {
-            if (c->nfield == MAX_COLS)
-                return dl_fail(err, c->path, c->lineno, (long)(p - line) + 1,
-                               "more than %d fields", MAX_COLS);
-            c->fcol[c->nfield] = (long)(p - line) + 1;
-            c->field[c->nfield++] = p;
-            char *comma = strchr(p, ',');
-            if (!comma)
-                break;
-            *comma = '\0';
-            p = comma + 1;
-        }
-        if (c->ncols && c->nfield != c->ncols)
-            return dl_fail(err, c->path, c->lineno, 0,
-                           "%d fields where the header has %d",
-                           c->nfield, c->ncols);
-        return 1;
-    }
-    return 0;
-}
-
-/* Reads the header and maps each wanted name to its field index (idx[i],
- * -1 when absent and optional).  required[i] false = may be absent. */
-static int csv_header(struct csv *c, const char *const *names,
-                      const bool *required, int n, int *idx,
-                      struct dl_error *err)
-{
-    int rc = csv_row(c, err);
-    if (rc < 0)
-        return rc;
-    if (rc == 0)
-        return dl_fail(err, c->path, c->lineno ? c->lineno : 1, 0,
-                       "no header line");
-    for (int f = 0; f < c->nfield; f++)
-        for (int g = 0; g < f; g++)
-            if (!strcmp(c->field[f], c->field[g]))
-                return dl_fail(err, c->path, c->lineno, c->fcol[f],
-                               "column '%s' appears twice", c->field[f]);
-    for (int i = 0; i < n; i++) {
-        idx[i] = -1;
-        for (int f = 0; f < c->nfield; f++)
-            if (!strcmp(c->field[f], names[i]))
-                idx[i] = f;
-        if (idx[i] < 0 && required[i])
-            return dl_fail(err, c->path, c->lineno, 0,
-                           "missing column '%s'", names[i]);
-    }
-    c->ncols = c->nfield;
-    return 0;
-}
-
-/* Field values.  Each reports "file:line:col: column 'x': ..." on error. */
-static const char *fld(const struct csv *c, int i)
-{
-    return i < 0 ? "" : c->field[i];
-}
-
-static int bad_value(const struct csv *c, int i, const char *name,
-                     const char *why, struct dl_error *err)
-{
-    return dl_fail(err, c->path, c->lineno, c->fcol[i],
-                   "column '%s': %s '%s'", name, why, c->field[i]);
-}
-
-/* A number >= lo (and <= hi); empty -> *out = -1 unless required. */
-static int get_num(const struct csv *c, int i, const char *name, bool required,
-                   double lo, double hi, double *out, struct dl_error *err)
-{
-    const char *s = fld(c, i);
-    if (!*s) {
-        if (required)
-            return dl_fail(err, c->path, c->lineno, i < 0 ? 0 : c->fcol[i],
-                           "column '%s': empty", name);
-        *out = -1;
-        return 0;
-    }
-    double v;
-    if (sim_parse_double(s, &v))
-        return bad_value(c, i, name, "not a number:", err);
-    if (v < lo || v > hi)
-        return bad_value(c, i, name, "out of range:", err);
-    *out = v;
-    return 0;
-}
-
-/* A whole number in [lo, hi]; empty -> *out = -1 unless required. */
-static int get_int(const struct csv *c, int i, const char *name, bool required,
-                   long lo, long hi, long *out, struct dl_error *err)
-{
-    double v = -1;
-    *out = -1;
-    int rc = get_num(c, i, name, required, (double)lo, (double)hi, &v, err);
-    if (rc)
-        return rc;
-    if (v != floor(v))
-        return bad_value(c, i, name, "not a whole number:", err);
-    *out = (long)v;
-    return 0;
-}
-
-static int get_name(const struct csv *c, int i, const char *name, char *norm,
+static int get_name(const struct mcsv *c, int i, const char *name, char *norm,
                     struct dl_error *err)
 {
-    const char *s = fld(c, i);
+    const char *s = mcsv_fld(c, i);
     if (!*s)
-        return dl_fail(err, c->path, c->lineno, c->fcol[i],
+        return dl_fail(err, c->path, c->line, c->fcol[i],
                        "column '%s': empty", name);
-    if (norm_name(s, strlen(s), norm))
-        return bad_value(c, i, name, "not a usable name:", err);
+    if (mcsv_norm_name(s, strlen(s), norm))
+        return mcsv_bad_value(c, i, name, "not a usable name:", err);
     return 0;
 }
 
@@ -308,30 +78,30 @@ static const char *const zoo_cols[Z_N] = {
 static int load_models(struct loader *L, struct dl_error *err)
 {
     struct mdl_zoo *z = L->z;
-    struct csv c;
+    struct mcsv c;
     bool req[Z_N];
     int idx[Z_N];
     int rc;
     for (int i = 0; i < Z_N; i++)
         req[i] = true;
-    if ((rc = set_path(L, "zoo.csv", err)) || (rc = csv_open(&c, L->path, err)))
+    if ((rc = set_path(L, "zoo.csv", err)) || (rc = mcsv_open(&c, L->path, err)))
         return rc;
-    if ((rc = csv_header(&c, zoo_cols, req, Z_N, idx, err)))
+    if ((rc = mcsv_header(&c, zoo_cols, req, Z_N, idx, err)))
         goto out;
-    while ((rc = csv_row(&c, err)) == 1) {
-        char norm[NAME_MAX_LEN];
+    while ((rc = mcsv_row(&c, err)) == 1) {
+        char norm[MCSV_NAME_MAX];
         long batch, layers[4];
         double mem, flops, params, util;
         if ((rc = get_name(&c, idx[Z_MODEL], "model", norm, err)) ||
-            (rc = get_int(&c, idx[Z_BATCH], "batch_size", true, 1, UINT32_MAX - 1,
+            (rc = mcsv_int(&c, idx[Z_BATCH], "batch_size", true, 1, UINT32_MAX - 1,
                           &batch, err)) ||
-            (rc = get_num(&c, idx[Z_MEM], "mem_gb", false, 0, 1e6, &mem, err)) ||
-            (rc = get_num(&c, idx[Z_FLOPS], "flops", false, 0, 1e30, &flops, err)) ||
-            (rc = get_num(&c, idx[Z_PARAMS], "params", false, 0, 1e30, &params, err)) ||
-            (rc = get_num(&c, idx[Z_UTIL], "util_a100", false, 0, 1, &util, err)))
+            (rc = mcsv_num(&c, idx[Z_MEM], "mem_gb", false, 0, 1e6, &mem, err)) ||
+            (rc = mcsv_num(&c, idx[Z_FLOPS], "flops", false, 0, 1e30, &flops, err)) ||
+            (rc = mcsv_num(&c, idx[Z_PARAMS], "params", false, 0, 1e30, &params, err)) ||
+            (rc = mcsv_num(&c, idx[Z_UTIL], "util_a100", false, 0, 1, &util, err)))
             goto out;
         for (int k = 0; k < 4; k++)
-            if ((rc = get_int(&c, idx[Z_CONV + k], zoo_cols[Z_CONV + k], false,
+            if ((rc = mcsv_int(&c, idx[Z_CONV + k], zoo_cols[Z_CONV + k], false,
                               0, INT32_MAX, &layers[k], err)))
                 goto out;
         uint32_t fam = family_find(L->fam_norm, z->nfamilies, norm);
@@ -342,19 +112,19 @@ static int load_models(struct loader *L, struct dl_error *err)
         }
         for (uint32_t m = 0; m < z->nmodels; m++)
             if (z->models[m].family == fam && z->models[m].batch_size == batch) {
-                rc = dl_fail(err, c.path, c.lineno, c.fcol[idx[Z_MODEL]],
+                rc = dl_fail(err, c.path, c.line, c.fcol[idx[Z_MODEL]],
                              "model '%s' at batch size %ld already on line %ld",
-                             fld(&c, idx[Z_MODEL]), batch, z->models[m].line);
+                             mcsv_fld(&c, idx[Z_MODEL]), batch, z->models[m].line);
                 goto out;
             }
         xgrow(&z->models, &L->model_cap, z->nmodels + 1, sizeof *z->models);
         struct mdl_model *md = &z->models[z->nmodels++];
-        const char *name = fld(&c, idx[Z_MODEL]);
+        const char *name = mcsv_fld(&c, idx[Z_MODEL]);
         md->name = arena_strndup(z->arena, name, strlen(name));
         md->family = fam;
         md->batch_size = (uint32_t)batch;
-        md->task = arena_strndup(z->arena, fld(&c, idx[Z_TASK]),
-                                 strlen(fld(&c, idx[Z_TASK])));
+        md->task = arena_strndup(z->arena, mcsv_fld(&c, idx[Z_TASK]),
+                                 strlen(mcsv_fld(&c, idx[Z_TASK])));
         md->mem_gb = mem;
         md->flops = flops;
         md->params = params;
@@ -363,14 +133,14 @@ static int load_models(struct loader *L, struct dl_error *err)
         md->activation_layers = (int32_t)layers[2];
         md->other_layers = (int32_t)layers[3];
         md->util_a100 = util;
-        md->source = arena_strndup(z->arena, fld(&c, idx[Z_SOURCE]),
-                                   strlen(fld(&c, idx[Z_SOURCE])));
-        md->line = c.lineno;
+        md->source = arena_strndup(z->arena, mcsv_fld(&c, idx[Z_SOURCE]),
+                                   strlen(mcsv_fld(&c, idx[Z_SOURCE])));
+        md->line = c.line;
     }
     if (rc == 0 && z->nmodels == 0)
-        rc = dl_fail(err, c.path, c.lineno, 0, "no models");
+        rc = dl_fail(err, c.path, c.line, 0, "no models");
 out:
-    csv_close(&c);
+    mcsv_close(&c);
     return rc;
 }
 
@@ -382,29 +152,29 @@ static const char *const gpu_cols[G_N] = {
 static int load_gpus(struct loader *L, struct dl_error *err)
 {
     struct mdl_zoo *z = L->z;
-    struct csv c;
+    struct mcsv c;
     bool req[G_N] = { true, true, true, true, true, true };
     int idx[G_N];
     int rc;
-    if ((rc = set_path(L, "gpus.csv", err)) || (rc = csv_open(&c, L->path, err)))
+    if ((rc = set_path(L, "gpus.csv", err)) || (rc = mcsv_open(&c, L->path, err)))
         return rc;
-    if ((rc = csv_header(&c, gpu_cols, req, G_N, idx, err)))
+    if ((rc = mcsv_header(&c, gpu_cols, req, G_N, idx, err)))
         goto out;
-    while ((rc = csv_row(&c, err)) == 1) {
+    while ((rc = mcsv_row(&c, err)) == 1) {
         double v[4];
-        const char *name = fld(&c, idx[G_NAME]);
+        const char *name = mcsv_fld(&c, idx[G_NAME]);
         if (!*name) {
-            rc = dl_fail(err, c.path, c.lineno, c.fcol[idx[G_NAME]],
+            rc = dl_fail(err, c.path, c.line, c.fcol[idx[G_NAME]],
                          "column 'name': empty");
             goto out;
         }
         for (int k = 0; k < 4; k++)
-            if ((rc = get_num(&c, idx[G_MEM + k], gpu_cols[G_MEM + k], true,
+            if ((rc = mcsv_num(&c, idx[G_MEM + k], gpu_cols[G_MEM + k], true,
                               1e-9, 1e9, &v[k], err)))
                 goto out;
         for (uint32_t g = 0; g < z->ngpus; g++)
             if (!strcasecmp(z->gpus[g].name, name)) {
-                rc = dl_fail(err, c.path, c.lineno, c.fcol[idx[G_NAME]],
+                rc = dl_fail(err, c.path, c.line, c.fcol[idx[G_NAME]],
                              "GPU type '%s' listed twice", name);
                 goto out;
             }
@@ -415,13 +185,13 @@ static int load_gpus(struct loader *L, struct dl_error *err)
         g->fp32_tflops = v[1];
         g->fp16_tflops = v[2];
         g->mem_bw_gbs = v[3];
-        g->source = arena_strndup(z->arena, fld(&c, idx[G_SOURCE]),
-                                  strlen(fld(&c, idx[G_SOURCE])));
+        g->source = arena_strndup(z->arena, mcsv_fld(&c, idx[G_SOURCE]),
+                                  strlen(mcsv_fld(&c, idx[G_SOURCE])));
     }
     if (rc == 0 && z->ngpus == 0)
-        rc = dl_fail(err, c.path, c.lineno, 0, "no GPU types");
+        rc = dl_fail(err, c.path, c.line, 0, "no GPU types");
 out:
-    csv_close(&c);
+    mcsv_close(&c);
     return rc;
 }
 
@@ -458,42 +228,42 @@ static const char *const thr_cols[T_N] = {
 static int load_throughput(struct loader *L, struct dl_error *err)
 {
     struct mdl_zoo *z = L->z;
-    struct csv c;
+    struct mcsv c;
     bool req[T_N] = { true, true, true, true, true, true };
     int idx[T_N];
     int rc;
     if ((rc = set_path(L, "throughput.csv", err)) ||
-        (rc = csv_open(&c, L->path, err)))
+        (rc = mcsv_open(&c, L->path, err)))
         return rc;
-    if ((rc = csv_header(&c, thr_cols, req, T_N, idx, err)))
+    if ((rc = mcsv_header(&c, thr_cols, req, T_N, idx, err)))
         goto out;
-    while ((rc = csv_row(&c, err)) == 1) {
-        char norm[NAME_MAX_LEN];
+    while ((rc = mcsv_row(&c, err)) == 1) {
+        char norm[MCSV_NAME_MAX];
         long batch, ngpus;
         double thr;
-        const char *gname = fld(&c, idx[T_GPU]);
-        const char *place = fld(&c, idx[T_PLACE]);
+        const char *gname = mcsv_fld(&c, idx[T_GPU]);
+        const char *place = mcsv_fld(&c, idx[T_PLACE]);
         uint32_t gpu = gpu_find(z, gname);
         if (gpu == SIM_NONE) {
-            rc = bad_value(&c, idx[T_GPU], "gpu_type", "not in gpus.csv:", err);
+            rc = mcsv_bad_value(&c, idx[T_GPU], "gpu_type", "not in gpus.csv:", err);
             goto out;
         }
         if ((rc = get_name(&c, idx[T_MODEL], "model", norm, err)))
             goto out;
         uint32_t fam = family_find(L->fam_norm, z->nfamilies, norm);
         if (fam == SIM_NONE) {
-            rc = bad_value(&c, idx[T_MODEL], "model", "not in zoo.csv:", err);
+            rc = mcsv_bad_value(&c, idx[T_MODEL], "model", "not in zoo.csv:", err);
             goto out;
         }
-        if ((rc = get_int(&c, idx[T_BATCH], "batch_size", true, 1,
+        if ((rc = mcsv_int(&c, idx[T_BATCH], "batch_size", true, 1,
                           UINT32_MAX - 1, &batch, err)) ||
-            (rc = get_int(&c, idx[T_NGPUS], "num_gpus", true, 1, 1 << 20,
+            (rc = mcsv_int(&c, idx[T_NGPUS], "num_gpus", true, 1, 1 << 20,
                           &ngpus, err)) ||
-            (rc = get_num(&c, idx[T_THR], "throughput", true, 0, 1e12, &thr,
+            (rc = mcsv_num(&c, idx[T_THR], "throughput", true, 0, 1e12, &thr,
                           err)))
             goto out;
         if (!(thr > 0)) {
-            rc = bad_value(&c, idx[T_THR], "throughput", "must be > 0:", err);
+            rc = mcsv_bad_value(&c, idx[T_THR], "throughput", "must be > 0:", err);
             goto out;
         }
         bool spread;
@@ -502,12 +272,12 @@ static int load_throughput(struct loader *L, struct dl_error *err)
         else if (!strcmp(place, "spread"))
             spread = true;
         else {
-            rc = bad_value(&c, idx[T_PLACE], "placement",
+            rc = mcsv_bad_value(&c, idx[T_PLACE], "placement",
                            "not 'consolidated' or 'spread':", err);
             goto out;
         }
         if (spread && ngpus == 1) {
-            rc = bad_value(&c, idx[T_PLACE], "placement",
+            rc = mcsv_bad_value(&c, idx[T_PLACE], "placement",
                            "one GPU cannot be", err);
             goto out;
         }
@@ -515,7 +285,7 @@ static int load_throughput(struct loader *L, struct dl_error *err)
         z->thr[z->nthr++] = (struct mdl_thr){
             .family = fam, .gpu = gpu, .batch_size = (uint32_t)batch,
             .num_gpus = (uint32_t)ngpus, .spread = spread,
-            .throughput = thr, .line = c.lineno,
+            .throughput = thr, .line = c.line,
         };
     }
     if (rc)
@@ -532,7 +302,7 @@ static int load_throughput(struct loader *L, struct dl_error *err)
             goto out;
         }
 out:
-    csv_close(&c);
+    mcsv_close(&c);
     return rc;
 }
 
@@ -622,7 +392,7 @@ static uint32_t parse_ref(const struct mdl_zoo *z, const char *ref,
 {
     const char *at = strchr(ref, '@');
     size_t len = at ? (size_t)(at - ref) : strlen(ref);
-    char norm[NAME_MAX_LEN];
+    char norm[MCSV_NAME_MAX];
     *batch = 0;
     if (at) {
         long b;
@@ -630,7 +400,7 @@ static uint32_t parse_ref(const struct mdl_zoo *z, const char *ref,
             return SIM_NONE;
         *batch = (uint32_t)b;
     }
-    if (norm_name(ref, len, norm))
+    if (mcsv_norm_name(ref, len, norm))
         return SIM_NONE;
     for (uint32_t f = 0; f < z->nfamilies; f++)
         if (!strcmp(norm, z->family_keys[f]))

@@ -8,6 +8,7 @@
  * input never leaves an output directory behind.
  */
 #include "sim/simint.h"
+#include "models/model.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -298,6 +299,7 @@ static const char main_help[] =
     "  trace gen  generate a seeded synthetic workload\n"
     "  trace stats  describe a trace and its offered load on a cluster\n"
     "  policies   list the policies and their options\n"
+    "  fit        convert measurements; fit slowdown and utilization models\n"
     "\n"
     "Exit status: 0 success, 1 the run failed, 2 bad usage or bad input.\n";
 
@@ -318,6 +320,7 @@ int dl_main(int argc, char **argv)
         return cmd_policies(argc - 1, argv + 1);
     if (!strcmp(cmd, "trace"))
         return cmd_trace(argc - 1, argv + 1);
+    if (!strcmp(cmd, "fit")) return mdl_cmd_fit(argc - 1, argv + 1);
     fprintf(stderr, "dlsim: unknown command '%s'\n%s", cmd, main_help);
     return 2;
 }

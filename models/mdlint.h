@@ -1,0 +1,62 @@
+/*
+ * models/mdlint.h - private helpers shared inside models/ only (the public
+ * interface is models/model.h).  Implemented in models/csv.c.
+ */
+#ifndef DLSIM_MODELS_MDLINT_H
+#define DLSIM_MODELS_MDLINT_H
+
+#include "models/model.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define MCSV_MAX_COLS 64
+#define MCSV_MAX_BYTES ((size_t)1 << 30)
+#define MCSV_NAME_MAX 128       /* bytes of a normal-form name, with NUL */
+
+/* One open CSV file, read whole and parsed in place (see models/csv.c). */
+struct mcsv {
+    const char *path;           /* for messages */
+    char *buf;                  /* whole file, NUL-terminated */
+    size_t len, pos;            /* bytes in buf; start of the next line */
+    long line;                  /* line number of the current row */
+    char *f[MCSV_MAX_COLS];     /* fields of the current row */
+    long fcol[MCSV_MAX_COLS];   /* 1-based byte column of each field */
+    int nf;                     /* fields in the current row */
+    int ncols;                  /* header width (0 until the header) */
+};
+
+int mcsv_open(struct mcsv *c, const char *path, struct dl_error *err);
+void mcsv_close(struct mcsv *c);
+int mcsv_row(struct mcsv *c, struct dl_error *err);
+int mcsv_header(struct mcsv *c, const char *const *names,
+                const bool *required, int n, int *idx, struct dl_error *err);
+
+/* Field i of the current row; "" when i < 0 (an absent optional column). */
+const char *mcsv_fld(const struct mcsv *c, int i);
+
+/* "file:line:col: column 'name': WHY 'value'" for field i. */
+int mcsv_bad_value(const struct mcsv *c, int i, const char *name,
+                   const char *why, struct dl_error *err);
+
+/* A number in [lo, hi]; empty -> *out = -1 unless required.  Messages
+ * "column 'name': not a number: 'v'" / "out of range: 'v'". */
+int mcsv_num(const struct mcsv *c, int i, const char *name, bool required,
+             double lo, double hi, double *out, struct dl_error *err);
+
+/* As mcsv_num, and a whole number; "not a whole number: 'v'". */
+int mcsv_int(const struct mcsv *c, int i, const char *name, bool required,
+             long lo, long hi, long *out, struct dl_error *err);
+
+/* A number in [lo, hi], or (lo, hi] with lo_open; empty -> *out = -1 unless
+ * required.  Message "name: 'v' is not a number in [lo, hi]". */
+int mcsv_range(const struct mcsv *c, int i, const char *name, bool required,
+               double lo, double hi, bool lo_open, double *out,
+               struct dl_error *err);
+
+/* Model-name normal form of s[0..len) into out (MCSV_NAME_MAX bytes):
+ * lower-case letters and digits only, then the zoo's alias table (e.g.
+ * "LM" = lstm).  -1 if empty or too long. */
+int mcsv_norm_name(const char *s, size_t len, char *out);
+
+#endif
