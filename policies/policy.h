@@ -197,6 +197,10 @@ void pq_push(struct pq *q, uint32_t job, uint32_t ngpus, uint32_t req_type,
 /* Puts back an item popped earlier, keeping its place in the order. */
 void pq_push_item(struct pq *q, const struct pq_item *it, uint32_t ngpus,
                   uint32_t req_type);
+/* The bucket of a shape (created, empty, if new). */
+long pq_bucket(struct pq *q, uint32_t ngpus, uint32_t req_type);
+/* Empties every bucket (keeps the buckets and their memory). */
+void pq_clear(struct pq *q);
 /* Bucket with the smallest head, or -1 if empty. */
 long pq_min_bucket(const struct pq *q);
 static inline const struct pq_item *pq_head(const struct pq *q, long b)

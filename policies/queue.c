@@ -83,6 +83,18 @@ static size_t bucket_of(struct pq *q, uint32_t ngpus, uint32_t req_type)
     return q->nb - 1;
 }
 
+long pq_bucket(struct pq *q, uint32_t ngpus, uint32_t req_type)
+{
+    return (long)bucket_of(q, ngpus, req_type);
+}
+
+void pq_clear(struct pq *q)
+{
+    for (size_t i = 0; i < q->nb; i++)
+        q->b[i].n = 0;
+    q->size = 0;
+}
+
 void pq_push(struct pq *q, uint32_t job, uint32_t ngpus, uint32_t req_type,
              double key)
 {

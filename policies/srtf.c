@@ -64,6 +64,9 @@ struct srtf {
     double cost;                /* reference-GPU us per preemption */
     unsigned char *blocked;     /* per bucket, within one schedule() */
     size_t capblocked;
+    struct pq heads;            /* within schedule(): bucket heads, as
+                                   items whose job field is the bucket */
+    bool in_schedule;
     struct run_item *victims;
     size_t capvictims;
     struct vic_index *vic;      /* room under consolidated placement */
@@ -144,6 +147,7 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err)
         return rc;
     }
     pq_init(&s->q);
+    pq_init(&s->heads);
     s->backfill = bf;
     s->cost = cost * (double)SIM_US_PER_S;
     *state = s;
@@ -154,6 +158,7 @@ static void destroy(void *state)
 {
     struct srtf *s = state;
     pq_free(&s->q);
+    pq_free(&s->heads);
     for (uint32_t t = 0; t < s->ntypes; t++)
         free(s->running[t].a);
     free(s->running);
@@ -167,11 +172,23 @@ static void destroy(void *state)
     free(s);
 }
 
+/* Offers bucket b's current head to the schedule loop's order. */
+static void offer(struct srtf *s, long b)
+{
+    if (!s->q.b[b].n)
+        return;
+    struct pq_item h = s->q.b[b].heap[0];
+    h.job = (uint32_t)b;
+    pq_push_item(&s->heads, &h, 0, 0);
+}
+
 static void enqueue(void *state, const struct pol_view *v, uint32_t job)
 {
     struct srtf *s = state;
-    pq_push(&s->q, job, v->jobs[job].num_gpus, v->rt[job].req_type,
-            pol_remaining(v, job));
+    uint32_t g = v->jobs[job].num_gpus, req = v->rt[job].req_type;
+    pq_push(&s->q, job, g, req, pol_remaining(v, job));
+    if (s->in_schedule)         /* a victim: its bucket's head may change */
+        offer(s, pq_bucket(&s->q, g, req));
 }
 
 static void started(void *state, const struct pol_view *v, uint32_t job)
@@ -430,30 +447,34 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     const struct cluster *c = v->clu;
     if (pq_fill(&s->q, v, x, s->mode, s->backfill) < 0)
         return;
-    /* A bucket whose head cannot make room is blocked for the rest of the
-     * instant: every job behind it has the same shape and at least its
-     * remaining work, so fewer running jobs are longer than it -- it
-     * cannot make room either.  This keeps an overloaded queue from being
-     * walked job by job at every instant. */
+    /* Queued jobs are taken in priority order through `heads`, a heap of
+     * the buckets' heads (an entry goes stale when its bucket's head
+     * changes, and is checked when popped), so an instant costs O(shapes)
+     * once plus O(log shapes) per attempt.  A bucket whose head cannot
+     * make room is blocked for the rest of the instant: every job behind
+     * it has the same shape and at least its remaining work, so fewer
+     * running jobs are longer than it -- it cannot make room either.
+     * This keeps an overloaded queue from being walked job by job. */
+    pq_clear(&s->heads);
+    for (size_t i = 0; i < s->q.nb; i++)
+        offer(s, (long)i);
     size_t nbl = 0;             /* entries of blocked[] in use */
-    for (;;) {
+    s->in_schedule = true;
+    while (s->heads.size) {
         if (s->q.nb > nbl) {    /* re-queued victims may add buckets */
             xgrow(&s->blocked, &s->capblocked, s->q.nb, sizeof *s->blocked);
             memset(s->blocked + nbl, 0, s->q.nb - nbl);
             nbl = s->q.nb;
         }
-        long b = -1;
-        for (size_t i = 0; i < s->q.nb; i++)
-            if (s->q.b[i].n && !s->blocked[i] &&
-                (b < 0 || s->q.b[i].heap[0].key < s->q.b[b].heap[0].key ||
-                 (s->q.b[i].heap[0].key == s->q.b[b].heap[0].key &&
-                  s->q.b[i].heap[0].seq < s->q.b[b].heap[0].seq)))
-                b = (long)i;
-        if (b < 0)
+        struct pq_item e = pq_pop(&s->heads, 0);
+        long b = (long)e.job;
+        const struct pq_bucket *bk = &s->q.b[b];
+        if (s->blocked[b] || !bk->n || bk->heap[0].seq != e.seq ||
+            bk->heap[0].key != e.key)
+            continue;           /* stale: a fresher entry was offered */
+        if (e.key >= longest_running(s, v))
             break;
-        if (pq_head(&s->q, b)->key >= longest_running(s, v))
-            break;
-        uint32_t req = s->q.b[b].req_type, ngpus = s->q.b[b].ngpus;
+        uint32_t req = bk->req_type, ngpus = bk->ngpus;
         /* out of the queue while room is made, so that the victims it
          * re-queues cannot get in its way */
         struct pq_item it = pq_pop(&s->q, b);
@@ -462,17 +483,22 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
             uint32_t t = req != SIM_NONE ? req : c->type_order[i];
             done = make_room(s, v, x, it.job, it.key, t, b);
             if (done < 0)
-                return;
+                break;
             if (req != SIM_NONE)
                 break;
         }
+        if (done < 0)
+            break;
         if (!done) {
             pq_push_item(&s->q, &it, ngpus, req);
             if (!s->backfill)
                 break;
             s->blocked[b] = 1;
+        } else {
+            offer(s, b);
         }
     }
+    s->in_schedule = false;
     pq_fill(&s->q, v, x, s->mode, s->backfill);
 }
 
