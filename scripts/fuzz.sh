@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses of the cluster loader and the trace reader
+# Builds the libFuzzer harnesses of the cluster loader, the trace reader and
+# the JSON reader of measurement files
 # with clang (ASan + UBSan) in build-fuzz/ and runs each for SECONDS seconds
 # on a copy of its seed corpus (tests/fuzz/corpus_NAME plus the past crashes
 # in tests/fuzz/regress_NAME); the repository's directories are never
@@ -7,7 +8,7 @@
 #   scripts/fuzz.sh [SECONDS]            (default 60; SECONDS per fuzzer)
 # Prints one line "fuzz ok NAME: ..." per fuzzer that found nothing, or
 # "fuzz FAILED NAME: artifact PATH" (after the tail of the fuzzer's log)
-# and exits 1 once both have run.  Needs clang and its fuzzer runtime:
+# and exits 1 once all have run.  Needs clang and its fuzzer runtime:
 # scripts/setup.sh --fuzz installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,6 +61,7 @@ build() {
 build cluster -DCFG_MAX_GPUS=65536 tests/fuzz/fuzz_cluster.c \
     sim/base.c sim/cluster.c sim/cfg.c -lyaml -lm
 build trace tests/fuzz/fuzz_trace.c traces/reader.c sim/base.c -lz -lm
+build json tests/fuzz/fuzz_json.c models/json.c sim/base.c -lm
 
 # run NAME MAX_LEN [libFuzzer options...]; sets $failed on a crash.
 failed=0
@@ -110,4 +112,5 @@ run() {
 
 run cluster 8192 -dict=tests/fuzz/cluster.dict
 run trace 65536
+run json 65536
 [ "$failed" -eq 0 ] || exit 1
