@@ -14,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef DLSIM_VERSION
+#define DLSIM_VERSION "unknown"
+#endif
+
 int dl_main(int argc, char **argv);
 
 static int usage_error(const char *cmd, const char *msg)
@@ -308,6 +312,10 @@ int dl_main(int argc, char **argv)
     if (argc < 2)
         return fputs(main_help, stderr), 2;
     const char *cmd = argv[1];
+    if (!strcmp(cmd, "--version")) {
+        puts("dlsim " DLSIM_VERSION);
+        return 0;
+    }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(main_help, stdout);
         return 0;
