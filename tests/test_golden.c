@@ -548,3 +548,33 @@ Test(golden, invalid_actions_fail_the_run)
     trc_free(&t);
     clu_free(&c);
 }
+
+/* The timeseries of fifo_strict_blocks sampled every 5 s: a state is the
+ * one after every event at or before the sample time.
+ *   t=0  a runs (2 GPUs)                         queued 0, running 1, busy 2
+ *   t=5  b and c wait behind a                   queued 2, running 1, busy 2
+ *   t=10 a done, b runs on 4                     queued 1, running 1, busy 4
+ *   t=15 b done, c runs on 1 (last finish: 18)   queued 0, running 1, busy 1 */
+Test(golden, timeseries_samples)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, three_jobs);
+    tu_simple_cluster(&c, 1, 4);
+    struct dl_error err = { 0 };
+    struct eng_opts o = { .policy = "fifo", .check = true, .sample = US(5) };
+    struct eng *e = eng_new(&t, &c, &o, &err);
+    cr_assert_eq(eng_run(e), 0, "%s", e->fail_msg);
+    const uint32_t want[4][3] = { { 0, 1, 2 }, { 2, 1, 2 }, { 1, 1, 4 }, { 0, 1, 1 } };
+    cr_assert_eq(e->nts, 4);
+    for (int i = 0; i < 4; i++) {
+        cr_expect_eq(e->ts[i].t, US(5 * i));
+        cr_expect_eq(e->ts[i].queued, want[i][0], "row %d queued", i);
+        cr_expect_eq(e->ts[i].running, want[i][1], "row %d running", i);
+        cr_expect_eq(e->ts[i].busy, want[i][2], "row %d busy", i);
+        cr_expect_float_eq(e->ts[i].util_alloc, want[i][2] / 4.0, 1e-12);
+    }
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
