@@ -120,7 +120,7 @@ static int cmd_run(int argc, char **argv)
     bool quiet = false;
     long seed;
     int ch;
-    optind = 1;
+    optind = 0;                 /* full reset (GNU): callable repeatedly */
     while ((ch = getopt_long(argc, argv, "t:c:p:m:o:s:S:kqh", lo, NULL)) != -1) {
         switch (ch) {
         case 't': trace = optarg; break;
@@ -212,7 +212,7 @@ static int cmd_demo(int argc, char **argv)
     long v;
     double d;
     int ch;
-    optind = 1;
+    optind = 0;                 /* full reset (GNU): callable repeatedly */
     while ((ch = getopt_long(argc, argv, "n:l:s:c:o:h", lo, NULL)) != -1) {
         switch (ch) {
         case 'n':
