@@ -1187,7 +1187,8 @@ static const char fit_help[] =
     "      co-location rate models per GPU type, with k-fold CV MAE\n"
     "  util FEATURES.csv [-o MODEL.yaml] [--folds K] [--seed N] [--ridge L]\n"
     "      utilization from log1p(graph features), with k-fold CV RMSLE\n"
-    "  runtime            (not supported yet)\n"
+    "  runtime THROUGHPUT.csv [--zoo DIR] [-o MODEL.yaml] [--folds K] [--seed N]\n"
+    "      roofline efficiencies per GPU type, leave-one-type-out and k-fold CV\n"
     "\n"
     "File formats: SPEC section 7; model files: models/FIT.md.\n";
 
@@ -1447,7 +1448,7 @@ int mdl_cmd_fit(int argc, char **argv)
     if (!strcmp(kind, "util"))
         return cmd_util(argc - 1, argv + 1);
     if (!strcmp(kind, "runtime"))
-        return usage("runtime", "runtime fitting is not supported yet");
+        return mdl_rt_cmd_fit(argc - 1, argv + 1);    /* models/runtime.c */
     fprintf(stderr, "dlsim fit: unknown kind '%s'\n%s", kind, fit_help);
     return 2;
 }

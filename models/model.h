@@ -280,4 +280,110 @@ int mdl_fit_util_cv(const struct mdl_util_data *d, unsigned k,
                     unsigned long seed, double lambda, double *rmsle,
                     double *rmsle_base);
 
+/* ------------------------------------------------------------ runtime model
+ *
+ * models/runtime.c (models/FIT.md, "Runtime model"): iterations/s of a job
+ * (model, global batch) on n GPUs of a type, consolidated or spread: the
+ * zoo's measured figure where there is one, else a roofline estimate
+ *
+ *   t_c  = 3 * flops / (n * peak * eff_c)            (fwd + bwd = 3x fwd)
+ *   t_m  = MDL_RT_BYTES_PER_PARAM * params / (bw * eff_m)   (replicated)
+ *        + 3 * flops / (MDL_RT_FLOP_PER_BYTE * n * bw * eff_m)
+ *   iter = (max(t_c, t_m) + overhead_s) / (n > 1 ? scaling : 1)
+ *
+ * peak = fp16_tflops when the type has tensor cores (fp16 >= 4 x fp32 in
+ * gpus.csv), else fp32_tflops; bw = mem_bw_gbs; scaling = scale_cons or
+ * scale_spread.  Efficiencies come from `dlsim fit runtime` or
+ * mdl_rt_defaults.
+ */
+#define MDL_RT_BYTES_PER_PARAM 16.0 /* fp32 weights fwd + bwd, gradient,
+                                       optimizer read/write: 4 x 4 bytes */
+#define MDL_RT_FLOP_PER_BYTE 64.0   /* activation traffic: FLOPs per byte */
+#define MDL_RT_MIN_ROWS 8           /* rows a type needs for its own effs */
+
+struct mdl_rt_type {
+    char name[64];              /* GPU type, matched case-insensitively */
+    double eff_c, eff_m;        /* (0, 1] */
+    uint32_t n_rows;            /* rows fitted on (informational) */
+};
+
+struct mdl_rt_params {
+    double eff_c, eff_m;        /* global: types not in types[] */
+    double overhead_s;          /* fixed seconds per iteration, >= 0 */
+    double scale_cons, scale_spread;    /* multi-GPU efficiency, (0, 1] */
+    struct mdl_rt_type *types;  /* [ntypes] malloc'd, or NULL */
+    uint32_t ntypes;
+};
+
+/* The documented defaults (global efficiencies only, no types). */
+void mdl_rt_defaults(struct mdl_rt_params *p);
+void mdl_rt_params_free(struct mdl_rt_params *p);
+/* Reads a model file written by `dlsim fit runtime`.  0, DL_EINPUT (err at
+ * file:line:col) or DL_EIO; on failure *p holds the defaults. */
+int mdl_rt_params_load(const char *path, struct mdl_rt_params *p,
+                       struct dl_error *err);
+/* Peak TFLOP/s the roofline uses for g (the tensor-core rule above). */
+double mdl_rt_peak_tflops(const struct mdl_gpu *g);
+/* Roofline iterations/s of m on n GPUs of g; -1 if m's flops are unknown. */
+double mdl_rt_estimate(const struct mdl_model *m, const struct mdl_gpu *g,
+                       const struct mdl_rt_params *p, uint32_t ngpus,
+                       bool spread);
+/* Iterations/s: measured, else estimated (p NULL = defaults), else -1 when
+ * the model or GPU type is unknown.  A batch the zoo lacks scales the
+ * model's first row's flops linearly. */
+double mdl_rt_throughput(const struct mdl_zoo *z, const struct mdl_rt_params *p,
+                         const char *model, uint32_t batch,
+                         const char *gpu_type, uint32_t ngpus, bool spread);
+/* throughput(gpu_type, ngpus, spread) / throughput(ref_type, ngpus,
+ * consolidated): the factor dividing a trace duration defined on ref_type;
+ * -1 when either is unknown. */
+double mdl_rt_speed_ratio(const struct mdl_zoo *z,
+                          const struct mdl_rt_params *p, const char *model,
+                          uint32_t batch, const char *gpu_type,
+                          uint32_t ngpus, bool spread, const char *ref_type);
+
+/* A runtime measurement file (SPEC 7) joined with the zoo. */
+struct mdl_rt_row {
+    const struct mdl_model *m;  /* zoo row (model, batch), or the model's
+                                   first row when the zoo lacks the batch */
+    double flops, params;       /* of this row's batch (flops scaled
+                                   linearly from m when m's batch differs) */
+    uint32_t batch;
+    uint32_t gpu;               /* index into zoo.gpus */
+    uint32_t num_gpus;
+    bool spread;
+    double thr;                 /* iterations/s, > 0 */
+    long line;
+};
+struct mdl_rt_data {
+    struct mdl_rt_row *r;       /* malloc'd, file order */
+    uint32_t n;
+    uint32_t skipped;           /* rows whose model or GPU type the zoo
+                                   lacks, or without flops */
+};
+int mdl_rt_data_load(const char *path, const struct mdl_zoo *z,
+                     struct mdl_rt_data *d, struct dl_error *err);
+void mdl_rt_data_free(struct mdl_rt_data *d);
+/* Fits p on rows idx[0..n): global efficiencies, overhead and scaling;
+ * with per_type, also eff_c/eff_m of every type with >= MDL_RT_MIN_ROWS
+ * rows.  Deterministic coordinate search on the squared error of
+ * log(throughput).  0, or -1 when n == 0. */
+int mdl_rt_fit(const struct mdl_zoo *z, const struct mdl_rt_data *d,
+               const uint32_t *idx, uint32_t n, bool per_type,
+               struct mdl_rt_params *p);
+/* Cross-validated errors; e[g] for zoo GPU type g, e[z->ngpus] pooled. */
+struct mdl_rt_err {
+    uint32_t n;
+    double mape, rmse_log;          /* the model */
+    double base_mape, base_rmse_log;/* median compute efficiency only */
+};
+/* Leave-one-GPU-type-out: each type predicted by a global fit on the
+ * others.  K-fold over rows (GSL mt19937 seeded with seed). */
+void mdl_rt_cv_loto(const struct mdl_zoo *z, const struct mdl_rt_data *d,
+                    struct mdl_rt_err *e);
+void mdl_rt_cv_kfold(const struct mdl_zoo *z, const struct mdl_rt_data *d,
+                     unsigned k, unsigned long seed, struct mdl_rt_err *e);
+/* `dlsim fit runtime ...`; argv[0] is "runtime". */
+int mdl_rt_cmd_fit(int argc, char **argv);
+
 #endif

@@ -1,0 +1,935 @@
+/*
+ * models/runtime.c - the runtime model (mdl_rt_): how many iterations per
+ * second a job (model, global batch) makes on n GPUs of a type,
+ * consolidated or spread over nodes, and `dlsim fit runtime`, which fits
+ * the model's efficiencies to SPEC 7 runtime measurements.  The formula is
+ * in models/model.h; models/FIT.md ("Runtime model") documents it, the
+ * fitting method, the cross-validation and the YAML file.
+ *
+ * Answers come from, in order: the zoo's measured table (as is); the
+ * roofline estimate with fitted (or default) efficiencies; -1 for an
+ * unknown model or GPU type.
+ *
+ * Fitting: a deterministic coordinate search in log-parameter space (each
+ * coordinate moved by +-step while that lowers the objective, the step
+ * halved when a sweep improves nothing) on sum (log pred - log measured)^2.
+ * The max() in the roofline makes the objective non-smooth, which a
+ * derivative-free search tolerates.  No randomness except the fold draw
+ * (GSL mt19937, --seed).
+ *
+ * Ownership: struct mdl_rt_params owns its types[] (malloc'd, released by
+ * mdl_rt_params_free); struct mdl_rt_data owns its rows, which point into
+ * the zoo and live no longer than it.
+ */
+#include "models/mdlint.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <yaml.h>
+
+/* Defaults: the global fit of models/throughput.csv (579 rows, FIT.md),
+ * rounded. */
+#define RT_DEF_EFF_C 0.46
+#define RT_DEF_EFF_M 0.21
+#define RT_DEF_OVERHEAD 0.024
+#define RT_DEF_SCALE_CONS 0.65
+#define RT_DEF_SCALE_SPREAD 0.43
+
+#define RT_EFF_MIN 1e-4         /* search bounds */
+#define RT_T0_MIN 1e-7
+#define RT_T0_MAX 10.0
+#define RT_STEP0 1.0            /* initial step, log units */
+#define RT_STEP_MIN 1e-4
+#define RT_MAX_EVALS 200000     /* per pass */
+#define RT_RESTARTS 8
+
+/* ------------------------------------------------------------ the model */
+
+void mdl_rt_defaults(struct mdl_rt_params *p)
+{
+    *p = (struct mdl_rt_params){
+        .eff_c = RT_DEF_EFF_C, .eff_m = RT_DEF_EFF_M,
+        .overhead_s = RT_DEF_OVERHEAD, .scale_cons = RT_DEF_SCALE_CONS,
+        .scale_spread = RT_DEF_SCALE_SPREAD,
+    };
+}
+
+void mdl_rt_params_free(struct mdl_rt_params *p)
+{
+    free(p->types);
+    p->types = NULL;
+    p->ntypes = 0;
+}
+
+double mdl_rt_peak_tflops(const struct mdl_gpu *g)
+{
+    /* Tensor cores show as an fp16 peak >= 4x fp32 (V100 8x, T4 8x, A10
+     * 4x, A100 16x, H100 15x); P100's 2x half2 and K80's 1x are not used
+     * by fp32 training, so those types use fp32. */
+    if (g->fp16_tflops > 0 && g->fp32_tflops > 0 &&
+        g->fp16_tflops >= 4 * g->fp32_tflops)
+        return g->fp16_tflops;
+    return g->fp32_tflops > 0 ? g->fp32_tflops : g->fp16_tflops;
+}
+
+/* Iteration time (s) of flops/params on n GPUs at the given effs. */
+static double iter_time(double flops, double params, double peak_tf,
+                        double bw_gbs, uint32_t n, bool spread, double ec,
+                        double em, double t0, double sc, double ss)
+{
+    double peak = peak_tf * 1e12, bw = bw_gbs * 1e9;
+    double tc = 3 * flops / (n * peak * ec);
+    double tm = (MDL_RT_BYTES_PER_PARAM * (params > 0 ? params : 0) +
+                 3 * flops / (MDL_RT_FLOP_PER_BYTE * n)) / (bw * em);
+    double t = (tc > tm ? tc : tm) + t0;
+    if (n > 1)
+        t /= spread ? ss : sc;
+    return t;
+}
+
+static const struct mdl_rt_type *type_of(const struct mdl_rt_params *p,
+                                         const char *name)
+{
+    for (uint32_t i = 0; i < p->ntypes; i++)
+        if (!strcasecmp(p->types[i].name, name))
+            return &p->types[i];
+    return NULL;
+}
+
+double mdl_rt_estimate(const struct mdl_model *m, const struct mdl_gpu *g,
+                       const struct mdl_rt_params *p, uint32_t ngpus,
+                       bool spread)
+{
+    double peak = mdl_rt_peak_tflops(g);
+    if (!(m->flops > 0) || !(peak > 0) || !(g->mem_bw_gbs > 0) || !ngpus)
+        return -1;
+    const struct mdl_rt_type *t = type_of(p, g->name);
+    double t_s = iter_time(m->flops, m->params, peak, g->mem_bw_gbs, ngpus,
+                           spread, t ? t->eff_c : p->eff_c,
+                           t ? t->eff_m : p->eff_m, p->overhead_s,
+                           p->scale_cons, p->scale_spread);
+    return 1 / t_s;
+}
+
+double mdl_rt_throughput(const struct mdl_zoo *z, const struct mdl_rt_params *p,
+                         const char *model, uint32_t batch,
+                         const char *gpu_type, uint32_t ngpus, bool spread)
+{
+    struct mdl_rt_params def;
+    if (!p) {
+        mdl_rt_defaults(&def);
+        p = &def;
+    }
+    const struct mdl_gpu *g = mdl_zoo_gpu(z, gpu_type);
+    if (!g || !batch || !ngpus)
+        return -1;
+    double thr = mdl_zoo_throughput(z, model, batch, gpu_type, ngpus, spread);
+    if (thr > 0)
+        return thr;
+    /* model may carry "@batch": then it must equal batch */
+    char ref[MCSV_NAME_MAX + 32];
+    const char *at = strchr(model, '@');
+    size_t len = at ? (size_t)(at - model) : strlen(model);
+    if (len > MCSV_NAME_MAX)
+        return -1;
+    snprintf(ref, sizeof ref, "%.*s@%u", (int)len, model, batch);
+    const struct mdl_model *m = mdl_zoo_find(z, ref);
+    if (at && (!m || strcmp(at, strchr(ref, '@'))))
+        return -1;
+    if (m)
+        return mdl_rt_estimate(m, g, p, ngpus, spread);
+    snprintf(ref, sizeof ref, "%.*s", (int)len, model);
+    if (!(m = mdl_zoo_find(z, ref)))
+        return -1;
+    struct mdl_model scaled = *m;   /* flops scale with the batch */
+    if (scaled.flops > 0)
+        scaled.flops *= (double)batch / m->batch_size;
+    scaled.batch_size = batch;
+    return mdl_rt_estimate(&scaled, g, p, ngpus, spread);
+}
+
+double mdl_rt_speed_ratio(const struct mdl_zoo *z,
+                          const struct mdl_rt_params *p, const char *model,
+                          uint32_t batch, const char *gpu_type,
+                          uint32_t ngpus, bool spread, const char *ref_type)
+{
+    double a = mdl_rt_throughput(z, p, model, batch, gpu_type, ngpus, spread);
+    double b = mdl_rt_throughput(z, p, model, batch, ref_type, ngpus, false);
+    return a > 0 && b > 0 ? a / b : -1;
+}
+
+/* ------------------------------------------------------------ data */
+
+enum { C_GPU, C_MODEL, C_BATCH, C_NGPUS, C_PLACE, C_THR, C_N };
+static const char *const rt_cols[C_N] = {
+    "gpu_type", "model", "batch_size", "num_gpus", "placement", "throughput",
+};
+
+void mdl_rt_data_free(struct mdl_rt_data *d)
+{
+    free(d->r);
+    *d = (struct mdl_rt_data){ 0 };
+}
+
+int mdl_rt_data_load(const char *path, const struct mdl_zoo *z,
+                     struct mdl_rt_data *d, struct dl_error *err)
+{
+    *d = (struct mdl_rt_data){ 0 };
+    struct mcsv c;
+    bool req[C_N] = { true, true, true, true, true, true };
+    int idx[C_N];
+    size_t cap = 0;
+    int rc = mcsv_open(&c, path, err);
+    if (rc)
+        return rc;
+    if ((rc = mcsv_header(&c, rt_cols, req, C_N, idx, err)))
+        goto out;
+    while ((rc = mcsv_row(&c, err)) == 1) {
+        long batch, ngpus;
+        double thr;
+        if ((rc = mcsv_int(&c, idx[C_BATCH], "batch_size", true, 1,
+                           UINT32_MAX - 1, &batch, err)) ||
+            (rc = mcsv_int(&c, idx[C_NGPUS], "num_gpus", true, 1, 1 << 20,
+                           &ngpus, err)) ||
+            (rc = mcsv_num(&c, idx[C_THR], "throughput", true, 0, 1e12, &thr,
+                           err)))
+            goto out;
+        if (!(thr > 0)) {
+            rc = mcsv_bad_value(&c, idx[C_THR], "throughput", "must be > 0:",
+                                err);
+            goto out;
+        }
+        const char *place = mcsv_fld(&c, idx[C_PLACE]);
+        bool spread = !strcmp(place, "spread");
+        if (!spread && strcmp(place, "consolidated")) {
+            rc = mcsv_bad_value(&c, idx[C_PLACE], "placement",
+                                "not 'consolidated' or 'spread':", err);
+            goto out;
+        }
+        char ref[MCSV_NAME_MAX + 32];
+        const char *model = mcsv_fld(&c, idx[C_MODEL]);
+        snprintf(ref, sizeof ref, "%.*s@%ld", MCSV_NAME_MAX, model, batch);
+        const struct mdl_model *m = mdl_zoo_find(z, ref);
+        double flops = m ? m->flops : -1;
+        if (!m && (m = mdl_zoo_find(z, model)) && m->flops > 0)
+            flops = m->flops * (double)batch / m->batch_size;
+        const struct mdl_gpu *g = mdl_zoo_gpu(z, mcsv_fld(&c, idx[C_GPU]));
+        if (!m || !g || !(flops > 0) || !(mdl_rt_peak_tflops(g) > 0) ||
+            !(g->mem_bw_gbs > 0)) {
+            d->skipped++;
+            continue;
+        }
+        xgrow(&d->r, &cap, d->n + 1, sizeof *d->r);
+        d->r[d->n++] = (struct mdl_rt_row){
+            .m = m, .flops = flops, .params = m->params,
+            .batch = (uint32_t)batch, .gpu = (uint32_t)(g - z->gpus),
+            .num_gpus = (uint32_t)ngpus, .spread = spread && ngpus > 1,
+            .thr = thr, .line = c.line,
+        };
+    }
+out:
+    mcsv_close(&c);
+    if (rc)
+        mdl_rt_data_free(d);
+    return rc;
+}
+
+/* ------------------------------------------------------------ fitting */
+
+/* Search vector (all logs): 0 eff_c, 1 eff_m, 2 overhead, 3 scale_cons,
+ * 4 scale_spread (global), then eff_c, eff_m of each own type. */
+#define X_SHARED 5
+
+struct fitctx {
+    const struct mdl_zoo *z;
+    const struct mdl_rt_data *d;
+    const uint32_t *idx;
+    uint32_t n;
+    const int *slot;            /* [z->ngpus]: own-type slot, or -1 */
+};
+
+static double row_pred(const struct fitctx *F, const double *x,
+                       const struct mdl_rt_row *r)
+{
+    const struct mdl_gpu *g = &F->z->gpus[r->gpu];
+    int s = F->slot ? F->slot[r->gpu] : -1;
+    double ec = exp(s >= 0 ? x[X_SHARED + 2 * s] : x[0]);
+    double em = exp(s >= 0 ? x[X_SHARED + 2 * s + 1] : x[1]);
+    return 1 / iter_time(r->flops, r->params, mdl_rt_peak_tflops(g),
+                         g->mem_bw_gbs, r->num_gpus, r->spread, ec, em,
+                         exp(x[2]), exp(x[3]), exp(x[4]));
+}
+
+static double objective(const struct fitctx *F, const double *x)
+{
+    double s = 0;
+    for (uint32_t i = 0; i < F->n; i++) {
+        const struct mdl_rt_row *r = &F->d->r[F->idx[i]];
+        double e = log(row_pred(F, x, r)) - log(r->thr);
+        s += e * e;
+    }
+    return s;
+}
+
+static double search1(const struct fitctx *F, double *x, const double *lo,
+                      const double *hi, int nx)
+{
+    double best = objective(F, x);
+    long evals = 1;
+    for (double step = RT_STEP0; step > RT_STEP_MIN && evals < RT_MAX_EVALS;) {
+        bool improved = false;
+        for (int i = 0; i < nx; i++)
+            for (int dir = -1; dir <= 1; dir += 2)
+                for (;;) {
+                    double old = x[i];
+                    double v = fmin(hi[i], fmax(lo[i], old + dir * step));
+                    if (v == old)
+                        break;
+                    x[i] = v;
+                    double o = objective(F, x);
+                    evals++;
+                    if (o < best - 1e-12 * (1 + best)) {
+                        best = o;
+                        improved = true;
+                    } else {
+                        x[i] = old;
+                        break;
+                    }
+                }
+        if (!improved)
+            step /= 2;
+    }
+    return best;
+}
+
+/* Coordinate search, restarted from the full step while a restart still
+ * lowers the objective (the parameters are correlated, so one pass can
+ * stall in a narrow valley). */
+static void search(const struct fitctx *F, double *x, const double *lo,
+                   const double *hi, int nx)
+{
+    double prev = HUGE_VAL;
+    for (int r = 0; r < RT_RESTARTS; r++) {
+        double o = search1(F, x, lo, hi, nx);
+        if (!(o < prev - 1e-9 * (1 + o)))
+            break;
+        prev = o;
+    }
+}
+
+int mdl_rt_fit(const struct mdl_zoo *z, const struct mdl_rt_data *d,
+               const uint32_t *idx, uint32_t n, bool per_type,
+               struct mdl_rt_params *p)
+{
+    mdl_rt_defaults(p);
+    if (!n)
+        return -1;
+    uint32_t *cnt = xcalloc(z->ngpus + 1, sizeof *cnt);
+    int *slot = xmalloc((z->ngpus + 1) * sizeof *slot);
+    int nslots = 0;
+    for (uint32_t i = 0; i < n; i++)
+        cnt[d->r[idx[i]].gpu]++;
+    for (uint32_t g = 0; g < z->ngpus; g++)
+        slot[g] = per_type && cnt[g] >= MDL_RT_MIN_ROWS ? nslots++ : -1;
+    int nx = X_SHARED + 2 * nslots;
+    double *x = xmalloc(nx * sizeof *x), *lo = xmalloc(nx * sizeof *lo),
+           *hi = xmalloc(nx * sizeof *hi);
+    x[0] = log(p->eff_c), x[1] = log(p->eff_m), x[2] = log(p->overhead_s);
+    x[3] = log(p->scale_cons), x[4] = log(p->scale_spread);
+    for (int i = 0; i < nx; i++)
+        lo[i] = log(RT_EFF_MIN), hi[i] = 0;
+    lo[2] = log(RT_T0_MIN), hi[2] = log(RT_T0_MAX);
+    /* stage 1: global; stage 2: own types start from it, shared refined */
+    struct fitctx F = { z, d, idx, n, NULL };
+    search(&F, x, lo, hi, X_SHARED);
+    if (nslots) {
+        for (int s = 0; s < nslots; s++)
+            x[X_SHARED + 2 * s] = x[0], x[X_SHARED + 2 * s + 1] = x[1];
+        struct fitctx F2 = { z, d, idx, n, slot };
+        double g0 = x[0], g1 = x[1];
+        /* the global pair stays the stage-1 fit (it serves unseen types) */
+        lo[0] = hi[0] = g0;
+        lo[1] = hi[1] = g1;
+        search(&F2, x, lo, hi, nx);
+        p->types = xcalloc(nslots, sizeof *p->types);
+        for (uint32_t g = 0; g < z->ngpus; g++) {
+            int s = slot[g];
+            if (s < 0)
+                continue;
+            struct mdl_rt_type *t = &p->types[s];
+            snprintf(t->name, sizeof t->name, "%s", z->gpus[g].name);
+            t->eff_c = exp(x[X_SHARED + 2 * s]);
+            t->eff_m = exp(x[X_SHARED + 2 * s + 1]);
+            t->n_rows = cnt[g];
+        }
+        p->ntypes = (uint32_t)nslots;
+    }
+    p->eff_c = exp(x[0]), p->eff_m = exp(x[1]), p->overhead_s = exp(x[2]);
+    p->scale_cons = exp(x[3]), p->scale_spread = exp(x[4]);
+    free(x), free(lo), free(hi), free(cnt), free(slot);
+    return 0;
+}
+
+/* ------------------------------------------------------------ CV */
+
+/* Compute efficiency implied by one row: roofline compute time at peak
+ * over the measured time. */
+static double implied_eff(const struct mdl_zoo *z, const struct mdl_rt_row *r)
+{
+    const struct mdl_gpu *g = &z->gpus[r->gpu];
+    return 3 * r->flops * r->thr /
+           (r->num_gpus * mdl_rt_peak_tflops(g) * 1e12);
+}
+
+static double median_eff(const struct mdl_zoo *z, const struct mdl_rt_data *d,
+                         const uint32_t *idx, uint32_t n)
+{
+    double *v = xmalloc(n * sizeof *v);
+    for (uint32_t i = 0; i < n; i++)
+        v[i] = implied_eff(z, &d->r[idx[i]]);
+    gsl_sort(v, 1, n);
+    double med = gsl_stats_median_from_sorted_data(v, 1, n);
+    free(v);
+    return med;
+}
+
+struct acc {
+    double ape, sq, bape, bsq;
+    uint32_t n;
+};
+
+static void add_err(struct acc *a, double pred, double base, double thr)
+{
+    double e = log(pred) - log(thr), eb = log(base) - log(thr);
+    a->ape += fabs(pred - thr) / thr;
+    a->sq += e * e;
+    a->bape += fabs(base - thr) / thr;
+    a->bsq += eb * eb;
+    a->n++;
+}
+
+static void finish(const struct acc *a, uint32_t ng, struct mdl_rt_err *e)
+{
+    for (uint32_t g = 0; g <= ng; g++) {
+        uint32_t n = a[g].n;
+        e[g] = (struct mdl_rt_err){
+            .n = n,
+            .mape = n ? a[g].ape / n : NAN,
+            .rmse_log = n ? sqrt(a[g].sq / n) : NAN,
+            .base_mape = n ? a[g].bape / n : NAN,
+            .base_rmse_log = n ? sqrt(a[g].bsq / n) : NAN,
+        };
+    }
+}
+
+static void predict_into(const struct mdl_zoo *z, const struct mdl_rt_data *d,
+                         const struct mdl_rt_params *p, double med,
+                         const uint32_t *idx, uint32_t n, struct acc *a)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const struct mdl_rt_row *r = &d->r[idx[i]];
+        const struct mdl_gpu *g = &z->gpus[r->gpu];
+        struct mdl_model m = *r->m;
+        m.flops = r->flops, m.batch_size = r->batch;
+        double pred = mdl_rt_estimate(&m, g, p, r->num_gpus, r->spread);
+        double base = med * r->num_gpus * mdl_rt_peak_tflops(g) * 1e12 /
+                      (3 * r->flops);
+        add_err(&a[r->gpu], pred, base, r->thr);
+        add_err(&a[z->ngpus], pred, base, r->thr);
+    }
+}
+
+void mdl_rt_cv_loto(const struct mdl_zoo *z, const struct mdl_rt_data *d,
+                    struct mdl_rt_err *e)
+{
+    struct acc *a = xcalloc(z->ngpus + 1, sizeof *a);
+    uint32_t *tr = xmalloc((d->n + 1) * sizeof *tr);
+    uint32_t *te = xmalloc((d->n + 1) * sizeof *te);
+    for (uint32_t g = 0; g < z->ngpus; g++) {
+        uint32_t ntr = 0, nte = 0;
+        for (uint32_t i = 0; i < d->n; i++)
+            if (d->r[i].gpu == g)
+                te[nte++] = i;
+            else
+                tr[ntr++] = i;
+        if (!nte || !ntr)
+            continue;
+        struct mdl_rt_params p;
+        mdl_rt_fit(z, d, tr, ntr, false, &p);
+        predict_into(z, d, &p, median_eff(z, d, tr, ntr), te, nte, a);
+        mdl_rt_params_free(&p);
+    }
+    finish(a, z->ngpus, e);
+    free(a), free(tr), free(te);
+}
+
+void mdl_rt_cv_kfold(const struct mdl_zoo *z, const struct mdl_rt_data *d,
+                     unsigned k, unsigned long seed, struct mdl_rt_err *e)
+{
+    struct acc *a = xcalloc(z->ngpus + 1, sizeof *a);
+    uint32_t n = d->n;
+    uint32_t *perm = xmalloc((n + 1) * sizeof *perm);
+    uint32_t *tr = xmalloc((n + 1) * sizeof *tr);
+    uint32_t *te = xmalloc((n + 1) * sizeof *te);
+    for (uint32_t i = 0; i < n; i++)
+        perm[i] = i;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rng)
+        DL_ASSERT(!"out of memory in gsl_rng_alloc");
+    gsl_rng_set(rng, seed);
+    if (n > 1)
+        gsl_ran_shuffle(rng, perm, n, sizeof *perm);
+    gsl_rng_free(rng);
+    if (k > n)
+        k = n;
+    for (unsigned f = 0; f < k && n >= 2; f++) {
+        uint32_t ntr = 0, nte = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (i % k == f)
+                te[nte++] = perm[i];
+            else
+                tr[ntr++] = perm[i];
+        struct mdl_rt_params p;
+        mdl_rt_fit(z, d, tr, ntr, true, &p);
+        predict_into(z, d, &p, median_eff(z, d, tr, ntr), te, nte, a);
+        mdl_rt_params_free(&p);
+    }
+    finish(a, z->ngpus, e);
+    free(a), free(perm), free(tr), free(te);
+}
+
+/* ------------------------------------------------------------ YAML in */
+
+struct yload {
+    const char *file;
+    yaml_document_t *doc;
+    struct dl_error *err;
+};
+
+static int yfail(struct yload *L, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int yfail(struct yload *L, const yaml_node_t *n, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return dl_fail(L->err, L->file, n ? (long)n->start_mark.line + 1 : 1,
+                   n ? (long)n->start_mark.column + 1 : 1, "%s", msg);
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value
+                                            : NULL;
+}
+
+/* A number in (lo, hi] (lo_open) or [lo, hi]. */
+static int ynum(struct yload *L, const yaml_node_t *n, const char *key,
+                double lo, double hi, bool lo_open, double *out)
+{
+    const char *s = scalar(n);
+    double v;
+    if (!s || sim_parse_double(s, &v) || v < lo || v > hi ||
+        (lo_open && v == lo))
+        return yfail(L, n, "%s: expected a number in %s%g, %g]", key,
+                     lo_open ? "(" : "[", lo, hi);
+    *out = v;
+    return 0;
+}
+
+static int load_type(struct yload *L, const yaml_node_t *n,
+                     struct mdl_rt_type *t)
+{
+    if (n->type != YAML_MAPPING_NODE)
+        return yfail(L, n, "gpu_types: each entry must be a mapping");
+    bool has_name = false;
+    t->eff_c = t->eff_m = -1;
+    for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
+         q < n->data.mapping.pairs.top; q++) {
+        yaml_node_t *k = yaml_document_get_node(L->doc, q->key);
+        yaml_node_t *v = yaml_document_get_node(L->doc, q->value);
+        const char *key = scalar(k);
+        double num = 0;
+        int rc = 0;
+        if (!key)
+            return yfail(L, k, "expected a key");
+        if (!strcmp(key, "name")) {
+            const char *s = scalar(v);
+            if (!s || !*s || strlen(s) >= sizeof t->name)
+                return yfail(L, v, "name: expected a GPU type name");
+            snprintf(t->name, sizeof t->name, "%s", s);
+            has_name = true;
+        } else if (!strcmp(key, "eff_compute"))
+            rc = ynum(L, v, key, 0, 1, true, &t->eff_c);
+        else if (!strcmp(key, "eff_memory"))
+            rc = ynum(L, v, key, 0, 1, true, &t->eff_m);
+        else if (!strcmp(key, "n_rows")) {
+            if (!(rc = ynum(L, v, key, 0, 4e9, false, &num)))
+                t->n_rows = (uint32_t)num;
+        } else
+            return yfail(L, k, "unknown key '%s' in a gpu_types entry (valid: "
+                         "name, eff_compute, eff_memory, n_rows)", key);
+        if (rc)
+            return rc;
+    }
+    if (!has_name || t->eff_c < 0 || t->eff_m < 0)
+        return yfail(L, n, "gpu_types entry: name, eff_compute and eff_memory "
+                     "are required");
+    return 0;
+}
+
+static int load_top(struct yload *L, const yaml_node_t *root,
+                    struct mdl_rt_params *p)
+{
+    static const char *const info[] = {
+        "source", "zoo", "n_rows", "n_skipped", "folds", "seed",
+        "bytes_per_param", "flop_per_byte", "min_rows", "cv",
+    };
+    if (!root || root->type != YAML_MAPPING_NODE)
+        return yfail(L, root, "expected a mapping (kind: runtime, ...)");
+    bool kind = false;
+    for (yaml_node_pair_t *q = root->data.mapping.pairs.start;
+         q < root->data.mapping.pairs.top; q++) {
+        yaml_node_t *k = yaml_document_get_node(L->doc, q->key);
+        yaml_node_t *v = yaml_document_get_node(L->doc, q->value);
+        const char *key = scalar(k);
+        int rc = 0;
+        if (!key)
+            return yfail(L, k, "expected a key");
+        if (!strcmp(key, "kind")) {
+            if (!scalar(v) || strcmp(scalar(v), "runtime"))
+                return yfail(L, v, "kind: expected 'runtime'");
+            kind = true;
+        } else if (!strcmp(key, "eff_compute"))
+            rc = ynum(L, v, key, 0, 1, true, &p->eff_c);
+        else if (!strcmp(key, "eff_memory"))
+            rc = ynum(L, v, key, 0, 1, true, &p->eff_m);
+        else if (!strcmp(key, "overhead_s"))
+            rc = ynum(L, v, key, 0, 1e6, false, &p->overhead_s);
+        else if (!strcmp(key, "scaling_consolidated"))
+            rc = ynum(L, v, key, 0, 1, true, &p->scale_cons);
+        else if (!strcmp(key, "scaling_spread"))
+            rc = ynum(L, v, key, 0, 1, true, &p->scale_spread);
+        else if (!strcmp(key, "gpu_types")) {
+            if (v->type != YAML_SEQUENCE_NODE)
+                return yfail(L, v, "gpu_types: expected a list");
+            yaml_node_item_t *it = v->data.sequence.items.start;
+            size_t cnt = (size_t)(v->data.sequence.items.top - it);
+            free(p->types);
+            p->types = xcalloc(cnt + 1, sizeof *p->types);
+            p->ntypes = 0;
+            for (size_t i = 0; i < cnt && !rc; i++) {
+                yaml_node_t *e = yaml_document_get_node(L->doc, it[i]);
+                rc = load_type(L, e, &p->types[i]);
+                if (!rc && type_of(p, p->types[i].name))
+                    rc = yfail(L, e, "gpu_types: '%s' listed twice",
+                               p->types[i].name);
+                if (!rc)
+                    p->ntypes++;
+            }
+        } else {
+            bool known = false;
+            for (size_t i = 0; i < sizeof info / sizeof *info; i++)
+                known |= !strcmp(key, info[i]);
+            if (!known)
+                return yfail(L, k, "unknown key '%s' (models/FIT.md lists "
+                             "the runtime model's keys)", key);
+        }
+        if (rc)
+            return rc;
+    }
+    if (!kind)
+        return yfail(L, root, "kind: runtime is required");
+    return 0;
+}
+
+int mdl_rt_params_load(const char *path, struct mdl_rt_params *p,
+                       struct dl_error *err)
+{
+    mdl_rt_defaults(p);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return dl_fail_io(err, path, "cannot open: %s", strerror(errno));
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    if (!yaml_parser_initialize(&parser)) {
+        fprintf(stderr, "dlsim: out of memory in the YAML parser\n");
+        abort();
+    }
+    yaml_parser_set_input_file(&parser, f);
+    int rc;
+    if (!yaml_parser_load(&parser, &doc)) {
+        rc = dl_fail(err, path, (long)parser.problem_mark.line + 1,
+                     (long)parser.problem_mark.column + 1, "YAML: %s",
+                     parser.problem ? parser.problem : "syntax error");
+    } else {
+        struct yload L = { path, &doc, err };
+        rc = load_top(&L, yaml_document_get_root_node(&doc), p);
+        yaml_document_delete(&doc);
+    }
+    yaml_parser_delete(&parser);
+    fclose(f);
+    if (rc) {
+        mdl_rt_params_free(p);
+        mdl_rt_defaults(p);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ YAML out */
+
+static void yaml_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        if (*s == '\t')
+            fputs("\\t", f);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void yaml_num(FILE *f, double x)
+{
+    if (isnan(x))
+        fputs("null", f);
+    else
+        fprintf(f, "%.6g", x);
+}
+
+static void yaml_err(FILE *f, const char *name, const struct mdl_rt_err *e)
+{
+    fputs("    - {gpu_type: ", f);
+    yaml_str(f, name);
+    fprintf(f, ", n_rows: %u, mape: ", e->n);
+    yaml_num(f, e->mape);
+    fputs(", rmse_log: ", f);
+    yaml_num(f, e->rmse_log);
+    fputs(", baseline_mape: ", f);
+    yaml_num(f, e->base_mape);
+    fputs(", baseline_rmse_log: ", f);
+    yaml_num(f, e->base_rmse_log);
+    fputs("}\n", f);
+}
+
+static int write_model(const char *path, const char *src,
+                       const struct mdl_zoo *z, const struct mdl_rt_data *d,
+                       const struct mdl_rt_params *p,
+                       const struct mdl_rt_err *loto,
+                       const struct mdl_rt_err *kf, unsigned k,
+                       unsigned long seed, struct dl_error *err)
+{
+    size_t len = strlen(path) + 32;
+    char *tmp = xmalloc(len);
+    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        int rc = dl_fail_io(err, path, "cannot create %s: %s", tmp,
+                            strerror(errno));
+        free(tmp);
+        return rc;
+    }
+    fputs("# dlsim runtime model, written by `dlsim fit runtime`\n"
+          "# (models/FIT.md, \"Runtime model\").  Iteration time on n GPUs:\n"
+          "#   t_c = 3 flops / (n peak eff_compute)\n"
+          "#   t_m = (bytes_per_param params + 3 flops / (flop_per_byte n))\n"
+          "#         / (mem_bw eff_memory)\n"
+          "#   t   = (max(t_c, t_m) + overhead_s) / scaling (n > 1)\n"
+          "# peak = fp16 tensor peak if fp16 >= 4 fp32 in gpus.csv, else fp32.\n"
+          "# Types not listed use the global eff_compute / eff_memory.\n"
+          "# cv: leave-one-GPU-type-out (global fit) and k-fold errors; the\n"
+          "# baseline predicts with the median compute efficiency only.\n", f);
+    fputs("kind: runtime\nsource: ", f);
+    yaml_str(f, src);
+    fputs("\nzoo: ", f);
+    yaml_str(f, z->dir ? z->dir : "");
+    fprintf(f, "\nn_rows: %u\nn_skipped: %u\nfolds: %u\nseed: %lu\n"
+            "bytes_per_param: %g\nflop_per_byte: %g\nmin_rows: %d\n",
+            d->n, d->skipped, k, seed, MDL_RT_BYTES_PER_PARAM,
+            MDL_RT_FLOP_PER_BYTE, MDL_RT_MIN_ROWS);
+    fprintf(f, "eff_compute: %.6g\neff_memory: %.6g\noverhead_s: %.6g\n"
+            "scaling_consolidated: %.6g\nscaling_spread: %.6g\ngpu_types:%s\n",
+            p->eff_c, p->eff_m, p->overhead_s, p->scale_cons,
+            p->scale_spread, p->ntypes ? "" : " []");
+    for (uint32_t i = 0; i < p->ntypes; i++) {
+        fputs("  - {name: ", f);
+        yaml_str(f, p->types[i].name);
+        fprintf(f, ", eff_compute: %.6g, eff_memory: %.6g, n_rows: %u}\n",
+                p->types[i].eff_c, p->types[i].eff_m, p->types[i].n_rows);
+    }
+    const struct mdl_rt_err *all[2] = { loto, kf };
+    const char *nm[2] = { "leave_one_type_out", "kfold" };
+    fputs("cv:\n", f);
+    for (int a = 0; a < 2; a++) {
+        fprintf(f, "  %s:\n", nm[a]);
+        for (uint32_t g = 0; g < z->ngpus; g++)
+            if (all[a][g].n)
+                yaml_err(f, z->gpus[g].name, &all[a][g]);
+        yaml_err(f, "all", &all[a][z->ngpus]);
+    }
+    int bad = ferror(f), e = errno;
+    if (fclose(f))
+        bad = 1, e = errno;
+    if (bad || rename(tmp, path)) {
+        if (!bad)
+            e = errno;
+        unlink(tmp);
+        free(tmp);
+        return dl_fail_io(err, path, "cannot write: %s", strerror(e));
+    }
+    free(tmp);
+    return 0;
+}
+
+/* ------------------------------------------------------------ command */
+
+static const char rt_help[] =
+    "usage: dlsim fit runtime THROUGHPUT.csv [--zoo DIR] [-o MODEL.yaml]\n"
+    "                         [--folds K] [--seed N]\n"
+    "\n"
+    "Fits the roofline runtime model (models/FIT.md) to SPEC 7 runtime\n"
+    "measurements joined with the model zoo (model@batch_size, gpu_type;\n"
+    "rows the zoo lacks are skipped and counted), and prints the\n"
+    "leave-one-GPU-type-out and k-fold errors (MAPE and RMSE of\n"
+    "log throughput) per GPU type, next to a baseline predicting with the\n"
+    "median compute efficiency only.\n"
+    "\n"
+    "  --zoo DIR      the zoo (default: $DLSIM_MODELS, ./models, ...)\n"
+    "  -o MODEL.yaml  write the parameters fitted on all rows\n"
+    "  --folds K      folds (default 5; at most the rows)\n"
+    "  --seed N       seed of the fold assignment (default 1)\n";
+
+static int rt_usage(const char *msg)
+{
+    fprintf(stderr, "dlsim fit runtime: %s (see dlsim fit runtime --help)\n",
+            msg);
+    return 2;
+}
+
+static void print_err(const char *cv, const char *name,
+                      const struct mdl_rt_err *e)
+{
+    printf("%-6s %-10s %6u %8.1f %9.4f %10.1f %14.4f\n", cv, name, e->n,
+           100 * e->mape, e->rmse_log, 100 * e->base_mape, e->base_rmse_log);
+}
+
+int mdl_rt_cmd_fit(int argc, char **argv)
+{
+    static const struct option lo[] = {
+        { "out", required_argument, 0, 'o' },
+        { "zoo", required_argument, 0, 'z' },
+        { "folds", required_argument, 0, 'k' },
+        { "seed", required_argument, 0, 's' },
+        { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 },
+    };
+    const char *out = NULL, *zdir = NULL;
+    long folds = 5, seed = 1;
+    int ch;
+    gsl_set_error_handler_off();
+    optind = 0;
+    while ((ch = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+        switch (ch) {
+        case 'o': out = optarg; break;
+        case 'z': zdir = optarg; break;
+        case 'k':
+            if (sim_parse_long(optarg, &folds) || folds < 2 || folds > 1000000)
+                return rt_usage("--folds expects an integer >= 2");
+            break;
+        case 's':
+            if (sim_parse_long(optarg, &seed) || seed < 0)
+                return rt_usage("--seed expects a non-negative integer");
+            break;
+        case 'h': fputs(rt_help, stdout); return 0;
+        default: return rt_usage("bad option");
+        }
+    }
+    if (optind >= argc)
+        return rt_usage("an input file is required");
+    if (optind + 1 < argc)
+        return rt_usage("unexpected argument");
+    const char *in = argv[optind];
+    char dbuf[4096];
+    if (!zdir) {
+        if (mdl_zoo_default_dir(dbuf, sizeof dbuf))
+            return rt_usage("no model zoo found; give --zoo DIR");
+        zdir = dbuf;
+    }
+    struct dl_error err = { 0 };
+    struct mdl_zoo z;
+    struct mdl_rt_data d;
+    int rc = mdl_zoo_load(zdir, &z, &err);
+    if (rc) {
+        dl_error_print(&err, stderr);
+        return dl_exit_status(rc);
+    }
+    if ((rc = mdl_rt_data_load(in, &z, &d, &err))) {
+        mdl_zoo_free(&z);
+        dl_error_print(&err, stderr);
+        return dl_exit_status(rc);
+    }
+    if (d.n < 2) {
+        rc = dl_fail(&err, in, 0, 0, "%u usable rows (%u skipped: model@batch "
+                     "or GPU type not in the zoo); at least 2 are needed",
+                     d.n, d.skipped);
+        goto done;
+    }
+    struct mdl_rt_err *loto = xcalloc(z.ngpus + 1, sizeof *loto);
+    struct mdl_rt_err *kf = xcalloc(z.ngpus + 1, sizeof *kf);
+    mdl_rt_cv_loto(&z, &d, loto);
+    mdl_rt_cv_kfold(&z, &d, (unsigned)folds, (unsigned long)seed, kf);
+    printf("dlsim fit runtime: %u rows (%u skipped), zoo %s\n", d.n, d.skipped,
+           zdir);
+    printf("%-6s %-10s %6s %8s %9s %10s %14s\n", "cv", "gpu_type", "n_rows",
+           "MAPE_%", "RMSE_log", "base_MAPE_%", "base_RMSE_log");
+    for (int a = 0; a < 2; a++) {
+        const struct mdl_rt_err *e = a ? kf : loto;
+        for (uint32_t g = 0; g < z.ngpus; g++)
+            if (e[g].n)
+                print_err(a ? "kfold" : "loto", z.gpus[g].name, &e[g]);
+        print_err(a ? "kfold" : "loto", "all", &e[z.ngpus]);
+    }
+    uint32_t *all = xmalloc(d.n * sizeof *all);
+    for (uint32_t i = 0; i < d.n; i++)
+        all[i] = i;
+    struct mdl_rt_params p;
+    mdl_rt_fit(&z, &d, all, d.n, true, &p);
+    free(all);
+    printf("global: eff_compute %.4g eff_memory %.4g overhead_s %.4g "
+           "scaling_consolidated %.4g scaling_spread %.4g\n", p.eff_c, p.eff_m,
+           p.overhead_s, p.scale_cons, p.scale_spread);
+    for (uint32_t i = 0; i < p.ntypes; i++)
+        printf("%-10s eff_compute %.4g eff_memory %.4g (%u rows)\n",
+               p.types[i].name, p.types[i].eff_c, p.types[i].eff_m,
+               p.types[i].n_rows);
+    if (out)
+        rc = write_model(out, in, &z, &d, &p, loto, kf, (unsigned)folds,
+                         (unsigned long)seed, &err);
+    mdl_rt_params_free(&p);
+    free(loto), free(kf);
+done:
+    mdl_rt_data_free(&d);
+    mdl_zoo_free(&z);
+    if (rc) {
+        dl_error_print(&err, stderr);
+        return dl_exit_status(rc);
+    }
+    return 0;
+}
