@@ -260,3 +260,27 @@ int mcsv_range(const struct mcsv *c, int i, const char *name, bool required,
     *out = v;
     return 0;
 }
+
+/* ---------------------------------------------- YAML the fits write */
+
+void mcsv_yaml_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        if (*s == '\t')
+            fputs("\\t", f);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void mcsv_yaml_num(FILE *f, double x)
+{
+    if (isnan(x))
+        fputs("null", f);
+    else
+        fprintf(f, "%.9g", x);
+}

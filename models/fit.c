@@ -56,46 +56,6 @@ static void gsl_quiet(void)
 
 /* ------------------------------------------------------------ files */
 
-/* Opens PATH.tmp.PID for writing; tmp receives that name. */
-static FILE *tmp_open(const char *path, char **tmp, struct dl_error *err)
-{
-    size_t n = strlen(path) + 32;
-    *tmp = xmalloc(n);
-    snprintf(*tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(*tmp, "w");
-    if (!f) {
-        dl_fail_io(err, path, "cannot create %s: %s", *tmp, strerror(errno));
-        free(*tmp);
-        *tmp = NULL;
-    }
-    return f;
-}
-
-/* Closes f; on success renames tmp over path.  On failure removes tmp. */
-static int tmp_commit(FILE *f, char *tmp, const char *path, bool rename_now,
-                      struct dl_error *err)
-{
-    int bad = ferror(f);
-    int e = errno;
-    if (fclose(f))
-        bad = 1, e = errno;
-    if (bad) {
-        unlink(tmp);
-        free(tmp);
-        return dl_fail_io(err, path, "cannot write: %s", strerror(e));
-    }
-    if (rename_now && rename(tmp, path)) {
-        e = errno;
-        unlink(tmp);
-        free(tmp);
-        return dl_fail_io(err, path, "cannot rename into place: %s",
-                          strerror(e));
-    }
-    if (rename_now)
-        free(tmp);
-    return 0;
-}
-
 /* ------------------------------------------------------------ Gavel */
 
 struct gjob {
@@ -460,7 +420,7 @@ int mdl_fit_convert_gavel(const char *in, const char *prefix, FILE *log,
     path_pr = xmalloc(plen);
     snprintf(path_rt, plen, "%s-runtime.csv", prefix);
     snprintf(path_pr, plen, "%s-pairs.csv", prefix);
-    if (!(f = tmp_open(path_rt, &tmp_rt, err))) {
+    if (!(f = dl_tmp_open(path_rt, &tmp_rt, err))) {
         rc = DL_EIO;
         goto out;
     }
@@ -472,13 +432,13 @@ int mdl_fit_convert_gavel(const char *in, const char *prefix, FILE *log,
         fprintf(f, "%s,%s,%u,%u,%s,%.7g\n", gavel_out[rt[i].gpu], rt[i].model,
                 rt[i].batch, rt[i].n, rt[i].spread ? "spread" : "consolidated",
                 rt[i].thr);
-    rc = tmp_commit(f, tmp_rt, path_rt, false, err);
+    rc = dl_tmp_commit(f, tmp_rt, path_rt, false, err);
     f = NULL;
     if (rc) {
         tmp_rt = NULL;
         goto out;
     }
-    if (!(f = tmp_open(path_pr, &tmp_pr, err))) {
+    if (!(f = dl_tmp_open(path_pr, &tmp_pr, err))) {
         rc = DL_EIO;
         goto out;
     }
@@ -490,7 +450,7 @@ int mdl_fit_convert_gavel(const char *in, const char *prefix, FILE *log,
         fprintf(f, "%s,%s@%u,%s@%u,%.9g,%.9g\n", gavel_out[pr[i].gpu],
                 pr[i].a->model, pr[i].a->batch, pr[i].b->model, pr[i].b->batch,
                 pr[i].ra, pr[i].rb);
-    rc = tmp_commit(f, tmp_pr, path_pr, true, err);
+    rc = dl_tmp_commit(f, tmp_pr, path_pr, true, err);
     f = NULL;
     tmp_pr = NULL;
     if (rc)
@@ -1028,28 +988,6 @@ int mdl_fit_util_cv(const struct mdl_util_data *d, unsigned k,
 
 /* ------------------------------------------------------------ YAML out */
 
-static void yaml_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        if (*s == '\t')
-            fputs("\\t", f);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void yaml_num(FILE *f, double x)
-{
-    if (isnan(x))
-        fputs("null", f);
-    else
-        fprintf(f, "%.9g", x);
-}
-
 static const char slowdown_header[] =
     "# dlsim co-location slowdown model, written by `dlsim fit slowdown`\n"
     "# (models/FIT.md documents every field).  Per GPU type, the rate of a\n"
@@ -1072,56 +1010,56 @@ static int write_slowdown(const char *path, const char *src,
                           unsigned k, unsigned long seed, struct dl_error *err)
 {
     char *tmp;
-    FILE *f = tmp_open(path, &tmp, err);
+    FILE *f = dl_tmp_open(path, &tmp, err);
     if (!f)
         return DL_EIO;
     fputs(slowdown_header, f);
     fputs("kind: slowdown\nsource: ", f);
-    yaml_str(f, src);
+    mcsv_yaml_str(f, src);
     fprintf(f, "\nfolds: %u\nseed: %lu\nrate_min: %g\ngpu_types:\n", k, seed,
             MDL_RATE_MIN);
     for (uint32_t g = 0; g < ps->ngpus; g++) {
         uint32_t *idx;
         uint32_t n = type_pairs(ps, g, &idx);
         fputs("  - name: ", f);
-        yaml_str(f, ps->gpus[g]);
+        mcsv_yaml_str(f, ps->gpus[g]);
         fprintf(f, "\n    form: %s\n    n_pairs: %u\n    cv_mae: {",
                 form_names[chosen[g]], npairs[g]);
         for (int fm = 0; fm < MDL_SD_NFORMS; fm++) {
             fprintf(f, "%s%s: ", fm ? ", " : "", form_names[fm]);
-            yaml_num(f, mae[g][fm]);
+            mcsv_yaml_num(f, mae[g][fm]);
         }
         fputs("}\n", f);
         struct mdl_sd_params c, m;
         mdl_fit_sd(ps, MDL_SD_CONSTANT, idx, n, &c);
         fputs("    constant_rate: ", f);
-        yaml_num(f, c.rate);
+        mcsv_yaml_num(f, c.rate);
         fputc('\n', f);
         mdl_fit_sd_free(&c);
         if (mdl_fit_sd(ps, (enum mdl_sd_form)chosen[g], idx, n, &m) == 0) {
             if (chosen[g] == MDL_SD_CONSTANT) {
                 fputs("    rate: ", f);
-                yaml_num(f, m.rate);
+                mcsv_yaml_num(f, m.rate);
                 fputc('\n', f);
             } else if (chosen[g] == MDL_SD_HINGE) {
                 fputs("    alpha: ", f);
-                yaml_num(f, m.alpha);
+                mcsv_yaml_num(f, m.alpha);
                 fputc('\n', f);
             } else if (chosen[g] == MDL_SD_SENS_PRESSURE) {
                 fputs("    mean_sensitivity: ", f);
-                yaml_num(f, m.mean_s);
+                mcsv_yaml_num(f, m.mean_s);
                 fputs("\n    mean_pressure: ", f);
-                yaml_num(f, m.mean_p);
+                mcsv_yaml_num(f, m.mean_p);
                 fputs("\n    jobs:\n", f);
                 for (uint32_t j = 0; j < ps->njobs; j++) {
                     if (isnan(m.s[j]))
                         continue;
                     fputs("      - {name: ", f);
-                    yaml_str(f, ps->jobs[j]);
+                    mcsv_yaml_str(f, ps->jobs[j]);
                     fputs(", s: ", f);
-                    yaml_num(f, m.s[j]);
+                    mcsv_yaml_num(f, m.s[j]);
                     fputs(", p: ", f);
-                    yaml_num(f, m.p[j]);
+                    mcsv_yaml_num(f, m.p[j]);
                     fputs("}\n", f);
                 }
             }
@@ -1129,7 +1067,7 @@ static int write_slowdown(const char *path, const char *src,
         mdl_fit_sd_free(&m);
         free(idx);
     }
-    return tmp_commit(f, tmp, path, true, err);
+    return dl_tmp_commit(f, tmp, path, true, err);
 }
 
 static int write_util(const char *path, const char *src,
@@ -1138,7 +1076,7 @@ static int write_util(const char *path, const char *src,
                       unsigned long seed, struct dl_error *err)
 {
     char *tmp;
-    FILE *f = tmp_open(path, &tmp, err);
+    FILE *f = dl_tmp_open(path, &tmp, err);
     if (!f)
         return DL_EIO;
     fputs("# dlsim utilization model, written by `dlsim fit util` (models/FIT.md)\n"
@@ -1150,30 +1088,30 @@ static int write_util(const char *path, const char *src,
           "# cv_rmsle / baseline_rmsle: k-fold RMSLE of this model and of the\n"
           "# training mean.\n", f);
     fputs("kind: util\nsource: ", f);
-    yaml_str(f, src);
+    mcsv_yaml_str(f, src);
     fprintf(f, "\nn_rows: %u\nfolds: %u\nseed: %lu\nlambda: %.9g\n", n, k,
             seed, lambda);
     fputs("cv_rmsle: ", f);
-    yaml_num(f, rmsle);
+    mcsv_yaml_num(f, rmsle);
     fputs("\nbaseline_rmsle: ", f);
-    yaml_num(f, base);
+    mcsv_yaml_num(f, base);
     fputs("\nfeatures: [", f);
     for (int i = 0; i < MDL_UTIL_NFEAT; i++)
         fprintf(f, "%s%s", i ? ", " : "", feat_names[i]);
     fputs("]\nintercept: ", f);
-    yaml_num(f, m->intercept);
+    mcsv_yaml_num(f, m->intercept);
     const double *v[3] = { m->center, m->scale, m->coef };
     const char *nm[3] = { "center", "scale", "coef" };
     for (int a = 0; a < 3; a++) {
         fprintf(f, "\n%s: [", nm[a]);
         for (int i = 0; i < MDL_UTIL_NFEAT; i++) {
             fputs(i ? ", " : "", f);
-            yaml_num(f, v[a][i]);
+            mcsv_yaml_num(f, v[a][i]);
         }
         fputc(']', f);
     }
     fputc('\n', f);
-    return tmp_commit(f, tmp, path, true, err);
+    return dl_tmp_commit(f, tmp, path, true, err);
 }
 
 /* ------------------------------------------------------------ commands */

@@ -59,4 +59,10 @@ int mcsv_range(const struct mcsv *c, int i, const char *name, bool required,
  * "LM" = lstm).  -1 if empty or too long. */
 int mcsv_norm_name(const char *s, size_t len, char *out);
 
+/* ---- YAML scalars for the files the fits write */
+
+/* A double-quoted YAML string; a number (%.9g) or null for NaN. */
+void mcsv_yaml_str(FILE *f, const char *s);
+void mcsv_yaml_num(FILE *f, double x);
+
 #endif

@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
@@ -692,40 +691,18 @@ int mdl_rt_params_load(const char *path, struct mdl_rt_params *p,
 
 /* ------------------------------------------------------------ YAML out */
 
-static void yaml_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        if (*s == '\t')
-            fputs("\\t", f);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void yaml_num(FILE *f, double x)
-{
-    if (isnan(x))
-        fputs("null", f);
-    else
-        fprintf(f, "%.6g", x);
-}
-
 static void yaml_err(FILE *f, const char *name, const struct mdl_rt_err *e)
 {
     fputs("    - {gpu_type: ", f);
-    yaml_str(f, name);
+    mcsv_yaml_str(f, name);
     fprintf(f, ", n_rows: %u, mape: ", e->n);
-    yaml_num(f, e->mape);
+    mcsv_yaml_num(f, e->mape);
     fputs(", rmse_log: ", f);
-    yaml_num(f, e->rmse_log);
+    mcsv_yaml_num(f, e->rmse_log);
     fputs(", baseline_mape: ", f);
-    yaml_num(f, e->base_mape);
+    mcsv_yaml_num(f, e->base_mape);
     fputs(", baseline_rmse_log: ", f);
-    yaml_num(f, e->base_rmse_log);
+    mcsv_yaml_num(f, e->base_rmse_log);
     fputs("}\n", f);
 }
 
@@ -736,16 +713,10 @@ static int write_model(const char *path, const char *src,
                        const struct mdl_rt_err *kf, unsigned k,
                        unsigned long seed, struct dl_error *err)
 {
-    size_t len = strlen(path) + 32;
-    char *tmp = xmalloc(len);
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        int rc = dl_fail_io(err, path, "cannot create %s: %s", tmp,
-                            strerror(errno));
-        free(tmp);
-        return rc;
-    }
+    char *tmp;
+    FILE *f = dl_tmp_open(path, &tmp, err);
+    if (!f)
+        return DL_EIO;
     fputs("# dlsim runtime model, written by `dlsim fit runtime`\n"
           "# (models/FIT.md, \"Runtime model\").  Iteration time on n GPUs:\n"
           "#   t_c = 3 flops / (n peak eff_compute)\n"
@@ -757,9 +728,9 @@ static int write_model(const char *path, const char *src,
           "# cv: leave-one-GPU-type-out (global fit) and k-fold errors; the\n"
           "# baseline predicts with the median compute efficiency only.\n", f);
     fputs("kind: runtime\nsource: ", f);
-    yaml_str(f, src);
+    mcsv_yaml_str(f, src);
     fputs("\nzoo: ", f);
-    yaml_str(f, z->dir ? z->dir : "");
+    mcsv_yaml_str(f, z->dir ? z->dir : "");
     fprintf(f, "\nn_rows: %u\nn_skipped: %u\nfolds: %u\nseed: %lu\n"
             "bytes_per_param: %g\nflop_per_byte: %g\nmin_rows: %d\n",
             d->n, d->skipped, k, seed, MDL_RT_BYTES_PER_PARAM,
@@ -770,7 +741,7 @@ static int write_model(const char *path, const char *src,
             p->scale_spread, p->ntypes ? "" : " []");
     for (uint32_t i = 0; i < p->ntypes; i++) {
         fputs("  - {name: ", f);
-        yaml_str(f, p->types[i].name);
+        mcsv_yaml_str(f, p->types[i].name);
         fprintf(f, ", eff_compute: %.6g, eff_memory: %.6g, n_rows: %u}\n",
                 p->types[i].eff_c, p->types[i].eff_m, p->types[i].n_rows);
     }
@@ -784,18 +755,7 @@ static int write_model(const char *path, const char *src,
                 yaml_err(f, z->gpus[g].name, &all[a][g]);
         yaml_err(f, "all", &all[a][z->ngpus]);
     }
-    int bad = ferror(f), e = errno;
-    if (fclose(f))
-        bad = 1, e = errno;
-    if (bad || rename(tmp, path)) {
-        if (!bad)
-            e = errno;
-        unlink(tmp);
-        free(tmp);
-        return dl_fail_io(err, path, "cannot write: %s", strerror(e));
-    }
-    free(tmp);
-    return 0;
+    return dl_tmp_commit(f, tmp, path, true, err);
 }
 
 /* ------------------------------------------------------------ command */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 const char *dl_strerror(int code)
 {
@@ -153,6 +154,46 @@ void xgrow(void *arrp, size_t *cap, size_t need, size_t elt)
         c *= 2;
     *arr = xrealloc(*arr, c * elt);
     *cap = c;
+}
+
+/* ------------------------------------------------------ atomic files */
+
+FILE *dl_tmp_open(const char *path, char **tmp, struct dl_error *err)
+{
+    size_t n = strlen(path) + 32;
+    *tmp = xmalloc(n);
+    snprintf(*tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(*tmp, "w");
+    if (!f) {
+        dl_fail_io(err, path, "cannot create %s: %s", *tmp, strerror(errno));
+        free(*tmp);
+        *tmp = NULL;
+    }
+    return f;
+}
+
+int dl_tmp_commit(FILE *f, char *tmp, const char *path, bool rename_now,
+                    struct dl_error *err)
+{
+    int bad = ferror(f);
+    int e = errno;
+    if (fclose(f))
+        bad = 1, e = errno;
+    if (bad) {
+        unlink(tmp);
+        free(tmp);
+        return dl_fail_io(err, path, "cannot write: %s", strerror(e));
+    }
+    if (rename_now && rename(tmp, path)) {
+        e = errno;
+        unlink(tmp);
+        free(tmp);
+        return dl_fail_io(err, path, "cannot rename into place: %s",
+                          strerror(e));
+    }
+    if (rename_now)
+        free(tmp);
+    return 0;
 }
 
 /* ---------------------------------------------------------------- arena */

@@ -16,12 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-FILE *out_open_tmp(const char *path, char *tmp, size_t tmplen)
-{
-    snprintf(tmp, tmplen, "%s.tmp.%ld", path, (long)getpid());
-    return fopen(tmp, "w");
-}
-
 static int mkdirs(const char *dir)
 {
     char buf[4096];
@@ -246,16 +240,16 @@ int out_write_run(const struct eng *e, const struct met_summary *m,
     /* summary.json marks a whole set: remove the old one first, write every
      * file under a temporary name, then rename them, summary.json last */
     static const char *const names[] = { "jobs.csv", "timeseries.csv", "summary.json" };
-    char path[3][4096], tmp[3][4200];
+    char path[3][4096], *tmp[3] = { NULL, NULL, NULL };
     int rc = 0, i;
     for (i = 0; i < 3; i++)
         snprintf(path[i], sizeof path[i], "%s/%s", dir, names[i]);
     if (unlink(path[2]) && errno != ENOENT)
         return dl_fail_io(err, path[2], "cannot replace: %s", strerror(errno));
     for (i = 0; i < 3 && !rc; i++) {
-        FILE *f = out_open_tmp(path[i], tmp[i], sizeof tmp[i]);
+        FILE *f = dl_tmp_open(path[i], &tmp[i], err);
         if (!f) {
-            rc = dl_fail_io(err, path[i], "cannot write: %s", strerror(errno));
+            rc = DL_EIO;
             break;
         }
         if (i == 0)
@@ -264,24 +258,22 @@ int out_write_run(const struct eng *e, const struct met_summary *m,
             write_ts(e, f);
         else
             write_summary(e, m, f, policy, trace, cluster);
-        int bad = ferror(f);
-        if (fclose(f) || bad)
-            rc = dl_fail_io(err, path[i], "write failed: %s", strerror(errno));
+        if ((rc = dl_tmp_commit(f, tmp[i], path[i], false, err)))
+            tmp[i] = NULL;      /* removed and freed by dl_tmp_commit */
     }
-    if (rc) {
-        while (i-- > 0)
-            unlink(tmp[i]);
-        return rc;
-    }
-    for (i = 0; i < 3; i++)
-        if (rename(tmp[i], path[i])) {
-            rc = dl_fail_io(err, path[i], "cannot rename into place: %s",
+    int renamed = 0;            /* tmp[0..renamed) are in place */
+    for (; renamed < 3 && !rc; renamed++)
+        if (rename(tmp[renamed], path[renamed])) {
+            rc = dl_fail_io(err, path[renamed], "cannot rename into place: %s",
                             strerror(errno));
-            for (int k = i; k < 3; k++)
-                unlink(tmp[k]);
-            return rc;
+            break;
         }
-    return 0;
+    for (int k = 0; k < 3; k++) {
+        if (rc && tmp[k] && k >= renamed)
+            unlink(tmp[k]);     /* not renamed: remove */
+        free(tmp[k]);
+    }
+    return rc;
 }
 
 void out_table_header(FILE *to)

@@ -85,6 +85,16 @@ void *xcalloc_big(size_t n, size_t size);
 /* Grow *arr (of *cap elements of size elt) to hold at least need. */
 void xgrow(void *arrp, size_t *cap, size_t need, size_t elt);
 
+/* Atomic output files.  dl_tmp_open opens PATH.tmp.PID for writing, its
+ * name in *tmp (malloc'd); NULL with err filled (DL_EIO) on failure.
+ * dl_tmp_commit closes f and checks every write; with rename_now it
+ * renames tmp over path and frees tmp, else the caller renames (and frees)
+ * it later, so that several files can appear together.  On failure it
+ * removes tmp.  0 or DL_EIO. */
+FILE *dl_tmp_open(const char *path, char **tmp, struct dl_error *err);
+int dl_tmp_commit(FILE *f, char *tmp, const char *path, bool rename_now,
+                  struct dl_error *err);
+
 /* An arena for run-constant data: freed all at once, never piecewise. */
 struct arena;
 struct arena *arena_new(void);

@@ -146,8 +146,6 @@ void met_summarize(const struct eng *e, struct met_summary *m);
 int out_write_run(const struct eng *e, const struct met_summary *m,
                   const char *dir, const char *policy, const char *trace,
                   const char *cluster, struct dl_error *err);
-/* Opens a temporary file beside path (path.tmp.PID), its name in tmp. */
-FILE *out_open_tmp(const char *path, char *tmp, size_t tmplen);
 /* The stdout table: one header line, then out_table_row per run. */
 void out_table_header(FILE *to);
 void out_table_row(FILE *to, const char *policy, const struct met_summary *m);

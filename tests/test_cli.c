@@ -236,3 +236,23 @@ Test(cli, demo_runs)
     cr_expect(strstr(out_text, "srtf"));
     cr_expect(strstr(out_text, "sjf"));
 }
+
+/* A failed write leaves no summary.json (so the set does not look whole)
+ * and no temporary files. */
+Test(cli, failed_write_leaves_no_complete_set)
+{
+    put("t.csv", good_trace);
+    put("c.yaml", good_cluster);
+    cr_assert_eq(dlsim("run --trace t.csv --cluster c.yaml --out o --quiet"), 0, "%s",
+                 out_text);
+    cr_assert_eq(unlink(path("o/timeseries.csv")), 0);
+    cr_assert_eq(mkdir(path("o/timeseries.csv"), 0777), 0);
+    cr_expect_eq(dlsim("run --trace t.csv --cluster c.yaml --out o --quiet"), 1, "%s",
+                 out_text);
+    cr_expect(strstr(out_text, "o/timeseries.csv: cannot rename into place"), "%s",
+              out_text);
+    cr_expect(!exists("o/summary.json"));
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls '%s/o' | grep -q tmp", tmpdir);
+    cr_expect_neq(system(cmd), 0, "temporary files left behind");
+}
