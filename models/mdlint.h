@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <yaml.h>
+
 #define MCSV_MAX_COLS 64
 #define MCSV_MAX_BYTES ((size_t)1 << 30)
 #define MCSV_NAME_MAX 128       /* bytes of a normal-form name, with NUL */
@@ -64,5 +66,33 @@ int mcsv_norm_name(const char *s, size_t len, char *out);
 /* A double-quoted YAML string; a number (%.9g) or null for NaN. */
 void mcsv_yaml_str(FILE *f, const char *s);
 void mcsv_yaml_num(FILE *f, double x);
+
+/* ---- reading YAML model files (models/yload.c) */
+
+struct yload {
+    const char *file;           /* for messages */
+    yaml_document_t doc;
+    bool loaded;
+    struct dl_error *err;
+};
+/* Parses the whole file.  0, DL_EIO (cannot open) or DL_EINPUT (syntax,
+ * at file:line:col).  yl_close afterwards in every case. */
+int yl_open(struct yload *L, const char *path, struct dl_error *err);
+void yl_close(struct yload *L);
+const yaml_node_t *yl_root(struct yload *L);
+const yaml_node_t *yl_node(struct yload *L, int index);
+/* Fills L->err at n's line:col (1:1 when n is NULL); returns DL_EINPUT. */
+int yl_fail(struct yload *L, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The text of a scalar node, NULL for anything else. */
+const char *yl_scalar(const yaml_node_t *n);
+/* A number in [lo, hi] ((lo, hi] with lo_open) -> *out, else DL_EINPUT
+ * "key: expected a number in [lo, hi]". */
+int yl_num(struct yload *L, const yaml_node_t *n, const char *key, double lo,
+           double hi, bool lo_open, double *out);
+/* The root is a mapping whose `kind` is kind: 0, else DL_EINPUT. */
+int yl_kind(struct yload *L, const char *kind);
+/* The root mapping's `kind` text, or NULL. */
+const char *yl_peek_kind(struct yload *L);
 
 #endif

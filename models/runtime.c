@@ -511,82 +511,43 @@ void mdl_rt_cv_kfold(const struct mdl_zoo *z, const struct mdl_rt_data *d,
 
 /* ------------------------------------------------------------ YAML in */
 
-struct yload {
-    const char *file;
-    yaml_document_t *doc;
-    struct dl_error *err;
-};
-
-static int yfail(struct yload *L, const yaml_node_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int yfail(struct yload *L, const yaml_node_t *n, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return dl_fail(L->err, L->file, n ? (long)n->start_mark.line + 1 : 1,
-                   n ? (long)n->start_mark.column + 1 : 1, "%s", msg);
-}
-
-static const char *scalar(const yaml_node_t *n)
-{
-    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value
-                                            : NULL;
-}
-
-/* A number in (lo, hi] (lo_open) or [lo, hi]. */
-static int ynum(struct yload *L, const yaml_node_t *n, const char *key,
-                double lo, double hi, bool lo_open, double *out)
-{
-    const char *s = scalar(n);
-    double v;
-    if (!s || sim_parse_double(s, &v) || v < lo || v > hi ||
-        (lo_open && v == lo))
-        return yfail(L, n, "%s: expected a number in %s%g, %g]", key,
-                     lo_open ? "(" : "[", lo, hi);
-    *out = v;
-    return 0;
-}
-
 static int load_type(struct yload *L, const yaml_node_t *n,
                      struct mdl_rt_type *t)
 {
     if (n->type != YAML_MAPPING_NODE)
-        return yfail(L, n, "gpu_types: each entry must be a mapping");
+        return yl_fail(L, n, "gpu_types: each entry must be a mapping");
     bool has_name = false;
     t->eff_c = t->eff_m = -1;
     for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
          q < n->data.mapping.pairs.top; q++) {
-        yaml_node_t *k = yaml_document_get_node(L->doc, q->key);
-        yaml_node_t *v = yaml_document_get_node(L->doc, q->value);
-        const char *key = scalar(k);
+        const yaml_node_t *k = yl_node(L, q->key);
+        const yaml_node_t *v = yl_node(L, q->value);
+        const char *key = yl_scalar(k);
         double num = 0;
         int rc = 0;
         if (!key)
-            return yfail(L, k, "expected a key");
+            return yl_fail(L, k, "expected a key");
         if (!strcmp(key, "name")) {
-            const char *s = scalar(v);
+            const char *s = yl_scalar(v);
             if (!s || !*s || strlen(s) >= sizeof t->name)
-                return yfail(L, v, "name: expected a GPU type name");
+                return yl_fail(L, v, "name: expected a GPU type name");
             snprintf(t->name, sizeof t->name, "%s", s);
             has_name = true;
         } else if (!strcmp(key, "eff_compute"))
-            rc = ynum(L, v, key, 0, 1, true, &t->eff_c);
+            rc = yl_num(L, v, key, 0, 1, true, &t->eff_c);
         else if (!strcmp(key, "eff_memory"))
-            rc = ynum(L, v, key, 0, 1, true, &t->eff_m);
+            rc = yl_num(L, v, key, 0, 1, true, &t->eff_m);
         else if (!strcmp(key, "n_rows")) {
-            if (!(rc = ynum(L, v, key, 0, 4e9, false, &num)))
+            if (!(rc = yl_num(L, v, key, 0, 4e9, false, &num)))
                 t->n_rows = (uint32_t)num;
         } else
-            return yfail(L, k, "unknown key '%s' in a gpu_types entry (valid: "
+            return yl_fail(L, k, "unknown key '%s' in a gpu_types entry (valid: "
                          "name, eff_compute, eff_memory, n_rows)", key);
         if (rc)
             return rc;
     }
     if (!has_name || t->eff_c < 0 || t->eff_m < 0)
-        return yfail(L, n, "gpu_types entry: name, eff_compute and eff_memory "
+        return yl_fail(L, n, "gpu_types entry: name, eff_compute and eff_memory "
                      "are required");
     return 0;
 }
@@ -599,43 +560,43 @@ static int load_top(struct yload *L, const yaml_node_t *root,
         "bytes_per_param", "flop_per_byte", "min_rows", "cv",
     };
     if (!root || root->type != YAML_MAPPING_NODE)
-        return yfail(L, root, "expected a mapping (kind: runtime, ...)");
+        return yl_fail(L, root, "expected a mapping (kind: runtime, ...)");
     bool kind = false;
     for (yaml_node_pair_t *q = root->data.mapping.pairs.start;
          q < root->data.mapping.pairs.top; q++) {
-        yaml_node_t *k = yaml_document_get_node(L->doc, q->key);
-        yaml_node_t *v = yaml_document_get_node(L->doc, q->value);
-        const char *key = scalar(k);
+        const yaml_node_t *k = yl_node(L, q->key);
+        const yaml_node_t *v = yl_node(L, q->value);
+        const char *key = yl_scalar(k);
         int rc = 0;
         if (!key)
-            return yfail(L, k, "expected a key");
+            return yl_fail(L, k, "expected a key");
         if (!strcmp(key, "kind")) {
-            if (!scalar(v) || strcmp(scalar(v), "runtime"))
-                return yfail(L, v, "kind: expected 'runtime'");
+            if (!yl_scalar(v) || strcmp(yl_scalar(v), "runtime"))
+                return yl_fail(L, v, "kind: expected 'runtime'");
             kind = true;
         } else if (!strcmp(key, "eff_compute"))
-            rc = ynum(L, v, key, 0, 1, true, &p->eff_c);
+            rc = yl_num(L, v, key, 0, 1, true, &p->eff_c);
         else if (!strcmp(key, "eff_memory"))
-            rc = ynum(L, v, key, 0, 1, true, &p->eff_m);
+            rc = yl_num(L, v, key, 0, 1, true, &p->eff_m);
         else if (!strcmp(key, "overhead_s"))
-            rc = ynum(L, v, key, 0, 1e6, false, &p->overhead_s);
+            rc = yl_num(L, v, key, 0, 1e6, false, &p->overhead_s);
         else if (!strcmp(key, "scaling_consolidated"))
-            rc = ynum(L, v, key, 0, 1, true, &p->scale_cons);
+            rc = yl_num(L, v, key, 0, 1, true, &p->scale_cons);
         else if (!strcmp(key, "scaling_spread"))
-            rc = ynum(L, v, key, 0, 1, true, &p->scale_spread);
+            rc = yl_num(L, v, key, 0, 1, true, &p->scale_spread);
         else if (!strcmp(key, "gpu_types")) {
             if (v->type != YAML_SEQUENCE_NODE)
-                return yfail(L, v, "gpu_types: expected a list");
+                return yl_fail(L, v, "gpu_types: expected a list");
             yaml_node_item_t *it = v->data.sequence.items.start;
             size_t cnt = (size_t)(v->data.sequence.items.top - it);
             free(p->types);
             p->types = xcalloc(cnt + 1, sizeof *p->types);
             p->ntypes = 0;
             for (size_t i = 0; i < cnt && !rc; i++) {
-                yaml_node_t *e = yaml_document_get_node(L->doc, it[i]);
+                const yaml_node_t *e = yl_node(L, it[i]);
                 rc = load_type(L, e, &p->types[i]);
                 if (!rc && type_of(p, p->types[i].name))
-                    rc = yfail(L, e, "gpu_types: '%s' listed twice",
+                    rc = yl_fail(L, e, "gpu_types: '%s' listed twice",
                                p->types[i].name);
                 if (!rc)
                     p->ntypes++;
@@ -645,14 +606,14 @@ static int load_top(struct yload *L, const yaml_node_t *root,
             for (size_t i = 0; i < sizeof info / sizeof *info; i++)
                 known |= !strcmp(key, info[i]);
             if (!known)
-                return yfail(L, k, "unknown key '%s' (models/FIT.md lists "
+                return yl_fail(L, k, "unknown key '%s' (models/FIT.md lists "
                              "the runtime model's keys)", key);
         }
         if (rc)
             return rc;
     }
     if (!kind)
-        return yfail(L, root, "kind: runtime is required");
+        return yl_fail(L, root, "kind: runtime is required");
     return 0;
 }
 
@@ -660,28 +621,11 @@ int mdl_rt_params_load(const char *path, struct mdl_rt_params *p,
                        struct dl_error *err)
 {
     mdl_rt_defaults(p);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return dl_fail_io(err, path, "cannot open: %s", strerror(errno));
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    if (!yaml_parser_initialize(&parser)) {
-        fprintf(stderr, "dlsim: out of memory in the YAML parser\n");
-        abort();
-    }
-    yaml_parser_set_input_file(&parser, f);
-    int rc;
-    if (!yaml_parser_load(&parser, &doc)) {
-        rc = dl_fail(err, path, (long)parser.problem_mark.line + 1,
-                     (long)parser.problem_mark.column + 1, "YAML: %s",
-                     parser.problem ? parser.problem : "syntax error");
-    } else {
-        struct yload L = { path, &doc, err };
-        rc = load_top(&L, yaml_document_get_root_node(&doc), p);
-        yaml_document_delete(&doc);
-    }
-    yaml_parser_delete(&parser);
-    fclose(f);
+    struct yload L;
+    int rc = yl_open(&L, path, err);
+    if (!rc)
+        rc = load_top(&L, yl_root(&L), p);
+    yl_close(&L);
     if (rc) {
         mdl_rt_params_free(p);
         mdl_rt_defaults(p);
