@@ -597,12 +597,17 @@ bool mdl_fit_sd_applicable(const struct mdl_pairs *ps, enum mdl_sd_form f,
     return n > 0;
 }
 
-/* Sensitivity x pressure: 1 - rate_x = s_x * p_other, a rank-one
- * factorization of the observed slowdowns.  Alternating least squares
- * (each s_j, then each p_j, has a closed form given the other vector) with
- * a small ridge, reweighted after a few sweeps toward least absolute
- * deviations (IRLS weights 1 / max(|residual|, eps)), since the error that
- * matters is the MAE.  Starts from s = p = 1; no randomness. */
+/* Sensitivity x pressure: rate_x = exp(-s_x * p_y), i.e. a rank-one
+ * factorization of the observed -log(rate), so that the slowdowns of
+ * several co-runners multiply (FIT.md).  Alternating least squares on
+ * -log(rate) (each s_j, then each p_j, has a closed form given the other
+ * vector), with a small ridge and each update projected onto >= 0 (the
+ * exact minimizer of the one-variable problem under that bound).  After a
+ * few sweeps the residuals are reweighted by r^2 / max(|rate residual|,
+ * eps): a residual d in -log(rate) moves the rate by about r * d, so the
+ * weighted squares approximate the absolute error of the rate (IRLS
+ * towards least absolute deviations), the error that is reported.  Starts
+ * from s = p = 1; no randomness. */
 static void fit_sp(const struct mdl_pairs *ps, const uint32_t *idx, uint32_t n,
                    struct mdl_sd_params *m)
 {
@@ -611,17 +616,20 @@ static void fit_sp(const struct mdl_pairs *ps, const uint32_t *idx, uint32_t n,
     double *num = xmalloc(J * sizeof *num), *den = xmalloc(J * sizeof *den);
     bool *seen = xcalloc(J, sizeof *seen);
     uint32_t *who = xmalloc(no * sizeof *who), *oth = xmalloc(no * sizeof *oth);
-    double *y = xmalloc(no * sizeof *y), *w = xmalloc(no * sizeof *w);
+    double *r = xmalloc(no * sizeof *r), *y = xmalloc(no * sizeof *y);
+    double *w = xmalloc(no * sizeof *w);
     for (uint32_t i = 0; i < n; i++) {
         const struct mdl_pair *q = &ps->p[idx[i]];
-        who[2 * i] = q->a, oth[2 * i] = q->b, y[2 * i] = 1 - q->rate_a;
-        who[2 * i + 1] = q->b, oth[2 * i + 1] = q->a, y[2 * i + 1] = 1 - q->rate_b;
+        who[2 * i] = q->a, oth[2 * i] = q->b, r[2 * i] = q->rate_a;
+        who[2 * i + 1] = q->b, oth[2 * i + 1] = q->a, r[2 * i + 1] = q->rate_b;
         seen[q->a] = seen[q->b] = true;
+    }
+    for (uint32_t o = 0; o < no; o++) {
+        y[o] = -log(r[o]);              /* rates are in (0, 1]: y >= 0 */
+        w[o] = 1;
     }
     for (uint32_t j = 0; j < J; j++)
         s[j] = p[j] = 1;
-    for (uint32_t o = 0; o < no; o++)
-        w[o] = 1;
     for (int sweep = 0; sweep < SP_SWEEPS; sweep++) {
         for (int half = 0; half < 2; half++) {
             double *upd = half ? p : s, *fix = half ? s : p;
@@ -634,11 +642,13 @@ static void fit_sp(const struct mdl_pairs *ps, const uint32_t *idx, uint32_t n,
                 den[row[o]] += w[o] * x * x;
             }
             for (uint32_t j = 0; j < J; j++)
-                upd[j] = num[j] / den[j];
+                upd[j] = fmax(0, num[j] / den[j]);
         }
         if (sweep + 1 >= SP_IRLS_FROM)
-            for (uint32_t o = 0; o < no; o++)
-                w[o] = 1 / fmax(fabs(y[o] - s[who[o]] * p[oth[o]]), SP_IRLS_EPS);
+            for (uint32_t o = 0; o < no; o++) {
+                double d = exp(-s[who[o]] * p[oth[o]]) - r[o];
+                w[o] = r[o] * r[o] / fmax(fabs(d), SP_IRLS_EPS);
+            }
     }
     /* scale so that the mean pressure over seen jobs is 1 */
     double ms = 0, mp = 0;
@@ -664,7 +674,8 @@ static void fit_sp(const struct mdl_pairs *ps, const uint32_t *idx, uint32_t n,
     m->s = s;
     m->p = p;
     m->njobs = J;
-    free(num), free(den), free(seen), free(who), free(oth), free(y), free(w);
+    free(num), free(den), free(seen), free(who), free(oth), free(r), free(y);
+    free(w);
 }
 
 int mdl_fit_sd(const struct mdl_pairs *ps, enum mdl_sd_form f,
@@ -716,8 +727,9 @@ void mdl_fit_sd_predict(const struct mdl_sd_params *m, const struct mdl_pair *q,
         bool kb = q->b < m->njobs && !isnan(m->s[q->b]);
         double sa = ka ? m->s[q->a] : m->mean_s, pa = ka ? m->p[q->a] : m->mean_p;
         double sb = kb ? m->s[q->b] : m->mean_s, pb = kb ? m->p[q->b] : m->mean_p;
-        ra = 1 - sa * pb;
-        rb = 1 - sb * pa;
+        /* the same arithmetic as mdl_sd_rate (models/sdfile.c) */
+        ra = exp(-sa * pb);
+        rb = exp(-sb * pa);
         break;
     }
     default:
@@ -988,21 +1000,43 @@ int mdl_fit_util_cv(const struct mdl_util_data *d, unsigned k,
 
 /* ------------------------------------------------------------ YAML out */
 
+/* A fitted parameter in the fewest significant digits (at most 17) that
+ * strtod reads back to the same double, so that models/sdfile.c reloads
+ * the parameters bit for bit and predicts exactly what was fitted; null
+ * for NaN. */
+static void put_exact(FILE *f, double x)
+{
+    if (isnan(x)) {
+        fputs("null", f);
+        return;
+    }
+    char buf[40];
+    for (int d = 1; d <= 17; d++) {
+        snprintf(buf, sizeof buf, "%.*g", d, x);
+        if (strtod(buf, NULL) == x)
+            break;
+    }
+    fputs(buf, f);
+}
+
 static const char slowdown_header[] =
     "# dlsim co-location slowdown model, written by `dlsim fit slowdown`\n"
-    "# (models/FIT.md documents every field).  Per GPU type, the rate of a\n"
-    "# job x sharing one GPU with job y (throughput shared / alone, clamped\n"
-    "# to [rate_min, 1]) under the chosen form:\n"
+    "# and read by models/sdfile.c (models/FIT.md documents every field).\n"
+    "# Per GPU type, the rate of a job x sharing one GPU with job y\n"
+    "# (throughput shared / alone, clamped to [rate_min, 1]) under the\n"
+    "# chosen form:\n"
     "#   constant              rate_x = rate\n"
     "#   hinge                 u = util_x + util_y; rate_x = 1 if u <= 1,\n"
     "#                         else 1 - alpha * (u - 1)\n"
     "#   timeshare             rate_x = util_x / (util_x + util_y)\n"
-    "#   sensitivity_pressure  rate_x = 1 - s_x * p_y, with (s, p) from the\n"
-    "#                         jobs list; a job not listed uses\n"
+    "#   sensitivity_pressure  rate_x = exp(-s_x * p_y), with (s, p) from\n"
+    "#                         the jobs list; a job not listed uses\n"
     "#                         mean_sensitivity / mean_pressure\n"
+    "# With several co-runners: FIT.md, \"Several co-runners\".\n"
     "# cv_mae: k-fold cross-validated mean absolute error of both rates of\n"
     "# each held-out pair (null = form not applicable: no util columns).\n"
-    "# constant_rate is always the fitted constant form, a fallback.\n";
+    "# constant_rate is always the fitted constant form, a fallback.\n"
+    "# Parameters are written with enough digits to reload exactly.\n";
 
 static int write_slowdown(const char *path, const char *src,
                           const struct mdl_pairs *ps, const int *chosen,
@@ -1016,8 +1050,9 @@ static int write_slowdown(const char *path, const char *src,
     fputs(slowdown_header, f);
     fputs("kind: slowdown\nsource: ", f);
     mcsv_yaml_str(f, src);
-    fprintf(f, "\nfolds: %u\nseed: %lu\nrate_min: %g\ngpu_types:\n", k, seed,
-            MDL_RATE_MIN);
+    fprintf(f, "\nfolds: %u\nseed: %lu\nrate_min: ", k, seed);
+    put_exact(f, MDL_RATE_MIN);
+    fputs("\ngpu_types:\n", f);
     for (uint32_t g = 0; g < ps->ngpus; g++) {
         uint32_t *idx;
         uint32_t n = type_pairs(ps, g, &idx);
@@ -1033,35 +1068,39 @@ static int write_slowdown(const char *path, const char *src,
         struct mdl_sd_params c, m;
         mdl_fit_sd(ps, MDL_SD_CONSTANT, idx, n, &c);
         fputs("    constant_rate: ", f);
-        mcsv_yaml_num(f, c.rate);
+        put_exact(f, c.rate);
         fputc('\n', f);
         mdl_fit_sd_free(&c);
         if (mdl_fit_sd(ps, (enum mdl_sd_form)chosen[g], idx, n, &m) == 0) {
             if (chosen[g] == MDL_SD_CONSTANT) {
                 fputs("    rate: ", f);
-                mcsv_yaml_num(f, m.rate);
+                put_exact(f, m.rate);
                 fputc('\n', f);
             } else if (chosen[g] == MDL_SD_HINGE) {
                 fputs("    alpha: ", f);
-                mcsv_yaml_num(f, m.alpha);
+                put_exact(f, m.alpha);
                 fputc('\n', f);
             } else if (chosen[g] == MDL_SD_SENS_PRESSURE) {
                 fputs("    mean_sensitivity: ", f);
-                mcsv_yaml_num(f, m.mean_s);
+                put_exact(f, m.mean_s);
                 fputs("\n    mean_pressure: ", f);
-                mcsv_yaml_num(f, m.mean_p);
-                fputs("\n    jobs:\n", f);
+                put_exact(f, m.mean_p);
+                fputs("\n    jobs:", f);
+                bool any = false;
                 for (uint32_t j = 0; j < ps->njobs; j++) {
                     if (isnan(m.s[j]))
                         continue;
-                    fputs("      - {name: ", f);
+                    fputs(any ? "      - {name: " : "\n      - {name: ", f);
+                    any = true;
                     mcsv_yaml_str(f, ps->jobs[j]);
                     fputs(", s: ", f);
-                    mcsv_yaml_num(f, m.s[j]);
+                    put_exact(f, m.s[j]);
                     fputs(", p: ", f);
-                    mcsv_yaml_num(f, m.p[j]);
+                    put_exact(f, m.p[j]);
                     fputs("}\n", f);
                 }
+                if (!any)
+                    fputs(" []\n", f);
             }
         }
         mdl_fit_sd_free(&m);
@@ -1086,7 +1125,8 @@ static int write_util(const char *path, const char *src,
           "# forward FLOPs per iteration; models/ZOO.md).  Ridge penalty lambda\n"
           "# on the standardized coefficients; coef 0 = constant in training.\n"
           "# cv_rmsle / baseline_rmsle: k-fold RMSLE of this model and of the\n"
-          "# training mean.\n", f);
+          "# training mean.  Read back by models/sdfile.c (mdl_util_load);\n"
+          "# parameters are written with enough digits to reload exactly.\n", f);
     fputs("kind: util\nsource: ", f);
     mcsv_yaml_str(f, src);
     fprintf(f, "\nn_rows: %u\nfolds: %u\nseed: %lu\nlambda: %.9g\n", n, k,
@@ -1099,14 +1139,14 @@ static int write_util(const char *path, const char *src,
     for (int i = 0; i < MDL_UTIL_NFEAT; i++)
         fprintf(f, "%s%s", i ? ", " : "", feat_names[i]);
     fputs("]\nintercept: ", f);
-    mcsv_yaml_num(f, m->intercept);
+    put_exact(f, m->intercept);
     const double *v[3] = { m->center, m->scale, m->coef };
     const char *nm[3] = { "center", "scale", "coef" };
     for (int a = 0; a < 3; a++) {
         fprintf(f, "\n%s: [", nm[a]);
         for (int i = 0; i < MDL_UTIL_NFEAT; i++) {
             fputs(i ? ", " : "", f);
-            mcsv_yaml_num(f, v[a][i]);
+            put_exact(f, v[a][i]);
         }
         fputc(']', f);
     }

@@ -1,23 +1,19 @@
 /*
  * models/model.h - the public interface of performance models (mdl_).
  *
- * The engine asks the model how fast a job runs where it was placed; the
- * answer is a rate in work units (reference-GPU microseconds) per
- * microsecond.  Today the model is the cluster file's per-type speed: a job
- * of duration d on the reference type takes d / speed on another type.
- * Per-model throughput tables, co-location slowdown and utilization
- * prediction plug in here (a later issue) without touching the engine.
+ * The engine asks the performance model of a run (struct mdl_perf, at the
+ * end of this file) how fast a job runs where it was placed, alone and
+ * sharing GPUs; the answer is a rate in work units (reference-GPU
+ * microseconds) per microsecond.  Policies ask it for predictions only.
+ * Its parts: the model zoo (data), the runtime model (measured tables and a
+ * fitted roofline), the slowdown model of co-located jobs, the utilization
+ * regressor, and `dlsim fit`, which fits the last three to measurements.
  */
 #ifndef DLSIM_MODEL_H
 #define DLSIM_MODEL_H
 
 #include "sim/sim.h"
 #include "traces/trace.h"
-
-/* Rate of job j running alone on ngpus GPUs of type t. */
-double mdl_rate(const struct cluster *c, const struct trc_job *j, uint32_t t);
-/* Solo GPU utilization of j (0..1); jobs without one count as 1. */
-double mdl_util(const struct trc_job *j);
 
 /* ------------------------------------------------------------ model zoo
  *
@@ -280,6 +276,64 @@ int mdl_fit_util_cv(const struct mdl_util_data *d, unsigned k,
                     unsigned long seed, double lambda, double *rmsle,
                     double *rmsle_base);
 
+/* ------------------------------------------------------------ model files
+ *
+ * models/sdfile.c: the slowdown model file (`kind: slowdown`, written by
+ * `dlsim fit slowdown` or by hand; models/FIT.md) and the utilization model
+ * file (`kind: util`, written by `dlsim fit util`), read back for runs, and
+ * the co-location rate of a job sharing a GPU with any number of others.
+ */
+
+/* One job on a shared GPU, as the slowdown forms see it. */
+struct mdl_sd_share {
+    double util;                /* solo utilization 0..1 (1 when unknown) */
+    double s, p;                /* sensitivity and pressure on this type */
+};
+
+/* One GPU type's slowdown model. */
+struct mdl_sd_type {
+    const char *name;           /* GPU type; "*" = every type not listed */
+    enum mdl_sd_form form;
+    double rate;                /* constant: rate while sharing */
+    double alpha;               /* hinge: slope past summed util 1 */
+    double mean_s, mean_p;      /* sensitivity_pressure: unlisted jobs */
+    uint32_t njobs;
+    const char **jobs;          /* [njobs] names as written ("resnet50@64") */
+    double *s, *p;              /* [njobs] */
+    long line;                  /* where the entry starts */
+};
+
+struct mdl_sd_model {
+    double rate_min;            /* predictions never go below (0.01) */
+    struct mdl_sd_type *types;  /* [ntypes] file order */
+    uint32_t ntypes;
+    struct arena *arena;        /* owns names and arrays */
+};
+
+/* Reads a `kind: slowdown` file.  0, DL_EINPUT (file:line:col) or DL_EIO;
+ * on failure *m is left empty and mdl_sd_free on it is harmless. */
+int mdl_sd_load(const char *path, struct mdl_sd_model *m, struct dl_error *err);
+void mdl_sd_free(struct mdl_sd_model *m);
+/* The entry of a GPU type (case-insensitive), else the "*" entry, else
+ * NULL. */
+const struct mdl_sd_type *mdl_sd_find(const struct mdl_sd_model *m,
+                                      const char *gpu_type);
+/* The sensitivity and pressure of a job named name ("resnet50@64"; names
+ * compare in the zoo's normal form) under t: its own when listed, else
+ * the type's means.  Forms other than sensitivity_pressure: s = p = 0. */
+void mdl_sd_job_sp(const struct mdl_sd_type *t, const char *name, double *s,
+                   double *p);
+/* Rate, in [rate_min, 1], of job x while it shares a GPU with others[0..n)
+ * under t (n = 0: 1).  With n = 1 this is exactly what `dlsim fit
+ * slowdown` predicts for the pair; models/FIT.md gives the k-job forms. */
+double mdl_sd_rate(const struct mdl_sd_type *t, double rate_min,
+                   const struct mdl_sd_share *x,
+                   const struct mdl_sd_share *others, uint32_t n);
+
+/* Reads a `kind: util` file into m.  0, DL_EINPUT or DL_EIO. */
+int mdl_util_load(const char *path, struct mdl_util_params *m,
+                  struct dl_error *err);
+
 /* ------------------------------------------------------------ runtime model
  *
  * models/runtime.c (models/FIT.md, "Runtime model"): iterations/s of a job
@@ -385,5 +439,127 @@ void mdl_rt_cv_kfold(const struct mdl_zoo *z, const struct mdl_rt_data *d,
                      unsigned k, unsigned long seed, struct mdl_rt_err *e);
 /* `dlsim fit runtime ...`; argv[0] is "runtime". */
 int mdl_rt_cmd_fit(int argc, char **argv);
+
+/* ------------------------------------------------------------ a run's models
+ *
+ * models/perf.c: what `dlsim run --models M` reads (struct mdl_spec) and the
+ * per-run performance model built from it for one cluster and one trace
+ * (struct mdl_perf).  models/MODELS.md documents the `kind: models` file,
+ * ground truth versus prediction and every fallback.
+ *
+ * Ground truth (the engine's rates): a job of trace duration d (on the
+ * reference type, consolidated) runs alone on n GPUs of type t at rate
+ * ratio(model, n, t, spread) in reference work per microsecond, where ratio
+ * is the runtime model's throughput there over its throughput on the
+ * reference type, consolidated: measured where the zoo has the figure,
+ * else the roofline.  Jobs without a known model, and GPU types the zoo
+ * lacks, run at the cluster file's speed.  Sharing a GPU multiplies a job's
+ * rate by the slowdown model's factor; a job on several GPUs advances at
+ * the pace of its slowest GPU.
+ *
+ * Predictions (what policies see): runtime from the roofline alone (or the
+ * truth with predict.runtime: oracle), utilization from the regressor over
+ * the zoo's graph features (or the truth), each times a seeded lognormal
+ * noise factor exp(sigma z) drawn per job.
+ */
+#define MDL_MAX_SHARE 16        /* jobs one GPU can ever hold */
+
+struct mdl_spec {
+    bool zoo_on;                /* use the zoo (any --models given) */
+    char zoo_dir[4096];         /* "" = mdl_zoo_default_dir */
+    struct mdl_rt_params rt;    /* defaults unless a runtime file */
+    bool has_sd, has_pairs, has_util;
+    struct mdl_sd_model sd;
+    char pairs_path[4096];
+    struct mdl_pairs pairs;     /* read by mdl_spec_finish */
+    struct mdl_zoo zoo;         /* read by mdl_spec_finish when zoo_on */
+    struct mdl_util_params util;
+    uint32_t max_share;         /* jobs per GPU, 1..MDL_MAX_SHARE */
+    bool rt_oracle, util_oracle;/* predictions = truth (before noise) */
+    double rt_noise, util_noise;/* lognormal sigmas, >= 0 */
+};
+void mdl_spec_init(struct mdl_spec *s);
+void mdl_spec_free(struct mdl_spec *s);
+/* Adds one --models argument: "zoo" (the built-in zoo and defaults), or a
+ * YAML file of kind models, runtime, slowdown or util; later arguments
+ * override earlier ones.  0, DL_EINPUT (file:line:col) or DL_EIO. */
+int mdl_spec_add(struct mdl_spec *s, const char *arg, struct dl_error *err);
+/* After the last add: reads the zoo and the pairs file.  0, DL_EINPUT or
+ * DL_EIO. */
+int mdl_spec_finish(struct mdl_spec *s, struct dl_error *err);
+
+/* Default slowdown while sharing, when no slowdown model covers a GPU type:
+ * the Horus simulator's fixed 20 %. */
+#define MDL_DEFAULT_SHARED_RATE 0.8
+
+struct mdl_perf {
+    const struct cluster *clu;
+    const struct trace *tr;
+    uint32_t ntypes, max_share;
+    bool zoo_on;
+    const struct mdl_zoo *zoo;  /* the spec's, or an empty one */
+    /* per job */
+    uint32_t *cls;              /* [njobs] (model row, num_gpus) class, or
+                                   SIM_NONE: cluster speeds */
+    uint32_t *row;              /* [njobs] zoo row, or SIM_NONE */
+    float *util;                /* [njobs] true solo util, -1 unknown */
+    float *putil;               /* [njobs] predicted util, (0, 1] */
+    float *prt;                 /* [njobs] runtime prediction noise factor */
+    float *mem;                 /* [njobs] GB per GPU, -1 unknown */
+    /* per class: [cls][type][spread] */
+    uint32_t nclass;
+    double *ratio, *pratio;
+    /* slowdown per cluster type */
+    const struct mdl_sd_type **sd;  /* [ntypes], NULL = constant default */
+    struct mdl_sd_type *sd_default; /* the constant default (owned) */
+    double rate_min;
+    double *s, *p;              /* [ntypes][zoo rows + 1]; last = no row */
+    /* measured pairs: rate of a sharing with b on type t */
+    uint64_t *pkey;             /* open addressing, 0 = empty */
+    double *pval;
+    size_t npslots;
+    uint32_t *max_node;         /* [ntypes] largest node of the type */
+    uint32_t unknown_models;    /* jobs naming a model the zoo lacks */
+};
+
+/* Builds the run's model for cluster c and trace t from a finished spec
+ * (NULL: no models: cluster speeds, trace utils, the default slowdown).
+ * Notes (unknown models or GPU types, unused pairs) go to warn.  The spec
+ * must outlive the result. */
+struct mdl_perf *mdl_perf_new(const struct mdl_spec *spec,
+                              const struct cluster *c, const struct trace *t,
+                              uint64_t seed, FILE *warn);
+void mdl_perf_free(struct mdl_perf *p);
+
+/* Solo rate of job j on type t (true), spread = over more nodes than the
+ * fewest that can hold it. */
+static inline double mdl_perf_rate(const struct mdl_perf *p, uint32_t j,
+                                   uint32_t t, bool spread)
+{
+    uint32_t c = p->cls[j];
+    if (c == SIM_NONE)
+        return p->clu->types[t].speed;
+    return p->ratio[((size_t)c * p->ntypes + t) * 2 + spread];
+}
+/* True solo utilization for metrics and slowdown forms (unknown = 1). */
+static inline double mdl_perf_util(const struct mdl_perf *p, uint32_t j)
+{
+    return p->util[j] < 0 ? 1.0 : p->util[j];
+}
+/* Factor in [rate_min, 1] of job x on one GPU of type t that it shares
+ * with jobs[0..n) (x among them or not; x is skipped). */
+double mdl_perf_shared(const struct mdl_perf *p, uint32_t t, uint32_t x,
+                       const uint32_t *jobs, uint32_t n);
+/* Predicted solo run time (us) of job j on its num_gpus GPUs of type t. */
+double mdl_perf_pred_runtime(const struct mdl_perf *p, uint32_t j, uint32_t t,
+                             bool spread);
+static inline double mdl_perf_pred_util(const struct mdl_perf *p, uint32_t j)
+{
+    return p->putil[j];
+}
+/* Whether gpus[0..n) (sorted, one type t) lie on more nodes than the
+ * fewest that can hold n GPUs of t. */
+bool mdl_perf_spread(const struct mdl_perf *p, uint32_t t,
+                     const uint32_t *gpus, uint32_t n);
 
 #endif

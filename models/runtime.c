@@ -122,6 +122,38 @@ double mdl_rt_estimate(const struct mdl_model *m, const struct mdl_gpu *g,
     return 1 / t_s;
 }
 
+/* The roofline's estimate for m on g, anchored to the measured figure of
+ * the same job (batch, GPU count, placement) on the type whose peak is
+ * nearest g's: measured(h) * estimate(g) / estimate(h).  The roofline is
+ * better at ratios between types than at absolute speeds (it has no
+ * per-model terms), so this keeps what the measurement knows about the
+ * job.  Plain estimate when no type measured the job. */
+static double anchored(const struct mdl_zoo *z, const struct mdl_rt_params *p,
+                       const struct mdl_model *m, const struct mdl_gpu *g,
+                       uint32_t ngpus, bool spread)
+{
+    double est = mdl_rt_estimate(m, g, p, ngpus, spread);
+    if (!(est > 0))
+        return est;
+    double best = INFINITY, out = est, lg = log(mdl_rt_peak_tflops(g));
+    for (uint32_t h = 0; h < z->ngpus; h++) {
+        const struct mdl_gpu *gh = &z->gpus[h];
+        if (gh == g)
+            continue;
+        double d = fabs(log(mdl_rt_peak_tflops(gh)) - lg);
+        if (!(d < best))
+            continue;
+        double meas = mdl_zoo_throughput(z, m->name, m->batch_size, gh->name,
+                                         ngpus, spread);
+        double eh = meas > 0 ? mdl_rt_estimate(m, gh, p, ngpus, spread) : -1;
+        if (eh > 0) {
+            best = d;
+            out = meas * est / eh;
+        }
+    }
+    return out;
+}
+
 double mdl_rt_throughput(const struct mdl_zoo *z, const struct mdl_rt_params *p,
                          const char *model, uint32_t batch,
                          const char *gpu_type, uint32_t ngpus, bool spread)
@@ -148,7 +180,7 @@ double mdl_rt_throughput(const struct mdl_zoo *z, const struct mdl_rt_params *p,
     if (at && (!m || strcmp(at, strchr(ref, '@'))))
         return -1;
     if (m)
-        return mdl_rt_estimate(m, g, p, ngpus, spread);
+        return anchored(z, p, m, g, ngpus, spread);
     snprintf(ref, sizeof ref, "%.*s", (int)len, model);
     if (!(m = mdl_zoo_find(z, ref)))
         return -1;

@@ -45,6 +45,12 @@ struct job_rt {
     simtime_t prev_start;       /* the run a preemption ended began here */
     simtime_t preempted_at;     /* last preemption, SIM_NEVER if none */
     double last_cost;           /* work added by that preemption */
+    double base_rate;           /* solo rate on the current allocation */
+    double iso_rate;            /* solo rate on the first allocation */
+    double run_us;              /* time spent running so far */
+    double solo_us;             /* the same weighted by rate / base_rate:
+                                   run_us / solo_us = its interference
+                                   slowdown */
     uint32_t *gpus;             /* current allocation, sorted [num_gpus] */
     uint32_t req_type;          /* required GPU type, SIM_NONE = any */
     uint32_t type;              /* type of the current/last allocation */
@@ -52,6 +58,8 @@ struct job_rt {
     uint32_t preemptions;
     uint8_t state;              /* enum job_state */
 };
+
+struct mdl_perf;
 
 /* What a policy sees.  Valid only during the call it is passed to. */
 struct pol_view {
@@ -61,7 +69,23 @@ struct pol_view {
     const struct job_rt *rt;    /* run state, by job index */
     uint32_t njobs;
     uint32_t nqueued, nrunning;
+    /* the run's models: predictions only (models/model.h, mdl_perf_pred_*) */
+    const struct mdl_perf *perf;
+    /* who is on each GPU: occ[g * max_share + k], k < nocc[g] */
+    const uint8_t *nocc;
+    const uint32_t *occ;
+    uint32_t max_share;
+    const double *mem_used;     /* [ngpus] GB held by the jobs on a GPU
+                                   (jobs of unknown memory count 0) */
 };
+
+/* The jobs on GPU g (*n of them). */
+static inline const uint32_t *pol_gpu_jobs(const struct pol_view *v,
+                                           uint32_t g, uint32_t *n)
+{
+    *n = v->nocc[g];
+    return v->occ + (size_t)g * v->max_share;
+}
 
 /* Remaining work of job j at v->now (reference-GPU microseconds). */
 static inline double pol_remaining(const struct pol_view *v, uint32_t j)
@@ -76,6 +100,12 @@ static inline double pol_remaining(const struct pol_view *v, uint32_t j)
 struct pol_ctx;   /* the engine's; opaque */
 /* Starts queued job on gpus[0..num_gpus) of one type.  0 or DL_ECHECK. */
 int pol_start(struct pol_ctx *x, uint32_t job, const uint32_t *gpus);
+/* Starts queued job on gpus[0..num_gpus) of one type, each free or already
+ * running other jobs: co-location.  Each GPU then holds at most the run's
+ * max_share jobs (the models' max_jobs_per_gpu) and, where the jobs'
+ * memory is known, no more GB than the type has.  The jobs sharing a GPU
+ * run at the rates of the slowdown model.  0 or DL_ECHECK. */
+int pol_colocate(struct pol_ctx *x, uint32_t job, const uint32_t *gpus);
 /* Stops running job and returns it to the queue; extra_work (reference-GPU
  * us) is added to its remaining work (checkpoint/restore cost).  Within
  * one instant, actions cancel out: a job preempted and restarted counts no

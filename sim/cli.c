@@ -39,7 +39,7 @@ static int run_one(const struct trace *t, struct cluster *c,
                    bool header)
 {
     struct dl_error err = { 0 };
-    struct eng *e = eng_new(t, c, o, &err);
+    struct eng *e = eng_new(t, c, o, &err);   /* fails on policy options */
     if (!e)
         return report(&err, DL_EINPUT);
     int rc = eng_run(e);
@@ -63,8 +63,8 @@ static int run_one(const struct trace *t, struct cluster *c,
 }
 
 static const char run_help[] =
-    "usage: dlsim run --trace T [--cluster C.yaml] [--policy P] [--out DIR]\n"
-    "                 [--seed N] [--sample SECONDS] [--check] [--quiet]\n"
+    "usage: dlsim run --trace T [--cluster C.yaml] [--policy P] [--models M]...\n"
+    "                 [--out DIR] [--seed N] [--sample SECONDS] [--check] [--quiet]\n"
     "\n"
     "Replays trace T (native CSV, plain or gzip) over cluster C under policy P\n"
     "and prints a summary; with --out, writes DIR/jobs.csv, DIR/timeseries.csv\n"
@@ -80,7 +80,11 @@ static const char run_help[] =
     "  --sample S       timeseries interval in seconds (default 300; 0 = none)\n"
     "  --check          verify invariants after every instant; a violation\n"
     "                   fails the run (exit 1)\n"
-    "  --models M       performance-model file (not supported yet)\n"
+    "  --models M       performance models (models/MODELS.md): 'zoo' (the\n"
+    "                   built-in zoo, runtime model and defaults), or a YAML\n"
+    "                   file of kind models, runtime, slowdown or util; may be\n"
+    "                   repeated, later files override earlier ones.  Without\n"
+    "                   it jobs run at the cluster file's per-type speeds\n"
     "  --quiet          no summary table\n";
 
 static int parse_sample(const char *s, simtime_t *out)
@@ -99,7 +103,7 @@ static int load_cluster(const char *path, struct cluster *c)
     return rc ? report(&err, rc) : 0;
 }
 
-static int cmd_run(int argc, char **argv)
+static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec)
 {
     static const struct option lo[] = {
         { "trace", required_argument, 0, 't' },
@@ -119,14 +123,19 @@ static int cmd_run(int argc, char **argv)
                           .sample = 300 * SIM_US_PER_S, .warn = stderr };
     bool quiet = false;
     long seed;
-    int ch;
+    int ch, rc;
+    struct dl_error err = { 0 };
     optind = 0;                 /* full reset (GNU): callable repeatedly */
     while ((ch = getopt_long(argc, argv, "t:c:p:m:o:s:S:kqh", lo, NULL)) != -1) {
         switch (ch) {
         case 't': trace = optarg; break;
         case 'c': cluster = optarg; break;
         case 'p': o.policy = optarg; break;
-        case 'm': return usage_error("run", "--models: performance model files are not supported yet");
+        case 'm':
+            if ((rc = mdl_spec_add(spec, optarg, &err)))
+                return report(&err, rc);
+            o.models = spec;
+            break;
         case 'o': out = optarg; break;
         case 's':
             if (sim_parse_long(optarg, &seed) || seed < 0)
@@ -147,15 +156,15 @@ static int cmd_run(int argc, char **argv)
         return usage_error("run", "unexpected argument");
     if (!trace)
         return usage_error("run", "--trace is required");
-    /* validate the policy before reading big inputs */
-    struct dl_error err = { 0 };
+    /* validate the policy and the models before reading big inputs */
     const struct policy *p;
     struct pol_args a;
     if (pol_parse(o.policy, &p, &a, &err))
         return report(&err, DL_EINPUT);
+    if (o.models && (rc = mdl_spec_finish(spec, &err)))
+        return report(&err, rc);
     struct cluster c;
-    int rc = load_cluster(cluster, &c);
-    if (rc)
+    if ((rc = load_cluster(cluster, &c)))
         return rc;
     struct trace t;
     if ((rc = trc_load(trace, &t, &err, stderr))) {
@@ -172,6 +181,15 @@ static int cmd_run(int argc, char **argv)
     rc = run_one(&t, &c, &o, out, quiet ? NULL : stdout, true);
     trc_free(&t);
     clu_free(&c);
+    return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    struct mdl_spec spec;
+    mdl_spec_init(&spec);
+    int rc = cmd_run_with(argc, argv, &spec);
+    mdl_spec_free(&spec);
     return rc;
 }
 

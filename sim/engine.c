@@ -131,6 +131,11 @@ static struct pol_view view(const struct eng *e)
         .njobs = e->tr->njobs,
         .nqueued = e->nqueued,
         .nrunning = e->nrunning,
+        .perf = e->perf,
+        .nocc = e->nocc,
+        .occ = e->occ,
+        .max_share = e->max_share,
+        .mem_used = e->mem_used,
     };
 }
 
@@ -158,13 +163,23 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     if (!pol && (pol_parse(o->policy, &pol, &args, err) ||
                  pol_arg_placement(&args, &mode, err)))
         return NULL;
+    struct mdl_perf *perf = mdl_perf_new(o->models, c, t, o->seed, o->warn);
     struct eng *e = xcalloc(1, sizeof *e);
     e->args = args;
     e->args.spec = o->policy;
     if (pol->create(&e->pst, &e->args, err)) {
+        mdl_perf_free(perf);
         free(e);
         return NULL;
     }
+    e->perf = perf;
+    e->max_share = perf->max_share;
+    e->nocc = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->nocc);
+    e->occ = xcalloc_big((size_t)(c->ngpus ? c->ngpus : 1) * e->max_share,
+                         sizeof *e->occ);
+    e->usum = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->usum);
+    e->mem_used = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->mem_used);
+    e->scratch = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->scratch);
     e->tr = t;
     e->clu = c;
     e->o = *o;
@@ -209,6 +224,13 @@ void eng_free(struct eng *e)
     if (!e)
         return;
     e->pol->destroy(e->pst);
+    mdl_perf_free(e->perf);
+    free(e->nocc);
+    free(e->occ);
+    free(e->usum);
+    free(e->mem_used);
+    free(e->scratch);
+    free(e->touched);
     free(e->rt);
     free(e->slots);
     free(e->first);
@@ -242,25 +264,13 @@ static void running_del(struct eng *e, uint32_t j)
 /* Brings a running job's remaining work up to now (STYLE 8). */
 static void settle(struct eng *e, struct job_rt *r)
 {
-    r->remaining -= r->rate * (double)(e->now - r->settled);
+    double dt = (double)(e->now - r->settled);
+    r->remaining -= r->rate * dt;
     if (r->remaining < 0)
         r->remaining = 0;
+    r->run_us += dt;
+    r->solo_us += dt * (r->rate / r->base_rate);
     r->settled = e->now;
-}
-
-/* A running job leaves its GPUs (completion or preemption). */
-static void stop(struct eng *e, uint32_t j)
-{
-    struct job_rt *r = &e->rt[j];
-    const struct trc_job *tj = &e->tr->jobs[j];
-    settle(e, r);
-    r->gen++;
-    clu_release(e->clu, r->gpus, tj->num_gpus);
-    running_del(e, j);
-    e->busy_gpus -= tj->num_gpus;
-    e->eff_gpus -= tj->num_gpus * mdl_util(tj);
-    e->work_rate -= tj->num_gpus * r->rate;
-    r->rate = 0;
 }
 
 /* Predicted completion of a job with remaining work rem at rate, from
@@ -273,80 +283,39 @@ static simtime_t finish_time(const struct eng *e, double rem, double rate)
     return e->now + (dt < 1 ? 1 : (simtime_t)dt);
 }
 
-int pol_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus)
+static inline const uint32_t *gpu_jobs(const struct eng *e, uint32_t g)
 {
-    struct eng *e = x->e;
-    if (j >= e->tr->njobs || e->rt[j].state != JOB_QUEUED)
-        return fail(e, "policy %s started job %u, which is not queued",
-                    e->pol->name, j);
-    struct job_rt *r = &e->rt[j];
-    const struct trc_job *tj = &e->tr->jobs[j];
-    const struct cluster *c = e->clu;
-    uint32_t n = tj->num_gpus, type = SIM_NONE;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t g = gpus[i];
-        if (g >= c->ngpus || c->gpu_job[g] != SIM_NONE ||
-            (i && g <= gpus[i - 1]))
-            return fail(e, "policy %s started job %s on GPU %u, which is busy, "
-                        "repeated or unsorted", e->pol->name, tj->id, g);
-        uint32_t t = c->nodes[c->gpu_node[g]].type;
-        if (type == SIM_NONE)
-            type = t;
-        if (t != type || (r->req_type != SIM_NONE && t != r->req_type))
-            return fail(e, "policy %s started job %s on the wrong GPU type",
-                        e->pol->name, tj->id);
-    }
-    /* preempted and restarted within one instant: the preemption is undone */
-    bool undo = r->preempted_at == e->now;
-    double rate = mdl_rate(c, tj, type);
-    simtime_t fin = finish_time(e, r->remaining - (undo ? r->last_cost : 0), rate);
-    if (fin == SIM_NEVER)
-        return fail(e, "job %s would run past the largest time dlsim can "
-                    "represent (%.6g s of work at speed %g)", tj->id,
-                    r->remaining / SIM_US_PER_S, rate);
-    memcpy(r->gpus, gpus, n * sizeof *gpus);
-    clu_alloc(e->clu, j, gpus, n);
-    r->wait += e->now - r->queued_since;
-    if (r->first_start == SIM_NEVER) {
-        r->first_start = e->now;
-        memcpy(e->first + (r->gpus - e->slots), gpus, n * sizeof *gpus);
-    }
-    if (undo) {
-        /* nothing happened: the run goes on from where it began */
-        r->preemptions--;
-        e->preemptions--;
-        e->events--;
-        r->remaining -= r->last_cost;
-        r->preempted_at = SIM_NEVER;
-        r->last_start = r->prev_start;
-    } else {
-        r->last_start = e->now;
-    }
-    r->state = JOB_RUNNING;
-    r->type = type;
-    r->rate = rate;
-    r->settled = e->now;
-    r->finish_at = fin;
-    evq_push(&e->evq, r->finish_at, EV_FINISH, j, r->gen);
-    e->nqueued--;
-    running_add(e, j);
-    e->busy_gpus += n;
-    e->eff_gpus += n * mdl_util(tj);
-    e->work_rate += n * r->rate;
-    if (e->pol->started) {
-        struct pol_view v = view(e);
-        e->pol->started(e->pst, &v, j);
-    }
-    return 0;
+    return e->occ + (size_t)g * e->max_share;
 }
 
-int eng_set_rate(struct eng *e, uint32_t j, double rate)
+/* The slowdown factor of running job j: that of its slowest GPU.  With
+ * extra != SIM_NONE, as if job extra were also on every GPU of gpus
+ * (a start being considered). */
+static double share_factor(const struct eng *e, uint32_t j, uint32_t type,
+                           const uint32_t *gpus, uint32_t n)
 {
-    if (j >= e->tr->njobs || e->rt[j].state != JOB_RUNNING || !(rate > 0))
-        return fail(e, "rate change for job %u: not running, or rate %g <= 0",
-                    j, rate);
+    double f = 1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = gpus[i];
+        if (e->nocc[g] > 1 || (e->nocc[g] == 1 && gpu_jobs(e, g)[0] != j)) {
+            double x = mdl_perf_shared(e->perf, type, j, gpu_jobs(e, g), e->nocc[g]);
+            if (x < f)
+                f = x;
+        }
+    }
+    return f;
+}
+
+/* Sets running job j's rate from now on: settles the work done so far,
+ * predicts its completion at the new rate (the old event goes stale) and
+ * tells the policy.  A job completing at this very instant keeps its
+ * completion.  0 or DL_ECHECK. */
+static int apply_rate(struct eng *e, uint32_t j, double rate)
+{
     struct job_rt *r = &e->rt[j];
     const struct trc_job *tj = &e->tr->jobs[j];
+    if (rate == r->rate || r->finish_at <= e->now)
+        return 0;
     /* never rescale a duration: settle the work done so far, then go on
      * from what is left at the new rate */
     settle(e, r);
@@ -367,6 +336,202 @@ int eng_set_rate(struct eng *e, uint32_t j, double rate)
     return 0;
 }
 
+/* Every job that shares a GPU of gpus[0..n) (except skip) gets the rate
+ * its co-runners now allow. */
+static int rerate_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
+                             uint32_t skip)
+{
+    e->ntouched = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t *o = gpu_jobs(e, gpus[i]);
+        for (uint32_t k = 0; k < e->nocc[gpus[i]]; k++) {
+            if (o[k] == skip)
+                continue;
+            bool seen = false;
+            for (size_t m = 0; m < e->ntouched && !seen; m++)
+                seen = e->touched[m] == o[k];
+            if (!seen) {
+                xgrow(&e->touched, &e->captouched, e->ntouched + 1,
+                      sizeof *e->touched);
+                e->touched[e->ntouched++] = o[k];
+            }
+        }
+    }
+    for (size_t m = 0; m < e->ntouched; m++) {
+        uint32_t k = e->touched[m];
+        struct job_rt *r = &e->rt[k];
+        double f = share_factor(e, k, r->type, r->gpus, e->tr->jobs[k].num_gpus);
+        if (apply_rate(e, k, r->base_rate * f))
+            return DL_ECHECK;
+    }
+    return 0;
+}
+
+/* GPU g's contribution to effective utilization, before and after. */
+static inline void eff_update(struct eng *e, uint32_t g, double du)
+{
+    double before = e->usum[g] < 1 ? e->usum[g] : 1;
+    e->usum[g] += du;
+    if (e->nocc[g] == 0)
+        e->usum[g] = 0;     /* no drift on an empty GPU */
+    double after = e->usum[g] < 1 ? e->usum[g] : 1;
+    e->eff_gpus += after - before;
+}
+
+/* A running job leaves its GPUs (completion or preemption); its
+ * co-runners speed up. */
+static int stop(struct eng *e, uint32_t j)
+{
+    struct job_rt *r = &e->rt[j];
+    const struct trc_job *tj = &e->tr->jobs[j];
+    uint32_t n = tj->num_gpus, nfree = 0, nshared = 0;
+    double u = mdl_perf_util(e->perf, j), mem = e->perf->mem[j];
+    settle(e, r);
+    r->gen++;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = r->gpus[i];
+        uint32_t *o = e->occ + (size_t)g * e->max_share, c = e->nocc[g];
+        uint32_t k = 0;
+        while (o[k] != j)
+            k++;
+        memmove(o + k, o + k + 1, (c - k - 1) * sizeof *o);
+        e->nocc[g] = (uint8_t)--c;
+        if (c == 1)
+            e->shared_gpus--;
+        e->mem_used[g] = c ? e->mem_used[g] - (mem > 0 ? mem : 0) : 0;
+        eff_update(e, g, -u);
+        if (c == 0)
+            e->scratch[nfree++] = g;
+        else {
+            e->clu->gpu_job[g] = o[0];
+            nshared++;
+        }
+    }
+    clu_release(e->clu, e->scratch, nfree);
+    running_del(e, j);
+    e->busy_gpus -= nfree;
+    e->work_rate -= n * r->rate;
+    r->rate = 0;
+    return nshared ? rerate_neighbours(e, r->gpus, n, j) : 0;
+}
+
+static int start(struct eng *e, uint32_t j, const uint32_t *gpus, bool share)
+{
+    const char *pn = e->pol->name;
+    if (j >= e->tr->njobs || e->rt[j].state != JOB_QUEUED)
+        return fail(e, "policy %s started job %u, which is not queued", pn, j);
+    struct job_rt *r = &e->rt[j];
+    const struct trc_job *tj = &e->tr->jobs[j];
+    const struct cluster *c = e->clu;
+    uint32_t n = tj->num_gpus, type = SIM_NONE, nshared = 0;
+    double mem = e->perf->mem[j];
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = gpus[i];
+        if (g >= c->ngpus || (i && g <= gpus[i - 1]))
+            return fail(e, "policy %s started job %s on GPU %u, which is "
+                        "repeated, unsorted or absent", pn, tj->id, g);
+        if (e->nocc[g] && !share)
+            return fail(e, "policy %s started job %s on GPU %u, which is busy",
+                        pn, tj->id, g);
+        if (e->nocc[g] >= e->max_share)
+            return fail(e, "policy %s put job %s on GPU %u, which already "
+                        "holds %u jobs (max_jobs_per_gpu)", pn, tj->id, g,
+                        e->nocc[g]);
+        uint32_t t = c->nodes[c->gpu_node[g]].type;
+        if (e->nocc[g] && mem > 0 && c->types[t].memory_gb > 0 &&
+            e->mem_used[g] + mem > c->types[t].memory_gb + 1e-9)
+            return fail(e, "policy %s put job %s (%g GB) on GPU %u, which has "
+                        "%g of %g GB in use", pn, tj->id, mem, g,
+                        e->mem_used[g], c->types[t].memory_gb);
+        if (type == SIM_NONE)
+            type = t;
+        if (t != type || (r->req_type != SIM_NONE && t != r->req_type))
+            return fail(e, "policy %s started job %s on the wrong GPU type",
+                        pn, tj->id);
+        nshared += e->nocc[g] > 0;
+    }
+    /* preempted and restarted within one instant: the preemption is undone */
+    bool undo = r->preempted_at == e->now;
+    double base = mdl_perf_rate(e->perf, j, type,
+                                n > 1 && mdl_perf_spread(e->perf, type, gpus, n));
+    double rate = base * (nshared ? share_factor(e, j, type, gpus, n) : 1);
+    simtime_t fin = finish_time(e, r->remaining - (undo ? r->last_cost : 0), rate);
+    if (fin == SIM_NEVER)
+        return fail(e, "job %s would run past the largest time dlsim can "
+                    "represent (%.6g s of work at speed %g)", tj->id,
+                    r->remaining / SIM_US_PER_S, rate);
+    memcpy(r->gpus, gpus, n * sizeof *gpus);
+    uint32_t nfree = 0;
+    double u = mdl_perf_util(e->perf, j);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = gpus[i];
+        if (e->nocc[g] == 0)
+            e->scratch[nfree++] = g;
+        else if (e->nocc[g] == 1)
+            e->shared_gpus++;
+        e->occ[(size_t)g * e->max_share + e->nocc[g]++] = j;
+        e->mem_used[g] += mem > 0 ? mem : 0;
+        eff_update(e, g, u);
+    }
+    clu_alloc(e->clu, j, e->scratch, nfree);
+    r->wait += e->now - r->queued_since;
+    if (r->first_start == SIM_NEVER) {
+        r->first_start = e->now;
+        r->iso_rate = base;
+        memcpy(e->first + (r->gpus - e->slots), gpus, n * sizeof *gpus);
+    }
+    if (undo) {
+        /* nothing happened: the run goes on from where it began */
+        r->preemptions--;
+        e->preemptions--;
+        e->events--;
+        r->remaining -= r->last_cost;
+        r->preempted_at = SIM_NEVER;
+        r->last_start = r->prev_start;
+    } else {
+        r->last_start = e->now;
+    }
+    r->state = JOB_RUNNING;
+    r->type = type;
+    r->base_rate = base;
+    r->rate = rate;
+    r->settled = e->now;
+    r->finish_at = fin;
+    evq_push(&e->evq, r->finish_at, EV_FINISH, j, r->gen);
+    e->nqueued--;
+    running_add(e, j);
+    e->busy_gpus += nfree;
+    e->work_rate += n * r->rate;
+    if (nshared && rerate_neighbours(e, gpus, n, j))
+        return DL_ECHECK;
+    if (e->pol->started) {
+        struct pol_view v = view(e);
+        e->pol->started(e->pst, &v, j);
+    }
+    return 0;
+}
+
+int pol_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus)
+{
+    return start(x->e, j, gpus, false);
+}
+
+int pol_colocate(struct pol_ctx *x, uint32_t j, const uint32_t *gpus)
+{
+    return start(x->e, j, gpus, true);
+}
+
+int eng_set_rate(struct eng *e, uint32_t j, double rate)
+{
+    if (j >= e->tr->njobs || e->rt[j].state != JOB_RUNNING || !(rate > 0))
+        return fail(e, "rate change for job %u: not running, or rate %g <= 0",
+                    j, rate);
+    struct job_rt *r = &e->rt[j];
+    r->base_rate = rate;
+    return apply_rate(e, j, rate * share_factor(e, j, r->type, r->gpus,
+                                                e->tr->jobs[j].num_gpus));
+}
+
 int pol_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
 {
     struct eng *e = x->e;
@@ -376,7 +541,8 @@ int pol_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
     if (!(extra_work >= 0))
         return fail(e, "policy %s preempted with negative cost", e->pol->name);
     struct job_rt *r = &e->rt[j];
-    stop(e, j);
+    if (stop(e, j))
+        return DL_ECHECK;
     e->nstale++;
     if (r->last_start == e->now) {
         /* started within this instant: it never ran */
@@ -409,7 +575,7 @@ void pol_wake(struct pol_ctx *x, simtime_t at)
 static void finish(struct eng *e, uint32_t j)
 {
     struct job_rt *r = &e->rt[j];
-    stop(e, j);
+    stop(e, j);     /* a failure is in e->failed */
     r->remaining = 0;
     r->state = JOB_DONE;
     r->finish = e->now;
@@ -472,34 +638,68 @@ static void sample_until(struct eng *e, simtime_t t)
 static int check(struct eng *e, simtime_t prev)
 {
     char why[256];
+    const struct cluster *c = e->clu;
     if (e->now < prev)
         return fail(e, "time went back from %lld", (long long)prev);
-    if (clu_check(e->clu, why, sizeof why))
+    if (clu_check(c, why, sizeof why))
         return fail(e, "cluster: %s", why);
-    uint64_t held = 0;
+    uint64_t slots = 0;
     for (uint32_t i = 0; i < e->nrunning; i++) {
         uint32_t j = e->running[i];
         const struct job_rt *r = &e->rt[j];
+        const struct trc_job *tj = &e->tr->jobs[j];
         if (r->state != JOB_RUNNING || e->running_pos[j] != i)
-            return fail(e, "job %s is listed running in state %d",
-                        e->tr->jobs[j].id, r->state);
-        for (uint32_t k = 0; k < e->tr->jobs[j].num_gpus; k++)
-            if (e->clu->gpu_job[r->gpus[k]] != j)
-                return fail(e, "job %s does not hold its GPU %u",
-                            e->tr->jobs[j].id, r->gpus[k]);
-        held += e->tr->jobs[j].num_gpus;
+            return fail(e, "job %s is listed running in state %d", tj->id,
+                        r->state);
+        for (uint32_t k = 0; k < tj->num_gpus; k++) {
+            uint32_t g = r->gpus[k], m = 0;
+            while (m < e->nocc[g] && gpu_jobs(e, g)[m] != j)
+                m++;
+            if (m == e->nocc[g])
+                return fail(e, "job %s does not hold its GPU %u", tj->id, g);
+        }
+        slots += tj->num_gpus;
         double w = r->remaining - r->rate * (double)(e->now - r->settled);
         if (!(w >= -1e-6 * (r->rate + 1)) || r->finish_at <= e->now)
-            return fail(e, "job %s has negative remaining work %g",
-                        e->tr->jobs[j].id, w);
+            return fail(e, "job %s has negative remaining work %g", tj->id, w);
+        /* its rate is its solo rate at its slowest GPU's slowdown */
+        double want = r->base_rate * share_factor(e, j, r->type, r->gpus,
+                                                  tj->num_gpus);
+        if (r->rate != want)
+            return fail(e, "job %s runs at rate %.17g, its co-runners allow "
+                        "%.17g", tj->id, r->rate, want);
+    }
+    uint64_t held = 0, occupied = 0, shared = 0;
+    for (uint32_t g = 0; g < c->ngpus; g++) {
+        uint32_t n = e->nocc[g];
+        const uint32_t *o = gpu_jobs(e, g);
+        occupied += n;
+        held += n > 0;
+        shared += n > 1;
+        if (n > e->max_share || c->gpu_job[g] != (n ? o[0] : SIM_NONE))
+            return fail(e, "GPU %u holds %u jobs, or the cluster thinks it "
+                        "holds job %u", g, n, c->gpu_job[g]);
+        double mem = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            if (e->rt[o[k]].state != JOB_RUNNING)
+                return fail(e, "GPU %u holds job %s, which is not running", g,
+                            e->tr->jobs[o[k]].id);
+            mem += e->perf->mem[o[k]] > 0 ? e->perf->mem[o[k]] : 0;
+        }
+        double cap = c->types[c->nodes[c->gpu_node[g]].type].memory_gb;
+        if (n > 1 && cap > 0 && mem > cap + 1e-6)
+            return fail(e, "GPU %u: %g GB of %g GB in use", g, mem, cap);
     }
     uint64_t free_gpus = 0;
-    for (uint32_t t = 0; t < e->clu->ntypes; t++)
-        free_gpus += e->clu->types[t].free_gpus;
-    if (held + free_gpus != e->clu->ngpus || held != e->busy_gpus)
-        return fail(e, "GPUs over-allocated: %llu held by jobs, %llu free, %u in all",
+    for (uint32_t t = 0; t < c->ntypes; t++)
+        free_gpus += c->types[t].free_gpus;
+    if (held + free_gpus != c->ngpus || held != e->busy_gpus ||
+        occupied != slots || shared != e->shared_gpus)
+        return fail(e, "GPUs over-allocated: %llu held by jobs, %llu free, %u "
+                    "in all; %llu job slots for %llu; %llu shared",
                     (unsigned long long)held, (unsigned long long)free_gpus,
-                    e->clu->ngpus);
+                    c->ngpus, (unsigned long long)occupied,
+                    (unsigned long long)slots, (unsigned long long)shared);
     if (e->nfuture + e->nqueued + e->nrunning + e->ndone + e->nrejected !=
         e->tr->njobs)
         return fail(e, "job states do not add up to %u jobs", e->tr->njobs);
@@ -562,6 +762,7 @@ int eng_run(struct eng *e)
             break;
         e->alloc_gpu_us += (double)e->busy_gpus * (double)(t - e->last_instant);
         e->eff_gpu_us += e->eff_gpus * (double)(t - e->last_instant);
+        e->shared_gpu_us += (double)e->shared_gpus * (double)(t - e->last_instant);
         e->work_done += e->work_rate * (double)(t - e->last_instant);
         e->last_instant = t;
         e->now = t;
@@ -578,6 +779,8 @@ int eng_run(struct eng *e)
                 finish(e, ev.job);
             }
         }
+        if (e->failed)
+            break;
         while (e->next_arrival < tr->njobs && tr->jobs[e->next_arrival].submit == t) {
             e->events++;
             arrive(e, e->next_arrival++);

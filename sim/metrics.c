@@ -8,6 +8,10 @@
  *                 (a rejected job with a deadline counts as missed)
  *   util_alloc    integral of held GPUs / (GPUs x makespan)
  *   util_eff      integral of sum over GPUs of min(1, solo util) / same
+ *   colocated_frac   GPU-time with >= 2 jobs / GPU-time with >= 1 job
+ *   interference     mean over finished jobs of run time / the time the
+ *                    same progress takes at its solo rates (1 = never
+ *                    slowed by a co-runner)
  */
 #include "sim/simint.h"
 
@@ -55,7 +59,7 @@ void met_summarize(const struct eng *e, struct met_summary *m)
     size_t n = 0;
     uint64_t *jct = xmalloc((t->njobs ? t->njobs : 1) * sizeof *jct);
     uint64_t *wait = xmalloc((t->njobs ? t->njobs : 1) * sizeof *wait);
-    double sj = 0, sw = 0;
+    double sj = 0, sw = 0, si = 0;
     *m = (struct met_summary){ .jobs = t->njobs };
     for (uint32_t j = 0; j < t->njobs; j++) {
         const struct job_rt *r = &e->rt[j];
@@ -69,6 +73,11 @@ void met_summarize(const struct eng *e, struct met_summary *m)
             m->rejected++;
         if (r->state != JOB_DONE)
             continue;
+        if (r->solo_us > 0)
+            si += r->run_us / r->solo_us;
+        else
+            si += 1;
+        m->colocated_jobs += r->solo_us < r->run_us;
         jct[n] = (uint64_t)(r->finish - tj->submit);
         wait[n] = (uint64_t)r->wait;
         sj += (double)jct[n];
@@ -90,6 +99,8 @@ void met_summarize(const struct eng *e, struct met_summary *m)
     double denom = (double)e->clu->ngpus * (double)m->makespan;
     m->util_alloc = denom > 0 ? e->alloc_gpu_us / denom : 0;
     m->util_eff = denom > 0 ? e->eff_gpu_us / denom : 0;
+    m->colocated_frac = e->alloc_gpu_us > 0 ? e->shared_gpu_us / e->alloc_gpu_us : 0;
+    m->interference = n ? si / (double)n : 1;
     m->preemptions = e->preemptions;
     m->events = e->events;
     free(jct);

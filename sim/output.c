@@ -174,7 +174,7 @@ static void write_jobs(const struct eng *e, FILE *f)
         *p++ = ',';
         if (first) {
             /* alone on the type of its first start */
-            double iso = (double)tj->duration / c->types[type].speed / SIM_US_PER_S;
+            double iso = (double)tj->duration / r->iso_rate / SIM_US_PER_S;
             p = b_fixed6(p, iso);
             *p++ = ',';
             if (done)
@@ -226,6 +226,9 @@ static void write_summary(const struct eng *e, const struct met_summary *m,
         fputs("null", f);
     fprintf(f, ",\n  \"gpu_util_alloc\": %.6f,\n  \"gpu_util_effective\": %.6f,\n",
             m->util_alloc, m->util_eff);
+    fprintf(f, "  \"colocated_gpu_time_frac\": %.6f,\n  \"interference_slowdown\": "
+            "%.6f,\n  \"interfered_jobs\": %u,\n", m->colocated_frac,
+            m->interference, m->colocated_jobs);
     fprintf(f, "  \"preemptions\": %llu,\n  \"events\": %llu,\n",
             (unsigned long long)m->preemptions, (unsigned long long)m->events);
     fprintf(f, "  \"wall_seconds\": %.3f\n}\n", e->wall_seconds);

@@ -51,6 +51,7 @@ struct eng_opts {
     bool check;                 /* verify invariants after every instant */
     simtime_t sample;           /* timeseries interval; 0 = none */
     FILE *warn;                 /* warnings (may be NULL) */
+    const struct mdl_spec *models;  /* --models; NULL = none */
 };
 
 /* The most timeseries rows a run keeps (about 160 MB); a run that would
@@ -77,7 +78,20 @@ struct eng {
     enum plc_mode mode;
     struct pol_ctx ctx;
 
+    struct mdl_perf *perf;      /* the run's models (owned) */
     struct job_rt *rt;          /* [njobs] */
+    /* occupancy: occ[g * max_share + k], k < nocc[g]; the cluster's
+     * gpu_job[g] is occ[g * max_share] (SIM_NONE when empty) */
+    uint8_t *nocc;
+    uint32_t *occ;
+    uint32_t max_share;
+    double *usum;               /* [ngpus] sum of solo utils on the GPU */
+    double *mem_used;           /* [ngpus] GB (unknown = 0) */
+    uint32_t *touched;          /* scratch: jobs whose co-runners changed */
+    size_t ntouched, captouched;
+    uint32_t *scratch;          /* scratch: GPUs, [max gang] */
+    uint32_t shared_gpus;       /* GPUs with >= 2 jobs */
+    double shared_gpu_us;       /* integral of shared_gpus dt */
     uint32_t *slots;            /* current allocations, sum(num_gpus) */
     uint32_t *first;            /* first-start placements, same layout */
     uint32_t *running;          /* ids of running jobs (unordered) */
@@ -91,8 +105,8 @@ struct eng {
     uint64_t nstale;            /* completion events made stale by
                                    preemption and still in the heap */  /* events: arrivals,
                                    completions, wake-ups, preemptions */
-    uint32_t busy_gpus;
-    double eff_gpus;            /* sum over running jobs of gpus*min(1,util) */
+    uint32_t busy_gpus;         /* GPUs holding at least one job */
+    double eff_gpus;            /* sum over GPUs of min(1, usum) */
     double alloc_gpu_us;        /* integral of busy_gpus dt */
     double eff_gpu_us;          /* integral of eff_gpus dt */
     double work_rate;           /* sum over running jobs of gpus*rate */
@@ -115,11 +129,12 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
 /* Runs to the end.  0, or DL_ECHECK with e->fail_msg. */
 int eng_run(struct eng *e);
 void eng_free(struct eng *e);
-/* Changes a running job's rate (work units per us) from now on: settles
- * its remaining work at the old rate, predicts its completion at the new
- * one (the old completion event goes stale) and tells the policy.  For
- * models that change speeds while jobs run (co-location).  0 or
- * DL_ECHECK if j is not running or rate is not positive. */
+/* Changes a running job's solo rate (work units per us) from now on; it
+ * runs at that times its co-location factor: settles its remaining work
+ * at the old rate, predicts its completion at the new one (the old
+ * completion event goes stale) and tells the policy.  (Co-location changes
+ * rates through the same path.)  0 or DL_ECHECK if j is not running or
+ * rate is not positive. */
 int eng_set_rate(struct eng *e, uint32_t j, double rate);
 /* The first-start placement of job j (NULL if it never started). */
 const uint32_t *eng_first_gpus(const struct eng *e, uint32_t j);
@@ -135,6 +150,10 @@ struct met_summary {
     double qos_rate;            /* NaN-free: 0 jobs -> 0 (json: null) */
     double util_alloc, util_eff;
     uint64_t preemptions, events;
+    double colocated_frac;      /* shared GPU-time over held GPU-time */
+    uint32_t colocated_jobs;    /* finished jobs ever slowed by sharing */
+    double interference;        /* mean over finished jobs of run time
+                                   over run time at their solo rates */
 };
 void met_summarize(const struct eng *e, struct met_summary *m);
 

@@ -1,0 +1,614 @@
+/*
+ * models/perf.c - the performance model of one run (mdl_perf_) and what
+ * `--models` names (mdl_spec_).  models/model.h states the contract;
+ * models/MODELS.md documents the file format, truth versus prediction and
+ * every fallback.
+ *
+ * Everything a run asks per event is precomputed here: each job gets a
+ * class (zoo row, GPU count), and each class a table of solo rates per
+ * cluster GPU type and placement (true and predicted), so the engine's
+ * question "how fast does job j run on these GPUs" is one array read.
+ * Only co-location evaluates a model form per event, and only for the jobs
+ * on a GPU whose occupants changed.
+ */
+#include "models/mdlint.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ------------------------------------------------------------ the spec */
+
+void mdl_spec_init(struct mdl_spec *s)
+{
+    memset(s, 0, sizeof *s);
+    mdl_rt_defaults(&s->rt);
+    s->max_share = 4;
+}
+
+void mdl_spec_free(struct mdl_spec *s)
+{
+    mdl_rt_params_free(&s->rt);
+    mdl_sd_free(&s->sd);
+    mdl_fit_pairs_free(&s->pairs);
+    mdl_zoo_free(&s->zoo);
+    memset(s, 0, sizeof *s);
+}
+
+int mdl_spec_finish(struct mdl_spec *s, struct dl_error *err)
+{
+    if (s->zoo_on && !s->zoo.nmodels) {
+        char dir[sizeof s->zoo_dir];
+        if (s->zoo_dir[0])
+            snprintf(dir, sizeof dir, "%s", s->zoo_dir);
+        else if (mdl_zoo_default_dir(dir, sizeof dir))
+            return dl_fail_io(err, "--models", "no model zoo found: set "
+                              "DLSIM_MODELS or give zoo: in a kind: models file");
+        int rc = mdl_zoo_load(dir, &s->zoo, err);
+        if (rc)
+            return rc;
+    }
+    if (s->has_pairs && !s->pairs.n) {
+        int rc = mdl_fit_pairs_load(s->pairs_path, &s->pairs, err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* dir of file + rel, unless rel is absolute. */
+static int resolve(const char *file, const char *rel, char *out, size_t n)
+{
+    if (rel[0] == '/')
+        return snprintf(out, n, "%s", rel) >= (int)n ? -1 : 0;
+    const char *slash = strrchr(file, '/');
+    int len = slash ? (int)(slash - file) + 1 : 0;
+    return snprintf(out, n, "%.*s%s", len, file, rel) >= (int)n ? -1 : 0;
+}
+
+static int load_runtime(struct mdl_spec *s, const char *path,
+                        struct dl_error *err)
+{
+    struct mdl_rt_params p;
+    int rc = mdl_rt_params_load(path, &p, err);
+    if (rc) {
+        mdl_rt_params_free(&p);
+        return rc;
+    }
+    mdl_rt_params_free(&s->rt);
+    s->rt = p;
+    return 0;
+}
+
+static int load_slowdown(struct mdl_spec *s, const char *path,
+                         struct dl_error *err)
+{
+    struct mdl_sd_model m;
+    int rc = mdl_sd_load(path, &m, err);
+    if (rc)
+        return rc;
+    mdl_sd_free(&s->sd);
+    s->sd = m;
+    s->has_sd = true;
+    return 0;
+}
+
+static int load_util(struct mdl_spec *s, const char *path, struct dl_error *err)
+{
+    struct mdl_util_params u;
+    int rc = mdl_util_load(path, &u, err);
+    if (rc)
+        return rc;
+    s->util = u;
+    s->has_util = true;
+    return 0;
+}
+
+static int path_value(struct yload *L, const yaml_node_t *v, const char *key,
+                      char *out, size_t n)
+{
+    const char *t = yl_scalar(v);
+    if (!t || !*t)
+        return yl_fail(L, v, "%s: expected a path", key);
+    if (resolve(L->file, t, out, n))
+        return yl_fail(L, v, "%s: path too long", key);
+    return 0;
+}
+
+static int load_predict(struct yload *L, const yaml_node_t *n,
+                        struct mdl_spec *s)
+{
+    if (n->type != YAML_MAPPING_NODE)
+        return yl_fail(L, n, "predict: expected a mapping (runtime, "
+                       "runtime_noise, util, util_noise)");
+    for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
+         q < n->data.mapping.pairs.top; q++) {
+        const yaml_node_t *k = yl_node(L, q->key), *v = yl_node(L, q->value);
+        const char *key = yl_scalar(k), *val = yl_scalar(v);
+        int rc = 0;
+        if (!key)
+            return yl_fail(L, k, "expected a key");
+        if (!strcmp(key, "runtime") || !strcmp(key, "util")) {
+            bool *o = key[0] == 'r' ? &s->rt_oracle : &s->util_oracle;
+            if (val && !strcmp(val, "model"))
+                *o = false;
+            else if (val && !strcmp(val, "oracle"))
+                *o = true;
+            else
+                return yl_fail(L, v, "%s: expected 'model' or 'oracle'", key);
+        } else if (!strcmp(key, "runtime_noise"))
+            rc = yl_num(L, v, key, 0, 10, false, &s->rt_noise);
+        else if (!strcmp(key, "util_noise"))
+            rc = yl_num(L, v, key, 0, 10, false, &s->util_noise);
+        else
+            return yl_fail(L, k, "unknown key '%s' in predict (valid: "
+                           "runtime, runtime_noise, util, util_noise)", key);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* A `kind: models` file: every path relative to the file's directory. */
+static int load_models(struct mdl_spec *s, struct yload *L)
+{
+    const yaml_node_t *root = yl_root(L);
+    char path[sizeof s->zoo_dir];
+    for (yaml_node_pair_t *q = root->data.mapping.pairs.start;
+         q < root->data.mapping.pairs.top; q++) {
+        const yaml_node_t *k = yl_node(L, q->key), *v = yl_node(L, q->value);
+        const char *key = yl_scalar(k);
+        int rc = 0;
+        if (!key)
+            return yl_fail(L, k, "expected a key");
+        if (!strcmp(key, "kind") || !strcmp(key, "name") ||
+            !strcmp(key, "description"))
+            continue;
+        if (!strcmp(key, "zoo"))
+            rc = path_value(L, v, key, s->zoo_dir, sizeof s->zoo_dir);
+        else if (!strcmp(key, "runtime")) {
+            if (!(rc = path_value(L, v, key, path, sizeof path)))
+                rc = load_runtime(s, path, L->err);
+        } else if (!strcmp(key, "slowdown")) {
+            if (!(rc = path_value(L, v, key, path, sizeof path)))
+                rc = load_slowdown(s, path, L->err);
+        } else if (!strcmp(key, "util")) {
+            if (!(rc = path_value(L, v, key, path, sizeof path)))
+                rc = load_util(s, path, L->err);
+        } else if (!strcmp(key, "pairs")) {
+            if (!(rc = path_value(L, v, key, s->pairs_path,
+                                  sizeof s->pairs_path)))
+                s->has_pairs = true;
+        } else if (!strcmp(key, "max_jobs_per_gpu")) {
+            double x;
+            if (!(rc = yl_num(L, v, key, 1, MDL_MAX_SHARE, false, &x))) {
+                if (x != floor(x))
+                    return yl_fail(L, v, "%s: expected a whole number", key);
+                s->max_share = (uint32_t)x;
+            }
+        } else if (!strcmp(key, "predict"))
+            rc = load_predict(L, v, s);
+        else
+            return yl_fail(L, k, "unknown key '%s' (valid: kind, name, "
+                           "description, zoo, runtime, slowdown, pairs, util, "
+                           "max_jobs_per_gpu, predict)", key);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int mdl_spec_add(struct mdl_spec *s, const char *arg, struct dl_error *err)
+{
+    s->zoo_on = true;
+    if (!strcmp(arg, "zoo"))
+        return 0;
+    struct yload L;
+    int rc = yl_open(&L, arg, err);
+    if (rc) {
+        yl_close(&L);
+        return rc;
+    }
+    const char *kind = yl_peek_kind(&L);
+    if (!kind)
+        rc = yl_fail(&L, yl_root(&L), "expected a mapping with a kind: "
+                     "models, runtime, slowdown or util");
+    else if (!strcmp(kind, "models"))
+        rc = load_models(s, &L);
+    else if (!strcmp(kind, "runtime"))
+        rc = load_runtime(s, arg, err);
+    else if (!strcmp(kind, "slowdown"))
+        rc = load_slowdown(s, arg, err);
+    else if (!strcmp(kind, "util"))
+        rc = load_util(s, arg, err);
+    else
+        rc = yl_kind(&L, "models, runtime, slowdown or util");
+    yl_close(&L);
+    return rc;
+}
+
+/* ------------------------------------------------------------ noise */
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* A standard normal drawn from (seed, stream, job) alone, so a job's
+ * noise never depends on the order anything is asked in. */
+static double normal(uint64_t seed, uint64_t stream, uint32_t j)
+{
+    uint64_t a = mix64(seed ^ mix64(stream * 0x100000001b3ULL + j));
+    uint64_t b = mix64(a);
+    double u1 = ((double)(a >> 11) + 0.5) * 0x1p-53;
+    double u2 = (double)(b >> 11) * 0x1p-53;
+    return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/* ------------------------------------------------------------ the run */
+
+/* Model names seen in the trace, by string, so a million jobs cost a
+ * million hash lookups and not a million zoo scans. */
+struct name_map {
+    const char **key;
+    uint32_t *val;
+    size_t n;                   /* power of two */
+};
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+    return h;
+}
+
+static uint32_t find_row(struct name_map *m, const struct mdl_zoo *z,
+                         const char *name)
+{
+    size_t i = hash_str(name) & (m->n - 1);
+    while (m->key[i]) {
+        if (!strcmp(m->key[i], name))
+            return m->val[i];
+        i = (i + 1) & (m->n - 1);
+    }
+    const struct mdl_model *r = mdl_zoo_find(z, name);
+    uint32_t row = r ? (uint32_t)(r - z->models) : SIM_NONE;
+    if (m->n < 4096) {          /* bounded: a pathological trace of unique
+                                   names only loses the cache */
+        m->key[i] = name;
+        m->val[i] = row;
+    }
+    return row;
+}
+
+struct class_map {
+    uint64_t *key;              /* row << 32 | ngpus, +1; 0 = empty */
+    uint32_t *val;
+    size_t n, used;
+};
+
+static uint32_t class_of(struct class_map *m, uint32_t row, uint32_t ngpus,
+                         uint32_t *next)
+{
+    if (2 * (m->used + 1) > m->n) {
+        struct class_map b = { xcalloc(m->n * 2, 8), xcalloc(m->n * 2, 4),
+                               m->n * 2, 0 };
+        for (size_t i = 0; i < m->n; i++)
+            if (m->key[i]) {
+                size_t k = mix64(m->key[i]) & (b.n - 1);
+                while (b.key[k])
+                    k = (k + 1) & (b.n - 1);
+                b.key[k] = m->key[i], b.val[k] = m->val[i], b.used++;
+            }
+        free(m->key), free(m->val);
+        *m = b;
+    }
+    uint64_t key = ((uint64_t)row << 32 | ngpus) + 1;
+    size_t i = mix64(key) & (m->n - 1);
+    while (m->key[i]) {
+        if (m->key[i] == key)
+            return m->val[i];
+        i = (i + 1) & (m->n - 1);
+    }
+    m->key[i] = key;
+    m->val[i] = (*next)++;
+    m->used++;
+    return m->val[i];
+}
+
+static uint64_t pair_key(uint32_t t, uint32_t a, uint32_t b)
+{
+    return ((uint64_t)t << 42 | (uint64_t)a << 21 | b) + 1;
+}
+
+static double *pair_slot(const struct mdl_perf *p, uint64_t key, bool add)
+{
+    size_t i = mix64(key) & (p->npslots - 1);
+    while (p->pkey[i] && p->pkey[i] != key)
+        i = (i + 1) & (p->npslots - 1);
+    if (!p->pkey[i]) {
+        if (!add)
+            return NULL;
+        p->pkey[i] = key;
+    }
+    return &p->pval[i];
+}
+
+static void load_pairs(struct mdl_perf *p, const struct mdl_pairs *ps,
+                       const char *path, FILE *warn)
+{
+    p->npslots = 16;
+    while (p->npslots < 4 * (size_t)ps->n + 16)
+        p->npslots *= 2;
+    p->pkey = xcalloc(p->npslots, sizeof *p->pkey);
+    p->pval = xcalloc(p->npslots, sizeof *p->pval);
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < ps->n; i++) {
+        const struct mdl_pair *q = &ps->p[i];
+        uint32_t t = SIM_NONE;
+        for (uint32_t k = 0; k < p->ntypes; k++)
+            if (!strcasecmp(p->clu->types[k].name, ps->gpus[q->gpu]))
+                t = k;
+        const struct mdl_model *a = mdl_zoo_find(p->zoo, ps->jobs[q->a]);
+        const struct mdl_model *b = mdl_zoo_find(p->zoo, ps->jobs[q->b]);
+        if (t == SIM_NONE || !a || !b)
+            continue;
+        uint32_t ra = (uint32_t)(a - p->zoo->models);
+        uint32_t rb = (uint32_t)(b - p->zoo->models);
+        *pair_slot(p, pair_key(t, ra, rb), true) = q->rate_a;
+        *pair_slot(p, pair_key(t, rb, ra), true) = q->rate_b;
+        used++;
+    }
+    if (warn && used < ps->n)
+        fprintf(warn, "%s: %u of %u pairs name a GPU type the cluster lacks "
+                "or a job the zoo lacks, and are not used\n", path,
+                ps->n - used, ps->n);
+}
+
+static bool features(const struct mdl_model *m, double x[MDL_UTIL_NFEAT])
+{
+    x[0] = m->flops, x[1] = m->params, x[2] = m->conv_layers;
+    x[3] = m->linear_layers, x[4] = m->activation_layers;
+    x[5] = m->other_layers;
+    for (int i = 0; i < MDL_UTIL_NFEAT; i++)
+        if (x[i] < 0)
+            return false;
+    return true;
+}
+
+static double clamp(double x, double lo, double hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* True and predicted solo rates of every class on every type. */
+static void class_rates(struct mdl_perf *p, const struct mdl_spec *s,
+                        const uint32_t *crow, const uint32_t *cn, FILE *warn)
+{
+    const struct cluster *c = p->clu;
+    const char *ref = c->types[c->ref_type].name;
+    const struct mdl_gpu *gref = mdl_zoo_gpu(p->zoo, ref);
+    bool warned_ref = false;
+    for (uint32_t t = 0; t < p->ntypes; t++) {
+        const struct mdl_gpu *g = mdl_zoo_gpu(p->zoo, c->types[t].name);
+        if (!g && warn && p->nclass)
+            fprintf(warn, "%s: GPU type %s is not in the zoo's gpus.csv: jobs "
+                    "run on it at its cluster speed %g\n", c->path ? c->path
+                    : c->name, c->types[t].name, c->types[t].speed);
+        if (g && !gref && !warned_ref && warn && p->nclass) {
+            fprintf(warn, "%s: the reference GPU type %s is not in the zoo's "
+                    "gpus.csv: every job runs at the cluster speeds\n",
+                    c->path ? c->path : c->name, ref);
+            warned_ref = true;
+        }
+        for (uint32_t k = 0; k < p->nclass; k++)
+            for (int sp = 0; sp < 2; sp++) {
+                const struct mdl_model *m = &p->zoo->models[crow[k]];
+                size_t at = ((size_t)k * p->ntypes + t) * 2 + sp;
+                double r = -1, pr = -1;
+                if (g && gref) {
+                    r = mdl_rt_speed_ratio(p->zoo, &s->rt, m->name,
+                                           m->batch_size, g->name, cn[k],
+                                           sp, gref->name);
+                    double a = mdl_rt_estimate(m, g, &s->rt, cn[k], sp);
+                    double b = mdl_rt_estimate(m, gref, &s->rt, cn[k], false);
+                    if (a > 0 && b > 0)
+                        pr = a / b;
+                }
+                if (!(r > 0))
+                    r = c->types[t].speed;
+                if (!(pr > 0) || s->rt_oracle)
+                    pr = r;
+                p->ratio[at] = r;
+                p->pratio[at] = pr;
+            }
+    }
+}
+
+static void slowdown_tables(struct mdl_perf *p, const struct mdl_spec *s)
+{
+    uint32_t nr = p->zoo->nmodels + 1;
+    p->sd_default = xcalloc(1, sizeof *p->sd_default);
+    p->sd_default->name = "*";
+    p->sd_default->form = MDL_SD_CONSTANT;
+    p->sd_default->rate = MDL_DEFAULT_SHARED_RATE;
+    p->rate_min = s && s->has_sd ? s->sd.rate_min : MDL_RATE_MIN;
+    p->sd = xcalloc(p->ntypes, sizeof *p->sd);
+    p->s = xcalloc((size_t)p->ntypes * nr, sizeof *p->s);
+    p->p = xcalloc((size_t)p->ntypes * nr, sizeof *p->p);
+    char name[MCSV_NAME_MAX + 16];
+    for (uint32_t t = 0; t < p->ntypes; t++) {
+        const struct mdl_sd_type *st = s && s->has_sd
+            ? mdl_sd_find(&s->sd, p->clu->types[t].name) : NULL;
+        p->sd[t] = st ? st : p->sd_default;
+        for (uint32_t r = 0; r < nr; r++) {
+            if (r < p->zoo->nmodels)
+                snprintf(name, sizeof name, "%s@%u", p->zoo->models[r].name,
+                         p->zoo->models[r].batch_size);
+            else
+                name[0] = 0;
+            mdl_sd_job_sp(p->sd[t], name, &p->s[(size_t)t * nr + r],
+                          &p->p[(size_t)t * nr + r]);
+        }
+    }
+}
+
+struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
+                              const struct cluster *c, const struct trace *t,
+                              uint64_t seed, FILE *warn)
+{
+    static const struct mdl_zoo empty;
+    struct mdl_perf *p = xcalloc(1, sizeof *p);
+    p->clu = c;
+    p->tr = t;
+    p->ntypes = c->ntypes;
+    p->max_share = s ? s->max_share : 4;
+    p->zoo_on = s && s->zoo_on;
+    p->zoo = p->zoo_on ? &s->zoo : &empty;
+    uint32_t n = t->njobs ? t->njobs : 1;
+    p->cls = xmalloc(n * sizeof *p->cls);
+    p->row = xmalloc(n * sizeof *p->row);
+    p->util = xmalloc(n * sizeof *p->util);
+    p->putil = xmalloc(n * sizeof *p->putil);
+    p->prt = xmalloc(n * sizeof *p->prt);
+    p->mem = xmalloc(n * sizeof *p->mem);
+    struct name_map nm = { xcalloc(8192, sizeof(char *)),
+                           xcalloc(8192, sizeof(uint32_t)), 8192 };
+    struct class_map cm = { xcalloc(64, 8), xcalloc(64, 4), 64, 0 };
+    uint32_t *crow = NULL, *cn = NULL;
+    size_t ccap = 0, ccap2 = 0;
+    const char *first_unknown = NULL;
+    for (uint32_t j = 0; j < t->njobs; j++) {
+        const struct trc_job *tj = &t->jobs[j];
+        uint32_t row = SIM_NONE;
+        if (p->zoo_on && tj->model) {
+            row = find_row(&nm, p->zoo, tj->model);
+            if (row == SIM_NONE && !p->unknown_models++)
+                first_unknown = tj->model;
+        }
+        const struct mdl_model *m = row == SIM_NONE ? NULL : &p->zoo->models[row];
+        p->row[j] = row;
+        p->cls[j] = SIM_NONE;
+        if (m) {
+            uint32_t before = p->nclass;
+            uint32_t k = class_of(&cm, row, tj->num_gpus, &p->nclass);
+            if (p->nclass != before) {
+                xgrow(&crow, &ccap, k + 1, sizeof *crow);
+                xgrow(&cn, &ccap2, k + 1, sizeof *cn);
+                crow[k] = row, cn[k] = tj->num_gpus;
+            }
+            p->cls[j] = k;
+        }
+        /* truth: the trace, else the zoo's measurement, else the regressor */
+        double x[MDL_UTIL_NFEAT], u = tj->util;
+        bool feat = m && features(m, x);
+        if (u < 0 && m && m->util_a100 >= 0)
+            u = m->util_a100;
+        if (u < 0 && feat && s && s->has_util)
+            u = mdl_fit_util_predict(&s->util, x);
+        p->util[j] = (float)(u < 0 ? -1 : clamp(u, 0, 1));
+        double pu = u < 0 ? 1 : u;
+        if (s && s->has_util && !s->util_oracle && feat)
+            pu = mdl_fit_util_predict(&s->util, x);
+        if (s && s->util_noise > 0)
+            pu *= exp(s->util_noise * normal(seed, 1, j));
+        p->putil[j] = (float)clamp(pu, 0.01, 1);
+        p->prt[j] = s && s->rt_noise > 0
+                        ? (float)exp(s->rt_noise * normal(seed, 2, j)) : 1.0f;
+        double mem = tj->mem_gb >= 0 ? tj->mem_gb : m ? m->mem_gb : -1;
+        p->mem[j] = (float)(mem >= 0 ? mem : -1);
+    }
+    free(nm.key), free(nm.val), free(cm.key), free(cm.val);
+    if (p->unknown_models && warn)
+        fprintf(warn, "%s: %u job(s) name a model the zoo lacks (first: '%s'): "
+                "they run at the cluster speeds\n", t->path, p->unknown_models,
+                first_unknown);
+    size_t nr = (size_t)p->nclass * p->ntypes * 2;
+    p->ratio = xmalloc((nr ? nr : 1) * sizeof *p->ratio);
+    p->pratio = xmalloc((nr ? nr : 1) * sizeof *p->pratio);
+    class_rates(p, s, crow, cn, warn);
+    free(crow), free(cn);
+    slowdown_tables(p, s);
+    p->max_node = xcalloc(p->ntypes, sizeof *p->max_node);
+    for (uint32_t g = 0; g < c->ngroups; g++)
+        if (c->groups[g].gpus_per_node > p->max_node[c->groups[g].type])
+            p->max_node[c->groups[g].type] = c->groups[g].gpus_per_node;
+    if (s && s->has_pairs)
+        load_pairs(p, &s->pairs, s->pairs_path, warn);
+    return p;
+}
+
+void mdl_perf_free(struct mdl_perf *p)
+{
+    if (!p)
+        return;
+    free(p->cls), free(p->row), free(p->util), free(p->putil);
+    free(p->prt), free(p->mem), free(p->ratio), free(p->pratio);
+    free(p->sd), free(p->sd_default), free(p->s), free(p->p);
+    free(p->pkey), free(p->pval), free(p->max_node);
+    free(p);
+}
+
+/* ------------------------------------------------------------ queries */
+
+double mdl_perf_shared(const struct mdl_perf *p, uint32_t t, uint32_t x,
+                       const uint32_t *jobs, uint32_t n)
+{
+    uint32_t o[MDL_MAX_SHARE], k = 0;
+    for (uint32_t i = 0; i < n && k < MDL_MAX_SHARE; i++)
+        if (jobs[i] != x)
+            o[k++] = jobs[i];
+    if (!k)
+        return 1;
+    /* measured pairs, as they are, when they cover every co-runner */
+    if (p->npslots && p->row[x] != SIM_NONE) {
+        double r = 1;
+        uint32_t i = 0;
+        for (; i < k; i++) {
+            const double *v = p->row[o[i]] == SIM_NONE ? NULL
+                : pair_slot(p, pair_key(t, p->row[x], p->row[o[i]]), false);
+            if (!v)
+                break;
+            r *= *v;
+        }
+        if (i == k)
+            return clamp(r, p->rate_min, 1);
+    }
+    size_t nr = p->zoo->nmodels + 1, base = (size_t)t * nr;
+    struct mdl_sd_share xs, os[MDL_MAX_SHARE];
+    uint32_t rx = p->row[x] == SIM_NONE ? p->zoo->nmodels : p->row[x];
+    xs = (struct mdl_sd_share){ mdl_perf_util(p, x), p->s[base + rx],
+                                p->p[base + rx] };
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t r = p->row[o[i]] == SIM_NONE ? p->zoo->nmodels : p->row[o[i]];
+        os[i] = (struct mdl_sd_share){ mdl_perf_util(p, o[i]), p->s[base + r],
+                                       p->p[base + r] };
+    }
+    return mdl_sd_rate(p->sd[t], p->rate_min, &xs, os, k);
+}
+
+double mdl_perf_pred_runtime(const struct mdl_perf *p, uint32_t j, uint32_t t,
+                             bool spread)
+{
+    uint32_t c = p->cls[j];
+    double r = c == SIM_NONE ? p->clu->types[t].speed
+                             : p->pratio[((size_t)c * p->ntypes + t) * 2 + spread];
+    return (double)p->tr->jobs[j].duration * p->prt[j] / r;
+}
+
+bool mdl_perf_spread(const struct mdl_perf *p, uint32_t t,
+                     const uint32_t *gpus, uint32_t n)
+{
+    const struct cluster *c = p->clu;
+    uint32_t nodes = 1, big = p->max_node[t] ? p->max_node[t] : 1;
+    for (uint32_t i = 1; i < n; i++)
+        nodes += c->gpu_node[gpus[i]] != c->gpu_node[gpus[i - 1]];
+    return nodes > (n + big - 1) / big;
+}
