@@ -64,3 +64,23 @@ YAML
             --out "$out/run-size-$gpus-${p//[:=,]/_}" --quiet --sample 0
     done
 done
+
+echo
+echo "with performance models (--models zoo): the same arrivals, GPU counts and"
+echo "durations, each job also naming one of 12 zoo models, so its speed on"
+echo "V100 and P100 comes from the runtime model (issue: within 1.5x of the"
+echo "runs above):"
+mtrace=$out/trace-models-$jobs.csv.gz
+if [ ! -f "$mtrace" ]; then
+    "$dlsim" trace gen --cluster bench/cluster-10k.yaml --jobs "$jobs" --load 0.9 \
+        --seed 1 --models resnet50,vgg16,inception3,bert,gpt2,transformer,lstm,deepspeech2,recommendation,cyclegan,a3c,resnet18 \
+        -o "$mtrace"
+fi
+for p in fifo sjf srtf; do
+    measure "$p, no models" "$dlsim" run --trace "$mtrace" \
+        --cluster bench/cluster-10k.yaml --policy "$p" \
+        --out "$out/run-m0-${p//[:=,]/_}" --quiet
+    measure "$p, --models zoo" "$dlsim" run --trace "$mtrace" \
+        --cluster bench/cluster-10k.yaml --policy "$p" --models zoo \
+        --out "$out/run-m1-${p//[:=,]/_}" --quiet
+done
