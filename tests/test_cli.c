@@ -307,3 +307,28 @@ Test(cli, run_with_models)
     cr_expect(strstr(out_text, "none.yaml"), "%s", out_text);
     cr_expect(!exists("p"));
 }
+
+/* The calibration loop end to end: `dlsim fit` writes model files that
+ * `dlsim run --models` reads. */
+Test(cli, fitted_models_feed_a_run)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cp data/pairs_tiny.csv data/util_tiny.csv '%s'/",
+             tmpdir);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(dlsim("fit slowdown pairs_tiny.csv --folds 2 -o sd.yaml"), 0,
+                 "%s", out_text);
+    cr_assert_eq(dlsim("fit util util_tiny.csv --folds 2 -o util.yaml"), 0,
+                 "%s", out_text);
+    put("m.yaml", "kind: models\nslowdown: sd.yaml\nutil: util.yaml\n"
+                  "max_jobs_per_gpu: 2\npredict: {util_noise: 0.1}\n");
+    put("t.csv", "job_id,submit_time,num_gpus,duration,model\n"
+                 "a,0,1,100,resnet50@64\nb,5,1,50,vgg16\n");
+    put("c.yaml", good_cluster);
+    cr_assert_eq(dlsim("run --trace t.csv --cluster c.yaml --models m.yaml --out o "
+                       "--check"), 0, "%s", out_text);
+    cr_expect(exists("o/summary.json"));
+    /* models given twice: the later file's settings win */
+    cr_assert_eq(dlsim("run --trace t.csv --cluster c.yaml --models m.yaml "
+                       "--models sd.yaml --out o2 --check"), 0, "%s", out_text);
+}
