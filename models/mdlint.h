@@ -90,6 +90,10 @@ const char *yl_scalar(const yaml_node_t *n);
  * "key: expected a number in [lo, hi]". */
 int yl_num(struct yload *L, const yaml_node_t *n, const char *key, double lo,
            double hi, bool lo_open, double *out);
+/* Pair q of mapping n: its key node, value node and key text.  0, or
+ * DL_EINPUT when the key is not a scalar or repeats an earlier key of n. */
+int yl_pair(struct yload *L, const yaml_node_t *n, const yaml_node_pair_t *q,
+            const yaml_node_t **k, const yaml_node_t **v, const char **key);
 /* The root is a mapping whose `kind` is kind: 0, else DL_EINPUT. */
 int yl_kind(struct yload *L, const char *kind);
 /* The root mapping's `kind` text, or NULL. */

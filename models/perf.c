@@ -126,11 +126,12 @@ static int load_predict(struct yload *L, const yaml_node_t *n,
                        "runtime_noise, util, util_noise)");
     for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
          q < n->data.mapping.pairs.top; q++) {
-        const yaml_node_t *k = yl_node(L, q->key), *v = yl_node(L, q->value);
-        const char *key = yl_scalar(k), *val = yl_scalar(v);
-        int rc = 0;
-        if (!key)
-            return yl_fail(L, k, "expected a key");
+        const yaml_node_t *k, *v;
+        const char *key;
+        int rc = yl_pair(L, n, q, &k, &v, &key);
+        if (rc)
+            return rc;
+        const char *val = yl_scalar(v);
         if (!strcmp(key, "runtime") || !strcmp(key, "util")) {
             bool *o = key[0] == 'r' ? &s->rt_oracle : &s->util_oracle;
             if (val && !strcmp(val, "model"))
@@ -159,11 +160,11 @@ static int load_models(struct mdl_spec *s, struct yload *L)
     char path[sizeof s->zoo_dir];
     for (yaml_node_pair_t *q = root->data.mapping.pairs.start;
          q < root->data.mapping.pairs.top; q++) {
-        const yaml_node_t *k = yl_node(L, q->key), *v = yl_node(L, q->value);
-        const char *key = yl_scalar(k);
-        int rc = 0;
-        if (!key)
-            return yl_fail(L, k, "expected a key");
+        const yaml_node_t *k, *v;
+        const char *key;
+        int rc = yl_pair(L, root, q, &k, &v, &key);
+        if (rc)
+            return rc;
         if (!strcmp(key, "kind") || !strcmp(key, "name") ||
             !strcmp(key, "description"))
             continue;

@@ -552,13 +552,12 @@ static int load_type(struct yload *L, const yaml_node_t *n,
     t->eff_c = t->eff_m = -1;
     for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
          q < n->data.mapping.pairs.top; q++) {
-        const yaml_node_t *k = yl_node(L, q->key);
-        const yaml_node_t *v = yl_node(L, q->value);
-        const char *key = yl_scalar(k);
+        const yaml_node_t *k, *v;
+        const char *key;
         double num = 0;
-        int rc = 0;
-        if (!key)
-            return yl_fail(L, k, "expected a key");
+        int rc = yl_pair(L, n, q, &k, &v, &key);
+        if (rc)
+            return rc;
         if (!strcmp(key, "name")) {
             const char *s = yl_scalar(v);
             if (!s || !*s || strlen(s) >= sizeof t->name)
@@ -596,12 +595,11 @@ static int load_top(struct yload *L, const yaml_node_t *root,
     bool kind = false;
     for (yaml_node_pair_t *q = root->data.mapping.pairs.start;
          q < root->data.mapping.pairs.top; q++) {
-        const yaml_node_t *k = yl_node(L, q->key);
-        const yaml_node_t *v = yl_node(L, q->value);
-        const char *key = yl_scalar(k);
-        int rc = 0;
-        if (!key)
-            return yl_fail(L, k, "expected a key");
+        const yaml_node_t *k, *v;
+        const char *key;
+        int rc = yl_pair(L, root, q, &k, &v, &key);
+        if (rc)
+            return rc;
         if (!strcmp(key, "kind")) {
             if (!yl_scalar(v) || strcmp(yl_scalar(v), "runtime"))
                 return yl_fail(L, v, "kind: expected 'runtime'");

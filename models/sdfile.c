@@ -45,20 +45,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-/* Whether key was already a key of mapping n before pair q (YAML allows a
- * repeated key; a model file must not, since one of them would be lost
- * silently). */
-static bool repeated_key(struct yload *L, const yaml_node_t *n,
-                         const yaml_node_pair_t *q, const char *key)
-{
-    for (const yaml_node_pair_t *e = n->data.mapping.pairs.start; e < q; e++) {
-        const char *k = yl_scalar(yl_node(L, e->key));
-        if (k && !strcmp(k, key))
-            return true;
-    }
-    return false;
-}
-
 /* A finite number >= 0. */
 static int num_ge0(struct yload *L, const yaml_node_t *n, const char *key,
                    double *out)
@@ -159,14 +145,11 @@ static int load_jobs(struct yload *L, struct arena *a, const yaml_node_t *v,
         bool has_s = false, has_p = false;
         for (yaml_node_pair_t *q = e->data.mapping.pairs.start;
              q < e->data.mapping.pairs.top && !rc; q++) {
-            const yaml_node_t *k = yl_node(L, q->key);
-            const yaml_node_t *val = yl_node(L, q->value);
-            const char *key = yl_scalar(k);
-            if (!key)
-                rc = yl_fail(L, k, "expected a key");
-            else if (repeated_key(L, e, q, key))
-                rc = yl_fail(L, k, "key '%s' repeated", key);
-            else if (!strcmp(key, "name")) {
+            const yaml_node_t *k, *val;
+            const char *key;
+            if ((rc = yl_pair(L, e, q, &k, &val, &key)))
+                break;
+            if (!strcmp(key, "name")) {
                 name = yl_scalar(val);
                 name_node = val;
                 if (!name || job_key(name, &keys[i]))
@@ -217,14 +200,11 @@ static int load_type(struct yload *L, struct arena *a, const yaml_node_t *n,
     const yaml_node_t *at[32] = { 0 };  /* node of each given parameter */
     for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
          q < n->data.mapping.pairs.top; q++) {
-        const yaml_node_t *k = yl_node(L, q->key);
-        const yaml_node_t *v = yl_node(L, q->value);
-        const char *key = yl_scalar(k);
+        const yaml_node_t *k, *v;
+        const char *key;
         int rc = 0;
-        if (!key)
-            return yl_fail(L, k, "expected a key");
-        if (repeated_key(L, n, q, key))
-            return yl_fail(L, k, "key '%s' repeated", key);
+        if ((rc = yl_pair(L, n, q, &k, &v, &key)))
+            return rc;
         if (!strcmp(key, "name")) {
             const char *s = yl_scalar(v);
             if (!s || !*s || strlen(s) >= MCSV_NAME_MAX)
@@ -323,13 +303,10 @@ static int load_sd_top(struct yload *L, struct mdl_sd_model *m)
     const yaml_node_t *types = NULL;
     for (yaml_node_pair_t *q = root->data.mapping.pairs.start;
          q < root->data.mapping.pairs.top; q++) {
-        const yaml_node_t *k = yl_node(L, q->key);
-        const yaml_node_t *v = yl_node(L, q->value);
-        const char *key = yl_scalar(k);
-        if (!key)
-            return yl_fail(L, k, "expected a key");
-        if (repeated_key(L, root, q, key))
-            return yl_fail(L, k, "key '%s' repeated", key);
+        const yaml_node_t *k, *v;
+        const char *key;
+        if ((rc = yl_pair(L, root, q, &k, &v, &key)))
+            return rc;
         if (!strcmp(key, "kind"))
             continue;                   /* checked by yl_kind */
         if (!strcmp(key, "rate_min")) {
@@ -528,13 +505,10 @@ static int load_util_top(struct yload *L, struct mdl_util_params *m)
     unsigned have = 0;
     for (yaml_node_pair_t *q = root->data.mapping.pairs.start;
          q < root->data.mapping.pairs.top && !rc; q++) {
-        const yaml_node_t *k = yl_node(L, q->key);
-        const yaml_node_t *v = yl_node(L, q->value);
-        const char *key = yl_scalar(k);
-        if (!key)
-            return yl_fail(L, k, "expected a key");
-        if (repeated_key(L, root, q, key))
-            return yl_fail(L, k, "key '%s' repeated", key);
+        const yaml_node_t *k, *v;
+        const char *key;
+        if ((rc = yl_pair(L, root, q, &k, &v, &key)))
+            return rc;
         if (!strcmp(key, "kind"))
             continue;
         if (!strcmp(key, "features")) {

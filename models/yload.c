@@ -83,6 +83,24 @@ int yl_num(struct yload *L, const yaml_node_t *n, const char *key, double lo,
     return 0;
 }
 
+int yl_pair(struct yload *L, const yaml_node_t *n, const yaml_node_pair_t *q,
+            const yaml_node_t **k, const yaml_node_t **v, const char **key)
+{
+    *k = yl_node(L, q->key);
+    *v = yl_node(L, q->value);
+    *key = yl_scalar(*k);
+    if (!*key)
+        return yl_fail(L, *k, "expected a key");
+    /* YAML allows a repeated key; a model file must not, since one of the
+     * values would be lost silently */
+    for (const yaml_node_pair_t *e = n->data.mapping.pairs.start; e < q; e++) {
+        const char *other = yl_scalar(yl_node(L, e->key));
+        if (other && !strcmp(other, *key))
+            return yl_fail(L, *k, "key '%s' repeated", *key);
+    }
+    return 0;
+}
+
 int yl_kind(struct yload *L, const char *kind)
 {
     const yaml_node_t *root = yl_root(L);

@@ -64,6 +64,16 @@ static int dlsim(const char *fmt, ...)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* The whole file name (at most n - 1 bytes) into buf, NUL-terminated. */
+static void slurp(const char *name, char *buf, size_t n)
+{
+    FILE *f = fopen(path(name), "r");
+    cr_assert(f, "no %s", name);
+    size_t got = fread(buf, 1, n - 1, f);
+    buf[got] = 0;
+    fclose(f);
+}
+
 static bool exists(const char *name)
 {
     struct stat st;
@@ -101,11 +111,8 @@ Test(cli, run_writes_outputs)
     cr_assert(fgets(line, sizeof line, f));
     cr_expect_str_eq(line, "c,20,150,180,130,160,1,V100,n0:0,0,60,0,30.000000,5.333333\n");
     fclose(f);
-    f = fopen(path("o/summary.json"), "r");
     char js[4096];
-    size_t n = fread(js, 1, sizeof js - 1, f);
-    js[n] = 0;
-    fclose(f);
+    slurp("o/summary.json", js, sizeof js);
     const char *keys[] = { "policy", "trace", "cluster", "seed", "jobs", "jobs_finished",
                            "makespan", "avg_jct", "p50_jct", "p95_jct", "p99_jct",
                            "avg_wait", "p50_wait", "p99_wait", "qos_jobs",
@@ -289,11 +296,8 @@ Test(cli, run_with_models)
     cr_assert(fgets(line, sizeof line, f));
     cr_expect(strstr(line, ",14400.000000,1.000000\n"), "%s", line);
     fclose(f);
-    f = fopen(path("o/summary.json"), "r");
     char js[4096];
-    size_t n = fread(js, 1, sizeof js - 1, f);
-    js[n] = 0;
-    fclose(f);
+    slurp("o/summary.json", js, sizeof js);
     cr_expect(strstr(js, "\"colocated_gpu_time_frac\": 0.000000,"), "%s", js);
     cr_expect(strstr(js, "\"interference_slowdown\": 1.000000,"), "%s", js);
 

@@ -22,56 +22,11 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static char tmpdir[256];
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    if (!tmpdir[0]) {
-        snprintf(tmpdir, sizeof tmpdir, "/tmp/dlsim-test-fit-XXXXXX");
-        cr_assert_not_null(mkdtemp(tmpdir));
-    }
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-/* Files in the test's temporary directory; with remove, deletes them and
- * the directory. */
-static int tmp_files(bool remove)
-{
-    if (!tmpdir[0])
-        return 0;
-    DIR *d = opendir(tmpdir);
-    int n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        n++;
-        if (remove)
-            unlink(tmp_path(e->d_name));
-    }
-    if (d)
-        closedir(d);
-    if (remove) {
-        rmdir(tmpdir);
-        tmpdir[0] = '\0';
-    }
-    return n;
-}
-
-static void cleanup(void)
-{
-    tmp_files(true);
-}
-
-TestSuite(json, .fini = cleanup);
-TestSuite(convert, .fini = cleanup);
-TestSuite(gavel_real, .fini = cleanup);
-TestSuite(slowdown, .fini = cleanup);
-TestSuite(util, .fini = cleanup);
+TestSuite(json, .fini = tu_tmp_cleanup);
+TestSuite(convert, .fini = tu_tmp_cleanup);
+TestSuite(gavel_real, .fini = tu_tmp_cleanup);
+TestSuite(slowdown, .fini = tu_tmp_cleanup);
+TestSuite(util, .fini = tu_tmp_cleanup);
 
 static char *slurp(const char *path)
 {
@@ -226,10 +181,10 @@ Test(json, missing_file_is_io)
 Test(convert, fixture_exact_rows)
 {
     struct dl_error err = { 0 };
-    const char *prefix = tmp_path("tiny");
+    const char *prefix = tu_tmp_path("tiny");
     int rc = mdl_fit_convert_gavel("data/gavel_tiny.json", prefix, NULL, &err);
     cr_assert_eq(rc, 0, "%s:%ld:%ld: %s", err.file, err.line, err.col, err.msg);
-    char *rt = data_lines(tmp_path("tiny-runtime.csv"));
+    char *rt = data_lines(tu_tmp_path("tiny-runtime.csv"));
     cr_assert_str_eq(rt,
         "gpu_type,model,batch_size,num_gpus,placement,throughput\n"
         "K80,a3c,1,1,consolidated,2\n"
@@ -238,7 +193,7 @@ Test(convert, fixture_exact_rows)
         "K80,resnet18,32,2,consolidated,3\n"
         "K80,resnet18,32,2,spread,2.5\n"
         "P100,cyclegan,1,1,consolidated,0.5\n");
-    char *pr = data_lines(tmp_path("tiny-pairs.csv"));
+    char *pr = data_lines(tu_tmp_path("tiny-pairs.csv"));
     cr_assert_str_eq(pr,
         "gpu_type,job_a,job_b,rate_a,rate_b\n"
         "K80,a3c@1,lstm@5,0.5,1\n"
@@ -247,32 +202,32 @@ Test(convert, fixture_exact_rows)
     free(rt);
     free(pr);
     /* no temporary files left behind */
-    cr_assert_eq(tmp_files(false), 2);
+    cr_assert_eq(tu_tmp_files(false), 2);
 }
 
 Test(convert, bad_inputs_located)
 {
     struct dl_error err = { 0 };
     cr_assert_eq(mdl_fit_convert_gavel("data/gavel_badkey.json",
-                                       tmp_path("bad"), NULL, &err), DL_EINPUT);
+                                       tu_tmp_path("bad"), NULL, &err), DL_EINPUT);
     cr_assert_str_eq(err.file, "data/gavel_badkey.json");
     cr_assert_eq(err.line, 4);
     cr_assert_eq(err.col, 30, "col %ld: %s", err.col, err.msg);
     cr_assert_eq(mdl_fit_convert_gavel("data/gavel_badpair.json",
-                                       tmp_path("bad"), NULL, &err), DL_EINPUT);
+                                       tu_tmp_path("bad"), NULL, &err), DL_EINPUT);
     cr_assert_eq(err.line, 5);
     cr_assert_eq(err.col, 21, "col %ld: %s", err.col, err.msg);
-    cr_assert_neq(access(tmp_path("bad-runtime.csv"), F_OK), 0);
-    const char *p = tmp_path("badroot.json");
+    cr_assert_neq(access(tu_tmp_path("bad-runtime.csv"), F_OK), 0);
+    const char *p = tu_tmp_path("badroot.json");
     spit(p, "{\"a100\": {}}");
-    cr_assert_eq(mdl_fit_convert_gavel(p, tmp_path("bad"), NULL, &err), DL_EINPUT);
+    cr_assert_eq(mdl_fit_convert_gavel(p, tu_tmp_path("bad"), NULL, &err), DL_EINPUT);
     cr_assert_eq(err.line, 1);
     cr_assert_eq(err.col, 2);
     spit(p, "{\"k80\": {\"('A3C', 1)\": {\"null\": -1}}}");
-    cr_assert_eq(mdl_fit_convert_gavel(p, tmp_path("bad"), NULL, &err), DL_EINPUT);
+    cr_assert_eq(mdl_fit_convert_gavel(p, tu_tmp_path("bad"), NULL, &err), DL_EINPUT);
     cr_assert_eq(err.col, 33, "col %ld: %s", err.col, err.msg);
     spit(p, "{\"k80\": {\"('A3C', 1)\": {\"nul\": 1}}}");
-    cr_assert_eq(mdl_fit_convert_gavel(p, tmp_path("bad"), NULL, &err), DL_EINPUT);
+    cr_assert_eq(mdl_fit_convert_gavel(p, tu_tmp_path("bad"), NULL, &err), DL_EINPUT);
 }
 
 /* ------------------------------------------------------------ real Gavel */
@@ -291,13 +246,13 @@ Test(gavel_real, converter_matches_zoo_and_sp_beats_constant, .timeout = 60)
     if (access(GAVEL, R_OK))
         cr_skip("no shared data at " GAVEL);
     struct dl_error err = { 0 };
-    int rc = mdl_fit_convert_gavel(GAVEL, tmp_path("gavel"), NULL, &err);
+    int rc = mdl_fit_convert_gavel(GAVEL, tu_tmp_path("gavel"), NULL, &err);
     cr_assert_eq(rc, 0, "%s:%ld:%ld: %s", err.file, err.line, err.col, err.msg);
 
     /* every runtime row is the zoo's figure (models/ZOO.md conventions) */
     struct mdl_zoo z;
     cr_assert_eq(mdl_zoo_load("../models", &z, &err), 0, "%s", err.msg);
-    char *rt = data_lines(tmp_path("gavel-runtime.csv"));
+    char *rt = data_lines(tu_tmp_path("gavel-runtime.csv"));
     int rows = 0;
     for (char *line = strtok(rt, "\n"); line; line = strtok(NULL, "\n")) {
         char gpu[16], model[64], place[16];
@@ -316,7 +271,7 @@ Test(gavel_real, converter_matches_zoo_and_sp_beats_constant, .timeout = 60)
     cr_assert_gt(rows, 300);
 
     struct mdl_pairs ps;
-    cr_assert_eq(mdl_fit_pairs_load(tmp_path("gavel-pairs.csv"), &ps, &err), 0,
+    cr_assert_eq(mdl_fit_pairs_load(tu_tmp_path("gavel-pairs.csv"), &ps, &err), 0,
                  "%s", err.msg);
     cr_assert_eq(ps.ngpus, 3);
     static const char *const types[] = { "K80", "P100", "V100" };
@@ -422,7 +377,7 @@ Test(slowdown, synthetic_recovered)
 {
     enum { J = 12 };
     double s[J], p[J];
-    const char *path = tmp_path("synth-pairs.csv");
+    const char *path = tu_tmp_path("synth-pairs.csv");
     synth_pairs(path, J, s, p);
     struct mdl_pairs ps;
     struct dl_error err = { 0 };
@@ -456,12 +411,12 @@ Test(slowdown, synthetic_recovered)
 Test(slowdown, command_deterministic_and_located)
 {
     double s[10], p[10];
-    const char *in = tmp_path("det-pairs.csv");
+    const char *in = tu_tmp_path("det-pairs.csv");
     synth_pairs(in, 10, s, p);
     char a[512], b[512], c[512];
-    snprintf(a, sizeof a, "%s", tmp_path("det-a.yaml"));
-    snprintf(b, sizeof b, "%s", tmp_path("det-b.yaml"));
-    snprintf(c, sizeof c, "%s", tmp_path("det-c.yaml"));
+    snprintf(a, sizeof a, "%s", tu_tmp_path("det-a.yaml"));
+    snprintf(b, sizeof b, "%s", tu_tmp_path("det-b.yaml"));
+    snprintf(c, sizeof c, "%s", tu_tmp_path("det-c.yaml"));
     char *argv1[] = { "fit", "slowdown", (char *)in, "-o", a, "--seed", "5", NULL };
     char *argv2[] = { "fit", "slowdown", "--seed", "5", "-o", b, (char *)in, NULL };
     char *argv3[] = { "fit", "slowdown", (char *)in, "-o", c, "--form",
@@ -496,7 +451,7 @@ Test(util, fixture_loads_and_bad_rows_located)
     cr_assert_eq(mdl_fit_util_cv(&d, 3, 1, 0.1, &e, &eb), 0);
     cr_assert(isfinite(e) && isfinite(eb));
     mdl_fit_util_data_free(&d);
-    const char *p = tmp_path("util-bad.csv");
+    const char *p = tu_tmp_path("util-bad.csv");
     spit(p, "model,batch_size,gpu_type,util,flops,params,conv_layers,"
             "linear_layers,activation_layers,other_layers\n"
             "a,1,G,0.5,1,1,1,1,1,1\n"
@@ -512,7 +467,7 @@ Test(util, fixture_loads_and_bad_rows_located)
 Test(util, synthetic_log_linear_recovered)
 {
     enum { N = 80 };
-    const char *path = tmp_path("util-synth.csv");
+    const char *path = tu_tmp_path("util-synth.csv");
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
     fputs("model,batch_size,gpu_type,util,flops,params,conv_layers,"
@@ -551,8 +506,8 @@ Test(util, synthetic_log_linear_recovered)
     cr_expect_lt(e, eb / 5);
     /* the command writes a model and is deterministic */
     char a[512], b[512];
-    snprintf(a, sizeof a, "%s", tmp_path("util-a.yaml"));
-    snprintf(b, sizeof b, "%s", tmp_path("util-b.yaml"));
+    snprintf(a, sizeof a, "%s", tu_tmp_path("util-a.yaml"));
+    snprintf(b, sizeof b, "%s", tu_tmp_path("util-b.yaml"));
     char *argv1[] = { "fit", "util", (char *)path, "-o", a, NULL };
     char *argv2[] = { "fit", "util", "-o", b, (char *)path, NULL };
     cr_assert_eq(mdl_cmd_fit(5, argv1), 0);
@@ -572,7 +527,7 @@ Test(util, zoo_join)
     struct mdl_zoo z;
     struct dl_error err = { 0 };
     cr_assert_eq(mdl_zoo_load("../models", &z, &err), 0, "%s", err.msg);
-    const char *path = tmp_path("util-zoo.csv");
+    const char *path = tu_tmp_path("util-zoo.csv");
     FILE *f = fopen(path, "w");
     fputs("model,batch_size,gpu_type,util,flops,params,conv_layers,"
           "linear_layers,activation_layers,other_layers\n", f);

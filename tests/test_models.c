@@ -9,33 +9,13 @@
 
 #include <math.h>
 
-/* ---- files */
-
-static char tmpdir[] = "/tmp/dlsim-models-XXXXXX";
-static bool have_tmp;
-
-static const char *tmpfile_with(const char *name, const char *text)
-{
-    static char path[8][512];
-    static int k;
-    if (!have_tmp) {
-        cr_assert(mkdtemp(tmpdir));
-        have_tmp = true;
-    }
-    char *p = path[k++ % 8];
-    snprintf(p, 512, "%s/%s", tmpdir, name);
-    FILE *f = fopen(p, "w");
-    cr_assert(f);
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
+TestSuite(models, .fini = tu_tmp_cleanup);
 
 static void spec_from(struct mdl_spec *s, const char *name, const char *yaml)
 {
     struct dl_error err = { 0 };
     mdl_spec_init(s);
-    int rc = mdl_spec_add(s, tmpfile_with(name, yaml), &err);
+    int rc = mdl_spec_add(s, tu_tmp_file(name, yaml), &err);
     cr_assert_eq(rc, 0, "%s:%ld:%ld: %s", err.file, err.line, err.col, err.msg);
     if (!s->zoo_dir[0])
         snprintf(s->zoo_dir, sizeof s->zoo_dir, "../models");
@@ -52,7 +32,7 @@ static void spec_zoo(struct mdl_spec *s, const char *extra_name,
     cr_assert_eq(mdl_spec_add(s, "zoo", &err), 0);
     snprintf(s->zoo_dir, sizeof s->zoo_dir, "../models");
     if (extra_yaml)
-        cr_assert_eq(mdl_spec_add(s, tmpfile_with(extra_name, extra_yaml), &err),
+        cr_assert_eq(mdl_spec_add(s, tu_tmp_file(extra_name, extra_yaml), &err),
                      0, "%s:%ld:%ld: %s", err.file, err.line, err.col, err.msg);
     cr_assert_eq(mdl_spec_finish(s, &err), 0, "%s", err.msg);
 }
@@ -125,6 +105,31 @@ static struct eng *run_models(const struct trace *t, struct cluster *c,
     return e;
 }
 
+/* A packed run on one node of `gpus` GPUs of type G under a slowdown file. */
+struct packed {
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    struct eng *e;
+};
+
+static void packed_run(struct packed *r, const char *csv, uint32_t gpus,
+                       const char *slowdown_yaml)
+{
+    tu_trace(&r->t, csv);
+    tu_simple_cluster(&r->c, 1, gpus);
+    spec_from(&r->s, "sd.yaml", slowdown_yaml);
+    r->e = run_models(&r->t, &r->c, &pack_policy, "pack", &r->s);
+}
+
+static void packed_free(struct packed *r)
+{
+    eng_free(r->e);
+    mdl_spec_free(&r->s);
+    trc_free(&r->t);
+    clu_free(&r->c);
+}
+
 /* ---- co-location, hand-computed */
 
 static const char three_share[] =
@@ -141,19 +146,15 @@ static const char three_share[] =
  *   12-16 a alone: ends at 16. */
 Test(models, constant_three_jobs_change_co_runners)
 {
-    struct trace t;
-    struct cluster c;
-    struct mdl_spec s;
-    tu_trace(&t, three_share);
-    tu_simple_cluster(&c, 1, 1);
-    spec_from(&s, "c.yaml", "kind: slowdown\ngpu_types:\n"
-              "  - {name: \"*\", form: constant, rate: 0.5}\n");
-    struct eng *e = run_models(&t, &c, &pack_policy, "pack", &s);
-    TU_SCHED(e, "a", 0, 16);
-    TU_SCHED(e, "b", 2, 12);
-    TU_SCHED(e, "c", 3, 7);
+    struct packed r;
+    packed_run(&r, three_share, 1,
+               "kind: slowdown\ngpu_types:\n"
+               "  - {name: \"*\", form: constant, rate: 0.5}\n");
+    TU_SCHED(r.e, "a", 0, 16);
+    TU_SCHED(r.e, "b", 2, 12);
+    TU_SCHED(r.e, "c", 3, 7);
     struct met_summary m;
-    met_summarize(e, &m);
+    met_summarize(r.e, &m);
     /* shared 2-12 of the 16 s the GPU was held */
     cr_expect_float_eq(m.colocated_frac, 10.0 / 16.0, 1e-12);
     /* a: 16 s for 10 s of solo progress; b: 10 for 4; c: 4 for 1 */
@@ -161,11 +162,8 @@ Test(models, constant_three_jobs_change_co_runners)
     cr_expect_eq(m.colocated_jobs, 3);
     /* utilizations unknown count as 1: the GPU is fully used while held */
     cr_expect_float_eq(m.util_eff, 1.0, 1e-12);
-    cr_expect_float_eq(e->work_done, US(15), 1);
-    eng_free(e);
-    mdl_spec_free(&s);
-    trc_free(&t);
-    clu_free(&c);
+    cr_expect_float_eq(r.e->work_done, US(15), 1);
+    packed_free(&r);
 }
 
 /* Hinge, alpha 0.5: a (util 0.5) and b (util 1) sum to 1.5, so both run at
@@ -174,25 +172,18 @@ Test(models, constant_three_jobs_change_co_runners)
  * Effective utilization: 0.5 for 2 s, 1 for 4 s, 0.5 for 1 s, over 7. */
 Test(models, hinge_with_utilizations)
 {
-    struct trace t;
-    struct cluster c;
-    struct mdl_spec s;
-    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
-             "a,0,1,6,0.5\nb,2,1,3,1\n");
-    tu_simple_cluster(&c, 1, 1);
-    spec_from(&s, "h.yaml", "kind: slowdown\ngpu_types:\n"
-              "  - {name: G, form: hinge, alpha: 0.5}\n");
-    struct eng *e = run_models(&t, &c, &pack_policy, "pack", &s);
-    TU_SCHED(e, "a", 0, 7);
-    TU_SCHED(e, "b", 2, 6);
+    struct packed r;
+    packed_run(&r, "job_id,submit_time,num_gpus,duration,util\n"
+             "a,0,1,6,0.5\nb,2,1,3,1\n", 1,
+               "kind: slowdown\ngpu_types:\n"
+               "  - {name: G, form: hinge, alpha: 0.5}\n");
+    TU_SCHED(r.e, "a", 0, 7);
+    TU_SCHED(r.e, "b", 2, 6);
     struct met_summary m;
-    met_summarize(e, &m);
+    met_summarize(r.e, &m);
     cr_expect_float_eq(m.util_eff, (0.5 * 2 + 4 + 0.5) / 7, 1e-12);
     cr_expect_float_eq(m.util_alloc, 1.0, 1e-12);
-    eng_free(e);
-    mdl_spec_free(&s);
-    trc_free(&t);
-    clu_free(&c);
+    packed_free(&r);
 }
 
 /* Timeshare: rates util_x / (util_a + util_b): a (0.25) at 0.25 / 1 =
@@ -200,21 +191,14 @@ Test(models, hinge_with_utilizations)
  * done 1 of 5 and runs alone from 4: ends at 8. */
 Test(models, timeshare)
 {
-    struct trace t;
-    struct cluster c;
-    struct mdl_spec s;
-    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
-             "a,0,1,5,0.25\nb,0,1,3,0.75\n");
-    tu_simple_cluster(&c, 1, 1);
-    spec_from(&s, "t.yaml", "kind: slowdown\ngpu_types:\n"
-              "  - {name: \"*\", form: timeshare}\n");
-    struct eng *e = run_models(&t, &c, &pack_policy, "pack", &s);
-    TU_SCHED(e, "a", 0, 8);
-    TU_SCHED(e, "b", 0, 4);
-    eng_free(e);
-    mdl_spec_free(&s);
-    trc_free(&t);
-    clu_free(&c);
+    struct packed r;
+    packed_run(&r, "job_id,submit_time,num_gpus,duration,util\n"
+             "a,0,1,5,0.25\nb,0,1,3,0.75\n", 1,
+               "kind: slowdown\ngpu_types:\n"
+               "  - {name: \"*\", form: timeshare}\n");
+    TU_SCHED(r.e, "a", 0, 8);
+    TU_SCHED(r.e, "b", 0, 4);
+    packed_free(&r);
 }
 
 /* A gang advances at the pace of its slowest GPU: x holds GPUs 0 and 1; y
@@ -222,25 +206,18 @@ Test(models, timeshare)
  * (ends at 5), x has done 1 + 2 = 3 of 10; alone again, x ends at 12. */
 Test(models, gang_at_slowest_gpu)
 {
-    struct trace t;
-    struct cluster c;
-    struct mdl_spec s;
-    tu_trace(&t, "job_id,submit_time,num_gpus,duration\nx,0,2,10\ny,1,1,2\n");
-    tu_simple_cluster(&c, 1, 2);
-    spec_from(&s, "g.yaml", "kind: slowdown\ngpu_types:\n"
-              "  - {name: \"*\", form: constant, rate: 0.5}\n");
-    struct eng *e = run_models(&t, &c, &pack_policy, "pack", &s);
-    TU_SCHED(e, "x", 0, 12);
-    TU_SCHED(e, "y", 1, 5);
-    tu_placement(e, "y", "n0:0");
+    struct packed r;
+    packed_run(&r, "job_id,submit_time,num_gpus,duration\nx,0,2,10\ny,1,1,2\n", 2,
+               "kind: slowdown\ngpu_types:\n"
+               "  - {name: \"*\", form: constant, rate: 0.5}\n");
+    TU_SCHED(r.e, "x", 0, 12);
+    TU_SCHED(r.e, "y", 1, 5);
+    tu_placement(r.e, "y", "n0:0");
     struct met_summary m;
-    met_summarize(e, &m);
+    met_summarize(r.e, &m);
     /* GPU-time held: 2 GPUs x 12 s; shared: GPU 0 for 1-5 */
     cr_expect_float_eq(m.colocated_frac, 4.0 / 24.0, 1e-12);
-    eng_free(e);
-    mdl_spec_free(&s);
-    trc_free(&t);
-    clu_free(&c);
+    packed_free(&r);
 }
 
 /* Sensitivity x pressure per job from the zoo's names, and a measured pair
@@ -287,7 +264,7 @@ Test(models, sensitivity_pressure_by_model)
     mdl_spec_free(&s);
     spec_zoo(&s, "sp.yaml", sp_model);
     snprintf(s.pairs_path, sizeof s.pairs_path, "%s",
-             tmpfile_with("pairs.csv", "gpu_type,job_a,job_b,rate_a,rate_b\n"
+             tu_tmp_file("pairs.csv", "gpu_type,job_a,job_b,rate_a,rate_b\n"
                           "V100,vgg16@64,resnet50@64,0.6,0.5\n"));
     s.has_pairs = true;
     struct dl_error err = { 0 };
@@ -533,7 +510,7 @@ static void expect_bad(const char *yaml, long line, long col, const char *what)
     struct mdl_spec s;
     struct dl_error err = { 0 };
     mdl_spec_init(&s);
-    int rc = mdl_spec_add(&s, tmpfile_with("bad.yaml", yaml), &err);
+    int rc = mdl_spec_add(&s, tu_tmp_file("bad.yaml", yaml), &err);
     cr_expect_eq(rc, DL_EINPUT, "%s", yaml);
     cr_expect_eq(err.line, line, "%s: line %ld", err.msg, err.line);
     cr_expect_eq(err.col, col, "%s: col %ld", err.msg, err.col);
@@ -549,6 +526,8 @@ Test(models, bad_models_files)
     expect_bad("kind: models\npredict: {runtime: magic}\n", 2, 20, "oracle");
     expect_bad("kind: models\npredict: {util_noise: -1}\n", 2, 23, "util_noise");
     expect_bad("kind: other\n", 1, 7, "kind");
+    expect_bad("kind: models\nmax_jobs_per_gpu: 2\nmax_jobs_per_gpu: 3\n", 3, 1,
+               "repeated");
     expect_bad("- 1\n", 1, 1, "kind");
 }
 
@@ -557,7 +536,7 @@ Test(models, missing_model_file_is_an_io_error)
     struct mdl_spec s;
     struct dl_error err = { 0 };
     mdl_spec_init(&s);
-    cr_expect_eq(mdl_spec_add(&s, tmpfile_with("m.yaml", "kind: models\n"
+    cr_expect_eq(mdl_spec_add(&s, tu_tmp_file("m.yaml", "kind: models\n"
                                                "slowdown: nothere.yaml\n"), &err),
                  DL_EIO);
     cr_expect(strstr(err.file, "nothere.yaml"), "%s", err.file);
@@ -566,7 +545,7 @@ Test(models, missing_model_file_is_an_io_error)
 
 Test(models, models_file_paths_are_relative_to_it)
 {
-    tmpfile_with("sd.yaml", "kind: slowdown\ngpu_types:\n"
+    tu_tmp_file("sd.yaml", "kind: slowdown\ngpu_types:\n"
                  "  - {name: G, form: constant, rate: 0.25}\n");
     struct mdl_spec s;
     spec_from(&s, "rel.yaml", "kind: models\nslowdown: sd.yaml\n"

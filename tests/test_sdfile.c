@@ -22,49 +22,9 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static char tmpdir[256];
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    if (!tmpdir[0]) {
-        snprintf(tmpdir, sizeof tmpdir, "/tmp/dlsim-test-sdfile-XXXXXX");
-        cr_assert_not_null(mkdtemp(tmpdir));
-    }
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-static void cleanup(void)
-{
-    if (!tmpdir[0])
-        return;
-    DIR *d = opendir(tmpdir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (e->d_name[0] != '.')
-            unlink(tmp_path(e->d_name));
-    if (d)
-        closedir(d);
-    rmdir(tmpdir);
-    tmpdir[0] = '\0';
-}
-
-TestSuite(sdfile, .fini = cleanup);
+TestSuite(sdfile, .fini = tu_tmp_cleanup);
 TestSuite(sdrate);
-TestSuite(utilfile, .fini = cleanup);
-
-static const char *spit(const char *name, const char *text)
-{
-    const char *path = tmp_path(name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
+TestSuite(utilfile, .fini = tu_tmp_cleanup);
 
 /* Indices of the pairs of GPU type g. */
 static uint32_t of_type(const struct mdl_pairs *ps, uint32_t g, uint32_t *idx)
@@ -82,7 +42,7 @@ static uint32_t of_type(const struct mdl_pairs *ps, uint32_t g, uint32_t *idx)
  * Returns the pairs compared. */
 static uint32_t roundtrip(const char *pairs, const char *form)
 {
-    const char *out = tmp_path("rt.yaml");
+    const char *out = tu_tmp_path("rt.yaml");
     char *argv[] = { "fit", "slowdown", (char *)pairs, "-o", (char *)out,
                      "--form", (char *)form, NULL };
     cr_assert_eq(mdl_cmd_fit(form ? 7 : 5, argv), 0, "fit %s", pairs);
@@ -167,10 +127,10 @@ Test(sdfile, roundtrip_gavel, .timeout = 60)
     if (access(GAVEL, R_OK))
         cr_skip("no shared data at " GAVEL);
     struct dl_error err = { 0 };
-    cr_assert_eq(mdl_fit_convert_gavel(GAVEL, tmp_path("gavel"), NULL, &err),
+    cr_assert_eq(mdl_fit_convert_gavel(GAVEL, tu_tmp_path("gavel"), NULL, &err),
                  0, "%s", err.msg);
     char pairs[512];
-    snprintf(pairs, sizeof pairs, "%s", tmp_path("gavel-pairs.csv"));
+    snprintf(pairs, sizeof pairs, "%s", tu_tmp_path("gavel-pairs.csv"));
     cr_assert_gt(roundtrip(pairs, NULL), 900);
 }
 
@@ -373,7 +333,7 @@ static long col_of(const char *text, long line, const char *at)
 static void check_bad(const struct bad *b, size_t n, bool util)
 {
     for (size_t i = 0; i < n; i++) {
-        const char *path = spit("bad.yaml", b[i].text);
+        const char *path = tu_tmp_file("bad.yaml", b[i].text);
         struct dl_error err = { 0 };
         struct mdl_sd_model m;
         struct mdl_util_params u;
@@ -499,7 +459,7 @@ Test(sdfile, validation_errors_located)
 Test(sdfile, informational_keys_ignored)
 {
     /* what the fitter writes for information, in a hand-made file */
-    const char *path = spit("info.yaml",
+    const char *path = tu_tmp_file("info.yaml",
         "kind: slowdown\nsource: \"x.csv\"\nfolds: 5\nseed: 1\n"
         "gpu_types:\n"
         "  - name: K80\n    form: timeshare\n    n_pairs: 3\n"
@@ -517,7 +477,7 @@ Test(sdfile, informational_keys_ignored)
 
 Test(utilfile, roundtrip_util_tiny)
 {
-    const char *out = tmp_path("util.yaml");
+    const char *out = tu_tmp_path("util.yaml");
     char *argv[] = { "fit", "util", "data/util_tiny.csv", "-o", (char *)out,
                      NULL };
     cr_assert_eq(mdl_cmd_fit(5, argv), 0);
@@ -548,7 +508,7 @@ Test(utilfile, roundtrip_util_tiny)
 
 Test(utilfile, hand_written)
 {
-    const char *path = spit("u.yaml", "kind: util\n" UFEAT "intercept: 0.5\n"
+    const char *path = tu_tmp_file("u.yaml", "kind: util\n" UFEAT "intercept: 0.5\n"
                             "center: [0, 0, 0, 0, 0, 0]\n"
                             "scale: [1, 1, 1, 1, 1, 2]\n"
                             "coef: [0.1, 0, 0, 0, 0, 0.2]\nlambda: 0.1\n"

@@ -9,6 +9,8 @@
 #include "sim/simint.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -23,6 +25,63 @@ static inline int tu_fd_with(const char *data, size_t len)
     cr_assert_eq(write(fd, data, len), (ssize_t)len);
     lseek(fd, 0, SEEK_SET);
     return fd;
+}
+
+/* ---- a temporary directory per test process (criterion forks one per
+ * test), made on first use */
+static char tu_tmpdir[256];
+
+static inline const char *tu_tmp_path(const char *name)
+{
+    static char buf[8][512];
+    static int k;
+    if (!tu_tmpdir[0]) {
+        snprintf(tu_tmpdir, sizeof tu_tmpdir, "/tmp/dlsim-test-XXXXXX");
+        cr_assert_not_null(mkdtemp(tu_tmpdir));
+    }
+    k = (k + 1) % 8;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tu_tmpdir, name);
+    return buf[k];
+}
+
+/* Writes text to the file name there; returns its path. */
+static inline const char *tu_tmp_file(const char *name, const char *text)
+{
+    const char *path = tu_tmp_path(name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* How many files the directory holds; with remove, deletes them and it. */
+static inline int tu_tmp_files(bool remove)
+{
+    if (!tu_tmpdir[0])
+        return 0;
+    DIR *d = opendir(tu_tmpdir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        n++;
+        if (remove)
+            unlink(tu_tmp_path(e->d_name));
+    }
+    if (d)
+        closedir(d);
+    if (remove) {
+        rmdir(tu_tmpdir);
+        tu_tmpdir[0] = '\0';
+    }
+    return n;
+}
+
+static inline void tu_tmp_cleanup(void)
+{
+    tu_tmp_files(true);
 }
 
 /* Loads a native trace from text; asserts it parses. */
