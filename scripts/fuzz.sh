@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses of the cluster loader, the trace reader and
-# the JSON reader of measurement files
+# Builds the libFuzzer harnesses of the cluster loader, the trace reader,
+# the JSON reader of measurement files and the YAML model-file readers
 # with clang (ASan + UBSan) in build-fuzz/ and runs each for SECONDS seconds
 # on a copy of its seed corpus (tests/fuzz/corpus_NAME plus the past crashes
 # in tests/fuzz/regress_NAME); the repository's directories are never
@@ -62,6 +62,9 @@ build cluster -DCFG_MAX_GPUS=65536 tests/fuzz/fuzz_cluster.c \
     sim/base.c sim/cluster.c sim/cfg.c -lyaml -lm
 build trace tests/fuzz/fuzz_trace.c traces/reader.c sim/base.c -lz -lm
 build json tests/fuzz/fuzz_json.c models/json.c sim/base.c -lm
+build modelfile tests/fuzz/fuzz_modelfile.c models/perf.c models/sdfile.c \
+    models/yload.c models/runtime.c models/fit.c models/zoo.c models/csv.c \
+    models/json.c sim/base.c -lyaml -lgsl -lgslcblas -lm
 
 # run NAME MAX_LEN [libFuzzer options...]; sets $failed on a crash.
 failed=0
@@ -86,7 +89,7 @@ run() {
     UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
     "$out/fuzz_$name" -max_total_time="$secs" -rss_limit_mb=2048 \
         -max_len="$max_len" -timeout=10 -print_final_stats=1 \
-        -artifact_prefix="$arts/" "$@" "$corpus" >"$log" 2>&1 || rc=$?
+        -artifact_prefix="$arts/" "$@" "$corpus" >"$log" 2>&1 </dev/null || rc=$?
     local dt=$(($(date +%s) - t0))
     local runs
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
@@ -113,4 +116,5 @@ run() {
 run cluster 8192 -dict=tests/fuzz/cluster.dict
 run trace 65536
 run json 65536
+run modelfile 8192 -dict=tests/fuzz/modelfile.dict
 [ "$failed" -eq 0 ] || exit 1
