@@ -1,0 +1,597 @@
+/*
+ * policies/horus.c - Horus (Yeung et al., IEEE TPDS 2022): interference-
+ * aware placement from predicted GPU utilization, and Horus+.
+ * ../shared/POLICIES.md says what is known of it; the defaults below are
+ * the published values (from the authors' public simulator).
+ *
+ * Prediction.  Each job's utilization u_j is the models' prediction
+ * (mdl_perf_pred_util: the regressor over graph features with --models
+ * util, else the true solo utilization; both with predict.util_noise), in
+ * percent below.  Interference itself comes from the simulator's slowdown
+ * model, never from this file.
+ *
+ * Queue.  A min-heap on predicted utilization (lowest first, ties by
+ * arrival).  At each instant: look at the first `lookahead` jobs in order
+ * and start the first that can be placed; repeat while something starts.
+ * Non-preemptive.
+ *
+ * Device cost of job t on GPU d (of capacity c GB):
+ *     mem  = (mem_used(d) + mem(t)) / c
+ *     s    = U(d) + u_t - 100        U(d) = sum of the predicted
+ *                                    utilizations of d's jobs (percent)
+ *     cost = w_mem * mem + (s > 0 ? w_over * s : -s) / 100 + residents(d)
+ * (the published code's operator-precedence slip in the memory term is
+ * not reproduced).  A GPU is a candidate when it holds fewer than
+ * `max_per_gpu` jobs (and fewer than the run's max_jobs_per_gpu) and,
+ * when shared, keeps at least `mem_reserve` GB free; an exclusive GPU
+ * needs only mem(t) <= c.  Unknown memory counts as 0 GB.
+ *
+ * Placement of a gang of g GPUs on one GPU type: candidate anchors are the
+ * `anchors` nodes with the lowest minimum device cost; from each anchor,
+ * take its candidate GPUs cheapest first, then those of the nodes of the
+ * same rack, then of the other racks (nodes by their minimum cost, ties by
+ * index); keep the plan with the fewest nodes, ties the lowest anchor
+ * cost, then the fastest type (the cluster's type order), then the lowest
+ * anchor index.  A free GPU always costs less than a shared one (cost < 1
+ * + residents), so for a gang that fits one node, a node with enough free
+ * GPUs is the best plan: the fast path asks the shared placement
+ * (plc_find, fullest node first) for it, on the type whose exclusive cost
+ * is lowest; only otherwise, and for gangs larger than a node (whose plan
+ * follows racks), is the full plan computed (O(GPUs of the type)).
+ *
+ * Horus+ (variant=plus): `queues` queues formed by one-dimensional k-means
+ * (Lloyd, from evenly spread quantiles, 50 iterations) over the predicted
+ * utilizations of all jobs of the trace -- an offline clustering of job
+ * types, as the features are known before a job runs; each job joins the
+ * queue of its nearest centre.  Queues are served in order of their credit
+ * = length x mean pending time (the paper says median; the mean costs O(1)
+ * per change and is documented as a deviation), each with the look-ahead
+ * above, while something starts.
+ */
+#include "policies/policy.h"
+#include "models/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct hitem {
+    double key;                 /* predicted util */
+    uint32_t job;
+};
+
+struct hheap {
+    struct hitem *a;
+    size_t n, cap;
+    double sum_since;           /* sum of queued_since (us) of its jobs */
+};
+
+struct horus {
+    enum plc_mode mode;
+    uint32_t lookahead, max_per_gpu, anchors, nq;
+    double mem_reserve, w_mem, w_over;
+    bool plus;
+    struct hheap *q;            /* [nq] */
+    double *centre;             /* [nq] (plus) */
+    size_t size;
+    bool ready;
+    /* cluster views, built at first use */
+    const struct cluster *c;
+    double *pu;                 /* [ngpus] predicted util sum, percent */
+    uint32_t **tnodes;          /* [ntypes] nodes of each type */
+    uint32_t *ntnodes;
+    uint32_t *max_node;         /* [ntypes] largest node */
+    /* scratch */
+    double *ncost;              /* [nnodes] minimum candidate cost */
+    uint32_t *ncand;            /* [nnodes] candidate GPUs */
+    uint32_t *order;            /* [nnodes] */
+    double *gcost;              /* [ngpus] */
+    uint32_t *plan, *best;      /* [ngpus] */
+    uint32_t *gbuf;             /* [ngpus] */
+    struct hitem *peek;         /* [lookahead] */
+};
+
+/* ------------------------------------------------------------ heap */
+
+static bool hless(const struct hitem *a, const struct hitem *b)
+{
+    return a->key < b->key || (a->key == b->key && a->job < b->job);
+}
+
+static void hpush(struct hheap *h, struct hitem it)
+{
+    xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);
+    size_t i = h->n++;
+    while (i > 0 && hless(&it, &h->a[(i - 1) / 2])) {
+        h->a[i] = h->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->a[i] = it;
+}
+
+static struct hitem hpop(struct hheap *h)
+{
+    struct hitem top = h->a[0], last = h->a[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        const struct hitem *b = &last;
+        if (l < h->n && hless(&h->a[l], b))
+            m = l, b = &h->a[l];
+        if (l + 1 < h->n && hless(&h->a[l + 1], b))
+            m = l + 1;
+        if (m == i)
+            break;
+        h->a[i] = h->a[m];
+        i = m;
+    }
+    if (h->n)
+        h->a[i] = last;
+    return top;
+}
+
+/* ------------------------------------------------------------ setup */
+
+static int create(void **state, const struct pol_args *a, struct dl_error *err)
+{
+    struct horus *h = xcalloc(1, sizeof *h);
+    long la, mx, an, nq;
+    const char *var = pol_arg_str(a, "variant");
+    int rc = pol_arg_placement(a, &h->mode, err);
+    if (!rc)
+        rc = pol_arg_long(a, "lookahead", 1, 1000, &la, err);
+    if (!rc)
+        rc = pol_arg_long(a, "max_per_gpu", 1, MDL_MAX_SHARE, &mx, err);
+    if (!rc)
+        rc = pol_arg_long(a, "anchors", 1, 1 << 20, &an, err);
+    if (!rc)
+        rc = pol_arg_long(a, "queues", 1, 64, &nq, err);
+    if (!rc)
+        rc = pol_arg_double(a, "mem_reserve", 0, 1e6, &h->mem_reserve, err);
+    if (!rc)
+        rc = pol_arg_double(a, "w_mem", 0, 1e6, &h->w_mem, err);
+    if (!rc)
+        rc = pol_arg_double(a, "w_over", 0, 1e6, &h->w_over, err);
+    if (!rc && strcmp(var, "base") && strcmp(var, "plus"))
+        rc = dl_fail(err, "--policy", 0, 0,
+                     "variant=%s: expected base or plus", var);
+    if (rc) {
+        free(h);
+        return rc;
+    }
+    h->lookahead = (uint32_t)la;
+    h->max_per_gpu = (uint32_t)mx;
+    h->anchors = (uint32_t)an;
+    h->plus = !strcmp(var, "plus");
+    h->nq = h->plus ? (uint32_t)nq : 1;
+    h->q = xcalloc(h->nq, sizeof *h->q);
+    h->centre = xcalloc(h->nq, sizeof *h->centre);
+    h->peek = xcalloc(h->lookahead, sizeof *h->peek);
+    *state = h;
+    return 0;
+}
+
+static void destroy(void *state)
+{
+    struct horus *h = state;
+    for (uint32_t i = 0; i < h->nq; i++)
+        free(h->q[i].a);
+    free(h->q);
+    free(h->centre);
+    free(h->peek);
+    free(h->pu);
+    if (h->tnodes)
+        for (uint32_t t = 0; t < h->c->ntypes; t++)
+            free(h->tnodes[t]);
+    free(h->tnodes);
+    free(h->ntnodes);
+    free(h->max_node);
+    free(h->ncost);
+    free(h->ncand);
+    free(h->order);
+    free(h->gcost);
+    free(h->plan);
+    free(h->best);
+    free(h->gbuf);
+    free(h);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Horus+: k-means centres over every job's predicted utilization. */
+static void cluster_queues(struct horus *h, const struct pol_view *v)
+{
+    uint32_t n = v->njobs, k = h->nq;
+    double *u = xmalloc((n ? n : 1) * sizeof *u);
+    for (uint32_t j = 0; j < n; j++)
+        u[j] = mdl_perf_pred_util(v->perf, j);
+    qsort(u, n, sizeof *u, cmp_double);
+    for (uint32_t i = 0; i < k; i++)
+        h->centre[i] = n ? u[(size_t)((2 * i + 1) * (uint64_t)n / (2 * k))] : 0;
+    double *sum = xcalloc(k, sizeof *sum);
+    size_t *cnt = xcalloc(k, sizeof *cnt);
+    for (int it = 0; it < 50; it++) {
+        memset(sum, 0, k * sizeof *sum);
+        memset(cnt, 0, k * sizeof *cnt);
+        uint32_t c = 0;
+        for (uint32_t j = 0; j < n; j++) {  /* u sorted: centres ascending */
+            while (c + 1 < k && fabs(u[j] - h->centre[c + 1]) < fabs(u[j] - h->centre[c]))
+                c++;
+            sum[c] += u[j];
+            cnt[c]++;
+        }
+        bool moved = false;
+        for (uint32_t i = 0; i < k; i++)
+            if (cnt[i] && sum[i] / cnt[i] != h->centre[i]) {
+                h->centre[i] = sum[i] / cnt[i];
+                moved = true;
+            }
+        if (!moved)
+            break;
+    }
+    free(sum);
+    free(cnt);
+    free(u);
+}
+
+static void setup(struct horus *h, const struct pol_view *v)
+{
+    const struct cluster *c = v->clu;
+    h->c = c;
+    h->pu = xcalloc(c->ngpus, sizeof *h->pu);
+    h->tnodes = xcalloc(c->ntypes, sizeof *h->tnodes);
+    h->ntnodes = xcalloc(c->ntypes, sizeof *h->ntnodes);
+    for (uint32_t nd = 0; nd < c->nnodes; nd++) {
+        uint32_t t = c->nodes[nd].type;
+        h->tnodes[t] = xrealloc(h->tnodes[t], (h->ntnodes[t] + 1) * sizeof(uint32_t));
+        h->tnodes[t][h->ntnodes[t]++] = nd;
+    }
+    h->max_node = xcalloc(c->ntypes, sizeof *h->max_node);
+    for (uint32_t nd = 0; nd < c->nnodes; nd++)
+        if (c->nodes[nd].ngpus > h->max_node[c->nodes[nd].type])
+            h->max_node[c->nodes[nd].type] = c->nodes[nd].ngpus;
+    h->ncost = xmalloc(c->nnodes * sizeof *h->ncost);
+    h->ncand = xmalloc(c->nnodes * sizeof *h->ncand);
+    h->order = xmalloc(c->nnodes * sizeof *h->order);
+    h->gcost = xmalloc(c->ngpus * sizeof *h->gcost);
+    h->plan = xmalloc(c->ngpus * sizeof *h->plan);
+    h->best = xmalloc(c->ngpus * sizeof *h->best);
+    h->gbuf = xmalloc(c->ngpus * sizeof *h->gbuf);
+    if (h->plus)
+        cluster_queues(h, v);
+    h->ready = true;
+}
+
+static uint32_t queue_of(const struct horus *h, double u)
+{
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < h->nq; i++)
+        if (fabs(u - h->centre[i]) < fabs(u - h->centre[best]))
+            best = i;
+    return best;
+}
+
+static void enqueue(void *state, const struct pol_view *v, uint32_t job)
+{
+    struct horus *h = state;
+    if (!h->ready)
+        setup(h, v);
+    double u = mdl_perf_pred_util(v->perf, job);
+    struct hheap *q = &h->q[queue_of(h, u)];
+    hpush(q, (struct hitem){ u, job });
+    q->sum_since += (double)v->rt[job].queued_since;
+    h->size++;
+}
+
+static void started(void *state, const struct pol_view *v, uint32_t job)
+{
+    struct horus *h = state;
+    double u = 100 * mdl_perf_pred_util(v->perf, job);
+    for (uint32_t i = 0; i < v->jobs[job].num_gpus; i++)
+        h->pu[v->rt[job].gpus[i]] += u;
+}
+
+static void finished(void *state, const struct pol_view *v, uint32_t job)
+{
+    struct horus *h = state;
+    double u = 100 * mdl_perf_pred_util(v->perf, job);
+    for (uint32_t i = 0; i < v->jobs[job].num_gpus; i++) {
+        uint32_t g = v->rt[job].gpus[i];
+        h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
+    }
+}
+
+/* ------------------------------------------------------------ placement */
+
+static double job_mem(const struct pol_view *v, uint32_t j)
+{
+    double m = v->perf->mem[j];
+    return m > 0 ? m : 0;
+}
+
+/* Device cost of job j (util u percent, mem m GB) on GPU g, or INFINITY
+ * when g is no candidate. */
+static double device_cost(const struct horus *h, const struct pol_view *v,
+                          uint32_t g, double u, double m)
+{
+    const struct cluster *c = v->clu;
+    uint32_t r = v->nocc[g];
+    double cap = c->types[c->nodes[c->gpu_node[g]].type].memory_gb;
+    if (r >= h->max_per_gpu || r >= v->max_share)
+        return INFINITY;
+    if (cap > 0 && (r ? v->mem_used[g] + m > cap - h->mem_reserve : m > cap))
+        return INFINITY;
+    double s = h->pu[g] + u - 100;
+    double mem = cap > 0 ? (v->mem_used[g] + m) / cap : 0;
+    return h->w_mem * mem + (s > 0 ? h->w_over * s : -s) / 100 + r;
+}
+
+struct plan {
+    uint32_t nodes;
+    double anchor_cost;
+    uint32_t anchor, type;
+};
+
+static bool plan_better(const struct plan *a, const struct plan *b)
+{
+    if (a->nodes != b->nodes)
+        return a->nodes < b->nodes;
+    if (a->anchor_cost != b->anchor_cost)
+        return a->anchor_cost < b->anchor_cost;
+    return false;       /* earlier type (fastest first), earlier anchor */
+}
+
+static const double *sort_cost;  /* qsort context (single-threaded) */
+
+static int by_cost(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    if (sort_cost[a] != sort_cost[b])
+        return sort_cost[a] < sort_cost[b] ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+static int by_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Takes node nd's candidate GPUs cheapest first into out (up to want). */
+static uint32_t fill_node(struct horus *h, uint32_t nd, uint32_t want,
+                          uint32_t *out)
+{
+    const struct clu_node *n = &h->c->nodes[nd];
+    uint32_t g[64], k = 0;
+    for (uint32_t i = 0; i < n->ngpus; i++)
+        if (h->gcost[n->first_gpu + i] < INFINITY)
+            g[k++] = n->first_gpu + i;
+    sort_cost = h->gcost;
+    qsort(g, k, sizeof *g, by_cost);
+    if (k > want)
+        k = want;
+    memcpy(out, g, k * sizeof *g);
+    return k;
+}
+
+/* The full Horus plan for j on type t; writes it to h->plan and returns
+ * its measure (nodes = 0: none). */
+static struct plan plan_type(struct horus *h, const struct pol_view *v,
+                             uint32_t j, uint32_t t)
+{
+    const struct cluster *c = v->clu;
+    uint32_t g = v->jobs[j].num_gpus, nn = h->ntnodes[t];
+    const uint32_t *nodes = h->tnodes[t];
+    double u = 100 * mdl_perf_pred_util(v->perf, j), m = job_mem(v, j);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < nn; i++) {
+        const struct clu_node *n = &c->nodes[nodes[i]];
+        double best = INFINITY;
+        uint32_t cnt = 0;
+        for (uint32_t k = 0; k < n->ngpus; k++) {
+            uint32_t gpu = n->first_gpu + k;
+            double x = device_cost(h, v, gpu, u, m);
+            h->gcost[gpu] = x;
+            if (x < INFINITY) {
+                cnt++;
+                if (x < best)
+                    best = x;
+            }
+        }
+        h->ncost[nodes[i]] = best;
+        h->ncand[nodes[i]] = cnt;
+        total += cnt;
+    }
+    struct plan none = { 0, 0, SIM_NONE, t };
+    if (total < g)
+        return none;
+    /* nodes with candidates, by minimum cost then index */
+    uint32_t no = 0;
+    for (uint32_t i = 0; i < nn; i++)
+        if (h->ncand[nodes[i]])
+            h->order[no++] = nodes[i];
+    sort_cost = h->ncost;
+    qsort(h->order, no, sizeof *h->order, by_cost);
+    struct plan best = none;
+    uint32_t na = h->anchors < no ? h->anchors : no;
+    for (uint32_t a = 0; a < na; a++) {
+        uint32_t anchor = h->order[a], got = 0, used = 0;
+        uint32_t rack = c->nodes[anchor].rack;
+        uint32_t *out = h->best;        /* candidate plan, then kept */
+        got += fill_node(h, anchor, g, out);
+        used++;
+        for (int pass = 0; pass < 2 && got < g; pass++)
+            for (uint32_t i = 0; i < no && got < g; i++) {
+                uint32_t nd = h->order[i];
+                if (nd == anchor || (c->nodes[nd].rack == rack) != (pass == 0))
+                    continue;
+                uint32_t k = fill_node(h, nd, g - got, out + got);
+                got += k;
+                used += k > 0;
+            }
+        if (got < g)
+            continue;
+        struct plan p = { used, h->ncost[anchor], anchor, t };
+        if (best.nodes == 0 || plan_better(&p, &best)) {
+            best = p;
+            memcpy(h->plan, out, g * sizeof *out);
+        }
+    }
+    return best;
+}
+
+/* GPUs for job j into out (sorted).  Fast path: free GPUs through the
+ * shared placement, on the type with the lowest exclusive cost. */
+static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
+                  uint32_t *out)
+{
+    const struct cluster *c = v->clu;
+    uint32_t g = v->jobs[j].num_gpus, req = v->rt[j].req_type;
+    double u = 100 * mdl_perf_pred_util(v->perf, j), m = job_mem(v, j);
+    /* exclusive on one node: cost w_mem * m / cap + (100 - u) / 100, by
+     * type (a gang larger than a node plans racks: the full plan) */
+    uint32_t bt = SIM_NONE;
+    double bc = INFINITY;
+    for (uint32_t i = 0; i < c->ntypes; i++) {
+        uint32_t t = c->type_order[i];
+        double cap = c->types[t].memory_gb;
+        if ((req != SIM_NONE && t != req) || (cap > 0 && m > cap) ||
+            g > h->max_node[t])
+            continue;
+        if (!plc_find(c, g, t, h->mode, NULL, NULL))
+            continue;
+        double x = (cap > 0 ? h->w_mem * m / cap : 0) + (100 - u) / 100;
+        if (x < bc)
+            bc = x, bt = t;
+    }
+    if (bt != SIM_NONE)
+        return plc_find(c, g, bt, h->mode, NULL, out);
+    struct plan best = { 0, 0, SIM_NONE, SIM_NONE };
+    for (uint32_t i = 0; i < c->ntypes; i++) {
+        uint32_t t = c->type_order[i];
+        if (req != SIM_NONE && t != req)
+            continue;
+        struct plan p = plan_type(h, v, j, t);
+        if (p.nodes && (best.nodes == 0 || plan_better(&p, &best))) {
+            best = p;
+            memcpy(out, h->plan, g * sizeof *out);
+        }
+    }
+    if (!best.nodes)
+        return false;
+    qsort(out, g, sizeof *out, by_u32);
+    return true;
+}
+
+/* ------------------------------------------------------------ schedule */
+
+/* One look-ahead pass over queue q: starts the first of its first
+ * `lookahead` jobs that can be placed.  1 started, 0 none, <0 error. */
+static int try_queue(struct horus *h, struct hheap *q, const struct pol_view *v,
+                     struct pol_ctx *x, uint32_t *gpus)
+{
+    uint32_t k = 0;
+    int rc = 0;
+    while (k < h->lookahead && q->n)
+        h->peek[k++] = hpop(q);
+    uint32_t i = 0;
+    for (; i < k; i++) {
+        uint32_t j = h->peek[i].job;
+        if (!place(h, v, j, gpus))
+            continue;
+        q->sum_since -= (double)v->rt[j].queued_since;
+        h->size--;
+        bool shared = false;
+        for (uint32_t a = 0; a < v->jobs[j].num_gpus; a++)
+            shared |= v->nocc[gpus[a]] > 0;
+        rc = shared ? pol_colocate(x, j, gpus) : pol_start(x, j, gpus);
+        rc = rc ? rc : 1;
+        break;
+    }
+    for (uint32_t a = 0; a < k; a++)
+        if (a != i)
+            hpush(q, h->peek[a]);
+    return rc;
+}
+
+static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
+{
+    struct horus *h = state;
+    if (!h->size)
+        return;
+    uint32_t *gpus = h->gbuf, order[64];
+    for (;;) {
+        /* queues by credit = length x mean pending time, highest first */
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < h->nq; i++)
+            if (h->q[i].n)
+                order[n++] = i;
+        for (uint32_t a = 1; a < n; a++)
+            for (uint32_t b = a; b > 0; b--) {
+                const struct hheap *p = &h->q[order[b - 1]], *q = &h->q[order[b]];
+                double cp = (double)p->n * ((double)v->now - p->sum_since / (double)p->n);
+                double cq = (double)q->n * ((double)v->now - q->sum_since / (double)q->n);
+                if (cq <= cp)
+                    break;
+                uint32_t t = order[b];
+                order[b] = order[b - 1];
+                order[b - 1] = t;
+            }
+        int rc = 0;
+        for (uint32_t i = 0; i < n && rc == 0; i++)
+            rc = try_queue(h, &h->q[order[i]], v, x, gpus);
+        if (rc <= 0)
+            break;
+    }
+}
+
+static uint32_t queued(void *state)
+{
+    return (uint32_t)((struct horus *)state)->size;
+}
+
+/* Jobs whose memory exceeds every allowed type's capacity can never run. */
+static bool admit(void *state, const struct pol_view *v, uint32_t j)
+{
+    (void)state;
+    const struct cluster *c = v->clu;
+    double m = job_mem(v, j);
+    for (uint32_t t = 0; t < c->ntypes; t++)
+        if ((v->rt[j].req_type == SIM_NONE || t == v->rt[j].req_type) &&
+            (c->types[t].memory_gb <= 0 || m <= c->types[t].memory_gb))
+            return true;
+    return false;
+}
+
+static const struct pol_opt horus_opts[] = {
+    { "lookahead", "5", "jobs looked at, in queue order, for the first that fits" },
+    { "max_per_gpu", "3", "jobs one GPU may hold (Horus's resident limit)" },
+    { "mem_reserve", "0.5", "GB a shared GPU keeps free (Horus: 500 MiB)" },
+    { "w_mem", "1.3", "weight of the memory term of the device cost" },
+    { "w_over", "1.6", "weight of utilization overshoot past 100 % (undershoot: 1)" },
+    { "anchors", "3", "candidate anchor nodes for a gang's plan" },
+    { "variant", "base", "base: one queue; plus: Horus+ k-means queues with credits" },
+    { "queues", "3", "variant=plus: number of utilization queues" },
+    { NULL, NULL, NULL },
+};
+
+const struct policy pol_horus = {
+    .name = "horus",
+    .summary = "Horus: lowest predicted utilization first, co-location by "
+               "device cost (non-preemptive)",
+    .blocking = "the next `lookahead` jobs in order are tried and the first "
+                "that can be placed (alone or sharing GPUs) starts",
+    .opts = horus_opts,
+    .create = create,
+    .destroy = destroy,
+    .admit = admit,
+    .enqueue = enqueue,
+    .started = started,
+    .finished = finished,
+    .schedule = schedule,
+    .queued = queued,
+};
