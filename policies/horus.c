@@ -81,6 +81,8 @@ struct horus {
     uint32_t **tnodes;          /* [ntypes] nodes of each type */
     uint32_t *ntnodes;
     uint32_t *max_node;         /* [ntypes] largest node */
+    uint32_t limit;             /* min(max_per_gpu, the run's max_share) */
+    uint32_t *open;             /* [ntypes] GPUs holding < limit jobs */
     /* scratch */
     double *ncost;              /* [nnodes] minimum candidate cost */
     uint32_t *ncand;            /* [nnodes] candidate GPUs */
@@ -186,6 +188,7 @@ static void destroy(void *state)
     free(h->tnodes);
     free(h->ntnodes);
     free(h->max_node);
+    free(h->open);
     free(h->ncost);
     free(h->ncand);
     free(h->order);
@@ -250,6 +253,10 @@ static void setup(struct horus *h, const struct pol_view *v)
         h->tnodes[t] = xrealloc(h->tnodes[t], (h->ntnodes[t] + 1) * sizeof(uint32_t));
         h->tnodes[t][h->ntnodes[t]++] = nd;
     }
+    h->limit = h->max_per_gpu < v->max_share ? h->max_per_gpu : v->max_share;
+    h->open = xcalloc(c->ntypes, sizeof *h->open);
+    for (uint32_t t = 0; t < c->ntypes; t++)
+        h->open[t] = c->types[t].total_gpus;
     h->max_node = xcalloc(c->ntypes, sizeof *h->max_node);
     for (uint32_t nd = 0; nd < c->nnodes; nd++)
         if (c->nodes[nd].ngpus > h->max_node[c->nodes[nd].type])
@@ -291,8 +298,11 @@ static void started(void *state, const struct pol_view *v, uint32_t job)
 {
     struct horus *h = state;
     double u = 100 * mdl_perf_pred_util(v->perf, job);
-    for (uint32_t i = 0; i < v->jobs[job].num_gpus; i++)
-        h->pu[v->rt[job].gpus[i]] += u;
+    for (uint32_t i = 0; i < v->jobs[job].num_gpus; i++) {
+        uint32_t g = v->rt[job].gpus[i];
+        h->pu[g] += u;
+        h->open[v->rt[job].type] -= v->nocc[g] == h->limit;
+    }
 }
 
 static void finished(void *state, const struct pol_view *v, uint32_t job)
@@ -302,6 +312,7 @@ static void finished(void *state, const struct pol_view *v, uint32_t job)
     for (uint32_t i = 0; i < v->jobs[job].num_gpus; i++) {
         uint32_t g = v->rt[job].gpus[i];
         h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
+        h->open[v->rt[job].type] += (uint32_t)v->nocc[g] + 1 == h->limit;
     }
 }
 
@@ -473,8 +484,8 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
     struct plan best = { 0, 0, SIM_NONE, SIM_NONE };
     for (uint32_t i = 0; i < c->ntypes; i++) {
         uint32_t t = c->type_order[i];
-        if (req != SIM_NONE && t != req)
-            continue;
+        if ((req != SIM_NONE && t != req) || h->open[t] < g)
+            continue;       /* not enough GPUs with room: no plan */
         struct plan p = plan_type(h, v, j, t);
         if (p.nodes && (best.nodes == 0 || plan_better(&p, &best))) {
             best = p;
