@@ -306,11 +306,15 @@ static int cmd_trace(int argc, char **argv)
         return trc_cmd_gen(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "stats"))
         return trc_cmd_stats(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "annotate"))
+        return trc_cmd_annotate(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "--help")) {
-        puts("usage: dlsim trace gen|stats ... (see dlsim trace gen --help)");
+        puts("usage: dlsim trace gen|stats|annotate ... (see dlsim trace gen "
+             "--help, dlsim trace annotate --help)");
         return 0;
     }
-    return usage_error("trace", "expected a subcommand: gen or stats");
+    return usage_error("trace", "expected a subcommand: gen, stats or "
+                       "annotate");
 }
 
 static const char main_help[] =
@@ -320,6 +324,7 @@ static const char main_help[] =
     "  demo       compare the policies on a generated Philly-like workload\n"
     "  trace gen  generate a seeded synthetic workload\n"
     "  trace stats  describe a trace and its offered load on a cluster\n"
+    "  trace annotate  add seeded deadlines, models, util, memory to a trace\n"
     "  policies   list the policies and their options\n"
     "  fit        convert measurements; fit slowdown and utilization models\n"
     "\n"

@@ -30,10 +30,15 @@
  *
  * GPU counts larger than the whole cluster (c->ngpus) could never run;
  * they are dropped from the distribution and the rest renormalized.
+ *
+ * Also here, shared with `trace annotate` (annotate.c): the text syntax and
+ * quantile functions of struct trc_dist, and the seeds of the streams
+ * (trc_stream_seed), so that both tools draw a component the same way.
  */
 #include "traces/trace.h"
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
@@ -125,11 +130,113 @@ static int philly_class(uint32_t g)
 
 /* -------------------------------------------------------- distributions */
 
-enum dkind { D_CONST, D_EXP, D_LOGNORMAL, D_UNIFORM, D_PHILLY };
+/* The syntax and quantile functions of struct trc_dist are shared with
+ * `trace annotate` (annotate.c) and live here, next to their first user;
+ * the Philly tables are the generator's own. */
 
+/* Splits "a,b" of n numbers; 0 or -1. */
+static int parse_numbers(const char *s, double *v, int n)
+{
+    char buf[128];
+    if (strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    char *p = buf;
+    for (int i = 0; i < n; i++) {
+        char *c = strchr(p, ',');
+        if ((c != NULL) != (i < n - 1))
+            return -1;
+        if (c)
+            *c = '\0';
+        if (sim_parse_double(p, &v[i]) < 0)
+            return -1;
+        if (c)
+            p = c + 1;
+    }
+    return 0;
+}
+
+int trc_dist_parse(const char *spec, struct trc_dist *d)
+{
+    double v[2];
+    memset(d, 0, sizeof *d);
+    if (!strncmp(spec, "const:", 6)) {
+        d->kind = TRC_DIST_CONST;
+        if (parse_numbers(spec + 6, v, 1) < 0 || v[0] <= 0)
+            return -1;
+        d->a = v[0];
+    } else if (!strncmp(spec, "exp:", 4)) {
+        d->kind = TRC_DIST_EXP;
+        if (parse_numbers(spec + 4, v, 1) < 0 || v[0] <= 0)
+            return -1;
+        d->a = v[0];
+    } else if (!strncmp(spec, "lognormal:", 10)) {
+        d->kind = TRC_DIST_LOGNORMAL;
+        if (parse_numbers(spec + 10, v, 2) < 0 || v[1] < 0 ||
+            fabs(v[0]) > 50 || v[1] > 20)
+            return -1;
+        d->a = v[0];
+        d->b = v[1];
+    } else if (!strncmp(spec, "uniform:", 8)) {
+        d->kind = TRC_DIST_UNIFORM;
+        if (parse_numbers(spec + 8, v, 2) < 0 || v[0] < 0 || v[1] < v[0] ||
+            v[1] <= 0)
+            return -1;
+        d->a = v[0];
+        d->b = v[1];
+    } else if (!strncmp(spec, "beta:", 5)) {
+        d->kind = TRC_DIST_BETA;
+        if (parse_numbers(spec + 5, v, 2) < 0 || !(v[0] >= 0.01) ||
+            !(v[1] >= 0.01) || v[0] > 1e4 || v[1] > 1e4)
+            return -1;
+        d->a = v[0];
+        d->b = v[1];
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+/* The Beta(a, b) quantile at u.  gsl_cdf_beta_Pinv's Newton iteration
+ * can fail to converge for skewed shapes; with GSL's handler off (STYLE
+ * 9; its default aborts) it then returns NaN, and we fall back to
+ * bisection on the CDF, which is monotone: 64 halvings of [0, 1] are
+ * finer than a double's spacing near 1 (2^-53). */
+static double beta_quantile(double a, double b, double u)
+{
+    gsl_set_error_handler_off();
+    double x = gsl_cdf_beta_Pinv(u, a, b);
+    if (x >= 0 && x <= 1)
+        return x;
+    double lo = 0, hi = 1;
+    for (int k = 0; k < 64; k++) {
+        double m = (lo + hi) / 2;
+        if (gsl_cdf_beta_P(m, a, b) < u)
+            lo = m;
+        else
+            hi = m;
+    }
+    return (lo + hi) / 2;
+}
+
+double trc_dist_quantile(const struct trc_dist *d, double u)
+{
+    switch (d->kind) {
+    case TRC_DIST_CONST:     return d->a;
+    case TRC_DIST_EXP:       return -d->a * log1p(-u);
+    case TRC_DIST_LOGNORMAL:
+        return exp(d->a + d->b * gsl_cdf_ugaussian_Pinv(u));
+    case TRC_DIST_UNIFORM:   return d->a + (d->b - d->a) * u;
+    case TRC_DIST_BETA:      return beta_quantile(d->a, d->b, u);
+    }
+    dl_assert_fail("bad distribution kind", __FILE__, __LINE__);
+}
+
+/* A duration distribution: the Philly tables, or a trc_dist (not beta),
+ * clamped to [lo, hi] seconds. */
 struct ddist {
-    enum dkind kind;
-    double a, b;                /* parameters, see parse_duration */
+    bool philly;
+    struct trc_dist f;
     double lo, hi;              /* clamp, seconds */
 };
 
@@ -178,14 +285,8 @@ static double philly_mean(int cls, double lo, double hi)
 /* One duration (s) for a job of g GPUs from the uniform u in (0, 1). */
 static double draw_duration(const struct ddist *d, uint32_t g, double u)
 {
-    double x;
-    switch (d->kind) {
-    case D_CONST:     x = d->a; break;
-    case D_EXP:       x = -d->a * log1p(-u); break;
-    case D_LOGNORMAL: x = exp(d->a + d->b * gsl_cdf_ugaussian_Pinv(u)); break;
-    case D_UNIFORM:   x = d->a + (d->b - d->a) * u; break;
-    default:          x = philly_quantile(philly_class(g), u); break;
-    }
+    double x = d->philly ? philly_quantile(philly_class(g), u)
+                         : trc_dist_quantile(&d->f, u);
     return clampd(x, d->lo, d->hi);
 }
 
@@ -193,13 +294,15 @@ static double draw_duration(const struct ddist *d, uint32_t g, double u)
 static double mean_duration(const struct ddist *d, uint32_t g)
 {
     double lo = d->lo, hi = d->hi;
-    switch (d->kind) {
-    case D_CONST:
-        return clampd(d->a, lo, hi);
-    case D_EXP:         /* lo + integral_lo^hi of the survival function */
-        return lo + d->a * (exp(-lo / d->a) - exp(-hi / d->a));
-    case D_LOGNORMAL: {
-        double mu = d->a, s = d->b;
+    if (d->philly)
+        return philly_mean(philly_class(g), lo, hi);
+    switch (d->f.kind) {
+    case TRC_DIST_CONST:
+        return clampd(d->f.a, lo, hi);
+    case TRC_DIST_EXP:  /* lo + integral_lo^hi of the survival function */
+        return lo + d->f.a * (exp(-lo / d->f.a) - exp(-hi / d->f.a));
+    case TRC_DIST_LOGNORMAL: {
+        double mu = d->f.a, s = d->f.b;
         if (s == 0)
             return clampd(exp(mu), lo, hi);
         double zl = (log(lo) - mu) / s, zh = (log(hi) - mu) / s;
@@ -211,8 +314,8 @@ static double mean_duration(const struct ddist *d, uint32_t g)
         return lo * gsl_cdf_ugaussian_P(zl) + part +
                hi * gsl_cdf_ugaussian_Q(zh);
     }
-    case D_UNIFORM: {
-        double A = d->a, B = d->b;
+    case TRC_DIST_UNIFORM: {
+        double A = d->f.a, B = d->f.b;
         if (B == A)
             return clampd(A, lo, hi);
         double ul = clampd((lo - A) / (B - A), 0, 1);
@@ -220,71 +323,25 @@ static double mean_duration(const struct ddist *d, uint32_t g)
         return lo * ul + A * (uh - ul) + (B - A) * (uh * uh - ul * ul) / 2 +
                hi * (1 - uh);
     }
-    default:
-        return philly_mean(philly_class(g), lo, hi);
+    case TRC_DIST_BETA:
+        break;
     }
-}
-
-/* Splits "a,b" of n numbers after the prefix; 0 or -1. */
-static int parse_numbers(const char *s, double *v, int n)
-{
-    char buf[128];
-    if (strlen(s) >= sizeof buf)
-        return -1;
-    strcpy(buf, s);
-    char *p = buf;
-    for (int i = 0; i < n; i++) {
-        char *c = strchr(p, ',');
-        if ((c != NULL) != (i < n - 1))
-            return -1;
-        if (c)
-            *c = '\0';
-        if (sim_parse_double(p, &v[i]) < 0)
-            return -1;
-        if (c)
-            p = c + 1;
-    }
-    return 0;
+    dl_assert_fail("beta durations are rejected by parse_duration",
+                   __FILE__, __LINE__);
 }
 
 static int parse_duration(const char *spec, double max_s, struct ddist *d,
                           struct dl_error *err)
 {
-    double v[2];
     memset(d, 0, sizeof *d);
     d->lo = 1;
     d->hi = max_s > 0 ? fmin(max_s, GEN_MAX_DURATION_S) : GEN_MAX_DURATION_S;
     if (!strcmp(spec, "philly")) {
-        d->kind = D_PHILLY;
-    } else if (!strncmp(spec, "const:", 6)) {
-        d->kind = D_CONST;
-        if (parse_numbers(spec + 6, v, 1) < 0 || v[0] <= 0)
-            goto bad;
-        d->a = v[0];
-    } else if (!strncmp(spec, "exp:", 4)) {
-        d->kind = D_EXP;
-        if (parse_numbers(spec + 4, v, 1) < 0 || v[0] <= 0)
-            goto bad;
-        d->a = v[0];
-    } else if (!strncmp(spec, "lognormal:", 10)) {
-        d->kind = D_LOGNORMAL;
-        if (parse_numbers(spec + 10, v, 2) < 0 || v[1] < 0 ||
-            fabs(v[0]) > 50 || v[1] > 20)
-            goto bad;
-        d->a = v[0];
-        d->b = v[1];
-    } else if (!strncmp(spec, "uniform:", 8)) {
-        d->kind = D_UNIFORM;
-        if (parse_numbers(spec + 8, v, 2) < 0 || v[0] < 0 || v[1] < v[0] ||
-            v[1] <= 0)
-            goto bad;
-        d->a = v[0];
-        d->b = v[1];
-    } else {
-        goto bad;
+        d->philly = true;
+        return 0;
     }
-    return 0;
-bad:
+    if (trc_dist_parse(spec, &d->f) == 0 && d->f.kind != TRC_DIST_BETA)
+        return 0;
     return dl_fail(err, "", 0, 0, "bad duration distribution '%.100s': "
                    "expected const:V, exp:MEAN, lognormal:MU,SIGMA (of ln "
                    "seconds, |MU| <= 50, 0 <= SIGMA <= 20), uniform:LO,HI "
@@ -389,13 +446,20 @@ static uint32_t draw_gpus(const struct gdist *g, double u)
 
 /* -------------------------------------------------------------- streams */
 
-enum stream { S_ARRIVAL, S_GPUS, S_DURATION, S_DEADLINE, S_MODEL, NSTREAMS };
+/* The generator's streams are the first five of enum trc_stream; the
+ * rest belong to `trace annotate`. */
+enum { S_ARRIVAL = TRC_S_ARRIVAL, S_GPUS = TRC_S_GPUS,
+       S_DURATION = TRC_S_DURATION, S_DEADLINE = TRC_S_DEADLINE,
+       S_MODEL = TRC_S_MODEL, NSTREAMS = TRC_S_MODEL + 1 };
 
-/* Arbitrary, distinct, fixed forever: changing one changes traces. */
-static const uint64_t stream_salt[NSTREAMS] = {
+/* Arbitrary, distinct, fixed forever: changing one changes traces.
+ * (ASCII: "arrivls1", "gpu-cnt2", "duratio3", "deadlin4", "model--5",
+ * "util---6", "memgb--7".) */
+static const uint64_t stream_salt[TRC_NSTREAMS] = {
     UINT64_C(0x61727269766c7331), UINT64_C(0x6770752d636e7432),
     UINT64_C(0x6475726174696f33), UINT64_C(0x646561646c696e34),
-    UINT64_C(0x6d6f64656c2d2d35),
+    UINT64_C(0x6d6f64656c2d2d35), UINT64_C(0x7574696c2d2d2d36),
+    UINT64_C(0x6d656d67622d2d37),
 };
 
 static uint64_t splitmix64(uint64_t x)
@@ -406,13 +470,19 @@ static uint64_t splitmix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-static gsl_rng *stream_new(uint64_t seed, enum stream s)
+unsigned long trc_stream_seed(uint64_t seed, enum trc_stream s)
+{
+    DL_ASSERT((unsigned)s < TRC_NSTREAMS);
+    uint64_t x = splitmix64(seed ^ stream_salt[s]);
+    /* mt19937 takes 32 bits of seed: fold the 64 */
+    return (unsigned long)((x ^ (x >> 32)) & 0xffffffffu);
+}
+
+static gsl_rng *stream_new(uint64_t seed, enum trc_stream s)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     DL_ASSERT(r);
-    uint64_t x = splitmix64(seed ^ stream_salt[s]);
-    /* mt19937 takes 32 bits of seed: fold the 64 */
-    gsl_rng_set(r, (unsigned long)((x ^ (x >> 32)) & 0xffffffffu));
+    gsl_rng_set(r, trc_stream_seed(seed, s));
     return r;
 }
 
@@ -525,7 +595,7 @@ int trc_generate(const struct trc_gen_opts *o, const struct cluster *c,
     }
     gsl_rng *rs[NSTREAMS];
     for (int s = 0; s < NSTREAMS; s++)
-        rs[s] = stream_new(o->seed, (enum stream)s);
+        rs[s] = stream_new(o->seed, (enum trc_stream)s);
 
     simtime_t now = 0;
     char id[16];

@@ -59,11 +59,44 @@ void trc_free(struct trace *t);
  * Atomic: a temporary file renamed into place.  0 or DL_EIO. */
 int trc_write(const struct trace *t, const char *path, struct dl_error *err);
 
+/* -------------------------------------------------------- distributions */
+
+/* A distribution of one positive per-job quantity, from text; the syntax
+ * shared by `trace gen` (durations, in seconds) and `trace annotate`
+ * (util, mem_gb):
+ *   "const:V"            V > 0
+ *   "exp:MEAN"           MEAN > 0
+ *   "lognormal:MU,SIGMA" of ln units, |MU| <= 50, 0 <= SIGMA <= 20
+ *   "uniform:LO,HI"      0 <= LO <= HI, HI > 0
+ *   "beta:A,B"           on [0, 1], 0.01 <= A, B <= 10000 (annotate only)
+ * Every family is drawn by inversion: one uniform per value. */
+enum trc_dist_kind {
+    TRC_DIST_CONST, TRC_DIST_EXP, TRC_DIST_LOGNORMAL, TRC_DIST_UNIFORM,
+    TRC_DIST_BETA,
+};
+struct trc_dist {
+    enum trc_dist_kind kind;
+    double a, b;                /* parameters in the order written */
+};
+/* 0, or -1 when spec is none of the above (the caller words the error). */
+int trc_dist_parse(const char *spec, struct trc_dist *d);
+/* The quantile function at u in (0, 1), unclamped. */
+double trc_dist_quantile(const struct trc_dist *d, double u);
+
+/* The seeded random streams of the trace tools, one per component
+ * (STYLE 13).  A stream is a GSL mt19937 seeded with
+ * trc_stream_seed(seed, component); the values are fixed forever, since
+ * changing one changes every trace made with that seed. */
+enum trc_stream {
+    TRC_S_ARRIVAL, TRC_S_GPUS, TRC_S_DURATION, TRC_S_DEADLINE, TRC_S_MODEL,
+    TRC_S_UTIL, TRC_S_MEM, TRC_NSTREAMS,
+};
+unsigned long trc_stream_seed(uint64_t seed, enum trc_stream s);
+
 /* ------------------------------------------------------------ generator */
 
-/* A distribution of positive values, chosen by name:
- *   "const:V", "exp:MEAN", "lognormal:MU,SIGMA" (of ln seconds),
- *   "uniform:LO,HI", "philly" (the built-in empirical default). */
+/* The duration distribution is a struct trc_dist spec other than beta
+ * (in seconds), or "philly" (the built-in empirical default). */
 struct trc_gen_opts {
     uint32_t njobs;
     double load;                /* target offered load on the cluster */
@@ -89,12 +122,58 @@ double trc_offered_load(const struct trace *t, const struct cluster *c);
 /* (The span is last submit - first submit; NAN when it is zero or the
  * cluster has no capacity.) */
 
+/* ------------------------------------------------------------ annotate */
+
+/* Fills the optional per-job fields policies and models need (deadline,
+ * model, util, mem_gb) into an existing trace, seeded.  See annotate.c
+ * for the draws and their independence. */
+struct trc_annot_opts {
+    uint64_t seed;
+    double deadline_lo, deadline_hi; /* slack range; lo 0 = leave deadlines
+                                      * alone, hi 0 = lo */
+    double deadline_frac;       /* fraction of jobs given a deadline */
+    const char *models;         /* "a,b,c" or "a:W,b:W,..."; NULL = leave */
+    const char *util;           /* distribution (struct trc_dist), clamped
+                                 * to [0.01, 1]; NULL = leave */
+    const char *mem;            /* distribution of GB per GPU, clamped to
+                                 * [0, 1e6]; NULL = leave */
+    bool overwrite;             /* redraw fields that already hold a value */
+};
+
+/* The annotated fields, in the order of struct trc_annot_stats. */
+enum { TRC_A_DEADLINE, TRC_A_MODEL, TRC_A_UTIL, TRC_A_MEM, TRC_NANNOT };
+extern const char *const trc_annot_name[TRC_NANNOT]; /* column names */
+
+/* What trc_annotate did to one field, over the jobs. */
+struct trc_annot_count {
+    bool asked;                 /* the option was given */
+    uint32_t filled;            /* set by this call (new or replaced) */
+    uint32_t kept;              /* held a value, left alone */
+    uint32_t replaced;          /* held a value, overwritten (in filled) */
+    uint32_t cleared;           /* held a deadline, removed: overwrite and
+                                 * not drawn by deadline_frac */
+};
+struct trc_annot_stats {
+    struct trc_annot_count f[TRC_NANNOT];
+};
+
+void trc_annot_defaults(struct trc_annot_opts *o);
+/* Checks o without a trace: 0 or DL_EINPUT naming the bad option. */
+int trc_annot_check(const struct trc_annot_opts *o, struct dl_error *err);
+/* Annotates t in place (drawn model names go into t's arena); st may be
+ * NULL.  0, or DL_EINPUT (bad options) with t unchanged. */
+int trc_annotate(const struct trc_annot_opts *o, struct trace *t,
+                 struct trc_annot_stats *st, struct dl_error *err);
+
 /* ------------------------------------------------------- command line */
 
 /* `dlsim trace gen ...` and `dlsim trace stats ...`: argv[0] is the
- * subcommand name ("gen" / "stats").  Return the process exit status
- * (0; 2 bad usage or input, the message on stderr; 1 I/O failure). */
+ * subcommand name ("gen" / "stats" / "annotate").  Return the process
+ * exit status (0; 2 bad usage or input, the message on stderr; 1 I/O
+ * failure). */
 int trc_cmd_gen(int argc, char **argv);
 int trc_cmd_stats(int argc, char **argv);
+/* `dlsim trace annotate IN -o OUT [options]`, same conventions. */
+int trc_cmd_annotate(int argc, char **argv);
 
 #endif
