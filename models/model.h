@@ -457,10 +457,12 @@ int mdl_rt_cmd_fit(int argc, char **argv);
  * rate by the slowdown model's factor; a job on several GPUs advances at
  * the pace of its slowest GPU.
  *
- * Predictions (what policies see): runtime from the roofline alone (or the
- * truth with predict.runtime: oracle), utilization from the regressor over
- * the zoo's graph features (or the truth), each times a seeded lognormal
- * noise factor exp(sigma z) drawn per job.
+ * Predictions (what policies see): runtime from the runtime model (an
+ * offline profile where measured, the roofline elsewhere: the same as the
+ * truth) or, with predict.runtime: roofline, from the roofline alone (jobs
+ * never profiled); utilization from the regressor over the zoo's graph
+ * features (or the truth); each times a seeded lognormal noise factor
+ * exp(sigma z) drawn per job.
  */
 #define MDL_MAX_SHARE 16        /* jobs one GPU can ever hold */
 
@@ -475,7 +477,10 @@ struct mdl_spec {
     struct mdl_zoo zoo;         /* read by mdl_spec_finish when zoo_on */
     struct mdl_util_params util;
     uint32_t max_share;         /* jobs per GPU, 1..MDL_MAX_SHARE */
-    bool rt_oracle, util_oracle;/* predictions = truth (before noise) */
+    bool rt_roofline;           /* predicted runtime: the roofline alone
+                                   (default: the runtime model, as the
+                                   truth, before noise) */
+    bool util_oracle;           /* predicted util = truth (before noise) */
     double rt_noise, util_noise;/* lognormal sigmas, >= 0 */
 };
 void mdl_spec_init(struct mdl_spec *s);

@@ -132,12 +132,22 @@ static int load_predict(struct yload *L, const yaml_node_t *n,
         if (rc)
             return rc;
         const char *val = yl_scalar(v);
-        if (!strcmp(key, "runtime") || !strcmp(key, "util")) {
-            bool *o = key[0] == 'r' ? &s->rt_oracle : &s->util_oracle;
+        if (!strcmp(key, "runtime")) {
+            /* model: the runtime model the truth uses (an offline profile
+             * where measured); roofline: the roofline alone (jobs never
+             * profiled); oracle: the same as model */
+            if (val && (!strcmp(val, "model") || !strcmp(val, "oracle")))
+                s->rt_roofline = false;
+            else if (val && !strcmp(val, "roofline"))
+                s->rt_roofline = true;
+            else
+                return yl_fail(L, v, "%s: expected 'model', 'roofline' or "
+                               "'oracle'", key);
+        } else if (!strcmp(key, "util")) {
             if (val && !strcmp(val, "model"))
-                *o = false;
+                s->util_oracle = false;
             else if (val && !strcmp(val, "oracle"))
-                *o = true;
+                s->util_oracle = true;
             else
                 return yl_fail(L, v, "%s: expected 'model' or 'oracle'", key);
         } else if (!strcmp(key, "runtime_noise"))
@@ -425,7 +435,7 @@ static void class_rates(struct mdl_perf *p, const struct mdl_spec *s,
                 }
                 if (!(r > 0))
                     r = c->types[t].speed;
-                if (!(pr > 0) || s->rt_oracle)
+                if (!(pr > 0) || !s->rt_roofline)
                     pr = r;
                 p->ratio[at] = r;
                 p->pratio[at] = pr;

@@ -477,9 +477,10 @@ Test(models, predictions_noise_is_seeded_and_sized)
     clu_free(&c);
 }
 
-/* The predicted runtime on another type follows the roofline, not the
- * measured table the engine uses. */
-Test(models, predicted_runtime_is_the_roofline)
+/* With predict.runtime: roofline, the predicted runtime on another type
+ * follows the roofline alone, not the measured table the engine uses; by
+ * default it is the runtime model itself. */
+Test(models, predicted_runtime_model_or_roofline)
 {
     struct trace t;
     struct cluster c;
@@ -487,6 +488,12 @@ Test(models, predicted_runtime_is_the_roofline)
     tu_trace(&t, "job_id,submit_time,num_gpus,duration,model\na,0,1,3600,resnet50@64\n");
     tu_cluster(&c, five_types);
     spec_zoo(&s, NULL, NULL);
+    struct mdl_perf *d = mdl_perf_new(&s, &c, &t, 1, NULL);
+    cr_expect_float_eq(mdl_perf_pred_runtime(d, 0, 0, false),
+                       US(3600) / mdl_perf_rate(d, 0, 0, false), 1e-6);
+    mdl_perf_free(d);
+    mdl_spec_free(&s);
+    spec_zoo(&s, "roof.yaml", "kind: models\npredict: {runtime: roofline}\n");
     struct mdl_perf *p = mdl_perf_new(&s, &c, &t, 1, NULL);
     const struct mdl_model *m = mdl_zoo_find(&s.zoo, "resnet50@64");
     double k80 = mdl_rt_estimate(m, mdl_zoo_gpu(&s.zoo, "K80"), &s.rt, 1, false);
