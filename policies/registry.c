@@ -10,12 +10,14 @@
 #include <string.h>
 
 extern const struct policy pol_fifo, pol_sjf, pol_srtf;
+extern const struct policy pol_qos;
 extern const struct policy pol_horus;
 
 const struct policy *const pol_table[] = {
     &pol_fifo,
     &pol_sjf,
     &pol_srtf,
+    &pol_qos,
     &pol_horus,
     NULL,
 };

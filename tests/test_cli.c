@@ -303,7 +303,7 @@ Test(cli, run_with_models)
 
     put("m.yaml", "kind: models\npredict:\n  runtime: psychic\n");
     cr_expect_eq(dlsim("run --trace t.csv --cluster c.yaml --models m.yaml --out p"), 2);
-    cr_expect(strstr(out_text, "m.yaml:3:12: runtime: expected 'model' or 'oracle'"),
+    cr_expect(strstr(out_text, "m.yaml:3:12: runtime: expected 'model', 'roofline' or 'oracle'"),
               "%s", out_text);
     cr_expect(!exists("p"));
     put("m.yaml", "kind: models\nslowdown: none.yaml\n");

@@ -1,0 +1,853 @@
+/*
+ * policies/qos.c - QoS-aware scheduling (qos), after Luo, Chen & Wang
+ * (Computer Engineering & Science 43(8), 2021) and the same group's GENIE
+ * (DATE 2019, TPDS 2020).  Non-preemptive, exclusive GPUs.
+ *
+ * What the papers give (shared/POLICIES.md): a prediction model of each
+ * job's run time, each job's expected QoS (a completion time), and an
+ * online, event-driven scheduler ordering jobs by Shortest Waiting
+ * Allowance First (SWAF) and choosing their placement.  Everything else
+ * here is inferred and is an option (defaults in brackets).
+ *
+ * Predictions.  A job's predicted solo run time on its num_gpus GPUs of
+ * type t is P(j, t) = mdl_perf_pred_runtime(perf, j, t, spread=false),
+ * rounded up to a whole microsecond as the engine rounds run times.
+ * Without --models it is exactly duration / speed(t); with --models it is
+ * the roofline's (or, with predict.runtime: oracle, the true) ratio, times
+ * the job's seeded noise factor exp(sigma z), sigma =
+ * predict.runtime_noise.  The policy never reads the true rates.
+ *
+ * Classes and order.  The QoS target is the trace's `deadline`.
+ *   T_best(j) = min over the types j may use of P(j, t) (its gpu_type if
+ *               given, else every type of the cluster whose nodes can
+ *               ever hold the gang);
+ *   WA(j)     = deadline - now - T_best (waiting allowance).
+ * Jobs with WA >= 0 form the QoS class, served first by ascending WA
+ * (SWAF).  WA moves with `now` alone, by the same amount for every job, so
+ * the QoS queue is a heap on the static key L(j) = deadline - T_best (the
+ * latest start), and WA < 0 is exactly now > L.  demote=wa [default]: a
+ * job leaves the QoS class at the first instant with now > L and joins the
+ * best-effort class (a job that arrives with WA < 0 joins it at once).
+ * While GPUs are idle the policy asks for a wake-up at L + 1 us for the
+ * head of the QoS queue, so that a demotion that lets something start
+ * happens at exactly that microsecond; with no GPU free nothing could
+ * start before the next event anyway, and the demotion is done then.
+ * demote=never: jobs stay in the QoS order however negative their WA
+ * gets.  Jobs without a deadline are best-effort.  Best-effort
+ * jobs are served after every QoS job, be_order=arrival [default] (ties of
+ * keys, here and everywhere, by arrival) or be_order=short (shortest
+ * T_best first).
+ *
+ * Placement (GPU count is always num_gpus: the engine runs gangs of
+ * exactly that size; placement=consolidated|pool as for every policy,
+ * through plc_find on one required type).  A QoS-class job may start only
+ * on a type t that meets its deadline, now + P(j, t) <= deadline;
+ * placement_rule=cheapest [default] tries them slowest first (largest
+ * P(j, t); ties: the cluster's slower type first), so that fast GPUs stay
+ * free for urgent jobs; placement_rule=fastest tries them fastest first.
+ * When none of those types has room it waits, even if a slower type is
+ * idle (it would miss its deadline there).  A best-effort job (and, with
+ * demote=never, a job whose WA < 0) takes the fastest type with room
+ * (smallest P(j, t); ties: the cluster's faster type).
+ *
+ * Reservation (reserve=1 [default], EASY-style).  Jobs are taken in order
+ * (QoS class, then best effort).  The first QoS-class job R that cannot
+ * start is reserved for: for each type t it may use (those meeting its
+ * deadline from now), the shadow time S_t is the earliest time at which t
+ * will have num_gpus(R) GPUs free, counting GPUs (as EASY counts
+ * processors; under consolidated placement the GPUs may then still be on
+ * different nodes, so R can start later than S_t), from the running jobs'
+ * predicted finishes: a job started at s on type t with a fraction f of
+ * its work left is predicted to end at s + f * P(j, t, spread as placed),
+ * and one still running past that is taken to end at now + 1 us.  The
+ * reserved type is the first, in placement_rule order, whose
+ * S_t + P(R, t) meets the deadline; if none does, the type of the earliest
+ * predicted finish.  Later jobs (QoS or best effort) then start now only
+ * if they do not delay R: on another type, or predicted to finish by S, or
+ * within the `extra` GPUs (those free at S beyond R's need, used up as
+ * jobs take them).  reserve=0: no reservation; later jobs that fit start
+ * (plain backfilling, within the window below for QoS jobs).  Only one
+ * job holds a reservation at a time.
+ *
+ * Cost.  An instant with no free GPU costs O(demotions x log n).  Else the
+ * QoS queue is walked in order (a read-only ordered walk of the heap: a
+ * small heap of frontier positions, O(k log k) for the first k entries),
+ * starting jobs until the first that cannot start; past it at most
+ * backfill_window [64] further jobs are examined (QoS, then best effort
+ * while a reservation holds).  Without a reservation, best-effort jobs are
+ * kept in buckets of equal gang shape (as policies/queue.c does) and
+ * filled like fifo:backfill=1: one placement test per shape per start, no
+ * window.  Placement failures are memoized per (type, GPU count) within
+ * an instant (GPUs are only taken during schedule(), so a failure
+ * stands).  Running jobs sit in one min-heap per type on predicted finish,
+ * from which a shadow time takes its first k jobs in O(k log k).
+ * Started jobs are taken out of the queues after each walk, in
+ * O(log n) each through a per-job position index.
+ *
+ * elastic: GENIE is listed as elastic (idle GPUs to the job with the
+ * largest predicted gain); that needs gangs of variable size, which the
+ * engine does not run, so only elastic=0 is accepted for now.
+ */
+#include "policies/policy.h"
+#include "models/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DEMOTE_WA, DEMOTE_NEVER };
+enum { BE_ARRIVAL, BE_SHORT };
+enum { RULE_CHEAPEST, RULE_FASTEST };
+
+/* Heap ids: H_QOS the QoS queue, 1 + t the running jobs of type t, then
+ * one per best-effort bucket. */
+#define H_QOS 0
+
+struct hitem {
+    simtime_t key;
+    uint32_t job;
+};
+
+/* A binary min-heap on (key, job) that keeps each job's position in pos,
+ * so that any job can be removed in O(log n). */
+struct iheap {
+    struct hitem *a;
+    size_t n, cap;
+    uint32_t *pos;              /* [njobs], shared by heaps of one kind */
+};
+
+struct bucket {                 /* best-effort jobs of one gang shape */
+    uint32_t ngpus, req, hid;
+};
+
+struct cur {                    /* a frontier entry of an ordered walk */
+    simtime_t key;
+    uint32_t job, hid;
+    size_t idx;
+};
+
+struct walk {
+    struct cur *a;
+    size_t n, cap;
+};
+
+struct resv {
+    bool on;
+    uint32_t job, type;
+    simtime_t shadow;
+    uint64_t extra;             /* GPUs of type free at shadow beyond job's */
+};
+
+struct qos {
+    enum plc_mode mode;
+    int demote, be_order, rule;
+    bool reserve;
+    long window;
+    /* sized on the first hook call, when the cluster and trace are known */
+    bool ready;
+    uint32_t njobs, ntypes, maxg;
+    uint32_t *qhome;            /* [njobs] heap id of a queued job */
+    uint32_t *qpos, *rpos;      /* [njobs] positions in queue / run heaps */
+    struct iheap *h;
+    size_t nh, caph;
+    struct bucket *b;
+    size_t nb, capb;
+    uint32_t *by_size;          /* [capb] buckets by ascending ngpus */
+    uint32_t *fail;             /* [ntypes][maxg + 1] stamp of a failed fit */
+    int8_t *ever;               /* [ntypes][maxg + 1] plc_ever_fits, -1 = ? */
+    uint32_t stamp;
+    uint32_t *rank;             /* [ntypes] position in cluster type_order */
+    uint32_t *gpus;             /* [maxg] placement scratch */
+    uint32_t *cand;             /* [ntypes] candidate types of one job */
+    simtime_t *cpred;           /* [ntypes] their predicted run times */
+    uint32_t *done;             /* jobs started during a walk */
+    size_t ndone, capdone;
+    struct walk qw, rw;
+    size_t nqueued;
+    simtime_t wake_at;          /* latest wake-up asked for */
+};
+
+/* ------------------------------------------------------------ heaps */
+
+static inline bool hless(const struct hitem *a, const struct hitem *b)
+{
+    return a->key < b->key || (a->key == b->key && a->job < b->job);
+}
+
+static void h_place(struct iheap *h, size_t i, struct hitem it)
+{
+    h->a[i] = it;
+    h->pos[it.job] = (uint32_t)i;
+}
+
+static void h_up(struct iheap *h, size_t i, struct hitem it)
+{
+    while (i > 0 && hless(&it, &h->a[(i - 1) / 2])) {
+        h_place(h, i, h->a[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    h_place(h, i, it);
+}
+
+static void h_down(struct iheap *h, size_t i, struct hitem it)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        const struct hitem *best = &it;
+        if (l < h->n && hless(&h->a[l], best))
+            m = l, best = &h->a[l];
+        if (l + 1 < h->n && hless(&h->a[l + 1], best))
+            m = l + 1;
+        if (m == i)
+            break;
+        h_place(h, i, h->a[m]);
+        i = m;
+    }
+    h_place(h, i, it);
+}
+
+static void h_push(struct iheap *h, simtime_t key, uint32_t job)
+{
+    xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);
+    h_up(h, h->n++, (struct hitem){ key, job });
+}
+
+static void h_remove(struct iheap *h, uint32_t job)
+{
+    size_t i = h->pos[job];
+    DL_ASSERT(i < h->n && h->a[i].job == job);
+    struct hitem last = h->a[--h->n];
+    if (i == h->n)
+        return;
+    if (i > 0 && hless(&last, &h->a[(i - 1) / 2]))
+        h_up(h, i, last);
+    else
+        h_down(h, i, last);
+}
+
+/* ---- ordered walks: the entries of some heaps in (key, job) order,
+ * without changing them.  A heap's next entry is always a child of one
+ * already visited, so a small heap of those frontier positions yields the
+ * first k entries in O(k log k).  The heaps must not change during the
+ * walk. */
+
+static inline bool cless(const struct cur *a, const struct cur *b)
+{
+    return a->key < b->key || (a->key == b->key && a->job < b->job);
+}
+
+static void w_push(struct walk *w, struct cur c)
+{
+    xgrow(&w->a, &w->cap, w->n + 1, sizeof *w->a);
+    size_t i = w->n++;
+    while (i > 0 && cless(&c, &w->a[(i - 1) / 2])) {
+        w->a[i] = w->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    w->a[i] = c;
+}
+
+static void w_add(const struct qos *s, struct walk *w, uint32_t hid, size_t idx)
+{
+    const struct iheap *h = &s->h[hid];
+    if (idx < h->n)
+        w_push(w, (struct cur){ h->a[idx].key, h->a[idx].job, hid, idx });
+}
+
+/* The next entry: its job and key.  false when the walk is over. */
+static bool w_next(const struct qos *s, struct walk *w, uint32_t *job,
+                   simtime_t *key)
+{
+    if (!w->n)
+        return false;
+    struct cur top = w->a[0], last = w->a[--w->n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        const struct cur *best = &last;
+        if (l < w->n && cless(&w->a[l], best))
+            m = l, best = &w->a[l];
+        if (l + 1 < w->n && cless(&w->a[l + 1], best))
+            m = l + 1;
+        if (m == i)
+            break;
+        w->a[i] = w->a[m];
+        i = m;
+    }
+    if (w->n)
+        w->a[i] = last;
+    w_add(s, w, top.hid, 2 * top.idx + 1);
+    w_add(s, w, top.hid, 2 * top.idx + 2);
+    *job = top.job;
+    if (key)
+        *key = top.key;
+    return true;
+}
+
+/* ------------------------------------------------------------ options */
+
+static int bad(struct dl_error *err, const char *key, const char *val,
+               const char *valid)
+{
+    return dl_fail(err, "--policy", 0, 0, "%s=%s: expected %s", key, val, valid);
+}
+
+static int create(void **state, const struct pol_args *a, struct dl_error *err)
+{
+    struct qos *s = xcalloc(1, sizeof *s);
+    long reserve = 1, elastic = 0;
+    const char *d = pol_arg_str(a, "demote"), *bo = pol_arg_str(a, "be_order"),
+               *pr = pol_arg_str(a, "placement_rule");
+    DL_ASSERT(d && bo && pr);
+    int rc = pol_arg_placement(a, &s->mode, err);
+    if (!rc)
+        rc = pol_arg_long(a, "reserve", 0, 1, &reserve, err);
+    if (!rc)
+        rc = pol_arg_long(a, "backfill_window", 0, 1000000000L, &s->window, err);
+    if (!rc)
+        rc = pol_arg_long(a, "elastic", 0, 1, &elastic, err);
+    if (!rc && elastic)
+        rc = dl_fail(err, "--policy", 0, 0,
+                     "elastic=1: needs variable gang sizes in the engine, "
+                     "which it does not run yet (only elastic=0)");
+    if (!rc) {
+        if (!strcmp(d, "wa"))
+            s->demote = DEMOTE_WA;
+        else if (!strcmp(d, "never"))
+            s->demote = DEMOTE_NEVER;
+        else
+            rc = bad(err, "demote", d, "wa or never");
+    }
+    if (!rc) {
+        if (!strcmp(bo, "arrival"))
+            s->be_order = BE_ARRIVAL;
+        else if (!strcmp(bo, "short"))
+            s->be_order = BE_SHORT;
+        else
+            rc = bad(err, "be_order", bo, "arrival or short");
+    }
+    if (!rc) {
+        if (!strcmp(pr, "cheapest"))
+            s->rule = RULE_CHEAPEST;
+        else if (!strcmp(pr, "fastest"))
+            s->rule = RULE_FASTEST;
+        else
+            rc = bad(err, "placement_rule", pr, "cheapest or fastest");
+    }
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    s->reserve = reserve;
+    *state = s;
+    return 0;
+}
+
+static void destroy(void *state)
+{
+    struct qos *s = state;
+    for (size_t i = 0; i < s->nh; i++)
+        free(s->h[i].a);
+    free(s->h);
+    free(s->b);
+    free(s->by_size);
+    free(s->qhome);
+    free(s->qpos);
+    free(s->rpos);
+    free(s->fail);
+    free(s->ever);
+    free(s->rank);
+    free(s->gpus);
+    free(s->cand);
+    free(s->cpred);
+    free(s->done);
+    free(s->qw.a);
+    free(s->rw.a);
+    free(s);
+}
+
+/* Sizes the state for the run's cluster and trace (first hook call). */
+static void ready(struct qos *s, const struct pol_view *v)
+{
+    if (s->ready)
+        return;
+    const struct cluster *c = v->clu;
+    s->ready = true;
+    s->njobs = v->njobs;
+    s->ntypes = c->ntypes;
+    s->maxg = c->ngpus;
+    size_t nj = s->njobs ? s->njobs : 1, tab = (size_t)s->ntypes * (s->maxg + 1);
+    s->qhome = xcalloc_big(nj, sizeof *s->qhome);
+    s->qpos = xcalloc_big(nj, sizeof *s->qpos);
+    s->rpos = xcalloc_big(nj, sizeof *s->rpos);
+    s->fail = xcalloc(tab ? tab : 1, sizeof *s->fail);
+    s->ever = xmalloc(tab ? tab : 1);
+    memset(s->ever, -1, tab ? tab : 1);
+    s->rank = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->rank);
+    for (uint32_t i = 0; i < s->ntypes; i++)
+        s->rank[c->type_order[i]] = i;
+    s->gpus = xcalloc(s->maxg ? s->maxg : 1, sizeof *s->gpus);
+    s->cand = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cand);
+    s->cpred = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cpred);
+    s->nh = 1 + (size_t)s->ntypes;
+    xgrow(&s->h, &s->caph, s->nh, sizeof *s->h);
+    memset(s->h, 0, s->nh * sizeof *s->h);
+    s->h[H_QOS].pos = s->qpos;
+    for (uint32_t t = 0; t < s->ntypes; t++)
+        s->h[1 + t].pos = s->rpos;
+}
+
+/* ------------------------------------------------------------ queues */
+
+/* The best-effort heap of a gang shape, created if new (shapes are few:
+ * a linear search). */
+static uint32_t be_heap(struct qos *s, uint32_t ngpus, uint32_t req)
+{
+    for (size_t i = 0; i < s->nb; i++)
+        if (s->b[i].ngpus == ngpus && s->b[i].req == req)
+            return s->b[i].hid;
+    xgrow(&s->h, &s->caph, s->nh + 1, sizeof *s->h);
+    memset(&s->h[s->nh], 0, sizeof *s->h);
+    s->h[s->nh].pos = s->qpos;
+    xgrow(&s->b, &s->capb, s->nb + 1, sizeof *s->b);
+    s->by_size = xrealloc(s->by_size, s->capb * sizeof *s->by_size);
+    s->b[s->nb] = (struct bucket){ ngpus, req, (uint32_t)s->nh };
+    size_t k = s->nb;
+    while (k > 0 && s->b[s->by_size[k - 1]].ngpus > ngpus) {
+        s->by_size[k] = s->by_size[k - 1];
+        k--;
+    }
+    s->by_size[k] = (uint32_t)s->nb;
+    s->nb++;
+    return (uint32_t)s->nh++;
+}
+
+static void q_push(struct qos *s, uint32_t hid, simtime_t key, uint32_t job)
+{
+    s->qhome[job] = hid;
+    h_push(&s->h[hid], key, job);
+    s->nqueued++;
+}
+
+static void q_remove(struct qos *s, uint32_t job)
+{
+    h_remove(&s->h[s->qhome[job]], job);
+    s->nqueued--;
+}
+
+/* ------------------------------------------------------------ predictions */
+
+/* Predicted solo run time in whole microseconds (>= 1, capped so that sums
+ * of times cannot overflow). */
+static simtime_t to_us(double p)
+{
+    double u = ceil(p - 1e-9);
+    if (!(u < (double)SIM_TIME_LIMIT))
+        return SIM_TIME_LIMIT;
+    return u < 1 ? 1 : (simtime_t)u;
+}
+
+static simtime_t pred(const struct pol_view *v, uint32_t j, uint32_t t)
+{
+    return to_us(mdl_perf_pred_runtime(v->perf, j, t, false));
+}
+
+/* Whether a gang of g could ever be placed on type t (memoized). */
+static bool ever(struct qos *s, const struct pol_view *v, uint32_t g, uint32_t t)
+{
+    if (g > s->maxg)
+        return false;
+    int8_t *e = &s->ever[(size_t)t * (s->maxg + 1) + g];
+    if (*e < 0)
+        *e = plc_ever_fits(v->clu, g, t, s->mode);
+    return *e;
+}
+
+/* Whether a gang of g fits type t now; the GPUs go to gpus (may be NULL).
+ * A failure stands for the rest of the instant (GPUs are only taken). */
+static bool fits(struct qos *s, const struct pol_view *v, uint32_t g, uint32_t t,
+                 uint32_t *gpus)
+{
+    if (g > s->maxg || v->clu->types[t].free_gpus < g)
+        return false;
+    uint32_t *f = &s->fail[(size_t)t * (s->maxg + 1) + g];
+    if (*f == s->stamp)
+        return false;
+    if (plc_find(v->clu, g, t, s->mode, NULL, gpus))
+        return true;
+    *f = s->stamp;
+    return false;
+}
+
+/* The types job j may use, into s->cand with their predictions in
+ * s->cpred, in the order it tries them.  qos: only the types on which it
+ * would meet its deadline starting now, in placement_rule order; when
+ * there are none (or !qos), every type it may use, fastest first.
+ * *meet tells which.  Returns how many. */
+static uint32_t candidates(struct qos *s, const struct pol_view *v, uint32_t j,
+                           bool qos, bool *meet)
+{
+    const struct trc_job *tj = &v->jobs[j];
+    uint32_t req = v->rt[j].req_type, n = 0;
+    for (uint32_t t = 0; t < s->ntypes; t++) {
+        if ((req != SIM_NONE && t != req) || !ever(s, v, tj->num_gpus, t))
+            continue;
+        s->cand[n] = t;
+        s->cpred[n++] = pred(v, j, t);
+    }
+    *meet = false;
+    if (qos && tj->deadline != SIM_NEVER) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (v->now + s->cpred[i] <= tj->deadline) {
+                s->cand[k] = s->cand[i];
+                s->cpred[k++] = s->cpred[i];
+            }
+        if (k) {
+            n = k;
+            *meet = true;
+        }
+    }
+    /* insertion sort on (prediction, cluster order) ascending */
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t t = s->cand[i], k = i;
+        simtime_t p = s->cpred[i];
+        while (k > 0 && (s->cpred[k - 1] > p || (s->cpred[k - 1] == p &&
+                                                 s->rank[s->cand[k - 1]] > s->rank[t]))) {
+            s->cand[k] = s->cand[k - 1];
+            s->cpred[k] = s->cpred[k - 1];
+            k--;
+        }
+        s->cand[k] = t;
+        s->cpred[k] = p;
+    }
+    if (*meet && s->rule == RULE_CHEAPEST)
+        for (uint32_t i = 0, k = n ? n - 1 : 0; i < k; i++, k--) {
+            uint32_t t = s->cand[i];
+            simtime_t p = s->cpred[i];
+            s->cand[i] = s->cand[k];
+            s->cpred[i] = s->cpred[k];
+            s->cand[k] = t;
+            s->cpred[k] = p;
+        }
+    return n;
+}
+
+/* T_best: the fastest predicted run time over the types j may use. */
+static simtime_t t_best(struct qos *s, const struct pol_view *v, uint32_t j)
+{
+    bool meet;
+    uint32_t n = candidates(s, v, j, false, &meet);
+    return n ? s->cpred[0] : SIM_TIME_LIMIT;
+}
+
+/* ------------------------------------------------------------ hooks */
+
+static void be_push(struct qos *s, const struct pol_view *v, uint32_t job)
+{
+    simtime_t key = s->be_order == BE_SHORT ? t_best(s, v, job) : (simtime_t)job;
+    q_push(s, be_heap(s, v->jobs[job].num_gpus, v->rt[job].req_type), key, job);
+}
+
+static void enqueue(void *state, const struct pol_view *v, uint32_t job)
+{
+    struct qos *s = state;
+    ready(s, v);
+    const struct trc_job *tj = &v->jobs[job];
+    if (tj->deadline != SIM_NEVER) {
+        simtime_t latest = tj->deadline - t_best(s, v, job);
+        if (s->demote == DEMOTE_NEVER || latest >= v->now) {
+            q_push(s, H_QOS, latest, job);
+            return;
+        }
+    }
+    be_push(s, v, job);
+}
+
+/* A job started: index it by predicted finish on its type.  Its fraction
+ * of work left is known (progress is observable); its speed is not. */
+static void started(void *state, const struct pol_view *v, uint32_t job)
+{
+    struct qos *s = state;
+    ready(s, v);
+    const struct job_rt *r = &v->rt[job];
+    const struct trc_job *tj = &v->jobs[job];
+    uint32_t g = tj->num_gpus;
+    bool spread = g > 1 && mdl_perf_spread(v->perf, r->type, r->gpus, g);
+    double frac = (double)r->remaining / (double)tj->duration;
+    double p = mdl_perf_pred_runtime(v->perf, job, r->type, spread) * frac;
+    h_push(&s->h[1 + r->type], v->now + to_us(p), job);
+}
+
+static void finished(void *state, const struct pol_view *v, uint32_t job)
+{
+    struct qos *s = state;
+    h_remove(&s->h[1 + v->rt[job].type], job);
+}
+
+/* ------------------------------------------------------------ schedule */
+
+/* Type t's shadow time for a gang of g: the earliest predicted time with g
+ * GPUs of t free (counting GPUs), and the GPUs free then beyond g.  false
+ * if the running jobs never free enough. */
+static bool shadow(struct qos *s, const struct pol_view *v, uint32_t t,
+                   uint32_t g, simtime_t *at, uint64_t *extra)
+{
+    uint64_t acc = v->clu->types[t].free_gpus;
+    simtime_t when = SIM_NEVER, key;
+    uint32_t j;
+    if (acc >= g) {
+        *at = v->now;
+        *extra = acc - g;
+        return true;
+    }
+    s->rw.n = 0;
+    w_add(s, &s->rw, 1 + t, 0);
+    while (w_next(s, &s->rw, &j, &key)) {
+        simtime_t f = key > v->now ? key : v->now + 1;   /* overdue: soon */
+        if (when != SIM_NEVER && f > when)
+            break;
+        acc += v->jobs[j].num_gpus;
+        if (acc >= g && when == SIM_NEVER)
+            when = f;
+    }
+    if (when == SIM_NEVER)
+        return false;
+    *at = when;
+    *extra = acc - g;
+    return true;
+}
+
+/* The reservation for job j, which cannot start now. */
+static struct resv reserve_for(struct qos *s, const struct pol_view *v, uint32_t j)
+{
+    struct resv r = { .on = false, .job = j };
+    const struct trc_job *tj = &v->jobs[j];
+    bool meet;
+    uint32_t n = candidates(s, v, j, true, &meet);
+    simtime_t best_fin = SIM_NEVER;
+    for (uint32_t i = 0; i < n; i++) {
+        simtime_t at;
+        uint64_t extra;
+        if (!shadow(s, v, s->cand[i], tj->num_gpus, &at, &extra))
+            continue;
+        simtime_t fin = at + s->cpred[i];
+        if (meet && fin <= tj->deadline) {          /* first in rule order */
+            r = (struct resv){ true, j, s->cand[i], at, extra };
+            break;
+        }
+        if (fin < best_fin) {                       /* else earliest finish */
+            best_fin = fin;
+            r = (struct resv){ true, j, s->cand[i], at, extra };
+        }
+    }
+    return r;
+}
+
+/* Picks a type for job j (qos: as a QoS-class job) that fits now and, with
+ * a reservation res, does not delay it; its GPUs are left in s->gpus.
+ * SIM_NONE if none. */
+static uint32_t choose(struct qos *s, const struct pol_view *v, uint32_t j,
+                       bool qos, struct resv *res)
+{
+    bool meet;
+    uint32_t n = candidates(s, v, j, qos, &meet), g = v->jobs[j].num_gpus;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t t = s->cand[i];
+        bool use_extra = false;
+        if (res && res->on && t == res->type &&
+            v->now + s->cpred[i] > res->shadow) {
+            if (g > res->extra)
+                continue;
+            use_extra = true;
+        }
+        if (fits(s, v, g, t, s->gpus)) {
+            if (use_extra)
+                res->extra -= g;
+            return t;
+        }
+    }
+    return SIM_NONE;
+}
+
+static uint64_t free_gpus(const struct pol_view *v)
+{
+    uint64_t f = 0;
+    for (uint32_t t = 0; t < v->clu->ntypes; t++)
+        f += v->clu->types[t].free_gpus;
+    return f;
+}
+
+/* Whether some job of bucket k fits now somewhere. */
+static bool bucket_fits(struct qos *s, const struct pol_view *v, const struct bucket *b)
+{
+    for (uint32_t t = 0; t < s->ntypes; t++)
+        if ((b->req == SIM_NONE || t == b->req) && fits(s, v, b->ngpus, t, NULL))
+            return true;
+    return false;
+}
+
+/* Best effort without a reservation: like fifo:backfill=1, the first job
+ * in order among the shapes that fit, repeatedly; one placement test per
+ * shape per start.  0 or an error. */
+static int be_fill(struct qos *s, const struct pol_view *v, struct pol_ctx *x,
+                   uint64_t *nfree)
+{
+    while (*nfree) {
+        const struct bucket *best = NULL;
+        for (size_t k = 0; k < s->nb; k++) {
+            const struct bucket *b = &s->b[s->by_size[k]];
+            const struct iheap *h = &s->h[b->hid];
+            if (b->ngpus > *nfree)
+                break;
+            if (!h->n || (best && !hless(&h->a[0], &s->h[best->hid].a[0])))
+                continue;
+            if (bucket_fits(s, v, b))
+                best = b;
+        }
+        if (!best)
+            return 0;
+        uint32_t j = s->h[best->hid].a[0].job;
+        uint32_t t = choose(s, v, j, false, NULL);
+        DL_ASSERT(t != SIM_NONE);
+        q_remove(s, j);
+        int rc = pol_start(x, j, s->gpus);
+        if (rc)
+            return rc;
+        *nfree -= best->ngpus;
+    }
+    return 0;
+}
+
+static void take_done(struct qos *s)
+{
+    for (size_t i = 0; i < s->ndone; i++)
+        q_remove(s, s->done[i]);
+    s->ndone = 0;
+}
+
+/* Starts j (chosen, its GPUs in s->gpus) during a walk; it leaves its
+ * queue after the walk. */
+static int walk_start(struct qos *s, const struct pol_view *v, struct pol_ctx *x,
+                      uint32_t j, uint64_t *nfree)
+{
+    xgrow(&s->done, &s->capdone, s->ndone + 1, sizeof *s->done);
+    s->done[s->ndone++] = j;
+    *nfree -= v->jobs[j].num_gpus;
+    return pol_start(x, j, s->gpus);
+}
+
+static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
+{
+    struct qos *s = state;
+    ready(s, v);
+    simtime_t now = v->now;
+    /* demotion: the jobs with now > L are exactly the QoS queue's front
+     * (be_push may move the heaps: no pointer into s->h is kept) */
+    while (s->demote == DEMOTE_WA && s->h[H_QOS].n && s->h[H_QOS].a[0].key < now) {
+        uint32_t j = s->h[H_QOS].a[0].job;
+        q_remove(s, j);
+        be_push(s, v, j);
+    }
+    const struct iheap *qh = &s->h[H_QOS];
+    if (++s->stamp == 0) {      /* wrapped: forget every memo */
+        memset(s->fail, 0, (size_t)s->ntypes * (s->maxg + 1) * sizeof *s->fail);
+        s->stamp = 1;
+    }
+    uint64_t nfree = free_gpus(v);
+    bool blocked = false;
+    long left = s->window;
+    struct resv res = { .on = false };
+    int rc = 0;
+    /* the QoS class in SWAF order */
+    s->qw.n = 0;
+    s->ndone = 0;
+    if (nfree)
+        w_add(s, &s->qw, H_QOS, 0);
+    uint32_t j;
+    while (nfree && !rc && w_next(s, &s->qw, &j, NULL)) {
+        if (blocked && left-- <= 0)
+            break;
+        if (blocked && v->jobs[j].num_gpus > nfree)
+            continue;
+        uint32_t t = choose(s, v, j, true, blocked ? &res : NULL);
+        if (t != SIM_NONE) {
+            rc = walk_start(s, v, x, j, &nfree);
+        } else if (!blocked) {
+            blocked = true;
+            if (s->reserve)
+                res = reserve_for(s, v, j);
+        }
+    }
+    take_done(s);
+    /* then best effort */
+    if (!rc && nfree && !res.on) {
+        rc = be_fill(s, v, x, &nfree);
+    } else if (!rc && nfree && left > 0) {
+        s->qw.n = 0;
+        for (size_t k = 0; k < s->nb; k++)
+            w_add(s, &s->qw, s->b[k].hid, 0);
+        while (nfree && !rc && left-- > 0 && w_next(s, &s->qw, &j, NULL))
+            if (v->jobs[j].num_gpus <= nfree &&
+                choose(s, v, j, false, &res) != SIM_NONE)
+                rc = walk_start(s, v, x, j, &nfree);
+        take_done(s);
+    }
+    /* Wake up when the QoS head's WA turns negative.  Only needed while
+     * GPUs are idle: with none free nothing can start before the next
+     * event, and the demotion done lazily then decides the same. */
+    if (!rc && s->demote == DEMOTE_WA && qh->n && free_gpus(v)) {
+        simtime_t at = qh->a[0].key + 1;
+        if (s->wake_at <= now || at < s->wake_at) {
+            pol_wake(x, at);
+            s->wake_at = at;
+        }
+    }
+}
+
+static uint32_t queued(void *state)
+{
+    return (uint32_t)((struct qos *)state)->nqueued;
+}
+
+static const struct pol_opt qos_opts[] = {
+    { "demote", "wa",
+      "wa: a job whose deadline can no longer be met (waiting allowance < 0) "
+      "drops to the best-effort class at that microsecond; never: it keeps "
+      "its place in the QoS order" },
+    { "be_order", "arrival",
+      "order of the best-effort class (no deadline, or demoted): arrival, "
+      "or short (shortest predicted run time first)" },
+    { "placement_rule", "cheapest",
+      "cheapest: the slowest GPU type whose predicted finish meets the "
+      "deadline; fastest: the fastest such type" },
+    { "reserve", "1",
+      "1: the first QoS job that cannot start gets an EASY reservation "
+      "(later jobs start only if they do not delay it); 0: plain backfilling" },
+    { "backfill_window", "64",
+      "jobs examined past the first QoS job that cannot start (QoS, then "
+      "best effort while a reservation holds)" },
+    { "elastic", "0",
+      "0 only: 1 needs variable gang sizes in the engine: not supported yet" },
+    { NULL, NULL, NULL },
+};
+
+const struct policy pol_qos = {
+    .name = "qos",
+    .summary = "QoS-aware: deadline jobs by shortest waiting allowance first "
+               "(SWAF) on the cheapest GPU type that meets the deadline, then "
+               "best effort; run times predicted from --models (noise: "
+               "predict.runtime_noise)",
+    .blocking = "reserve=1 (default): the first QoS job that cannot start "
+                "gets a reservation at its shadow time on one GPU type; later "
+                "jobs (up to backfill_window of them) start only if they do "
+                "not delay it; reserve=0: later jobs that fit start",
+    .opts = qos_opts,
+    .create = create,
+    .destroy = destroy,
+    .enqueue = enqueue,
+    .started = started,
+    .finished = finished,
+    .schedule = schedule,
+    .queued = queued,
+};

@@ -1,0 +1,528 @@
+/*
+ * tests/test_qos.c - the QoS-aware policy (policies/qos.c): schedules
+ * computed by hand on tiny (mostly heterogeneous) clusters, its options,
+ * and random workloads with deadlines.  Every run has --check on.
+ *
+ * Without --models a job's predicted run time on a type is exactly its
+ * duration over the type's speed, so the derivations below are exact.
+ * L = deadline - T_best is a QoS job's latest start; its waiting allowance
+ * is WA = L - now.
+ */
+#include "testutil.h"
+#include "models/model.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+TestSuite(qos, .fini = tu_tmp_cleanup);
+
+/* Two types: F (speed 1, the reference) on node n0 and S (speed 0.5) on
+ * node n1, gpus_f and gpus_s GPUs each (0: no node of that type). */
+static void two_types(struct cluster *c, uint32_t gpus_f, uint32_t gpus_s)
+{
+    clu_init(c, "two");
+    uint32_t f = clu_add_type(c, "F", 16, 1.0);
+    uint32_t s = clu_add_type(c, "S", 16, 0.5);
+    if (gpus_f)
+        clu_add_nodes(c, 1, gpus_f, f, NULL);
+    if (gpus_s)
+        clu_add_nodes(c, 1, gpus_s, s, NULL);
+    clu_finish(c);
+}
+
+static double qos_rate(const struct eng *e)
+{
+    struct met_summary m;
+    met_summarize(e, &m);
+    return m.qos_rate;
+}
+
+/* ---- order */
+
+/* One GPU.  a (no deadline) runs 0-10.  d (no deadline) arrives at 0.5,
+ * b at 1 (L = 100 - 5 = 95), c at 2 (L = 16 - 5 = 11).  At 10 SWAF takes
+ * c (WA 1) before b (WA 85), and the best-effort d after both: c 10-15, b
+ * 15-20, d 20-21; every deadline met.  fifo runs them in arrival order,
+ * d 10-11, b 11-16, c 16-21, and c misses its deadline (16). */
+static const char swaf_jobs[] =
+    "job_id,submit_time,num_gpus,duration,deadline\n"
+    "a,0,1,10,\n"
+    "d,0.5,1,1,\n"
+    "b,1,1,5,100\n"
+    "c,2,1,5,16\n";
+
+Test(qos, swaf_order_vs_arrival)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, swaf_jobs);
+    tu_simple_cluster(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "a", 0, 10);
+    TU_SCHED(e, "c", 10, 15);
+    TU_SCHED(e, "b", 15, 20);
+    TU_SCHED(e, "d", 20, 21);
+    cr_expect_float_eq(qos_rate(e), 1.0, 1e-12);
+    eng_free(e);
+    e = tu_run(&t, &c, "fifo");
+    TU_SCHED(e, "d", 10, 11);
+    TU_SCHED(e, "b", 11, 16);
+    TU_SCHED(e, "c", 16, 21);
+    cr_expect_float_eq(qos_rate(e), 0.5, 1e-12);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* be_order: three best-effort jobs on one GPU.  a 0-10; then arrival
+ * order b 10-15, c 15-17, or shortest predicted first c 10-12, b 12-17. */
+Test(qos, best_effort_order)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\n"
+                 "a,0,1,10\nb,1,1,5\nc,2,1,2\n");
+    tu_simple_cluster(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "b", 10, 15);
+    TU_SCHED(e, "c", 15, 17);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:be_order=short");
+    TU_SCHED(e, "c", 10, 12);
+    TU_SCHED(e, "b", 12, 17);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* ---- demotion */
+
+/* One node of 2 F GPUs.  a (no deadline) runs 0-10 on one GPU.  b (2 GPUs,
+ * 4 s, deadline 13) arrives at 1: L = 9; it cannot start and is reserved
+ * for: one GPU free now and a's at 10, so the shadow time is 10 with no
+ * extra GPU.  c (1 GPU, 20 s, no deadline) arrives at 2 and would end at
+ * 22 > 10: it may not backfill.  Nothing happens until a ends at 10 --
+ * except b's WA turning negative at 9 s + 1 us: b is demoted then, the
+ * reservation goes with it, and c starts at that very microsecond
+ * (9.000001-29.000001).  b, now best effort, needs both GPUs: at 10 only
+ * one is free, so it runs after c, 29.000001-33.000001.
+ * demote=never: b keeps its reservation and starts at 10 (10-14, still
+ * late), c after it 14-34. */
+static const char demote_jobs[] =
+    "job_id,submit_time,num_gpus,duration,deadline\n"
+    "a,0,1,10,\n"
+    "b,1,2,4,13\n"
+    "c,2,1,20,\n";
+
+Test(qos, demotion_at_the_exact_microsecond)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, demote_jobs);
+    tu_simple_cluster(&c, 1, 2);
+    struct eng *e = tu_run(&t, &c, "qos");
+    uint32_t b = tu_job(&t, "b"), cc = tu_job(&t, "c");
+    TU_SCHED(e, "a", 0, 10);
+    cr_expect_eq(e->rt[cc].first_start, US(9) + 1);
+    cr_expect_eq(e->rt[cc].finish, US(29) + 1);
+    cr_expect_eq(e->rt[b].first_start, US(29) + 1);
+    cr_expect_eq(e->rt[b].finish, US(33) + 1);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:demote=never");
+    TU_SCHED(e, "b", 10, 14);
+    TU_SCHED(e, "c", 14, 34);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* One GPU.  a (no deadline) 0-10.  b (4 s, deadline 12, L = 8) arrives at
+ * 1 and c (5 s, deadline 100, L = 95) at 2.  b's WA turns negative at
+ * 8 s + 1 us: it is demoted and served after the QoS job c: c 10-15, b
+ * 15-19 (late anyway).  demote=never keeps b first: b 10-14, c 14-19. */
+Test(qos, demoted_job_served_after_qos_jobs)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "a,0,1,10,\nb,1,1,4,12\nc,2,1,5,100\n");
+    tu_simple_cluster(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "c", 10, 15);
+    TU_SCHED(e, "b", 15, 19);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:demote=never");
+    TU_SCHED(e, "b", 10, 14);
+    TU_SCHED(e, "c", 14, 19);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* A job that arrives with its deadline already out of reach is best
+ * effort at once.  One GPU: a (no deadline) 0-10; b arrives at 1 with
+ * 5 s to run and deadline 5 (WA = -1): best effort, behind the QoS job c
+ * (arrives at 2, deadline 100) even though b arrived first. */
+Test(qos, hopeless_on_arrival_is_best_effort)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "a,0,1,10,\nb,1,1,5,5\nc,2,1,5,100\n");
+    tu_simple_cluster(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "c", 10, 15);
+    TU_SCHED(e, "b", 15, 20);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* ---- placement */
+
+/* F (1 GPU, speed 1) on n0 and S (1 GPU, speed 0.5) on n1.
+ * a (10 s, deadline 30) at 0 meets its deadline on either type (S: 0 + 20
+ * <= 30); c (10 s, deadline 12) at 1 only on F (1 + 10 <= 12; S: 21).
+ * cheapest: a takes the slow S (0-20), leaving F to c (1-11): both met.
+ * fastest: a takes F (0-10); at 1 c finds only S free, where it would be
+ * late, so it waits (reserving F); its WA turns negative at 2 s + 1 us
+ * (L = 12 - 10 = 2), and as best effort it takes the free S then:
+ * 2.000001-22.000001, late. */
+Test(qos, cheapest_sufficient_type)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "a,0,1,10,30\nc,1,1,10,12\n");
+    two_types(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "a", 0, 20);
+    TU_SCHED(e, "c", 1, 11);
+    tu_placement(e, "a", "n1:0");
+    tu_placement(e, "c", "n0:0");
+    cr_expect_float_eq(qos_rate(e), 1.0, 1e-12);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:placement_rule=fastest");
+    TU_SCHED(e, "a", 0, 10);
+    tu_placement(e, "a", "n0:0");
+    uint32_t cc = tu_job(&t, "c");
+    cr_expect_eq(e->rt[cc].first_start, US(2) + 1);
+    cr_expect_eq(e->rt[cc].finish, US(22) + 1);
+    tu_placement(e, "c", "n1:0");
+    cr_expect_float_eq(qos_rate(e), 0.5, 1e-12);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* A QoS job whose only meeting type is busy waits for it even though a
+ * slower type is idle; best effort takes whatever type has room.  F and S,
+ * one GPU each.  x (no deadline, 3 s) at 0 takes the faster F (0-3).  r
+ * (2 s, deadline 5.5) at 2 would end at 6 on S, late; on F it meets the
+ * deadline if started by 3.5: it waits for F, reserved there at 3 (x's
+ * predicted end), and runs 3-5.  y (no deadline, 1 s) at 2.5 may not
+ * delay r on F, but S is free and outside the reservation: 2.5-4.5. */
+Test(qos, waits_for_a_meeting_type)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "x,0,1,3,\nr,2,1,2,5.5\ny,2.5,1,1,\n");
+    two_types(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "x", 0, 3);
+    tu_placement(e, "x", "n0:0");
+    TU_SCHED(e, "r", 3, 5);
+    tu_placement(e, "r", "n0:0");
+    TU_SCHED(e, "y", 2.5, 4.5);
+    tu_placement(e, "y", "n1:0");
+    cr_expect_float_eq(qos_rate(e), 1.0, 1e-12);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* ---- reservation */
+
+/* One node of 4 F GPUs.  a (2 GPUs, 10 s, no deadline) 0-10.  r (4 GPUs,
+ * 5 s, deadline 100, L = 95) at 1 cannot start: shadow time 10 (2 free +
+ * a's 2), no extra GPU.  s (1 GPU, 8 s) at 2 ends at 10 <= 10: it
+ * backfills, 2-10.  l (1 GPU, 9 s) at 3 would end at 12 and delay r: it
+ * waits.  q (1 GPU, 5 s, deadline 200: L = 195, behind r) at 4 ends at 9:
+ * it backfills on the last GPU, 4-9.  At 9 l still may not start (18 >
+ * 10).  r 10-15, then l 15-24.
+ * reserve=0: l starts at 3 (3-12); q finds no GPU until a and s end at 10
+ * and, r needing all four, starts then (10-15); r waits for q, 15-20.
+ * backfill_window=0: nothing passes r; at 10 r starts (10-15); q is next
+ * (the QoS class first), 15-20, with s 15-23 and l 15-24 beside it. */
+static const char resv_jobs[] =
+    "job_id,submit_time,num_gpus,duration,deadline\n"
+    "a,0,2,10,\n"
+    "r,1,4,5,100\n"
+    "s,2,1,8,\n"
+    "l,3,1,9,\n"
+    "q,4,1,5,200\n";
+
+Test(qos, reservation_holds_for_the_most_urgent)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, resv_jobs);
+    tu_simple_cluster(&c, 1, 4);
+    struct eng *e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "a", 0, 10);
+    TU_SCHED(e, "s", 2, 10);
+    TU_SCHED(e, "q", 4, 9);
+    TU_SCHED(e, "r", 10, 15);
+    TU_SCHED(e, "l", 15, 24);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:reserve=0");
+    TU_SCHED(e, "s", 2, 10);
+    TU_SCHED(e, "l", 3, 12);
+    TU_SCHED(e, "q", 10, 15);
+    TU_SCHED(e, "r", 15, 20);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:backfill_window=0");
+    TU_SCHED(e, "r", 10, 15);
+    TU_SCHED(e, "q", 15, 20);
+    TU_SCHED(e, "s", 15, 23);
+    TU_SCHED(e, "l", 15, 24);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* EASY's extra GPUs.  One node of 4 F GPUs.  a (2 GPUs, 10 s) 0-10.  r
+ * (3 GPUs, 5 s, deadline 100) at 1: shadow 10 with 2 + 2 - 3 = 1 extra
+ * GPU.  l (1 GPU, 50 s) at 2 ends long after 10 but fits the extra GPU:
+ * 2-52.  l2 (1 GPU, 50 s) at 3: no extra left, it waits; r 10-15, l2
+ * 15-65.  reserve=0: l2 starts at 3 (3-53) and r waits for three free
+ * GPUs until l ends: 52-57. */
+Test(qos, reservation_extra_gpus)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "a,0,2,10,\nr,1,3,5,100\nl,2,1,50,\nl2,3,1,50,\n");
+    tu_simple_cluster(&c, 1, 4);
+    struct eng *e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "l", 2, 52);
+    TU_SCHED(e, "r", 10, 15);
+    TU_SCHED(e, "l2", 15, 65);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:reserve=0");
+    TU_SCHED(e, "l", 2, 52);
+    TU_SCHED(e, "l2", 3, 53);
+    TU_SCHED(e, "r", 52, 57);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* The reservation holds one type only; jobs on the other type pass.  F (4
+ * GPUs) and S (1 GPU).  As in reservation_holds_for_the_most_urgent, r
+ * (4 GPUs: only F can hold it) is reserved on F at 10.  l (1 GPU, 9 s, no
+ * deadline) at 3 may not take F, but S is outside the reservation: it
+ * runs there, 3-21 (9 s at speed 0.5).  q at 4 would meet its deadline on
+ * either type; S, the cheaper, is busy, and on F it ends at 9 <= 10: 4-9. */
+Test(qos, reservation_leaves_other_types)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, resv_jobs);
+    two_types(&c, 4, 1);
+    struct eng *e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "a", 0, 10);
+    TU_SCHED(e, "s", 2, 10);
+    tu_placement(e, "s", "n0:2");
+    TU_SCHED(e, "r", 10, 15);
+    TU_SCHED(e, "l", 3, 21);
+    tu_placement(e, "l", "n1:0");
+    TU_SCHED(e, "q", 4, 9);
+    tu_placement(e, "q", "n0:3");
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* ---- options */
+
+static int try_create(const char *spec, char *msg, size_t n)
+{
+    const struct policy *p;
+    struct pol_args a;
+    struct dl_error err = { 0 };
+    int rc = pol_parse(spec, &p, &a, &err);
+    if (!rc) {
+        void *st = NULL;
+        rc = p->create(&st, &a, &err);
+        if (!rc)
+            p->destroy(st);
+    }
+    snprintf(msg, n, "%s", err.msg);
+    return rc;
+}
+
+Test(qos, options)
+{
+    char msg[512];
+    cr_expect_eq(try_create("qos", msg, sizeof msg), 0);
+    cr_expect_eq(try_create("qos:demote=never,be_order=short,placement_rule=fastest,"
+                            "reserve=0,backfill_window=0,elastic=0,placement=pool",
+                            msg, sizeof msg), 0, "%s", msg);
+    static const struct {
+        const char *spec, *says;
+    } bad[] = {
+        { "qos:demote=soon", "demote=soon" },
+        { "qos:be_order=random", "be_order=random" },
+        { "qos:placement_rule=best", "placement_rule=best" },
+        { "qos:reserve=2", "reserve=2" },
+        { "qos:backfill_window=-1", "backfill_window=-1" },
+        { "qos:elastic=1", "not run" },
+        { "qos:elastic=yes", "elastic=yes" },
+        { "qos:placement=spread", "placement=spread" },
+        { "qos:deadline=1", "no option 'deadline'" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cr_expect_eq(try_create(bad[i].spec, msg, sizeof msg), DL_EINPUT, "%s",
+                     bad[i].spec);
+        cr_expect(strstr(msg, bad[i].says), "%s: %s", bad[i].spec, msg);
+    }
+    /* dlsim policies lists it with its options and what blocking does */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    pol_print_list(f);
+    fclose(f);
+    const char *q = strstr(buf, "  qos - ");
+    cr_assert(q, "%s", buf);
+    for (const char *w = "demote\0be_order\0placement_rule\0reserve\0"
+                         "backfill_window\0elastic\0reservation\0runtime_noise\0";
+         *w; w += strlen(w) + 1)
+        cr_expect(strstr(q, w), "policies lacks %s", w);
+    free(buf);
+}
+
+/* ---- random workloads */
+
+static void random_cluster(struct cluster *c, gsl_rng *r)
+{
+    static const char *names[] = { "K80", "P100", "V100" };
+    static const double speeds[] = { 0.35, 0.6, 1.0 };
+    static const uint32_t sizes[] = { 1, 2, 4, 8 };
+    clu_init(c, "random");
+    uint32_t nt = 1 + gsl_rng_uniform_int(r, 3);
+    for (uint32_t t = 0; t < nt; t++)
+        clu_add_type(c, names[t], 16, speeds[t]);
+    uint32_t ng = 1 + gsl_rng_uniform_int(r, 4);
+    for (uint32_t g = 0; g < ng; g++)
+        clu_add_nodes(c, 1 + gsl_rng_uniform_int(r, 3), sizes[gsl_rng_uniform_int(r, 4)],
+                      g < nt ? g : gsl_rng_uniform_int(r, nt), NULL);
+    clu_finish(c);
+}
+
+static void random_trace(struct trace *t, const struct cluster *c, gsl_rng *r,
+                         uint32_t n)
+{
+    static const uint32_t gpus[] = { 1, 1, 1, 2, 2, 4, 8, 16 };
+    static const char *models[] = { "resnet50", "vgg16", "bert", "lstm", "gpt2" };
+    trc_init(t, "random", n);
+    double now = 0, gap = 1 + gsl_rng_uniform(r) * 100;
+    for (uint32_t j = 0; j < n; j++) {
+        struct trc_job *tj = &t->jobs[j];
+        char id[16];
+        snprintf(id, sizeof id, "r%u", j);
+        tj->id = arena_strndup(t->arena, id, strlen(id));
+        if (gsl_rng_uniform(r) > 0.2)
+            now += gsl_ran_exponential(r, gap);
+        tj->submit = (simtime_t)llround(now * 1e6);
+        tj->num_gpus = gpus[gsl_rng_uniform_int(r, 8)];
+        tj->duration = 1 + (simtime_t)llround(gsl_ran_lognormal(r, 4, 1.2) * 1e6);
+        tj->deadline = SIM_NEVER;
+        if (gsl_rng_uniform(r) < 0.8)
+            tj->deadline = tj->submit +
+                           (simtime_t)llround((0.5 + 4 * gsl_rng_uniform(r)) *
+                                              (double)tj->duration);
+        if (gsl_rng_uniform(r) < 0.1) {
+            uint32_t ty = gsl_rng_uniform_int(r, c->ntypes);
+            tj->gpu_type = c->types[ty].name;
+        }
+        tj->model = models[gsl_rng_uniform_int(r, 5)];
+        tj->line = j + 2;
+    }
+}
+
+static const char *const variants[] = {
+    "qos", "qos:reserve=0", "qos:demote=never", "qos:placement_rule=fastest",
+    "qos:be_order=short,backfill_window=2", "qos:placement=pool",
+    "qos:placement=pool,reserve=0,demote=never", "qos:backfill_window=0",
+};
+
+/* Every job finishes exactly once (or is rejected, only when it can never
+ * fit), never preempted, for exactly its run time on its type; the same
+ * run twice gives the same schedule; and with models and noisy
+ * predictions the invariants still hold. */
+Test(qos, random_workloads, .timeout = 600)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 4242);
+    struct mdl_spec noisy;
+    struct dl_error err = { 0 };
+    mdl_spec_init(&noisy);
+    cr_assert_eq(mdl_spec_add(&noisy, "zoo", &err), 0);
+    snprintf(noisy.zoo_dir, sizeof noisy.zoo_dir, "../models");
+    cr_assert_eq(mdl_spec_add(&noisy, tu_tmp_file("noise.yaml",
+                              "kind: models\npredict: {runtime_noise: 0.5}\n"),
+                              &err), 0, "%s", err.msg);
+    cr_assert_eq(mdl_spec_finish(&noisy, &err), 0, "%s", err.msg);
+    for (int round = 0; round < 30; round++) {
+        struct cluster c;
+        struct trace t;
+        random_cluster(&c, r);
+        random_trace(&t, &c, r, 100 + gsl_rng_uniform_int(r, 200));
+        for (size_t p = 0; p < sizeof variants / sizeof *variants; p++) {
+            const char *pol = variants[p];
+            bool pool = strstr(pol, "pool") != NULL;
+            struct eng *e = tu_run(&t, &c, pol);
+            for (uint32_t j = 0; j < t.njobs; j++) {
+                const struct trc_job *tj = &t.jobs[j];
+                const struct job_rt *rt = &e->rt[j];
+                uint32_t req = tj->gpu_type ? clu_type_find(&c, tj->gpu_type) : SIM_NONE;
+                bool fits = plc_ever_fits(&c, tj->num_gpus, req,
+                                          pool ? PLC_POOL : PLC_CONSOLIDATED);
+                cr_assert_eq(rt->state, fits ? JOB_DONE : JOB_REJECTED,
+                             "round %d %s job %s", round, pol, tj->id);
+                if (!fits)
+                    continue;
+                cr_assert_eq(rt->preemptions, 0);
+                cr_assert_leq(tj->submit, rt->first_start);
+                simtime_t run = (simtime_t)ceil((double)tj->duration /
+                                                c.types[rt->type].speed - 1e-9);
+                cr_assert_eq(rt->finish - rt->first_start, run,
+                             "round %d %s job %s", round, pol, tj->id);
+                cr_assert_eq(rt->wait, rt->first_start - tj->submit);
+            }
+            struct eng *e2 = tu_run(&t, &c, pol);
+            for (uint32_t j = 0; j < t.njobs; j++) {
+                cr_assert_eq(e->rt[j].first_start, e2->rt[j].first_start);
+                cr_assert_eq(e->rt[j].finish, e2->rt[j].finish);
+            }
+            eng_free(e2);
+            eng_free(e);
+            /* with the zoo and noisy predictions */
+            struct eng_opts o = { .policy = pol, .seed = (uint64_t)round + 1,
+                                  .check = true, .models = &noisy };
+            e = eng_new(&t, &c, &o, &err);
+            cr_assert(e, "%s", err.msg);
+            cr_assert_eq(eng_run(e), 0, "round %d %s: %s", round, pol, e->fail_msg);
+            for (uint32_t j = 0; j < t.njobs; j++)
+                cr_assert(e->rt[j].state == JOB_DONE || e->rt[j].state == JOB_REJECTED);
+            eng_free(e);
+        }
+        trc_free(&t);
+        clu_free(&c);
+    }
+    mdl_spec_free(&noisy);
+    gsl_rng_free(r);
+}
