@@ -80,8 +80,9 @@ predict: {util: oracle, util_noise: 0.15}
 YAML
 
 policies="fifo fifo:backfill=1 sjf horus horus:variant=plus"
+listed=$("$dlsim" policies)
 for p in ${SCENARIO_EXTRA-gandiva tiresias}; do
-    "$dlsim" policies | grep -q "^  $p " && policies="$policies $p"
+    grep -q "^  $p " <<<"$listed" && policies="$policies $p"
 done
 
 for s in $(seq "$seeds"); do

@@ -9,14 +9,15 @@
 # 1/2/4-GPU jobs (60/20/20 %), Philly's duration distribution, each job one
 # of the twelve zoo models used by bench/run.sh, uniformly, and a deadline
 # = submit + slack x duration with slack uniform in [1.5, 4].  Five seeds;
-# every run uses --models zoo (true speeds: the zoo's measurements, else
-# its roofline; predictions: the roofline alone, no noise) and --check.
+# every run uses --models zoo (speeds: the zoo's measurements, else its
+# roofline; predictions: the same runtime model, no noise) and --check.
 #
 # Prints, per policy, the mean and standard deviation over the seeds of the
 # QoS guarantee rate, makespan, mean wait, mean JCT and effective GPU
 # utilization.  A second table repeats qos in diagnostic variants:
-# placement_rule=fastest, and predictions equal to the truth
-# (predict.runtime: oracle; the other policies read no predictions).  A
+# placement_rule=fastest, reserve=0, and predictions from the roofline
+# alone (predict.runtime: roofline, as for jobs never profiled; the other
+# policies read no predictions).  A
 # third splits each policy's deadline misses into jobs that never waited
 # (started at once, on a GPU type too slow for their deadline) and jobs
 # that waited (queued, or preempted).
@@ -42,8 +43,8 @@ policies="qos fifo fifo:backfill=1 sjf srtf"
 if grep -q '^  edf - ' <<<"$("$dlsim" policies)"; then
     policies="$policies edf"
 fi
-diag="qos:placement_rule=fastest qos@oracle qos:placement_rule=fastest@oracle"
-printf 'kind: models\npredict:\n  runtime: oracle\n' > "$tmp/oracle.yaml"
+diag="qos:placement_rule=fastest qos:reserve=0 qos@roofline"
+printf 'kind: models\npredict:\n  runtime: roofline\n' > "$tmp/roofline.yaml"
 
 for s in $seeds; do
     "$dlsim" trace gen --cluster "$cluster" --jobs "$jobs" --load "$load" \
@@ -51,9 +52,9 @@ for s in $seeds; do
         --deadline-slack 1.5:4 -o "$tmp/trace-$s.csv" >/dev/null 2>"$tmp/err" ||
         { cat "$tmp/err" >&2; exit 1; }
     for p in $policies $diag; do
-        pol=${p%@oracle}
+        pol=${p%@roofline}
         extra=()
-        [ "$pol" != "$p" ] && extra=(--models "$tmp/oracle.yaml")
+        [ "$pol" != "$p" ] && extra=(--models "$tmp/roofline.yaml")
         "$dlsim" run --trace "$tmp/trace-$s.csv" --cluster "$cluster" \
             --policy "$pol" --models zoo "${extra[@]}" --seed "$s" --check \
             --quiet --sample 0 --out "$tmp/run-${p//[:=,@]/_}-$s" 2>"$tmp/err" ||
@@ -107,7 +108,7 @@ print(f"QoS scenario: qos-small (36 GPUs: 12 K80, 12 P100, 12 V100), {jobs} jobs
       f"per seed, load {load}, deadline slack 1.5-4, --models zoo; mean ± sd "
       f"over seeds {' '.join(seeds)}\n")
 table("policies", pols, cols, summary)
-table("diagnostics (@oracle: with predict.runtime: oracle)", diag, cols, summary)
+table("diagnostics (@roofline: with predict.runtime: roofline)", diag, cols, summary)
 table("why deadlines were missed (fractions of the jobs with a deadline)",
       pols + diag, why, misses)
 PY
