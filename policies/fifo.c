@@ -1,53 +1,73 @@
 /*
- * policies/fifo.c - the non-preemptive ordered policies: fifo and sjf.
+ * policies/fifo.c - the non-preemptive ordered policies: fifo, sjf and edf.
  *
- * Both keep one ordered queue (policies/queue.c) and at every instant start
- * jobs from its front; they differ only in the key:
+ * All keep one ordered queue (policies/queue.c) and at every instant start
+ * jobs from its front; they differ only in the key, fixed when the job
+ * enters the queue:
  *   fifo  arrival order (the job index: the trace is sorted by submit time)
  *   sjf   the job's duration (true duration, as in the classic baseline),
- *         ties by arrival
+ *         ties by arrival; with predicted=1 its predicted run time on the
+ *         cluster's reference GPU type instead (mdl_perf_pred_runtime,
+ *         consolidated: the roofline's estimate, or the truth with
+ *         `predict.runtime: oracle`, times the seeded noise of
+ *         `predict.runtime_noise`), as Helios and Alibaba's simulator do
+ *   edf   the job's deadline, earliest first; jobs without a deadline come
+ *         after every job with one, among themselves by arrival; ties by
+ *         arrival
+ * Ties always go by arrival: the queue breaks equal keys by job index.
  * With backfill=0 the first job that does not fit blocks everyone behind
  * it; with backfill=1 jobs behind it that fit start (no reservation, so a
  * large job can wait while smaller ones keep passing it).
  */
 #include "policies/policy.h"
+#include "models/model.h"
 
+#include <math.h>
 #include <stdlib.h>
+
+enum order_key { KEY_ARRIVAL, KEY_DURATION, KEY_PREDICTED, KEY_DEADLINE };
 
 struct ordered {
     struct pq q;
     enum plc_mode mode;
     bool backfill;
-    bool by_duration;
+    enum order_key key;
 };
 
 static int create(void **state, const struct pol_args *a, struct dl_error *err,
-                  bool by_duration)
+                  enum order_key key)
 {
     struct ordered *o = xcalloc(1, sizeof *o);
-    long bf;
+    long bf, pred = 0;
     int rc = pol_arg_placement(a, &o->mode, err);
     if (!rc)
         rc = pol_arg_long(a, "backfill", 0, 1, &bf, err);
+    if (!rc && key == KEY_DURATION)
+        rc = pol_arg_long(a, "predicted", 0, 1, &pred, err);
     if (rc) {
         free(o);
         return rc;
     }
     pq_init(&o->q);
     o->backfill = bf;
-    o->by_duration = by_duration;
+    o->key = pred ? KEY_PREDICTED : key;
     *state = o;
     return 0;
 }
 
 static int fifo_create(void **s, const struct pol_args *a, struct dl_error *e)
 {
-    return create(s, a, e, false);
+    return create(s, a, e, KEY_ARRIVAL);
 }
 
 static int sjf_create(void **s, const struct pol_args *a, struct dl_error *e)
 {
-    return create(s, a, e, true);
+    return create(s, a, e, KEY_DURATION);
+}
+
+static int edf_create(void **s, const struct pol_args *a, struct dl_error *e)
+{
+    return create(s, a, e, KEY_DEADLINE);
 }
 
 static void destroy(void *state)
@@ -60,7 +80,23 @@ static void destroy(void *state)
 static void enqueue(void *state, const struct pol_view *v, uint32_t job)
 {
     struct ordered *o = state;
-    double key = o->by_duration ? (double)v->jobs[job].duration : (double)job;
+    const struct trc_job *tj = &v->jobs[job];
+    double key = (double)job;
+    switch (o->key) {
+    case KEY_ARRIVAL:
+        break;
+    case KEY_DURATION:
+        key = (double)tj->duration;
+        break;
+    case KEY_PREDICTED:
+        key = mdl_perf_pred_runtime(v->perf, job, v->clu->ref_type, false);
+        break;
+    case KEY_DEADLINE:
+        /* no deadline: after every job with one (equal keys: by arrival);
+         * as a double a deadline is exact up to 2^53 us, 285 years */
+        key = tj->deadline == SIM_NEVER ? HUGE_VAL : (double)tj->deadline;
+        break;
+    }
     pq_push(&o->q, job, v->jobs[job].num_gpus, v->rt[job].req_type, key);
 }
 
@@ -82,6 +118,13 @@ static const struct pol_opt fifo_opts[] = {
 
 static const struct pol_opt sjf_opts[] = {
     { "backfill", "1", "1: shorter-first jobs behind one that does not fit may start" },
+    { "predicted", "0", "1: order by the predicted run time on the reference "
+                        "GPU type (--models predict.*) instead of the true duration" },
+    { NULL, NULL, NULL },
+};
+
+static const struct pol_opt edf_opts[] = {
+    { "backfill", "1", "1: later-deadline jobs behind one that does not fit may start" },
     { NULL, NULL, NULL },
 };
 
@@ -100,11 +143,26 @@ const struct policy pol_fifo = {
 
 const struct policy pol_sjf = {
     .name = "sjf",
-    .summary = "shortest job first by duration (non-preemptive)",
+    .summary = "shortest job first by duration, or by predicted run time "
+               "with predicted=1 (non-preemptive)",
     .blocking = "backfill=1 (default): longer jobs that fit start before it; "
                 "backfill=0: it blocks every later job",
     .opts = sjf_opts,
     .create = sjf_create,
+    .destroy = destroy,
+    .enqueue = enqueue,
+    .schedule = schedule,
+    .queued = queued,
+};
+
+const struct policy pol_edf = {
+    .name = "edf",
+    .summary = "earliest deadline first; jobs without a deadline last, by "
+               "arrival (non-preemptive)",
+    .blocking = "backfill=1 (default): later-deadline jobs that fit start "
+                "before it; backfill=0: it blocks every later job",
+    .opts = edf_opts,
+    .create = edf_create,
     .destroy = destroy,
     .enqueue = enqueue,
     .schedule = schedule,

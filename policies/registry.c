@@ -12,6 +12,7 @@
 extern const struct policy pol_fifo, pol_sjf, pol_srtf;
 extern const struct policy pol_qos;
 extern const struct policy pol_horus;
+extern const struct policy pol_edf, pol_tiresias, pol_gandiva;
 
 const struct policy *const pol_table[] = {
     &pol_fifo,
@@ -19,6 +20,9 @@ const struct policy *const pol_table[] = {
     &pol_srtf,
     &pol_qos,
     &pol_horus,
+    &pol_edf,
+    &pol_tiresias,
+    &pol_gandiva,
     NULL,
 };
 

@@ -1,0 +1,1028 @@
+/*
+ * policies/gandiva.c - a Gandiva-style packer with time-slicing (after Xiao
+ * et al., "Gandiva: Introspective Cluster Scheduling for Deep Learning",
+ * OSDI 2018), as the Horus authors used it as a baseline: packing by
+ * *measured* GPU utilization (Gandiva profiles jobs online), where Horus
+ * packs by a predicted one.
+ *
+ * Order.  FIFO by the time a job entered the queue: arrival, or the
+ * preemption that ended its time slice (so a preempted job goes to the back:
+ * round robin).  Jobs entering at one instant keep the engine's order
+ * (arrivals by trace order).
+ *
+ * At every instant each waiting job, in that order, gets in by the first of:
+ *   1. free GPUs: exclusive placement through plc_find (placement=);
+ *   2. packing (pol_colocate) onto GPUs of one type (its required type,
+ *      else fastest first), each of which, with the job added, holds at
+ *      most min(max_per_gpu, the models' max_jobs_per_gpu) jobs, a summed
+ *      true solo utilization (mdl_perf_util, unknown = 1) of at most
+ *      util_cap, and -- when it already holds jobs -- no more memory than
+ *      the type has (the job's memory per GPU, unknown = 0).  Free GPUs
+ *      qualify too (summed utilization 0).  Which GPUs:
+ *        one GPU: the lowest summed utilization, then the lowest index;
+ *        a gang: one node if some node has enough such GPUs (the node whose
+ *          best GPUs have the lowest summed utilization, then the lowest
+ *          node index; on it the lowest-utilization GPUs, ties by index);
+ *          otherwise (placement=pool, or a gang larger than the type's
+ *          largest node) as few nodes as possible: nodes by most such GPUs,
+ *          then lowest summed utilization, then index, each giving its
+ *          lowest-utilization GPUs; under placement=consolidated a gang
+ *          that fits a node is packed on one node or not at all;
+ *   3. time-slicing (quantum > 0): it takes the GPUs of a running job of
+ *      the same GPU count (Gandiva time-slices jobs of one size, its node
+ *      affinity) on a type it may use, that has run for at least quantum
+ *      seconds since it last (re)started: the one that started longest
+ *      ago, then the lowest job index, among those whose GPUs the waiting
+ *      job may take under the packing rules above (with that job gone).
+ *      That job is preempted (preempt_cost seconds of reference-GPU work
+ *      added) and goes to the back of the queue.
+ * A job that gets in by none of them waits; with backfill=1 (default) the
+ * jobs behind it still try, with backfill=0 it blocks them.  Each start asks
+ * for a schedule() call quantum seconds later (pol_wake), when its slice
+ * ends.
+ *
+ * Choices where the papers are silent: the quantum counts wall time since
+ * the job's last (re)start, not GPU-time; a job is never packed when it
+ * could run alone; packing is tried before time-slicing (no preemption when
+ * sharing suffices); only jobs of the same size swap, so a waiting job
+ * never preempts several.  Defaults: util_cap=1 (summed utilization up to
+ * one full GPU), max_per_gpu=2 (pairs, as Gandiva packs), quantum=100 s
+ * (the Horus authors' simulator preempts a job every 100 time units of
+ * service while others wait), preempt_cost=0 (as srtf).
+ *
+ * Beware: a time slice of quantum seconds on GPUs of speed v buys quantum x
+ * v seconds of work and costs preempt_cost: where the cost is the larger,
+ * jobs that take turns never finish and the run does not end.
+ *
+ * State.  Waiting jobs sit in one FIFO array per gang shape (GPU count,
+ * required type), entries (enqueue number, job, version), where a job's
+ * version changes at each start and stop, so entries of started jobs go
+ * stale in place and are skipped or swept; the walk above merges the
+ * shapes' arrays by enqueue number.  Per GPU count and type, a min-heap of
+ * running jobs by last start (the time-slice candidates), stale entries
+ * likewise.  Per GPU, the summed utilization of its jobs, recomputed when
+ * they change.
+ *
+ * Cost.  Failures are remembered per shape: exclusive placement failed;
+ * packing fails above a utilization for at least a memory (one scan of a
+ * type's GPUs finds that bound: the g-th lowest summed utilization among
+ * the GPUs that pass the count and memory rules) -- both true until a job
+ * completes, since starts only take room and a slice leaves the free GPUs
+ * as they were (it widens the packing bounds of one-GPU shapes by what the
+ * passed GPUs now take, and drops those of gangs); time-slicing failed for
+ * at least a utilization and memory, within one schedule() (and until a
+ * slice passes GPUs that other jobs share).  A shape whose every waiting job is covered by its failures (its
+ * lowest utilization and lowest memory are: a probe settles it) is
+ * skipped for the rest of the walk.  So an instant costs O(shapes) per job
+ * visited in shapes that may still admit one, plus the scans, instead of
+ * O(waiting jobs).
+ */
+#include "policies/policy.h"
+#include "models/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GD_NFAIL 4              /* failure bounds remembered per shape */
+
+struct gd_ent {                 /* a waiting job in its shape's FIFO */
+    uint64_t seq;               /* enqueue number: the FIFO order */
+    uint32_t job, ver;
+};
+
+struct gd_val {                 /* a waiting job by one of its values */
+    double val;
+    uint32_t job, ver;
+};
+
+struct gd_vheap {               /* min-heap on (val, job) */
+    struct gd_val *a;
+    size_t n, cap;
+};
+
+struct gd_slice {               /* a running job and when it last started */
+    simtime_t start;
+    uint32_t job, ver;
+};
+
+struct gd_heap {                /* min-heap on (start, job) */
+    struct gd_slice *a;
+    size_t n, cap;
+    uint32_t live;
+};
+
+struct gd_shape {               /* a gang shape: its waiting jobs, failures */
+    uint32_t ngpus, req_type;
+    struct gd_ent *q;           /* FIFO: q[head..n) */
+    size_t head, n, cap;
+    uint32_t nwait;             /* waiting jobs (live entries) */
+    struct gd_vheap umin, mmin; /* waiting jobs by utilization, memory */
+    /* Placement and packing failures stay true until a job leaves its GPUs
+     * (starts only take room): they are kept while s->emptied == epoch. */
+    uint64_t epoch;
+    bool excl_failed;
+    /* packing fails for a job of util > fu[i] and memory >= fm[i] */
+    double fu[GD_NFAIL], fm[GD_NFAIL];
+    uint32_t nfail;
+    /* Within one schedule(), until a slice passes (expired jobs only get
+     * fewer, GPUs only fuller): no expired job of this size at all
+     * (slice_failed), or none a job of util >= su[i] and memory >= sm[i]
+     * may replace. */
+    bool slice_failed;
+    double su[GD_NFAIL], sm[GD_NFAIL];
+    uint32_t nsfail;
+    /* probes that found room for the lowest utilization and memory, valid
+     * while s->changes is unchanged */
+    uint64_t pack_ok, slice_ok;
+    /* the walk */
+    size_t cur;
+    bool alive;
+};
+
+struct gd_node {                /* a node's GPUs that can take a job */
+    uint32_t node, n;
+    double usum;                /* of its best, up to the gang size */
+    uint32_t gpu[64];           /* GPUs passing count and memory, by
+                                   (summed utilization, index); the first
+                                   n also take the job's utilization */
+    double us[64];              /* their summed utilizations */
+};
+
+struct gandiva {
+    enum plc_mode mode;
+    bool backfill;
+    double util_cap;
+    uint32_t max_per_gpu;
+    simtime_t quantum;          /* us, 0 = no time-slicing */
+    double cost;                /* reference-GPU us per preemption */
+    /* per job */
+    uint32_t *ver, *shape, *size;
+    uint8_t *running;
+    double *usum;               /* [ngpus] summed true utilization of the
+                                   jobs on a GPU, recomputed when they change */
+    uint32_t *tnodes;           /* nodes by type: tnodes[tfirst[t]..tfirst[t+1]) */
+    uint32_t *tfirst;
+    uint64_t seq;               /* jobs enqueued so far */
+    uint32_t nlive;             /* waiting jobs */
+    uint64_t emptied;           /* jobs that left their GPUs so far */
+    uint64_t changes;           /* starts and stops so far, plus one per
+                                   schedule() (slices expire with time) */
+    struct gd_shape *shapes;
+    size_t nshapes, capshapes;
+    uint32_t *sizes;            /* distinct GPU counts seen at a start */
+    struct gd_heap *heaps;      /* [size index * ntypes + type] */
+    size_t nsizes, capsizes;
+    uint32_t ntypes;
+    simtime_t woke;
+    /* scratch */
+    uint32_t *gpus;
+    size_t capgpus;
+    struct gd_slice *held;
+    size_t capheld;
+    struct gd_node *nodes;
+    size_t capnodes;
+    double *all;
+    size_t capall;
+};
+
+/* -------------------------------------------------------------- heaps */
+
+static inline bool sl_before(const struct gd_slice *a, const struct gd_slice *b)
+{
+    return a->start < b->start || (a->start == b->start && a->job < b->job);
+}
+
+static void hp_push(struct gd_heap *h, struct gd_slice it)
+{
+    xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);
+    size_t i = h->n++;
+    while (i > 0 && sl_before(&it, &h->a[(i - 1) / 2])) {
+        h->a[i] = h->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->a[i] = it;
+}
+
+static struct gd_slice hp_pop(struct gd_heap *h)
+{
+    struct gd_slice top = h->a[0], last = h->a[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        const struct gd_slice *best = &last;
+        if (l < h->n && sl_before(&h->a[l], best))
+            m = l, best = &h->a[l];
+        if (l + 1 < h->n && sl_before(&h->a[l + 1], best))
+            m = l + 1;
+        if (m == i)
+            break;
+        h->a[i] = h->a[m];
+        i = m;
+    }
+    if (h->n)
+        h->a[i] = last;
+    return top;
+}
+
+static inline bool sl_live(const struct gandiva *s, const struct pol_view *v,
+                           const struct gd_slice *it)
+{
+    return v->rt[it->job].state == JOB_RUNNING && s->ver[it->job] == it->ver;
+}
+
+static inline bool val_before(const struct gd_val *a, const struct gd_val *b)
+{
+    return a->val < b->val || (a->val == b->val && a->job < b->job);
+}
+
+static void vh_push(struct gd_vheap *h, struct gd_val it)
+{
+    xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);
+    size_t i = h->n++;
+    while (i > 0 && val_before(&it, &h->a[(i - 1) / 2])) {
+        h->a[i] = h->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->a[i] = it;
+}
+
+static void vh_pop(struct gd_vheap *h)
+{
+    struct gd_val last = h->a[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        const struct gd_val *best = &last;
+        if (l < h->n && val_before(&h->a[l], best))
+            m = l, best = &h->a[l];
+        if (l + 1 < h->n && val_before(&h->a[l + 1], best))
+            m = l + 1;
+        if (m == i)
+            break;
+        h->a[i] = h->a[m];
+        i = m;
+    }
+    if (h->n)
+        h->a[i] = last;
+}
+
+static inline bool waiting(const struct gandiva *s, const struct pol_view *v,
+                           uint32_t job, uint32_t ver)
+{
+    return v->rt[job].state == JOB_QUEUED && s->ver[job] == ver;
+}
+
+/* The lowest value among the waiting jobs of h (+inf if none). */
+static double vh_min(const struct gandiva *s, const struct pol_view *v,
+                     struct gd_vheap *h)
+{
+    while (h->n && !waiting(s, v, h->a[0].job, h->a[0].ver))
+        vh_pop(h);
+    return h->n ? h->a[0].val : HUGE_VAL;
+}
+
+/* Adds waiting job j to h, first sweeping stale entries if they dominate. */
+static void vh_add(const struct gandiva *s, const struct pol_view *v,
+                   struct gd_vheap *h, uint32_t nwait, double val, uint32_t j)
+{
+    if (h->n > 64 && h->n > 2 * (size_t)nwait) {
+        size_t k = 0;
+        for (size_t i = 0; i < h->n; i++)
+            if (waiting(s, v, h->a[i].job, h->a[i].ver))
+                h->a[k++] = h->a[i];
+        h->n = 0;
+        for (size_t i = 0; i < k; i++)
+            vh_push(h, h->a[i]);
+    }
+    vh_push(h, (struct gd_val){ val, j, s->ver[j] });
+}
+
+/* ------------------------------------------------------------- setup */
+
+static double gpu_util(const struct pol_view *v, uint32_t g, uint32_t skip)
+{
+    uint32_t n;
+    const uint32_t *o = pol_gpu_jobs(v, g, &n);
+    double u = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (o[k] != skip)
+            u += mdl_perf_util(v->perf, o[k]);
+    return u;
+}
+
+static inline double job_mem(const struct pol_view *v, uint32_t j)
+{
+    return v->perf->mem[j] > 0 ? v->perf->mem[j] : 0;
+}
+
+static void ensure(struct gandiva *s, const struct pol_view *v)
+{
+    if (s->ver)
+        return;
+    uint32_t n = v->njobs ? v->njobs : 1;
+    s->ver = xcalloc_big(n, sizeof *s->ver);
+    s->shape = xmalloc(n * sizeof *s->shape);
+    s->size = xmalloc(n * sizeof *s->size);
+    for (uint32_t j = 0; j < n; j++)
+        s->shape[j] = s->size[j] = SIM_NONE;
+    s->running = xcalloc_big(n, sizeof *s->running);
+    const struct cluster *c = v->clu;
+    s->ntypes = c->ntypes;
+    s->usum = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *s->usum);
+    s->tnodes = xmalloc((c->nnodes ? c->nnodes : 1) * sizeof *s->tnodes);
+    s->tfirst = xcalloc(c->ntypes + 1, sizeof *s->tfirst);
+    for (uint32_t nd = 0; nd < c->nnodes; nd++)
+        s->tfirst[c->nodes[nd].type + 1]++;
+    for (uint32_t t = 0; t < c->ntypes; t++)
+        s->tfirst[t + 1] += s->tfirst[t];
+    uint32_t *at = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *at);
+    for (uint32_t nd = 0; nd < c->nnodes; nd++) {
+        uint32_t t = c->nodes[nd].type;
+        s->tnodes[s->tfirst[t] + at[t]++] = nd;
+    }
+    free(at);
+}
+
+/* The GPUs of job j changed occupants: their sums again. */
+static void resum(struct gandiva *s, const struct pol_view *v, uint32_t j)
+{
+    const struct job_rt *r = &v->rt[j];
+    for (uint32_t i = 0; i < v->jobs[j].num_gpus; i++)
+        s->usum[r->gpus[i]] = gpu_util(v, r->gpus[i], SIM_NONE);
+}
+
+static uint32_t shape_of(struct gandiva *s, const struct pol_view *v, uint32_t j)
+{
+    if (s->shape[j] != SIM_NONE)
+        return s->shape[j];
+    uint32_t g = v->jobs[j].num_gpus, req = v->rt[j].req_type;
+    size_t k = 0;
+    while (k < s->nshapes && (s->shapes[k].ngpus != g || s->shapes[k].req_type != req))
+        k++;
+    if (k == s->nshapes) {
+        xgrow(&s->shapes, &s->capshapes, k + 1, sizeof *s->shapes);
+        s->shapes[k] = (struct gd_shape){ .ngpus = g, .req_type = req,
+                                          .pack_ok = UINT64_MAX,
+                                          .slice_ok = UINT64_MAX };
+        s->nshapes++;
+    }
+    return s->shape[j] = (uint32_t)k;
+}
+
+/* The heaps of GPU count g (created if new); SIM_NONE if never started. */
+static uint32_t size_of(struct gandiva *s, uint32_t g, bool create)
+{
+    size_t k = 0;
+    while (k < s->nsizes && s->sizes[k] != g)
+        k++;
+    if (k == s->nsizes) {
+        if (!create)
+            return SIM_NONE;
+        size_t old = s->capsizes;
+        xgrow(&s->sizes, &s->capsizes, k + 1, sizeof *s->sizes);
+        if (s->capsizes != old) {
+            s->heaps = xrealloc(s->heaps, s->capsizes * s->ntypes * sizeof *s->heaps);
+            memset(s->heaps + old * s->ntypes, 0,
+                   (s->capsizes - old) * s->ntypes * sizeof *s->heaps);
+        }
+        s->sizes[k] = g;
+        s->nsizes++;
+    }
+    return (uint32_t)k;
+}
+
+/* ------------------------------------------------------- engine hooks */
+
+static void stopped(struct gandiva *s, const struct pol_view *v, uint32_t j)
+{
+    resum(s, v, j);
+    s->changes++;
+    s->running[j] = 0;
+    s->ver[j]++;
+    s->heaps[(size_t)s->size[j] * s->ntypes + v->rt[j].type].live--;
+}
+
+static void enqueue(void *state, const struct pol_view *v, uint32_t j)
+{
+    struct gandiva *s = state;
+    ensure(s, v);
+    if (s->running[j])
+        stopped(s, v, j);
+    uint32_t k = shape_of(s, v, j);     /* may move s->shapes */
+    struct gd_shape *sh = &s->shapes[k];
+    xgrow(&sh->q, &sh->cap, sh->n + 1, sizeof *sh->q);
+    sh->q[sh->n++] = (struct gd_ent){ ++s->seq, j, s->ver[j] };
+    vh_add(s, v, &sh->umin, sh->nwait, mdl_perf_util(v->perf, j), j);
+    vh_add(s, v, &sh->mmin, sh->nwait, job_mem(v, j), j);
+    sh->nwait++;
+    s->nlive++;
+}
+
+static void started(void *state, const struct pol_view *v, uint32_t j)
+{
+    struct gandiva *s = state;
+    resum(s, v, j);
+    s->changes++;
+    s->running[j] = 1;
+    s->ver[j]++;
+    s->shapes[s->shape[j]].nwait--;
+    s->nlive--;
+    if (s->size[j] == SIM_NONE)
+        s->size[j] = size_of(s, v->jobs[j].num_gpus, true);
+    struct gd_heap *h = &s->heaps[(size_t)s->size[j] * s->ntypes + v->rt[j].type];
+    if (h->n > 64 && h->n > 2 * (size_t)h->live) {     /* sweep stale */
+        size_t k = 0;
+        for (size_t i = 0; i < h->n; i++)
+            if (sl_live(s, v, &h->a[i]))
+                h->a[k++] = h->a[i];
+        h->n = 0;
+        for (size_t i = 0; i < k; i++)
+            hp_push(h, h->a[i]);
+    }
+    hp_push(h, (struct gd_slice){ v->rt[j].last_start, j, s->ver[j] });
+    h->live++;
+}
+
+static void finished(void *state, const struct pol_view *v, uint32_t j)
+{
+    struct gandiva *s = state;
+    stopped(s, v, j);
+    s->emptied++;
+}
+
+/* ---------------------------------------------------------- packing */
+
+/* Whether GPU g can take a job of utilization u and memory m once job
+ * skip (SIM_NONE: none) has left it; *us = its summed utilization then. */
+static bool gpu_takes(const struct gandiva *s, const struct pol_view *v,
+                      uint32_t g, double u, double m, uint32_t skip, double *us)
+{
+    uint32_t others = v->nocc[g], cap = s->max_per_gpu < v->max_share
+                                            ? s->max_per_gpu : v->max_share;
+    double mem = v->mem_used[g];
+    *us = s->usum[g];
+    if (skip != SIM_NONE) {
+        uint32_t n;
+        const uint32_t *o = pol_gpu_jobs(v, g, &n);
+        for (uint32_t k = 0; k < n; k++)
+            if (o[k] == skip) {
+                others--;
+                mem -= job_mem(v, skip);
+                *us = gpu_util(v, g, skip);
+            }
+    }
+    if (!others) {
+        *us = 0;
+        return true;
+    }
+    double gb = v->clu->types[v->clu->nodes[v->clu->gpu_node[g]].type].memory_gb;
+    return others + 1 <= cap && *us + u <= s->util_cap + 1e-9 &&
+           (m <= 0 || gb <= 0 || mem + m <= gb + 1e-9);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Node a before b for a gang spread over nodes. */
+static int cmp_spread(const void *pa, const void *pb)
+{
+    const struct gd_node *a = pa, *b = pb;
+    if (a->n != b->n)
+        return a->n > b->n ? -1 : 1;
+    if (a->usum != b->usum)
+        return a->usum < b->usum ? -1 : 1;
+    return (a->node > b->node) - (a->node < b->node);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* GPUs of type t for a gang of g of utilization u and memory m under the
+ * packing rules, sorted, into s->gpus.  True when found; else *bound is
+ * the utilization above which such a gang (with at least memory m) cannot
+ * be packed on t now (-inf: none can): the GPUs that pass the count and
+ * memory rules, by summed utilization, must include g at most
+ * util_cap - u. */
+static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
+                    double u, double m, uint32_t t, double *bound)
+{
+    const struct cluster *c = v->clu;
+    uint32_t big = 0;
+    double lim = s->util_cap + 1e-9 - u, kth = HUGE_VAL;
+    *bound = -HUGE_VAL;
+    if (c->types[t].total_gpus < g)
+        return false;
+    xgrow(&s->gpus, &s->capgpus, g, sizeof *s->gpus);
+    size_t nn = 0, nall = 0;
+    uint32_t best = SIM_NONE;   /* single node holding the whole gang */
+    for (uint32_t k = s->tfirst[t]; k < s->tfirst[t + 1]; k++) {
+        uint32_t nd = s->tnodes[k];
+        const struct clu_node *no = &c->nodes[nd];
+        if (no->ngpus > big)
+            big = no->ngpus;
+        xgrow(&s->nodes, &s->capnodes, nn + 1, sizeof *s->nodes);
+        struct gd_node *e = &s->nodes[nn];
+        e->node = nd;
+        e->n = 0;
+        uint32_t ne = 0;        /* GPUs passing count and memory */
+        for (uint32_t i = 0; i < no->ngpus; i++) {
+            uint32_t x = no->first_gpu + i;
+            double ux;
+            if (!gpu_takes(s, v, x, 0, m, SIM_NONE, &ux))
+                continue;
+            xgrow(&s->all, &s->capall, nall + 1, sizeof *s->all);
+            s->all[nall++] = ux;
+            /* insertion by (utilization, index): x ascends, so ties stay */
+            uint32_t p = ne++;
+            while (p > 0 && e->us[p - 1] > ux) {
+                e->us[p] = e->us[p - 1];
+                e->gpu[p] = e->gpu[p - 1];
+                p--;
+            }
+            e->us[p] = ux;
+            e->gpu[p] = x;
+        }
+        if (ne >= g && e->us[g - 1] < kth)
+            kth = e->us[g - 1];
+        while (e->n < ne && e->us[e->n] <= lim)   /* those that take u */
+            e->n++;
+        if (!e->n)
+            continue;
+        e->usum = 0;
+        for (uint32_t i = 0; i < e->n && i < g; i++)
+            e->usum += e->us[i];
+        if (e->n >= g && (best == SIM_NONE || e->usum < s->nodes[best].usum))
+            best = (uint32_t)nn;
+        nn++;
+    }
+    bool single = s->mode == PLC_CONSOLIDATED && g <= big;
+    if (best != SIM_NONE) {
+        memcpy(s->gpus, s->nodes[best].gpu, g * sizeof *s->gpus);
+    } else {
+        uint32_t k = 0;
+        if (!single) {
+            qsort(s->nodes, nn, sizeof *s->nodes, cmp_spread);
+            for (size_t i = 0; i < nn && k < g; i++)
+                for (uint32_t q = 0; q < s->nodes[i].n && k < g; q++)
+                    s->gpus[k++] = s->nodes[i].gpu[q];
+        }
+        if (k < g) {
+            if (!single) {      /* the g-th lowest over all nodes */
+                kth = HUGE_VAL;
+                if (nall >= g) {
+                    qsort(s->all, nall, sizeof *s->all, cmp_dbl);
+                    kth = s->all[g - 1];
+                }
+            }
+            *bound = s->util_cap + 1e-9 - kth;
+            return false;
+        }
+    }
+    qsort(s->gpus, g, sizeof *s->gpus, cmp_u32);
+    return true;
+}
+
+/* Packing for shape sh with utilization u and memory m, over the types it
+ * may use (fastest first): true with s->gpus, else *bound over them all. */
+static bool pack_shape(struct gandiva *s, const struct pol_view *v,
+                       const struct gd_shape *sh, double u, double m, double *bound)
+{
+    const struct cluster *c = v->clu;
+    double b;
+    *bound = -HUGE_VAL;
+    for (uint32_t i = 0; i < c->ntypes; i++) {
+        uint32_t t = sh->req_type != SIM_NONE ? sh->req_type : c->type_order[i];
+        if (pack_on(s, v, sh->ngpus, u, m, t, &b))
+            return true;
+        if (b > *bound)
+            *bound = b;
+        if (sh->req_type != SIM_NONE)
+            break;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------- time-slicing */
+
+/* The running job of shape sh's size, on a type it may use, whose slice is
+ * over and whose GPUs a job of utilization u and memory m may take: the
+ * one that started first, then the lowest index; SIM_NONE if none.  *any:
+ * whether any job's slice is over.  Changes nothing but stale entries. */
+static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
+                           const struct gd_shape *sh, double u, double m, bool *any)
+{
+    const struct cluster *c = v->clu;
+    uint32_t g = sh->ngpus, req = sh->req_type, si = size_of(s, g, false);
+    *any = false;
+    if (si == SIM_NONE)
+        return SIM_NONE;
+    size_t nheld = 0;
+    uint32_t victim = SIM_NONE;
+    for (;;) {
+        struct gd_heap *bh = NULL;
+        for (uint32_t t = 0; t < c->ntypes; t++) {
+            if (req != SIM_NONE && t != req)
+                continue;
+            struct gd_heap *h = &s->heaps[(size_t)si * s->ntypes + t];
+            while (h->n && !sl_live(s, v, &h->a[0]))
+                hp_pop(h);
+            if (h->n && (!bh || sl_before(&h->a[0], &bh->a[0])))
+                bh = h;
+        }
+        if (!bh || bh->a[0].start + s->quantum > v->now)
+            break;
+        *any = true;
+        struct gd_slice it = hp_pop(bh);
+        xgrow(&s->held, &s->capheld, nheld + 1, sizeof *s->held);
+        s->held[nheld++] = it;
+        const struct job_rt *r = &v->rt[it.job];
+        bool ok = true;
+        for (uint32_t i = 0; i < g && ok; i++) {
+            double us;
+            ok = gpu_takes(s, v, r->gpus[i], u, m, it.job, &us);
+        }
+        if (ok) {
+            victim = it.job;
+            break;
+        }
+    }
+    for (size_t i = 0; i < nheld; i++) {
+        uint32_t k = s->held[i].job;
+        hp_push(&s->heaps[(size_t)si * s->ntypes + v->rt[k].type], s->held[i]);
+    }
+    return victim;
+}
+
+/* After a slice passed GPUs gpus[0..g) to another job: packing failures
+ * of one-GPU shapes widen by what those GPUs now take, and those of gangs
+ * are forgotten (free GPUs are as before: the job took all of the
+ * victim's). */
+static void slice_passed(struct gandiva *s, const struct pol_view *v,
+                         const uint32_t *gpus, uint32_t g)
+{
+    const struct cluster *c = v->clu;
+    for (size_t k = 0; k < s->nshapes; k++) {
+        struct gd_shape *sh = &s->shapes[k];
+        if (sh->ngpus > 1) {
+            sh->nfail = 0;
+            continue;
+        }
+        for (uint32_t i = 0; i < sh->nfail; i++)
+            for (uint32_t q = 0; q < g; q++) {
+                double us;
+                uint32_t t = c->nodes[c->gpu_node[gpus[q]]].type;
+                if ((sh->req_type == SIM_NONE || sh->req_type == t) &&
+                    gpu_takes(s, v, gpus[q], 0, sh->fm[i], SIM_NONE, &us) &&
+                    s->util_cap + 1e-9 - us > sh->fu[i])
+                    sh->fu[i] = s->util_cap + 1e-9 - us;
+            }
+    }
+}
+
+/* Job j takes victim's GPUs. */
+static int slice_take(struct gandiva *s, const struct pol_view *v,
+                      struct pol_ctx *x, uint32_t j, uint32_t victim)
+{
+    uint32_t g = v->jobs[j].num_gpus;
+    bool shared = false;
+    xgrow(&s->gpus, &s->capgpus, g, sizeof *s->gpus);
+    memcpy(s->gpus, v->rt[victim].gpus, g * sizeof *s->gpus);
+    for (uint32_t i = 0; i < g; i++)
+        shared |= v->nocc[s->gpus[i]] > 1;
+    int rc = pol_preempt(x, victim, s->cost);
+    if (rc)
+        return rc;
+    rc = shared ? pol_colocate(x, j, s->gpus) : pol_start(x, j, s->gpus);
+    if (rc)
+        return rc;
+    slice_passed(s, v, s->gpus, g);
+    /* j may use less than the victim did on GPUs that other expired jobs
+     * share: slicing failures are void */
+    for (size_t k = 0; shared && k < s->nshapes; k++)
+        s->shapes[k].nsfail = 0;
+    return 0;
+}
+
+/* ------------------------------------------------------- admission */
+
+/* Whether (u, m) is above a remembered failure (strictly in u when
+ * strict). */
+static bool failed_at(const double *fu, const double *fm, uint32_t n, double u,
+                      double m, bool strict)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if ((strict ? u > fu[i] : u >= fu[i]) && m >= fm[i])
+            return true;
+    return false;
+}
+
+/* Remembers a failure at (u, m): drops the ones it covers, and when full
+ * the one of highest u. */
+static void fail_at(double *fu, double *fm, uint32_t *n, double u, double m)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < *n; i++)
+        if (!(u <= fu[i] && m <= fm[i])) {
+            fu[k] = fu[i];
+            fm[k++] = fm[i];
+        }
+    if (k == GD_NFAIL) {
+        uint32_t w = 0;
+        for (uint32_t i = 1; i < k; i++)
+            if (fu[i] > fu[w])
+                w = i;
+        fu[w] = fu[--k];
+        fm[w] = fm[k];
+    }
+    fu[k] = u;
+    fm[k++] = m;
+    *n = k;
+}
+
+static void refresh(const struct gandiva *s, struct gd_shape *sh)
+{
+    if (sh->epoch != s->emptied) {      /* GPUs were freed since: retry */
+        sh->epoch = s->emptied;
+        sh->excl_failed = false;
+        sh->nfail = 0;
+    }
+}
+
+/* Job j (waiting) gets in if it can: 1 on free GPUs or packed, 2 by a time
+ * slice, 0 not, or an error. */
+static int admit_one(struct gandiva *s, const struct pol_view *v,
+                     struct pol_ctx *x, uint32_t j)
+{
+    struct gd_shape *sh = &s->shapes[s->shape[j]];
+    refresh(s, sh);
+    if (!sh->excl_failed) {
+        xgrow(&s->gpus, &s->capgpus, sh->ngpus, sizeof *s->gpus);
+        if (plc_find(v->clu, sh->ngpus, sh->req_type, s->mode, NULL, s->gpus)) {
+            int rc = pol_start(x, j, s->gpus);
+            return rc ? rc : 1;
+        }
+        sh->excl_failed = true;
+    }
+    double u = mdl_perf_util(v->perf, j), m = job_mem(v, j), bound;
+    if (s->max_per_gpu > 1 && !failed_at(sh->fu, sh->fm, sh->nfail, u, m, true)) {
+        if (pack_shape(s, v, sh, u, m, &bound)) {
+            int rc = pol_colocate(x, j, s->gpus);
+            return rc ? rc : 1;
+        }
+        fail_at(sh->fu, sh->fm, &sh->nfail, bound, m);
+    }
+    if (!s->quantum || sh->slice_failed ||
+        failed_at(sh->su, sh->sm, sh->nsfail, u, m, false))
+        return 0;
+    bool any;
+    uint32_t victim = slice_find(s, v, sh, u, m, &any);
+    if (victim == SIM_NONE) {
+        if (!any)
+            sh->slice_failed = true;
+        fail_at(sh->su, sh->sm, &sh->nsfail, u, m);
+        return 0;
+    }
+    int rc = slice_take(s, v, x, j, victim);
+    return rc ? rc : 2;
+}
+
+/* Whether no waiting job of shape sh can get in now (after one of them
+ * failed): its failures cover the lowest utilization and the lowest memory
+ * among them, settled by probing with those two where they do not yet. */
+static bool shape_dead(struct gandiva *s, const struct pol_view *v,
+                       struct gd_shape *sh)
+{
+    if (!sh->excl_failed)
+        return false;
+    double u = vh_min(s, v, &sh->umin), m = vh_min(s, v, &sh->mmin), bound;
+    if (s->max_per_gpu > 1 && !failed_at(sh->fu, sh->fm, sh->nfail, u, m, true)) {
+        if (sh->pack_ok == s->changes)
+            return false;
+        if (pack_shape(s, v, sh, u, m, &bound)) {
+            sh->pack_ok = s->changes;
+            return false;
+        }
+        fail_at(sh->fu, sh->fm, &sh->nfail, bound, m);
+    }
+    if (s->quantum && !sh->slice_failed &&
+        !failed_at(sh->su, sh->sm, sh->nsfail, u, m, false)) {
+        if (sh->slice_ok == s->changes)
+            return false;
+        bool any;
+        if (slice_find(s, v, sh, u, m, &any) != SIM_NONE) {
+            sh->slice_ok = s->changes;
+            return false;
+        }
+        if (!any)
+            sh->slice_failed = true;
+        fail_at(sh->su, sh->sm, &sh->nsfail, u, m);
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------ schedule */
+
+static void wake(struct gandiva *s, const struct pol_view *v, struct pol_ctx *x)
+{
+    if (s->quantum && s->woke != v->now + s->quantum) {
+        s->woke = v->now + s->quantum;
+        pol_wake(x, s->woke);
+    }
+}
+
+/* The first entry of sh at or after its cursor that waits and was
+ * enqueued by end; NULL if none. */
+static const struct gd_ent *cursor(const struct gandiva *s, const struct pol_view *v,
+                                   struct gd_shape *sh, uint64_t end)
+{
+    while (sh->cur < sh->n && !waiting(s, v, sh->q[sh->cur].job, sh->q[sh->cur].ver))
+        sh->cur++;
+    return sh->cur < sh->n && sh->q[sh->cur].seq <= end ? &sh->q[sh->cur] : NULL;
+}
+
+/* Drops started entries from the front of each FIFO; compacts one when
+ * they dominate. */
+static void tidy(struct gandiva *s, const struct pol_view *v)
+{
+    for (size_t k = 0; k < s->nshapes; k++) {
+        struct gd_shape *sh = &s->shapes[k];
+        while (sh->head < sh->n && !waiting(s, v, sh->q[sh->head].job, sh->q[sh->head].ver))
+            sh->head++;
+        if (sh->head == sh->n) {
+            sh->head = sh->n = 0;
+        } else if (sh->n - sh->head > 64 && sh->n - sh->head > 2 * (size_t)sh->nwait) {
+            size_t m = 0;
+            for (size_t i = sh->head; i < sh->n; i++)
+                if (waiting(s, v, sh->q[i].job, sh->q[i].ver))
+                    sh->q[m++] = sh->q[i];
+            sh->head = 0;
+            sh->n = m;
+        }
+    }
+}
+
+static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
+{
+    struct gandiva *s = state;
+    if (!s->nlive)
+        return;
+    s->changes++;               /* slices may have expired since */
+    for (size_t k = 0; k < s->nshapes; k++) {
+        struct gd_shape *sh = &s->shapes[k];
+        sh->slice_failed = false;
+        sh->nsfail = 0;
+        sh->cur = sh->head;
+        sh->alive = sh->nwait > 0;
+    }
+    /* Each waiting job in FIFO order (jobs enqueued during the walk, the
+     * victims of slices, wait for the next instant), merged from the
+     * shapes' FIFOs; a shape none of whose jobs can get in is skipped until
+     * a slice frees GPUs, and then resumes after the job last visited. */
+    uint64_t end = s->seq, pos = 0;
+    for (;;) {
+        struct gd_shape *best = NULL;
+        const struct gd_ent *be = NULL;
+        for (size_t k = 0; k < s->nshapes; k++) {
+            struct gd_shape *sh = &s->shapes[k];
+            if (!sh->alive)
+                continue;
+            const struct gd_ent *e = cursor(s, v, sh, end);
+            if (!e)
+                sh->alive = false;
+            else if (!be || e->seq < be->seq)
+                best = sh, be = e;
+        }
+        if (!best)
+            break;
+        uint32_t j = be->job;
+        pos = be->seq;
+        best->cur++;
+        int rc = admit_one(s, v, x, j);
+        if (rc < 0)
+            return;
+        if (rc) {
+            wake(s, v, x);
+        } else if (!s->backfill) {
+            break;
+        } else if (shape_dead(s, v, best)) {
+            best->alive = false;
+        }
+        if (rc == 2) {          /* a slice freed GPUs: every shape may again */
+            for (size_t k = 0; k < s->nshapes; k++) {
+                struct gd_shape *sh = &s->shapes[k];
+                if (sh->alive || !sh->nwait)
+                    continue;
+                size_t lo = sh->head, hi = sh->n;     /* first seq > pos */
+                while (lo < hi) {
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (sh->q[mid].seq <= pos)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                sh->cur = lo;
+                sh->alive = true;
+            }
+        }
+    }
+    tidy(s, v);
+}
+
+static uint32_t queued(void *state)
+{
+    return ((struct gandiva *)state)->nlive;
+}
+
+/* ------------------------------------------------------------ options */
+
+static int create(void **state, const struct pol_args *a, struct dl_error *err)
+{
+    struct gandiva *s = xcalloc(1, sizeof *s);
+    long bf, per;
+    double q, cost;
+    int rc = pol_arg_placement(a, &s->mode, err);
+    if (!rc)
+        rc = pol_arg_long(a, "backfill", 0, 1, &bf, err);
+    if (!rc)
+        rc = pol_arg_double(a, "util_cap", 0, MDL_MAX_SHARE, &s->util_cap, err);
+    if (!rc)
+        rc = pol_arg_long(a, "max_per_gpu", 1, MDL_MAX_SHARE, &per, err);
+    if (!rc)
+        rc = pol_arg_double(a, "quantum", 0, 1e9, &q, err);
+    if (!rc)
+        rc = pol_arg_double(a, "preempt_cost", 0, 1e9, &cost, err);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    s->backfill = bf;
+    s->max_per_gpu = (uint32_t)per;
+    s->quantum = (simtime_t)llround(q * (double)SIM_US_PER_S);
+    s->cost = cost * (double)SIM_US_PER_S;
+    *state = s;
+    return 0;
+}
+
+static void destroy(void *state)
+{
+    struct gandiva *s = state;
+    free(s->ver);
+    free(s->shape);
+    free(s->size);
+    free(s->running);
+    free(s->usum);
+    free(s->tnodes);
+    free(s->tfirst);
+    for (size_t k = 0; k < s->nshapes; k++) {
+        free(s->shapes[k].q);
+        free(s->shapes[k].umin.a);
+        free(s->shapes[k].mmin.a);
+    }
+    free(s->shapes);
+    for (size_t k = 0; s->heaps && k < s->capsizes * s->ntypes; k++)
+        free(s->heaps[k].a);
+    free(s->heaps);
+    free(s->sizes);
+    free(s->gpus);
+    free(s->held);
+    free(s->nodes);
+    free(s->all);
+    free(s);
+}
+
+static const struct pol_opt gandiva_opts[] = {
+    { "util_cap", "1", "most summed (measured) GPU utilization on a GPU a job "
+                       "is packed onto" },
+    { "max_per_gpu", "2", "most jobs a GPU holds when packing (1 = no packing; "
+                          "also at most --models max_jobs_per_gpu)" },
+    { "quantum", "100", "seconds a job runs before a waiting job of its size "
+                        "may take its GPUs (0 = no time-slicing)" },
+    { "preempt_cost", "0", "seconds of reference-GPU work added per preemption" },
+    { "backfill", "1", "1: jobs behind one that cannot get in still try; 0: it blocks them" },
+    { NULL, NULL, NULL },
+};
+
+const struct policy pol_gandiva = {
+    .name = "gandiva",
+    .summary = "Gandiva-style: FIFO, packing by measured utilization, "
+               "time-slicing among jobs of one size",
+    .blocking = "it is packed onto shared GPUs when their summed utilization "
+                "allows, else takes the GPUs of a same-size job whose time "
+                "slice is over; otherwise backfill=1 (default): later jobs "
+                "that fit start before it; backfill=0: it blocks every later job",
+    .opts = gandiva_opts,
+    .create = create,
+    .destroy = destroy,
+    .enqueue = enqueue,
+    .started = started,
+    .finished = finished,
+    .schedule = schedule,
+    .queued = queued,
+};

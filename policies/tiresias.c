@@ -1,0 +1,927 @@
+/*
+ * policies/tiresias.c - Tiresias's discretized two-dimensional least
+ * attained service, 2D-LAS (Gu et al., "Tiresias: A GPU Cluster Manager for
+ * Distributed Deep Learning", NSDI 2019), preemptive.
+ *
+ * Priority.  A job's attained service is the GPU-time it has received:
+ * num_gpus x seconds run (wall time, whatever the speed of its GPUs; the
+ * paper's second dimension is exactly this product).  K queues Q0..Q(K-1)
+ * are separated by thresholds T0 < T1 < ... in GPU-seconds (option
+ * thresholds=T0/T1/..., K = thresholds + 1).  A job enters Q0 on arrival and
+ * is in queue k while T(k-1) <= service < T(k).  Within a queue, jobs go by
+ * arrival (FIFO).  So the order is (queue, arrival).
+ *
+ * Demotion.  A running job in queue k < K-1 with service a at time s, on g
+ * GPUs, crosses T(k) at s + ceil((T(k) - a) / g) microseconds (its service
+ * grows at g GPU-us per us); it is demoted at that exact instant: the
+ * policy keeps a timer heap and asks for a schedule() call there (pol_wake)
+ * while jobs wait.  (With none waiting, the demotion can change no decision;
+ * the next instant applies it from the service counts, which are exact.)
+ *
+ * Promotion (option promote = P, 0 = off).  As in the authors' simulator
+ * (SymbioticLab/Tiresias, simulator/run_sim.py, dlas_sim_jobs with
+ * solve_starvation = P): a job in a queue below Q0 that has waited, since it
+ * last entered Q0 and counting only waits after it first ran there, at least
+ * P x the time it has run since it last entered Q0, goes back to Q0, and
+ * both counts and its service (for the queue) restart from zero.  The
+ * promotion happens at the exact instant the wait reaches that bound (a
+ * timer, as for demotion).
+ *
+ * Preemption.  Jobs in higher queues displace running jobs of strictly lower
+ * queues (never of the same queue: a running job keeps its GPUs against
+ * waiting jobs of its own queue, as in the authors' simulator, which puts
+ * running jobs ahead of waiting ones within a queue).  At each instant, after
+ * the timers:
+ *   1. walk: take the waiting jobs in priority order (queue, arrival) while
+ *      the next one, q, is in a higher queue than some running job.  Start
+ *      q on free GPUs if placement finds them (any type it may use); else,
+ *      on the first GPU type where that works (its required type, else
+ *      fastest first), make room by stopping only running jobs of lower
+ *      queues than q, the least important first (highest queue, then
+ *      latest arrival), choosing:
+ *        pool: those jobs of the type until enough GPUs are free;
+ *        consolidated, q fits a node: the node (of a size that can take q)
+ *          whose most important needed victim is the least important (ties:
+ *          fewest GPUs stopped, then lowest node index); on it, the least
+ *          important jobs until q fits;
+ *        consolidated, q needs several nodes: for node sizes below q's gang,
+ *          largest first (as placement takes them), the q/n whole nodes and
+ *          a node for the remainder ranked the same way, emptied;
+ *      then start q through placement.  If no type has such room nothing is
+ *      stopped, and q's gang shape is skipped for the rest of the instant
+ *      (every job behind q of that shape ranks lower, so fewer jobs may
+ *      stop for it: it cannot do better).
+ *   2. fill: start waiting jobs in priority order while any fits (a job
+ *      that does not fit is passed over, as the authors' simulator does).
+ *      A job stopped in step 1 that fits again here resumes with its
+ *      preemption undone (pol_preempt).
+ * Everything is decided by (queue, arrival) and node index: deterministic.
+ * Each preemption adds preempt_cost seconds of reference-GPU work to the
+ * victim (checkpoint and restore).  Beware: with promotion on, jobs can
+ * take turns forever in which a job on g GPUs of speed v gains only
+ * T0 / g x v seconds of work in Q0 before it is displaced and pays
+ * preempt_cost; where the cost is the larger they never finish, and the
+ * run does not end.  Keep T0 / g x v above preempt_cost for the largest
+ * gangs.  (The authors' simulator has no preemption cost.)
+ *
+ * Defaults.  thresholds=3250/7200: the authors' simulator (simulator/jobs.py)
+ * has num_queue = 3 and queue_limit = [3250, 7200, 18000] (only the first
+ * K-1 limits are used), compared with executed time x num_gpu in its
+ * GPU-time variant (dlas-gpu); its README's example uses two queues at 3600.
+ * promote=0: its plain dlas-gpu scheme runs without promotion (the variants
+ * dlas-gpu-0.5 ... dlas-gpu-1000 set the knob).
+ *
+ * State: per job its queue, service and the run/wait counters above, and a
+ * version bumped at every change, so that entries of the ordered queue, the
+ * timer heap and the per-type running heaps (pool placement) go stale
+ * instead of being removed; stale entries are skipped when they surface and
+ * swept when they dominate.  Waiting jobs sit in the ordered queue
+ * (policies/queue.c) keyed by queue index with seq = job << 32 | version, so
+ * ties go by arrival.
+ *
+ * Cost per instant: the timers due, then O(shapes) per job started or
+ * shape given up in the walk (which ends as soon as no waiting job outranks
+ * a running one), with a scan of the type's nodes (consolidated) or
+ * O(log) per victim (pool) per room made; the fill as pq_fill.
+ */
+#include "policies/policy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TR_MAXQ 8               /* queues at most */
+
+struct tr_timer {               /* a demotion or promotion due at `at` */
+    simtime_t at;
+    uint32_t job, ver;
+};
+
+struct tr_run {                 /* a running job, for pool victims */
+    uint32_t level, job, ver;
+};
+
+struct tr_runheap {             /* max-heap on (level, job): least important on top */
+    struct tr_run *a;
+    size_t n, cap;
+    uint32_t live;
+};
+
+struct cand {                   /* a node and the victims it needs */
+    uint32_t node, most, gpus;
+};
+
+struct tiresias {
+    struct pq q;
+    enum plc_mode mode;
+    uint32_t nq;                /* K queues */
+    int64_t thr[TR_MAXQ];       /* GPU-us, [nq - 1] */
+    double promote;
+    double cost;                /* reference-GPU us per preemption */
+    /* per job, allocated at the first call */
+    uint32_t njobs;
+    uint8_t *level, *running;
+    uint32_t *ver;
+    int64_t *att;               /* GPU-us of service since entering Q0 */
+    int64_t *exec;              /* us run since entering Q0 */
+    int64_t *pend;              /* us waited since entering Q0, after it ran */
+    simtime_t *since;           /* start of the current run or wait */
+    uint32_t nlive;             /* queued jobs (live entries of q) */
+    size_t nstale;              /* stale entries of q */
+    uint32_t nrun[TR_MAXQ];     /* running jobs per queue */
+    struct tr_timer *tm;
+    size_t ntm, captm;
+    simtime_t woke;             /* the latest wake-up asked for */
+    struct tr_runheap *rh;      /* [ntypes], pool placement only */
+    uint32_t ntypes;
+    unsigned char *blocked;     /* per bucket, within one schedule() */
+    size_t capblocked;
+    uint32_t *vic;              /* victims being collected */
+    size_t capvic;
+    struct cand *cands;         /* nodes ranked by room_multi */
+    size_t capcands;
+    struct pq_item *items;      /* sweep */
+    size_t capitems;
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static inline bool item_before(const struct pq_item *a, const struct pq_item *b)
+{
+    return a->key < b->key || (a->key == b->key && a->seq < b->seq);
+}
+
+/* a ranks below b: higher queue, or same queue and later arrival */
+static inline bool lower(const struct tiresias *s, uint32_t a, uint32_t b)
+{
+    return s->level[a] > s->level[b] || (s->level[a] == s->level[b] && a > b);
+}
+
+static void tm_push(struct tiresias *s, simtime_t at, uint32_t job)
+{
+    xgrow(&s->tm, &s->captm, s->ntm + 1, sizeof *s->tm);
+    struct tr_timer it = { at, job, s->ver[job] };
+    size_t i = s->ntm++;
+    while (i > 0 && (it.at < s->tm[(i - 1) / 2].at ||
+                     (it.at == s->tm[(i - 1) / 2].at && it.job < s->tm[(i - 1) / 2].job))) {
+        s->tm[i] = s->tm[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->tm[i] = it;
+}
+
+static struct tr_timer tm_pop(struct tiresias *s)
+{
+    struct tr_timer top = s->tm[0], last = s->tm[--s->ntm];
+    size_t i = 0, n = s->ntm;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        const struct tr_timer *best = &last;
+        if (l < n && (s->tm[l].at < best->at ||
+                      (s->tm[l].at == best->at && s->tm[l].job < best->job)))
+            m = l, best = &s->tm[l];
+        if (l + 1 < n && (s->tm[l + 1].at < best->at ||
+                          (s->tm[l + 1].at == best->at && s->tm[l + 1].job < best->job)))
+            m = l + 1;
+        if (m == i)
+            break;
+        s->tm[i] = s->tm[m];
+        i = m;
+    }
+    if (n)
+        s->tm[i] = last;
+    return top;
+}
+
+static inline bool run_above(const struct tr_run *a, const struct tr_run *b)
+{
+    return a->level > b->level || (a->level == b->level && a->job > b->job);
+}
+
+static void rh_push(struct tr_runheap *h, struct tr_run it)
+{
+    xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);
+    size_t i = h->n++;
+    while (i > 0 && run_above(&it, &h->a[(i - 1) / 2])) {
+        h->a[i] = h->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->a[i] = it;
+}
+
+static struct tr_run rh_pop(struct tr_runheap *h)
+{
+    struct tr_run top = h->a[0], last = h->a[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        const struct tr_run *best = &last;
+        if (l < h->n && run_above(&h->a[l], best))
+            m = l, best = &h->a[l];
+        if (l + 1 < h->n && run_above(&h->a[l + 1], best))
+            m = l + 1;
+        if (m == i)
+            break;
+        h->a[i] = h->a[m];
+        i = m;
+    }
+    if (h->n)
+        h->a[i] = last;
+    return top;
+}
+
+static inline bool run_live(const struct tiresias *s, const struct pol_view *v,
+                            const struct tr_run *it)
+{
+    return v->rt[it->job].state == JOB_RUNNING && s->ver[it->job] == it->ver;
+}
+
+/* Indexes running job j (pool placement) under its current queue. */
+static void run_index(struct tiresias *s, const struct pol_view *v, uint32_t j)
+{
+    if (!s->rh)
+        return;
+    struct tr_runheap *h = &s->rh[v->rt[j].type];
+    if (h->n > 64 && h->n > 2 * (size_t)h->live) {     /* sweep stale */
+        size_t k = 0;
+        for (size_t i = 0; i < h->n; i++)
+            if (run_live(s, v, &h->a[i]))
+                h->a[k++] = h->a[i];
+        h->n = 0;
+        for (size_t i = 0; i < k; i++)
+            rh_push(h, h->a[i]);
+    }
+    rh_push(h, (struct tr_run){ s->level[j], j, s->ver[j] });
+}
+
+static void ensure(struct tiresias *s, const struct pol_view *v)
+{
+    if (s->level)
+        return;
+    uint32_t n = v->njobs ? v->njobs : 1;
+    s->njobs = v->njobs;
+    s->level = xcalloc_big(n, sizeof *s->level);
+    s->running = xcalloc_big(n, sizeof *s->running);
+    s->ver = xcalloc_big(n, sizeof *s->ver);
+    s->att = xcalloc_big(n, sizeof *s->att);
+    s->exec = xcalloc_big(n, sizeof *s->exec);
+    s->pend = xcalloc_big(n, sizeof *s->pend);
+    s->since = xcalloc_big(n, sizeof *s->since);
+    s->ntypes = v->clu->ntypes;
+    if (s->mode == PLC_POOL)
+        s->rh = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->rh);
+}
+
+/* Brings a running job's counters up to now. */
+static void settle(struct tiresias *s, const struct pol_view *v, uint32_t j)
+{
+    int64_t d = v->now - s->since[j], add;
+    /* saturate: a service past INT64_MAX GPU-us is past every threshold */
+    if (__builtin_mul_overflow((int64_t)v->jobs[j].num_gpus, d, &add) ||
+        __builtin_add_overflow(s->att[j], add, &s->att[j]))
+        s->att[j] = INT64_MAX;
+    s->exec[j] += d;
+    s->since[j] = v->now;
+}
+
+/* Moves j down past every threshold its service has reached. */
+static void demote(struct tiresias *s, uint32_t j)
+{
+    while (s->level[j] + 1u < s->nq && s->att[j] >= s->thr[s->level[j]])
+        s->level[j]++;
+}
+
+static void to_q0(struct tiresias *s, uint32_t j)
+{
+    s->level[j] = 0;
+    s->att[j] = s->exec[j] = s->pend[j] = 0;
+}
+
+/* The us of waiting after which queued job j is due for promotion, from
+ * the start of its current wait: <= 0 due now, INT64_MAX never (or past
+ * the largest time dlsim represents). */
+static int64_t promote_in(const struct tiresias *s, uint32_t j)
+{
+    if (s->promote <= 0 || s->level[j] == 0 || s->exec[j] <= 0)
+        return INT64_MAX;
+    double need = ceil(s->promote * (double)s->exec[j] - 1e-9) - (double)s->pend[j];
+    return need >= (double)SIM_TIME_LIMIT ? INT64_MAX : (int64_t)need;
+}
+
+static void push_queued(struct tiresias *s, const struct pol_view *v, uint32_t j)
+{
+    struct pq_item it = { (double)s->level[j], (uint64_t)j << 32 | s->ver[j], j };
+    pq_push_item(&s->q, &it, v->jobs[j].num_gpus, v->rt[j].req_type);
+}
+
+static inline bool item_live(const struct tiresias *s, const struct pol_view *v,
+                             const struct pq_item *it)
+{
+    return v->rt[it->job].state == JOB_QUEUED &&
+           s->ver[it->job] == (uint32_t)it->seq;
+}
+
+/* Drops the stale heads of bucket b; true if a live head remains. */
+static bool live_head(struct tiresias *s, const struct pol_view *v, long b)
+{
+    struct pq_bucket *bk = &s->q.b[b];
+    while (bk->n && !item_live(s, v, &bk->heap[0])) {
+        pq_pop(&s->q, b);
+        s->nstale--;
+    }
+    return bk->n > 0;
+}
+
+/* The demotion timer of a running job on g GPUs: when its service reaches
+ * the threshold of its queue (none in the last queue). */
+static void push_demotion(struct tiresias *s, const struct pol_view *v, uint32_t j)
+{
+    if (s->level[j] + 1u < s->nq) {
+        int64_t g = v->jobs[j].num_gpus, left = s->thr[s->level[j]] - s->att[j];
+        tm_push(s, s->since[j] + (left + g - 1) / g, j);
+    }
+}
+
+/* Whether timer t can still change anything: its job has not changed
+ * since, and a demotion comes before the job's predicted finish.  (A wake-up
+ * for a timer that cannot fire would only add an idle instant, possibly
+ * after the last job.) */
+static bool timer_due(const struct tiresias *s, const struct pol_view *v,
+                      const struct tr_timer *t)
+{
+    const struct job_rt *r = &v->rt[t->job];
+    return s->ver[t->job] == t->ver &&
+           !(r->state == JOB_RUNNING && r->finish_at <= t->at);
+}
+
+/* ------------------------------------------------------- engine hooks */
+
+static void enqueue(void *state, const struct pol_view *v, uint32_t j)
+{
+    struct tiresias *s = state;
+    ensure(s, v);
+    if (s->running[j]) {        /* preempted */
+        settle(s, v, j);
+        s->running[j] = 0;
+        s->nrun[s->level[j]]--;
+        if (s->rh)
+            s->rh[v->rt[j].type].live--;
+        demote(s, j);
+    } else {                    /* arrival */
+        to_q0(s, j);
+    }
+    s->since[j] = v->now;
+    int64_t due = promote_in(s, j);
+    if (due <= 0)
+        to_q0(s, j);
+    s->ver[j]++;
+    push_queued(s, v, j);
+    s->nlive++;
+    if (due > 0 && due != INT64_MAX)
+        tm_push(s, v->now + due, j);
+}
+
+static void started(void *state, const struct pol_view *v, uint32_t j)
+{
+    struct tiresias *s = state;
+    if (s->exec[j] > 0)
+        s->pend[j] += v->now - s->since[j];
+    s->since[j] = v->now;
+    s->running[j] = 1;
+    s->ver[j]++;
+    s->nrun[s->level[j]]++;
+    if (s->rh) {
+        s->rh[v->rt[j].type].live++;
+        run_index(s, v, j);
+    }
+    push_demotion(s, v, j);
+}
+
+static void finished(void *state, const struct pol_view *v, uint32_t j)
+{
+    struct tiresias *s = state;
+    s->running[j] = 0;
+    s->nrun[s->level[j]]--;
+    s->ver[j]++;
+    if (s->rh)
+        s->rh[v->rt[j].type].live--;
+}
+
+/* A running job's finish moved: its demotion may now come first again. */
+static void rate_changed(void *state, const struct pol_view *v, uint32_t j)
+{
+    push_demotion(state, v, j);
+}
+
+/* ------------------------------------------------------------ timers */
+
+/* Applies the demotions and promotions due by now. */
+static void run_timers(struct tiresias *s, const struct pol_view *v)
+{
+    while (s->ntm && s->tm[0].at <= v->now) {
+        struct tr_timer t = tm_pop(s);
+        uint32_t j = t.job;
+        if (s->ver[j] != t.ver)
+            continue;
+        if (v->rt[j].state == JOB_RUNNING) {            /* demotion */
+            settle(s, v, j);
+            s->nrun[s->level[j]]--;
+            demote(s, j);
+            s->nrun[s->level[j]]++;
+            s->ver[j]++;
+            run_index(s, v, j);
+            push_demotion(s, v, j);
+        } else if (v->rt[j].state == JOB_QUEUED) {      /* promotion */
+            s->pend[j] += v->now - s->since[j];
+            s->since[j] = v->now;
+            to_q0(s, j);
+            s->ver[j]++;
+            s->nstale++;        /* its old entry */
+            push_queued(s, v, j);
+        }
+    }
+}
+
+/* ------------------------------------------------------- making room */
+
+/* Preempts jobs[0..n) still running. */
+static int stop_all(struct tiresias *s, struct pol_ctx *x, const struct pol_view *v,
+                    const uint32_t *jobs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (v->rt[jobs[i]].state == JOB_RUNNING) {
+            int rc = pol_preempt(x, jobs[i], s->cost);
+            if (rc)
+                return rc;
+        }
+    return 0;
+}
+
+/* The distinct jobs on node nd with their GPU counts there. */
+static uint32_t node_jobs(const struct pol_view *v, uint32_t nd, uint32_t *jobs,
+                          uint32_t *cnt)
+{
+    const struct clu_node *n = &v->clu->nodes[nd];
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n->ngpus; i++) {
+        uint32_t nocc;
+        const uint32_t *o = pol_gpu_jobs(v, n->first_gpu + i, &nocc);
+        for (uint32_t m = 0; m < nocc; m++) {
+            uint32_t p = 0;
+            while (p < k && jobs[p] != o[m])
+                p++;
+            if (p == k) {
+                jobs[k] = o[m];
+                cnt[k++] = 0;
+            }
+            cnt[p]++;
+        }
+    }
+    return k;
+}
+
+/* Victims on node nd to have `want` GPUs free there for a job of queue
+ * lq: jobs of lower queues, least important first.  Writes them to vic
+ * (room for the node's GPU count) and returns how many, or -1 if the node
+ * cannot be freed so.  *most = the most important victim (SIM_NONE when
+ * none is needed), *gpus = GPUs they hold there. */
+static int node_victims(const struct tiresias *s, const struct pol_view *v,
+                        uint32_t nd, uint32_t want, uint32_t lq, uint32_t *vic,
+                        uint32_t *most, uint32_t *gpus)
+{
+    const struct clu_node *n = &v->clu->nodes[nd];
+    uint32_t jobs[64], cnt[64], k = node_jobs(v, nd, jobs, cnt), e = 0;
+    uint32_t ecnt[64];
+    uint32_t have = n->nfree;
+    *most = SIM_NONE;
+    *gpus = 0;
+    if (have >= want)
+        return 0;
+    /* eligible, sorted least important first (insertion sort: <= 64) */
+    for (uint32_t i = 0; i < k; i++) {
+        if (s->level[jobs[i]] <= lq)
+            continue;
+        uint32_t p = e++;
+        while (p > 0 && lower(s, jobs[i], vic[p - 1])) {
+            vic[p] = vic[p - 1];
+            ecnt[p] = ecnt[p - 1];
+            p--;
+        }
+        vic[p] = jobs[i];
+        ecnt[p] = cnt[i];
+    }
+    uint32_t used = 0;
+    while (have < want && used < e) {
+        have += ecnt[used];
+        *gpus += ecnt[used];
+        used++;
+    }
+    if (have < want)
+        return -1;
+    *most = vic[used - 1];
+    return (int)used;
+}
+
+/* Whether victim set a (most important victim ma, gpus ga, node na) is
+ * better than b: the least important most-important victim, then fewer
+ * GPUs, then the lower node. */
+static bool better(const struct tiresias *s, uint32_t ma, uint32_t ga, uint32_t na,
+                   uint32_t mb, uint32_t gb, uint32_t nb)
+{
+    if (ma != mb) {
+        if (ma == SIM_NONE || mb == SIM_NONE)
+            return ma == SIM_NONE;
+        return lower(s, ma, mb);
+    }
+    return ga < gb || (ga == gb && na < nb);
+}
+
+/* Consolidated, a gang of g that fits a node of type t: 1 room made, 0
+ * none, or an error. */
+static int room_single(struct tiresias *s, const struct pol_view *v,
+                       struct pol_ctx *x, uint32_t g, uint32_t lq, uint32_t t)
+{
+    const struct cluster *c = v->clu;
+    uint32_t best = SIM_NONE, bm = SIM_NONE, bg = 0, tmp[64], most, gpus;
+    for (uint32_t gi = 0; gi < c->ngroups; gi++) {
+        const struct clu_group *gr = &c->groups[gi];
+        if (gr->type != t || gr->gpus_per_node < g)
+            continue;
+        for (uint32_t f = 0; f <= gr->gpus_per_node; f++)
+            for (uint32_t nd = clu_bucket_first(c, gi, f); nd != SIM_NONE;
+                 nd = clu_bucket_next(c, nd)) {
+                if (node_victims(s, v, nd, g, lq, tmp, &most, &gpus) < 0)
+                    continue;
+                if (best == SIM_NONE || better(s, most, gpus, nd, bm, bg, best))
+                    best = nd, bm = most, bg = gpus;
+            }
+    }
+    if (best == SIM_NONE)
+        return 0;
+    int nv = node_victims(s, v, best, g, lq, tmp, &most, &gpus);
+    int rc = stop_all(s, x, v, tmp, (uint32_t)nv);
+    return rc ? rc : 1;
+}
+
+/* Consolidated, a gang of g larger than every node of type t: whole nodes
+ * of one size n plus a node of that size for the remainder. */
+static int room_multi(struct tiresias *s, const struct pol_view *v,
+                      struct pol_ctx *x, uint32_t g, uint32_t lq, uint32_t t)
+{
+    const struct cluster *c = v->clu;
+    uint32_t done = UINT32_MAX, tmp[64];
+    for (;;) {
+        uint32_t gi = SIM_NONE, n = 0;
+        for (uint32_t k = 0; k < c->ngroups; k++) {
+            uint32_t m = c->groups[k].gpus_per_node;
+            if (c->groups[k].type == t && m < g && m < done && m > n)
+                gi = k, n = m;
+        }
+        if (gi == SIM_NONE)
+            return 0;
+        done = n;
+        uint32_t w = g / n, r = g % n, nc = 0;
+        const struct clu_group *gr = &c->groups[gi];
+        if (gr->nnodes < w + (r != 0))
+            continue;
+        /* every node of the group that can be emptied, best first */
+        xgrow(&s->cands, &s->capcands, gr->nnodes, sizeof *s->cands);
+        struct cand *cs = s->cands;
+        for (uint32_t f = 0; f <= n; f++)
+            for (uint32_t nd = clu_bucket_first(c, gi, f); nd != SIM_NONE;
+                 nd = clu_bucket_next(c, nd)) {
+                uint32_t most, gpus;
+                if (node_victims(s, v, nd, n, lq, tmp, &most, &gpus) < 0)
+                    continue;
+                struct cand cd = { nd, most, gpus };
+                uint32_t p = nc++;
+                while (p > 0 && better(s, cd.most, cd.gpus, cd.node, cs[p - 1].most,
+                                       cs[p - 1].gpus, cs[p - 1].node)) {
+                    cs[p] = cs[p - 1];
+                    p--;
+                }
+                cs[p] = cd;
+            }
+        if (nc < w)
+            continue;
+        /* the remainder: the best node outside the w whole ones */
+        uint32_t rem = SIM_NONE, rm = SIM_NONE, rg = 0;
+        if (r) {
+            for (uint32_t f = 0; f <= n; f++)
+                for (uint32_t nd = clu_bucket_first(c, gi, f); nd != SIM_NONE;
+                     nd = clu_bucket_next(c, nd)) {
+                    bool taken = false;
+                    for (uint32_t i = 0; i < w && !taken; i++)
+                        taken = cs[i].node == nd;
+                    uint32_t most, gpus;
+                    if (taken || node_victims(s, v, nd, r, lq, tmp, &most, &gpus) < 0)
+                        continue;
+                    if (rem == SIM_NONE || better(s, most, gpus, nd, rm, rg, rem))
+                        rem = nd, rm = most, rg = gpus;
+                }
+            if (rem == SIM_NONE)
+                continue;
+        }
+        int rc = 0;
+        for (uint32_t i = 0; i < w && !rc; i++) {
+            uint32_t most, gpus;
+            int nv = node_victims(s, v, cs[i].node, n, lq, tmp, &most, &gpus);
+            rc = stop_all(s, x, v, tmp, (uint32_t)(nv > 0 ? nv : 0));
+        }
+        if (!rc && r) {
+            uint32_t most, gpus;
+            int nv = node_victims(s, v, rem, r, lq, tmp, &most, &gpus);
+            rc = stop_all(s, x, v, tmp, (uint32_t)(nv > 0 ? nv : 0));
+        }
+        return rc ? rc : 1;
+    }
+}
+
+/* Pool: the least important running jobs of type t below queue lq until
+ * g GPUs are free. */
+static int room_pool(struct tiresias *s, const struct pol_view *v,
+                     struct pol_ctx *x, uint32_t g, uint32_t lq, uint32_t t)
+{
+    struct tr_runheap *h = &s->rh[t];
+    uint64_t have = v->clu->types[t].free_gpus;
+    size_t nv = 0;
+    while (have < g && h->n) {
+        if (!run_live(s, v, &h->a[0])) {
+            rh_pop(h);
+            continue;
+        }
+        if (h->a[0].level <= lq)
+            break;
+        xgrow(&s->vic, &s->capvic, nv + 1, sizeof *s->vic);
+        struct tr_run it = rh_pop(h);
+        s->vic[nv++] = it.job;
+        have += v->jobs[it.job].num_gpus;
+    }
+    if (have < g) {
+        for (size_t i = 0; i < nv; i++)
+            rh_push(h, (struct tr_run){ s->level[s->vic[i]], s->vic[i],
+                                        s->ver[s->vic[i]] });
+        return 0;
+    }
+    int rc = stop_all(s, x, v, s->vic, (uint32_t)nv);
+    return rc ? rc : 1;
+}
+
+/* Starts queued job j (out of the queue): on free GPUs of any type it may
+ * use if placement finds them, else on the first type (its required one,
+ * else fastest first) where room can be made.  1 started, 0 not, or an
+ * error. */
+static int start_or_make_room(struct tiresias *s, const struct pol_view *v,
+                              struct pol_ctx *x, uint32_t j)
+{
+    const struct cluster *c = v->clu;
+    uint32_t g = v->jobs[j].num_gpus, lq = s->level[j], req = v->rt[j].req_type;
+    xgrow(&s->q.gpus, &s->q.gcap, g, sizeof *s->q.gpus);
+    bool found = plc_find(c, g, req, s->mode, NULL, s->q.gpus);
+    for (uint32_t i = 0; i < c->ntypes && !found; i++) {
+        uint32_t t = req != SIM_NONE ? req : c->type_order[i];
+        if (c->types[t].total_gpus >= g) {
+            int rc;
+            if (s->mode == PLC_POOL) {
+                rc = room_pool(s, v, x, g, lq, t);
+            } else {
+                uint32_t big = 0;
+                for (uint32_t k = 0; k < c->ngroups; k++)
+                    if (c->groups[k].type == t && c->groups[k].gpus_per_node > big)
+                        big = c->groups[k].gpus_per_node;
+                rc = g <= big ? room_single(s, v, x, g, lq, t)
+                              : room_multi(s, v, x, g, lq, t);
+            }
+            if (rc < 0)
+                return rc;
+            if (rc) {
+                /* the victims restart in the final fill if this falls short */
+                xgrow(&s->q.gpus, &s->q.gcap, g, sizeof *s->q.gpus);
+                found = plc_find(c, g, t, s->mode, NULL, s->q.gpus);
+                break;
+            }
+        }
+        if (req != SIM_NONE)
+            break;
+    }
+    if (!found)
+        return 0;
+    int rc = pol_start(x, j, s->q.gpus);
+    return rc ? rc : 1;
+}
+
+/* ---------------------------------------------------------- schedule */
+
+static int walk(struct tiresias *s, const struct pol_view *v, struct pol_ctx *x)
+{
+    size_t nbl = 0;
+    for (;;) {
+        int maxlvl = -1;
+        for (int k = (int)s->nq - 1; k >= 0 && maxlvl < 0; k--)
+            if (s->nrun[k])
+                maxlvl = k;
+        if (maxlvl <= 0)
+            return 0;
+        if (s->q.nb > nbl) {
+            xgrow(&s->blocked, &s->capblocked, s->q.nb, 1);
+            memset(s->blocked + nbl, 0, s->q.nb - nbl);
+            nbl = s->q.nb;
+        }
+        long best = -1;
+        for (size_t b = 0; b < s->q.nb; b++) {
+            if (s->blocked[b] || !live_head(s, v, (long)b))
+                continue;
+            if (best < 0 || item_before(pq_head(&s->q, (long)b), pq_head(&s->q, best)))
+                best = (long)b;
+        }
+        if (best < 0 || pq_head(&s->q, best)->key >= maxlvl)
+            return 0;
+        uint32_t req = s->q.b[best].req_type, ngpus = s->q.b[best].ngpus;
+        struct pq_item it = pq_pop(&s->q, best);
+        s->nlive--;
+        int done = start_or_make_room(s, v, x, it.job);
+        if (done < 0)
+            return done;
+        if (!done) {
+            pq_push_item(&s->q, &it, ngpus, req);
+            s->nlive++;
+            s->blocked[best] = 1;
+        }
+    }
+}
+
+/* Starts waiting jobs in priority order while any fits. */
+static int fill(struct tiresias *s, const struct pol_view *v, struct pol_ctx *x)
+{
+    const struct cluster *c = v->clu;
+    while (s->nlive) {
+        uint64_t free_gpus = 0;
+        for (uint32_t t = 0; t < c->ntypes; t++)
+            free_gpus += c->types[t].free_gpus;
+        long best = -1;
+        for (size_t k = 0; k < s->q.nb; k++) {
+            long b = s->q.by_size[k];
+            if (s->q.b[b].ngpus > free_gpus)
+                break;
+            if (!live_head(s, v, b) ||
+                (best >= 0 && !item_before(pq_head(&s->q, b), pq_head(&s->q, best))))
+                continue;
+            if (plc_find(c, s->q.b[b].ngpus, s->q.b[b].req_type, s->mode, NULL, NULL))
+                best = b;
+        }
+        if (best < 0)
+            return 0;
+        const struct pq_bucket *bk = &s->q.b[best];
+        xgrow(&s->q.gpus, &s->q.gcap, bk->ngpus, sizeof *s->q.gpus);
+        bool ok = plc_find(c, bk->ngpus, bk->req_type, s->mode, NULL, s->q.gpus);
+        DL_ASSERT(ok);
+        struct pq_item it = pq_pop(&s->q, best);
+        s->nlive--;
+        int rc = pol_start(x, it.job, s->q.gpus);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Rebuilds the ordered queue without its stale entries. */
+static void sweep(struct tiresias *s, const struct pol_view *v)
+{
+    size_t k = 0;
+    for (size_t b = 0; b < s->q.nb; b++)
+        for (size_t i = 0; i < s->q.b[b].n; i++)
+            if (item_live(s, v, &s->q.b[b].heap[i])) {
+                xgrow(&s->items, &s->capitems, k + 1, sizeof *s->items);
+                s->items[k++] = s->q.b[b].heap[i];
+            }
+    pq_clear(&s->q);
+    for (size_t i = 0; i < k; i++) {
+        uint32_t j = s->items[i].job;
+        pq_push_item(&s->q, &s->items[i], v->jobs[j].num_gpus, v->rt[j].req_type);
+    }
+    s->nstale = 0;
+}
+
+static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
+{
+    struct tiresias *s = state;
+    ensure(s, v);
+    run_timers(s, v);
+    if (walk(s, v, x) || fill(s, v, x))
+        return;
+    if (s->nstale > 64 && s->nstale > s->nlive)
+        sweep(s, v);
+    /* One wake-up outstanding, for the earliest live timer, and only while
+     * jobs wait: with none waiting a demotion changes no decision, and it
+     * is applied (at its exact time, by the service counts) when the next
+     * instant runs the timers.  Promotions are of waiting jobs. */
+    while (s->ntm && !timer_due(s, v, &s->tm[0]))
+        tm_pop(s);
+    if (s->ntm && s->nlive && (s->woke <= v->now || s->tm[0].at < s->woke)) {
+        s->woke = s->tm[0].at;
+        pol_wake(x, s->woke);
+    }
+}
+
+static uint32_t queued(void *state)
+{
+    return ((struct tiresias *)state)->nlive;
+}
+
+/* ------------------------------------------------------------ options */
+
+static int parse_thresholds(struct tiresias *s, const char *val, struct dl_error *err)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", val);
+    uint32_t n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+        simtime_t us;
+        if (n == TR_MAXQ - 1 || sim_parse_seconds(tok, &us) || us <= 0 ||
+            us > TRC_MAX_TIME || (n && us <= s->thr[n - 1]))
+            return dl_fail(err, "--policy", 0, 0,
+                           "thresholds=%s: expected 1 to %d increasing GPU-seconds "
+                           "in (0, 1e12] separated by '/' (e.g. 3250/7200)",
+                           val, TR_MAXQ - 1);
+        s->thr[n++] = us;
+    }
+    if (!n || val[strlen(val) - 1] == '/' || val[0] == '/' || strstr(val, "//"))
+        return dl_fail(err, "--policy", 0, 0,
+                       "thresholds=%s: expected 1 to %d increasing GPU-seconds "
+                       "in (0, 1e12] separated by '/' (e.g. 3250/7200)", val,
+                       TR_MAXQ - 1);
+    s->nq = n + 1;
+    return 0;
+}
+
+static int create(void **state, const struct pol_args *a, struct dl_error *err)
+{
+    struct tiresias *s = xcalloc(1, sizeof *s);
+    double cost;
+    int rc = pol_arg_placement(a, &s->mode, err);
+    if (!rc)
+        rc = parse_thresholds(s, pol_arg_str(a, "thresholds"), err);
+    if (!rc)
+        rc = pol_arg_double(a, "promote", 0, 1e9, &s->promote, err);
+    if (!rc)
+        rc = pol_arg_double(a, "preempt_cost", 0, 1e9, &cost, err);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    pq_init(&s->q);
+    s->cost = cost * (double)SIM_US_PER_S;
+    *state = s;
+    return 0;
+}
+
+static void destroy(void *state)
+{
+    struct tiresias *s = state;
+    pq_free(&s->q);
+    free(s->level);
+    free(s->running);
+    free(s->ver);
+    free(s->att);
+    free(s->exec);
+    free(s->pend);
+    free(s->since);
+    free(s->tm);
+    for (uint32_t t = 0; s->rh && t < s->ntypes; t++)
+        free(s->rh[t].a);
+    free(s->rh);
+    free(s->blocked);
+    free(s->vic);
+    free(s->cands);
+    free(s->items);
+    free(s);
+}
+
+static const struct pol_opt tiresias_opts[] = {
+    { "thresholds", "3250/7200",
+      "queue thresholds in GPU-seconds of attained service, increasing, '/'-"
+      "separated (K-1 of them for K queues)" },
+    { "promote", "0", "a job waiting >= promote x its run time since it last "
+                      "entered Q0 goes back to Q0 (0 = off)" },
+    { "preempt_cost", "0", "seconds of reference-GPU work added per preemption" },
+    { NULL, NULL, NULL },
+};
+
+const struct policy pol_tiresias = {
+    .name = "tiresias",
+    .summary = "Tiresias 2D-LAS: queues by attained GPU-time, FIFO within a "
+               "queue; preemptive",
+    .blocking = "it preempts running jobs of lower queues when that makes "
+                "room for it; otherwise it waits while later jobs that fit "
+                "start",
+    .opts = tiresias_opts,
+    .create = create,
+    .destroy = destroy,
+    .enqueue = enqueue,
+    .started = started,
+    .rate_changed = rate_changed,
+    .finished = finished,
+    .schedule = schedule,
+    .queued = queued,
+};

@@ -1,0 +1,705 @@
+/*
+ * tests/test_baselines.c - the baseline policies of issue 4: edf,
+ * sjf:predicted=1, tiresias (2D-LAS) and gandiva (packing and
+ * time-slicing).  Hand-computed schedules on tiny traces (the derivation
+ * is in each test's comment), their options and listing, and random
+ * workloads.  Every run has --check on.
+ */
+#include "testutil.h"
+#include "models/model.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+TestSuite(baselines, .fini = tu_tmp_cleanup);
+
+/* ---- helpers */
+
+static void spec_from(struct mdl_spec *s, const char *name, const char *yaml)
+{
+    struct dl_error err = { 0 };
+    mdl_spec_init(s);
+    int rc = mdl_spec_add(s, tu_tmp_file(name, yaml), &err);
+    cr_assert_eq(rc, 0, "%s:%ld:%ld: %s", err.file, err.line, err.col, err.msg);
+    if (!s->zoo_dir[0])
+        snprintf(s->zoo_dir, sizeof s->zoo_dir, "../models");
+    rc = mdl_spec_finish(s, &err);
+    cr_assert_eq(rc, 0, "%s", err.msg);
+}
+
+static struct eng *run_spec(const struct trace *t, struct cluster *c,
+                            const char *policy, const struct mdl_spec *s)
+{
+    struct dl_error err = { 0 };
+    struct eng_opts o = { .policy = policy, .seed = 1, .check = true,
+                          .models = s };
+    struct eng *e = eng_new(t, c, &o, &err);
+    cr_assert(e, "eng_new(%s): %s", policy, err.msg);
+    cr_assert_eq(eng_run(e), 0, "run of %s failed: %s", policy, e->fail_msg);
+    return e;
+}
+
+static uint32_t preemptions(const struct eng *e, const char *id)
+{
+    return e->rt[tu_job(e->tr, id)].preemptions;
+}
+
+/* ------------------------------------------------------------------ edf */
+
+/* One GPU.  a (no deadline) runs 0-10, alone when it arrives.  At 10 the
+ * queue holds b (deadline 100), c (50), d (none), e (50): earliest deadline
+ * first, ties by arrival, no deadline last: c 10-12, e 12-15, b 15-20,
+ * d 20-21. */
+Test(baselines, edf_order)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "a,0,1,10,\nb,1,1,5,100\nc,2,1,2,50\nd,3,1,1,\ne,3,1,3,50\n");
+    tu_simple_cluster(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "edf");
+    TU_SCHED(e, "a", 0, 10);
+    TU_SCHED(e, "c", 10, 12);
+    TU_SCHED(e, "e", 12, 15);
+    TU_SCHED(e, "b", 15, 20);
+    TU_SCHED(e, "d", 20, 21);
+    struct met_summary m;
+    met_summarize(e, &m);
+    /* deadlines met: c (12 <= 50), e (15 <= 50), b (20 <= 100) */
+    cr_expect_eq(m.qos_jobs, 3);
+    cr_expect_eq(m.qos_met, 3);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* One node of 4 GPUs.  a (2 GPUs, no deadline) runs 0-10 on GPUs 0-1; b
+ * needs all 4 (deadline 20) and waits for a.  backfill=1 (default): c
+ * (deadline 30) fits beside a at 2 (GPU 2), runs 2-5; d (no deadline)
+ * fits at 3 (GPU 3), runs 3-4; b 10-15.  backfill=0: c and d wait behind
+ * b: b 10-15, then c 15-18 on GPU 0 and d 15-16 on GPU 1. */
+Test(baselines, edf_backfill)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "a,0,2,10,\nb,1,4,5,20\nc,2,1,3,30\nd,3,1,1,\n");
+    tu_simple_cluster(&c, 1, 4);
+    struct eng *e = tu_run(&t, &c, "edf");
+    TU_SCHED(e, "a", 0, 10);
+    TU_SCHED(e, "b", 10, 15);
+    TU_SCHED(e, "c", 2, 5);
+    TU_SCHED(e, "d", 3, 4);
+    tu_placement(e, "c", "n0:2");
+    tu_placement(e, "d", "n0:3");
+    eng_free(e);
+    e = tu_run(&t, &c, "edf:backfill=0");
+    TU_SCHED(e, "a", 0, 10);
+    TU_SCHED(e, "b", 10, 15);
+    TU_SCHED(e, "c", 15, 18);
+    TU_SCHED(e, "d", 15, 16);
+    tu_placement(e, "c", "n0:0");
+    tu_placement(e, "d", "n0:1");
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* --------------------------------------------------------- sjf:predicted */
+
+/* One GPU: a long job a runs 0-100 while ten jobs of 10..19 s queue up.
+ * With predict.runtime_noise 1 (seeded), sjf:predicted=1 runs them from
+ * 100 on in the order of their predicted run times (mdl_perf_pred_runtime
+ * on the reference type, ties by arrival), which is not their true order;
+ * back to back, so each starts when the one before ends. */
+static const char ten_jobs[] =
+    "job_id,submit_time,num_gpus,duration\n"
+    "a,0,1,100\n"
+    "j0,1,1,10\nj1,2,1,11\nj2,3,1,12\nj3,4,1,13\nj4,5,1,14\n"
+    "j5,6,1,15\nj6,7,1,16\nj7,8,1,17\nj8,9,1,18\nj9,10,1,19\n";
+
+Test(baselines, sjf_predicted_with_noise_changes_order)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, ten_jobs);
+    tu_simple_cluster(&c, 1, 1);
+    spec_from(&s, "noise.yaml", "kind: models\n"
+              "predict: {runtime: oracle, runtime_noise: 1.0}\n");
+    struct eng *e = run_spec(&t, &c, "sjf:predicted=1", &s);
+    /* the expected order: by predicted run time, ties by index */
+    uint32_t order[10];
+    double key[10];
+    for (uint32_t i = 0; i < 10; i++) {
+        order[i] = i + 1;
+        key[i] = mdl_perf_pred_runtime(e->perf, i + 1, c.ref_type, false);
+    }
+    for (uint32_t i = 1; i < 10; i++)
+        for (uint32_t k = i; k > 0 && key[order[k] - 1] < key[order[k - 1] - 1]; k--) {
+            uint32_t x = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = x;
+        }
+    bool differs = false;
+    simtime_t at = US(100);
+    for (uint32_t i = 0; i < 10; i++) {
+        uint32_t j = order[i];
+        differs |= j != i + 1;
+        cr_expect_eq(e->rt[j].first_start, at, "%s starts at %lld, expected %lld",
+                     t.jobs[j].id, (long long)e->rt[j].first_start, (long long)at);
+        at += t.jobs[j].duration;
+        cr_expect_eq(e->rt[j].finish, at);
+    }
+    cr_expect(differs, "the noise left the true order unchanged");
+    /* sjf on the same run ignores predictions: true order */
+    struct eng *e2 = run_spec(&t, &c, "sjf", &s);
+    at = US(100);
+    for (uint32_t j = 1; j <= 10; j++) {
+        cr_expect_eq(e2->rt[j].first_start, at);
+        at += t.jobs[j].duration;
+    }
+    eng_free(e2);
+    eng_free(e);
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* Without noise, an oracle prediction on the reference type is the true
+ * duration: sjf:predicted=1 gives exactly sjf's schedule, on a trace with
+ * zoo models, gangs and a second node. */
+Test(baselines, sjf_predicted_oracle_equals_sjf)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,model\n"
+                 "a,0,2,100,resnet50@64\nb,0,4,30,vgg16@64\nc,1,1,20,\n"
+                 "d,2,2,5,bert@64\ne,3,1,50,resnet50@64\nf,3,8,7,\n"
+                 "g,4,1,6,vgg16@64\nh,5,4,9,\n");
+    tu_cluster(&c, "name: v\ngpu_types: [{name: V100, memory_gb: 32}]\n"
+               "nodes: [{count: 2, gpus: 4, gpu_type: V100}]\n");
+    spec_from(&s, "oracle.yaml", "kind: models\npredict: {runtime: oracle}\n");
+    struct eng *a = run_spec(&t, &c, "sjf", &s);
+    struct eng *b = run_spec(&t, &c, "sjf:predicted=1", &s);
+    for (uint32_t j = 0; j < t.njobs; j++) {
+        cr_expect_eq(a->rt[j].first_start, b->rt[j].first_start, "%s", t.jobs[j].id);
+        cr_expect_eq(a->rt[j].finish, b->rt[j].finish, "%s", t.jobs[j].id);
+        cr_expect_eq(mdl_perf_pred_runtime(b->perf, j, c.ref_type, false),
+                     (double)t.jobs[j].duration);
+    }
+    eng_free(a);
+    eng_free(b);
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* ------------------------------------------------------------- tiresias */
+
+/* One node of 2 GPUs, thresholds=7.5 (two queues).  a (2 GPUs, 20 s)
+ * gains 2 GPU-s per second: it crosses 7.5 GPU-s at exactly 3.75 and is
+ * demoted to Q1 then.  b (2 GPUs, 3 s, arrives at 1) is in Q0 like a
+ * until 3.75 (no preemption within a queue), then displaces a: b
+ * 3.75-6.75 (6 GPU-s: still Q0).  a resumes at 6.75 with 16.25 s left.
+ * c (1 GPU, 2 s) arrives at 10 in Q0 and displaces a (Q1) although it
+ * needs only one of its GPUs: c 10-12; a has 13 s left at 10 and ends at
+ * 12 + 13 = 25. */
+static const char las_jobs[] =
+    "job_id,submit_time,num_gpus,duration\n"
+    "a,0,2,20\nb,1,2,3\nc,10,1,2\n";
+
+Test(baselines, tiresias_demotion_at_threshold_and_preemption)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, las_jobs);
+    tu_simple_cluster(&c, 1, 2);
+    struct eng *e = tu_run(&t, &c, "tiresias:thresholds=7.5");
+    TU_SCHED(e, "b", 3.75, 6.75);
+    TU_SCHED(e, "c", 10, 12);
+    TU_SCHED(e, "a", 0, 25);
+    cr_expect_eq(preemptions(e, "a"), 2);
+    cr_expect_eq(preemptions(e, "b"), 0);
+    cr_expect_eq(e->rt[tu_job(&t, "a")].wait, US(3 + 2));
+    cr_expect_eq(e->rt[tu_job(&t, "b")].wait, US(2.75));
+    eng_free(e);
+    /* preempt_cost=1: a has 16.25 + 1 left at 6.75, so 14 + 1 at 10: it
+     * ends at 12 + 15 = 27 */
+    e = tu_run(&t, &c, "tiresias:thresholds=7.5,preempt_cost=1");
+    TU_SCHED(e, "b", 3.75, 6.75);
+    TU_SCHED(e, "a", 0, 27);
+    eng_free(e);
+    /* one queue more, above a's service: thresholds=7.5/100 is the same
+     * schedule; a single threshold above everything never preempts: FIFO
+     * a 0-20, b 20-23, c 23-25 */
+    e = tu_run(&t, &c, "tiresias:thresholds=7.5/100");
+    TU_SCHED(e, "a", 0, 25);
+    eng_free(e);
+    e = tu_run(&t, &c, "tiresias:thresholds=1000");
+    TU_SCHED(e, "a", 0, 20);
+    TU_SCHED(e, "b", 20, 23);
+    TU_SCHED(e, "c", 23, 25);
+    cr_expect_eq(e->preemptions, 0);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* The crossing time is rounded up to the microsecond: 1.000001 GPU-s on
+ * 2 GPUs is reached after 0.5000005 s, so at 0.500001; b (Q0, arrived at
+ * 0.1) starts exactly then. */
+Test(baselines, tiresias_crossing_rounds_up)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,2,5\nb,0.1,2,1\n");
+    tu_simple_cluster(&c, 1, 2);
+    struct eng *e = tu_run(&t, &c, "tiresias:thresholds=1.000001");
+    cr_expect_eq(e->rt[tu_job(&t, "b")].first_start, 500001);
+    cr_expect_eq(e->rt[tu_job(&t, "b")].finish, 1500001);
+    cr_expect_eq(e->rt[tu_job(&t, "a")].finish, 5000000 + 1000000);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* Under pool placement victims are counted, not placed: the least
+ * important (highest queue, then latest arrival) go first.  Two nodes of
+ * 2 GPUs, thresholds=1: x (t=0) and y (t=0.5), 2 GPUs each, reach Q1
+ * within a second (x at 0.5 on n0, y at 1 on n1).  z (2 GPUs, Q0) arrives
+ * at 2: y, the later arrival, makes room; x keeps running. */
+Test(baselines, tiresias_victims_least_important_first)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\n"
+                 "x,0,2,10\ny,0.5,2,10\nz,2,2,1\n");
+    tu_simple_cluster(&c, 2, 2);
+    for (int pool = 0; pool < 2; pool++) {
+        struct eng *e = tu_run(&t, &c, pool ? "tiresias:thresholds=1,placement=pool"
+                                            : "tiresias:thresholds=1");
+        TU_SCHED(e, "z", 2, 3);
+        tu_placement(e, "z", "n1:0-1");
+        cr_expect_eq(preemptions(e, "x"), 0);
+        cr_expect_eq(preemptions(e, "y"), 1);
+        TU_SCHED(e, "x", 0, 10);
+        TU_SCHED(e, "y", 0.5, 11.5);
+        eng_free(e);
+    }
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* Promotion, one GPU, thresholds=5 (GPU-s), promote=1.  a (20 s) runs 0-5
+ * and is demoted at 5; b (10 s, Q0 since 1) displaces it: b 5-10.  At 10
+ * b reaches Q1 and a has waited 5 s >= 1 x its 5 s run since entering Q0:
+ * a goes back to Q0 (service reset) and displaces b: a 10-15.  At 15 a is
+ * demoted again and b, having waited 5 >= 1 x 5, is promoted: b 15-20
+ * (done).  a waited 15-20 >= 1 x 5: promoted at 20 (nothing to displace)
+ * and runs to the end: 20-30.  Without promote, b keeps the GPU in Q1
+ * against a (same queue): b 5-15, a 15-30. */
+Test(baselines, tiresias_promote)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,20\nb,1,1,10\n");
+    tu_simple_cluster(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "tiresias:thresholds=5,promote=1");
+    TU_SCHED(e, "a", 0, 30);
+    TU_SCHED(e, "b", 5, 20);
+    cr_expect_eq(preemptions(e, "a"), 2);
+    cr_expect_eq(preemptions(e, "b"), 1);
+    cr_expect_eq(e->rt[tu_job(&t, "a")].wait, US(10));
+    cr_expect_eq(e->rt[tu_job(&t, "b")].wait, US(9));
+    eng_free(e);
+    e = tu_run(&t, &c, "tiresias:thresholds=5");
+    TU_SCHED(e, "a", 0, 30);
+    TU_SCHED(e, "b", 5, 15);
+    cr_expect_eq(preemptions(e, "a"), 1);
+    cr_expect_eq(preemptions(e, "b"), 0);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* -------------------------------------------------------------- gandiva */
+
+static const char half_rate[] =
+    "kind: slowdown\ngpu_types:\n  - {name: \"*\", form: constant, rate: 0.5}\n";
+
+/* One GPU, constant slowdown 0.5 while shared.  a (util 0.5) runs alone
+ * from 0; b (util 0.25) arrives at 1 and is packed with it (0.75 <= 1).
+ * c (util 0.5) arrives at 2: 0.75 + 0.5 > 1 and the GPU holds 2 jobs
+ * (max_per_gpu): it waits.  a: 9 s left at 1; b's 4 s take 8 s at half
+ * speed (1-9), while a does 4 (5 left).  At 9 c packs with a (0.5 + 0.5
+ * <= 1): c's 2 s take 4 (9-13), a does 2; alone again a ends at 13 + 3 =
+ * 16. */
+Test(baselines, gandiva_packs_by_measured_utilization)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
+                 "a,0,1,10,0.5\nb,1,1,4,0.25\nc,2,1,2,0.5\n");
+    tu_simple_cluster(&c, 1, 1);
+    spec_from(&s, "sd.yaml", half_rate);
+    struct eng *e = run_spec(&t, &c, "gandiva", &s);
+    TU_SCHED(e, "a", 0, 16);
+    TU_SCHED(e, "b", 1, 9);
+    TU_SCHED(e, "c", 9, 13);
+    cr_expect_eq(e->preemptions, 0);
+    struct met_summary m;
+    met_summarize(e, &m);
+    /* shared 1-9 and 9-13 of the 16 s the GPU was held */
+    cr_expect_float_eq(m.colocated_frac, 12.0 / 16.0, 1e-12);
+    eng_free(e);
+    /* util_cap=0.7: b does not fit beside a either (0.75 > 0.7): FIFO,
+     * b 10-14, c 14-16 (c after b, both 0.5 + ... alone) */
+    e = run_spec(&t, &c, "gandiva:util_cap=0.7", &s);
+    TU_SCHED(e, "a", 0, 10);
+    TU_SCHED(e, "b", 10, 14);
+    TU_SCHED(e, "c", 14, 16);
+    eng_free(e);
+    /* max_per_gpu=1: no packing at all, the same */
+    e = run_spec(&t, &c, "gandiva:max_per_gpu=1", &s);
+    TU_SCHED(e, "b", 10, 14);
+    eng_free(e);
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* Which GPU: the lowest summed utilization, then the lowest index.  One
+ * node of 2 GPUs: x (0.5) on GPU 0, y (0.25) on GPU 1 at 0.  At 1, z
+ * (0.25) packs on GPU 1 (0.25 < 0.5); then w (0.5) finds both at 0.5 and
+ * takes GPU 0.  At half speed z and w take 2 s (1-3); x and y lose 1 s
+ * each and end at 11. */
+Test(baselines, gandiva_lowest_utilization_gpu)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
+                 "x,0,1,10,0.5\ny,0,1,10,0.25\nz,1,1,1,0.25\nw,1,1,1,0.5\n");
+    tu_simple_cluster(&c, 1, 2);
+    spec_from(&s, "sd.yaml", half_rate);
+    struct eng *e = run_spec(&t, &c, "gandiva", &s);
+    tu_placement(e, "x", "n0:0");
+    tu_placement(e, "y", "n0:1");
+    tu_placement(e, "z", "n0:1");
+    tu_placement(e, "w", "n0:0");
+    TU_SCHED(e, "z", 1, 3);
+    TU_SCHED(e, "w", 1, 3);
+    TU_SCHED(e, "x", 0, 11);
+    TU_SCHED(e, "y", 0, 11);
+    eng_free(e);
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* A gang is packed on the GPUs of lowest summed utilization of one node.
+ * One node of 4 GPUs: a (2 GPUs, 0.5) on GPUs 0-1, b (2 GPUs, 0.25) on
+ * 2-3 at 0.  At 1, c (2 GPUs, 0.5) goes on 2-3 (0.25 each, below 0.5);
+ * then d (2 GPUs, 0.5) finds 2-3 full (two jobs each) and goes on 0-1
+ * (0.5 + 0.5 <= 1).  At half speed c and d take 2 s (1-3); a and b lose
+ * 1 s each and end at 11. */
+Test(baselines, gandiva_packs_a_gang_on_one_node)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
+                 "a,0,2,10,0.5\nb,0,2,10,0.25\nc,1,2,1,0.5\nd,1,2,1,0.5\n");
+    tu_simple_cluster(&c, 1, 4);
+    spec_from(&s, "sd.yaml", half_rate);
+    struct eng *e = run_spec(&t, &c, "gandiva", &s);
+    tu_placement(e, "a", "n0:0-1");
+    tu_placement(e, "b", "n0:2-3");
+    tu_placement(e, "c", "n0:2-3");
+    tu_placement(e, "d", "n0:0-1");
+    TU_SCHED(e, "c", 1, 3);
+    TU_SCHED(e, "d", 1, 3);
+    TU_SCHED(e, "a", 0, 11);
+    TU_SCHED(e, "b", 0, 11);
+    eng_free(e);
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* Memory: a (10 GB) and b (8 GB) would exceed the 16 GB GPU, so b is not
+ * packed although their utilizations fit: b waits for a (10-12). */
+Test(baselines, gandiva_memory_limits_packing)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util,mem_gb\n"
+                 "a,0,1,10,0.25,10\nb,1,1,2,0.25,8\n");
+    tu_simple_cluster(&c, 1, 1);
+    spec_from(&s, "sd.yaml", half_rate);
+    struct eng *e = run_spec(&t, &c, "gandiva:quantum=0", &s);
+    TU_SCHED(e, "a", 0, 10);
+    TU_SCHED(e, "b", 10, 12);
+    eng_free(e);
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* Time-slicing, one GPU, quantum=10; unknown utilizations count as 1, so
+ * nothing packs.  a (30 s) starts at 0; b (15 s) arrives at 5 and waits
+ * (a's slice ends at 10).  10: b takes the GPU, a (20 left) goes to the
+ * back.  20: b's slice is over, a takes it back (b: 5 left).  30: b again
+ * (a: 10 left), done at 35; a 35-45.  Waits: 10-20 and 30-35 for a, 5-10
+ * and 20-30 for b. */
+Test(baselines, gandiva_time_slicing)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,30\nb,5,1,15\n");
+    tu_simple_cluster(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "gandiva:quantum=10");
+    TU_SCHED(e, "a", 0, 45);
+    TU_SCHED(e, "b", 10, 35);
+    cr_expect_eq(preemptions(e, "a"), 2);
+    cr_expect_eq(preemptions(e, "b"), 1);
+    cr_expect_eq(e->rt[tu_job(&t, "a")].wait, US(15));
+    cr_expect_eq(e->rt[tu_job(&t, "b")].wait, US(15));
+    eng_free(e);
+    /* preempt_cost=1: a has 21 left at 10; b 6 at 20; a 21 - 10 + 1 = 12
+     * at 30; b 30-36; a 36-48 */
+    e = tu_run(&t, &c, "gandiva:quantum=10,preempt_cost=1");
+    TU_SCHED(e, "b", 10, 36);
+    TU_SCHED(e, "a", 0, 48);
+    eng_free(e);
+    /* quantum=0: no slicing, FIFO */
+    e = tu_run(&t, &c, "gandiva:quantum=0");
+    TU_SCHED(e, "a", 0, 30);
+    TU_SCHED(e, "b", 30, 45);
+    cr_expect_eq(e->preemptions, 0);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* Slices pass only between jobs of one size: a 2-GPU job never takes the
+ * GPUs of two 1-GPU jobs.  One node of 2 GPUs, quantum=5: p and q (1 GPU,
+ * 20 s) run 0-20; big (2 GPUs) waits for both: 20-21.  r (1 GPU, at 1)
+ * does take a slice: at 5 it takes p's GPU (p started first... both at 0:
+ * the lower index) and so on. */
+Test(baselines, gandiva_slices_by_size)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\n"
+                 "p,0,1,20\nq,0,1,20\nbig,1,2,1\n");
+    tu_simple_cluster(&c, 1, 2);
+    struct eng *e = tu_run(&t, &c, "gandiva:quantum=5");
+    TU_SCHED(e, "p", 0, 20);
+    TU_SCHED(e, "q", 0, 20);
+    TU_SCHED(e, "big", 20, 21);
+    cr_expect_eq(e->preemptions, 0);
+    eng_free(e);
+    trc_free(&t);
+    /* one more 1-GPU job r (4 s) at 1: at 5 it takes the GPU of p (both
+     * started at 0: the lower index), runs 5-9; p (15 left) is then behind
+     * big in the queue, but big needs 2 GPUs: p resumes on GPU 0 at 9
+     * (backfill) and ends at 24; q ends at 20; big 24-25 */
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\n"
+                 "p,0,1,20\nq,0,1,20\nbig,1,2,1\nr,1,1,4\n");
+    e = tu_run(&t, &c, "gandiva:quantum=5");
+    TU_SCHED(e, "r", 5, 9);
+    tu_placement(e, "r", "n0:0");
+    cr_expect_eq(preemptions(e, "p"), 1);
+    cr_expect_eq(preemptions(e, "q"), 0);
+    TU_SCHED(e, "p", 0, 24);
+    TU_SCHED(e, "q", 0, 20);
+    TU_SCHED(e, "big", 24, 25);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* ------------------------------------------------- options and listing */
+
+static void expect_bad(const char *spec, const char *key)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,1\n");
+    tu_simple_cluster(&c, 1, 1);
+    struct dl_error err = { 0 };
+    struct eng_opts o = { .policy = spec, .seed = 1, .check = true };
+    struct eng *e = eng_new(&t, &c, &o, &err);
+    cr_expect_null(e, "%s was accepted", spec);
+    cr_expect(strstr(err.msg, key), "%s: '%s' does not name %s", spec, err.msg, key);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+Test(baselines, bad_options_name_the_key)
+{
+    expect_bad("edf:backfill=2", "backfill=2");
+    expect_bad("sjf:predicted=2", "predicted=2");
+    expect_bad("sjf:predicted=yes", "predicted=yes");
+    expect_bad("fifo:predicted=1", "predicted");
+    expect_bad("tiresias:thresholds=10/5", "thresholds=10/5");
+    expect_bad("tiresias:thresholds=abc", "thresholds=abc");
+    expect_bad("tiresias:thresholds=", "thresholds=");
+    expect_bad("tiresias:thresholds=1//2", "thresholds=1//2");
+    expect_bad("tiresias:thresholds=5/", "thresholds=5/");
+    expect_bad("tiresias:thresholds=0", "thresholds=0");
+    expect_bad("tiresias:thresholds=1/2/3/4/5/6/7/8", "thresholds=1/2/3/4/5/6/7/8");
+    expect_bad("tiresias:promote=-1", "promote=-1");
+    expect_bad("tiresias:preempt_cost=x", "preempt_cost=x");
+    expect_bad("tiresias:backfill=1", "backfill");
+    expect_bad("gandiva:util_cap=-0.5", "util_cap=-0.5");
+    expect_bad("gandiva:max_per_gpu=0", "max_per_gpu=0");
+    expect_bad("gandiva:max_per_gpu=17", "max_per_gpu=17");
+    expect_bad("gandiva:quantum=-1", "quantum=-1");
+    expect_bad("gandiva:preempt_cost=-2", "preempt_cost=-2");
+    expect_bad("gandiva:backfill=3", "backfill=3");
+    expect_bad("gandiva:placement=spread", "placement=spread");
+}
+
+Test(baselines, listed_with_options_and_blocking)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    pol_print_list(f);
+    fclose(f);
+    const char *want[] = { "edf", "tiresias", "gandiva", "predicted", "thresholds",
+                           "3250/7200", "promote", "util_cap", "max_per_gpu",
+                           "quantum", "preempt_cost" };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_expect(strstr(text, want[i]), "no %s in: %s", want[i], text);
+    const char *names[] = { "edf", "tiresias", "gandiva" };
+    for (size_t i = 0; i < 3; i++) {
+        const struct policy *p = pol_find(names[i]);
+        cr_assert(p, "%s not registered", names[i]);
+        cr_expect(strstr(text, p->blocking), "%s: no blocking text", names[i]);
+    }
+    free(text);
+}
+
+/* ------------------------------------------------------ random workloads */
+
+static void random_cluster(struct cluster *c, gsl_rng *r)
+{
+    static const char *names[] = { "A", "B", "C" };
+    static const double speeds[] = { 1.0, 0.5, 2.0, 0.35 };
+    static const uint32_t sizes[] = { 1, 2, 4, 8 };
+    clu_init(c, "random");
+    uint32_t nt = 1 + gsl_rng_uniform_int(r, 3);
+    for (uint32_t t = 0; t < nt; t++)
+        clu_add_type(c, names[t], 16, speeds[gsl_rng_uniform_int(r, 4)]);
+    uint32_t ng = 1 + gsl_rng_uniform_int(r, 4);
+    for (uint32_t g = 0; g < ng; g++)
+        clu_add_nodes(c, 1 + gsl_rng_uniform_int(r, 4), sizes[gsl_rng_uniform_int(r, 4)],
+                      gsl_rng_uniform_int(r, nt), g % 2 ? "r1" : "r0");
+    clu_finish(c);
+}
+
+static void random_trace(struct trace *t, const struct cluster *c, gsl_rng *r,
+                         uint32_t n)
+{
+    static const uint32_t gpus[] = { 1, 1, 1, 2, 3, 4, 8, 16 };
+    trc_init(t, "random", n);
+    double now = 0, gap = 1 + gsl_rng_uniform(r) * 200;
+    for (uint32_t j = 0; j < n; j++) {
+        struct trc_job *tj = &t->jobs[j];
+        char id[16];
+        snprintf(id, sizeof id, "r%u", j);
+        tj->id = arena_strndup(t->arena, id, strlen(id));
+        if (gsl_rng_uniform(r) > 0.2)
+            now += gsl_ran_exponential(r, gap);
+        tj->submit = (simtime_t)llround(now * 1e6);
+        tj->num_gpus = gpus[gsl_rng_uniform_int(r, 8)];
+        tj->duration = 1 + (simtime_t)llround(gsl_ran_lognormal(r, 4, 1.5) * 1e6);
+        if (gsl_rng_uniform(r) < 0.15) {
+            uint32_t ty = gsl_rng_uniform_int(r, c->ntypes + 1);
+            tj->gpu_type = ty < c->ntypes ? c->types[ty].name : "NOPE";
+        }
+        if (gsl_rng_uniform(r) < 0.6)
+            tj->util = (float)gsl_rng_uniform(r);
+        if (gsl_rng_uniform(r) < 0.5)
+            tj->mem_gb = (float)(1 + gsl_rng_uniform_int(r, 12));
+        if (gsl_rng_uniform(r) < 0.5)
+            tj->deadline = tj->submit + (simtime_t)(tj->duration * (1 + 4 * gsl_rng_uniform(r)));
+        tj->line = j + 2;
+    }
+}
+
+static const char *const policies[] = {
+    "edf", "edf:backfill=0", "edf:placement=pool", "sjf:predicted=1",
+    "tiresias", "tiresias:placement=pool",
+    "tiresias:thresholds=200/2000/20000,promote=2,preempt_cost=1",
+    "tiresias:thresholds=20,promote=0.5,placement=pool",
+    "gandiva", "gandiva:placement=pool,quantum=30",
+    "gandiva:backfill=0,max_per_gpu=3,util_cap=1.5,preempt_cost=2",
+    "gandiva:quantum=0,max_per_gpu=4,util_cap=2",
+};
+
+Test(baselines, random_workloads, .timeout = 600)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 2027);
+    for (int round = 0; round < 60; round++) {
+        struct cluster c;
+        struct trace t;
+        random_cluster(&c, r);
+        random_trace(&t, &c, r, 150 + gsl_rng_uniform_int(r, 250));
+        for (size_t p = 0; p < sizeof policies / sizeof *policies; p++) {
+            const char *pol = policies[p];
+            bool pool = strstr(pol, "pool") != NULL;
+            bool preemptive = !strncmp(pol, "tiresias", 8) || !strncmp(pol, "gandiva", 7);
+            /* gandiva shares GPUs: the default slowdown (0.8 per
+             * co-runner) applies, with --models none */
+            struct eng *e = tu_run(&t, &c, pol);
+            double want = 0, cost = 0;
+            const char *pc = strstr(pol, "preempt_cost=");
+            double cost_s = pc ? atof(pc + 13) : 0;
+            for (uint32_t j = 0; j < t.njobs; j++) {
+                const struct trc_job *tj = &t.jobs[j];
+                const struct job_rt *rt = &e->rt[j];
+                uint32_t req = tj->gpu_type ? clu_type_find(&c, tj->gpu_type) : SIM_NONE;
+                bool fits = (!tj->gpu_type || req != SIM_NONE) &&
+                            plc_ever_fits(&c, tj->num_gpus, req,
+                                          pool ? PLC_POOL : PLC_CONSOLIDATED);
+                cr_assert_eq(rt->state, fits ? JOB_DONE : JOB_REJECTED,
+                             "round %d %s job %s state %d", round, pol, tj->id,
+                             rt->state);
+                if (!fits)
+                    continue;
+                want += (double)tj->num_gpus * (double)tj->duration;
+                cost += (double)tj->num_gpus * rt->preemptions * cost_s * 1e6;
+                cr_assert_leq(tj->submit, rt->first_start);
+                cr_assert_lt(rt->first_start, rt->finish);
+                cr_assert_leq(rt->wait, rt->finish - tj->submit);
+                if (!preemptive)
+                    cr_assert_eq(rt->preemptions, 0);
+            }
+            double slack = 1e-9 * want + 4.0 * t.njobs * 16 * (1 + e->preemptions);
+            cr_assert(fabs(e->work_done - (want + cost)) <= slack,
+                      "round %d %s: GPU work %.0f, expected %.0f", round, pol,
+                      e->work_done, want + cost);
+            struct eng *e2 = tu_run(&t, &c, pol);
+            for (uint32_t j = 0; j < t.njobs; j++) {
+                cr_assert_eq(e->rt[j].first_start, e2->rt[j].first_start);
+                cr_assert_eq(e->rt[j].finish, e2->rt[j].finish);
+            }
+            eng_free(e2);
+            eng_free(e);
+        }
+        trc_free(&t);
+        clu_free(&c);
+    }
+    gsl_rng_free(r);
+}
