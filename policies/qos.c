@@ -1,7 +1,8 @@
 /*
  * policies/qos.c - QoS-aware scheduling (qos), after Luo, Chen & Wang
  * (Computer Engineering & Science 43(8), 2021) and the same group's GENIE
- * (DATE 2019, TPDS 2020).  Non-preemptive, exclusive GPUs.
+ * (DATE 2019, TPDS 2020).  Exclusive GPUs; non-preemptive unless
+ * preempt=1.
  *
  * What the papers give (shared/POLICIES.md): a prediction model of each
  * job's run time, each job's expected QoS (a completion time), and an
@@ -69,7 +70,8 @@
  * (plain backfilling, within the window below for QoS jobs).  Only one
  * job holds a reservation at a time.
  *
- * Cost.  An instant with no free GPU costs O(demotions x log n).  Else the
+ * Cost.  An instant with no free GPU costs O(demotions x log n) (plus,
+ * with preempt=1, one preemption attempt: see Preemption).  Else the
  * QoS queue is walked in order (a read-only ordered walk of the heap: a
  * small heap of frontier positions, O(k log k) for the first k entries),
  * starting jobs until the first that cannot start; past it at most
@@ -83,6 +85,64 @@
  * from which a shadow time takes its first k jobs in O(k log k).
  * Started jobs are taken out of the queues after each walk, in
  * O(log n) each through a per-job position index.
+ *
+ * Preemption (preempt=0 [default]: never).  Inferred: Chronus (SoCC
+ * 2021) preempts on leases for deadlines; the papers above say nothing.
+ * preempt=1: at most once per instant, the head R of the QoS queue (the
+ * most urgent job not started, WA >= 0, not best effort as defined below)
+ * that cannot start now and would miss its deadline waiting (no type t
+ * that meets it from now has max(S_t, now + 1 us) + P(R, t) <= deadline,
+ * S_t its shadow time as for the reservation) may stop running jobs on
+ * one type t that meets its deadline from now (now + P(R, t) <=
+ * deadline) and start there at once.  It may stop only jobs less urgent
+ * than itself, never one started in this instant:
+ *   best effort: no deadline, or ever in the best-effort class, or ever
+ *     started on a type on which it was predicted to miss its deadline.
+ *     The mark is sticky: such a job never preempts, and under demote=wa
+ *     it is queued again as best effort;
+ *   QoS (only with preempt_qos=1 [default]): a job started on a type that
+ *     meets its deadline, that (a) has never been chosen as a QoS victim,
+ *     (b) did not preempt R itself, (c) is strictly less urgent: (its
+ *     deadline - T_best of its remaining work, job) > (L(R), R), and (d)
+ *     has room to spare: restarted on t at X_t = max(now + P(R, t), S_t)
+ *     -- not before R ends, nor before the GPUs R would have waited for
+ *     come free -- with its remaining work plus preempt_cost, it is still
+ *     predicted to finish by its deadline.  (d) is a prediction, not a
+ *     promise: other jobs may take those GPUs first.  preempt_qos=0 stops
+ *     best-effort jobs only, so that no job that can still meet its
+ *     deadline is ever put at risk.
+ * Victims: the set that frees num_gpus(R) GPUs on one node of t
+ * (consolidated; a gang larger than t's largest node does not preempt
+ * there) or on t (pool) and disturbs the fewest GPU-seconds, QoS victims'
+ * first: it minimizes (the GPU-us disturbed of its QoS victims, the
+ * GPU-us disturbed in all), where a victim V disturbs num_gpus(V) x
+ * (P(R, t) + the predicted time of preempt_cost on t) -- it stands still
+ * at least while R runs, then redoes its checkpoint.  So best-effort
+ * victims come first, then the fewest GPUs.  It is exact: a 0/1 min-cost
+ * cover by dynamic programming over the GPUs still needed.  Ties: the
+ * lower node, then the type first in placement_rule order.  Each victim
+ * gets preempt_cost [0] seconds of reference-GPU work added (pol_preempt,
+ * as srtf), and all predictions of a job that ran use its remaining work:
+ * P(j, t) x remaining / duration.  Victims queue again only at the end of
+ * the instant, so they start again 1 us later at the earliest (the
+ * engine undoes a preemption restarted within the instant, cost and all:
+ * a victim moving at once to idle GPUs would migrate for free).
+ * No livelock: a preemption starts R on a type meeting its deadline, so R
+ * is not best effort; it can be stopped again only as a QoS victim, which
+ * happens to a job at most once, and best-effort jobs never preempt.  So
+ * a job preempts at most twice, stopping at most num_gpus(R) jobs each
+ * time (each victim frees a GPU still needed): a run has at most
+ * 2 x sum(num_gpus) preemptions.  A victim never stops its preemptor
+ * ((b), and R started in this instant), and urgency is compared strictly,
+ * ties by job index.  As a shadow time may not hold (it counts GPUs, not
+ * nodes, and trusts predicted finishes), the policy also asks for a
+ * wake-up at the QoS head's latest start L, when waiting any longer would
+ * miss.  Why QoS victims by default (preempt_qos=1): by the predictions
+ * the policy trusts everywhere else, (d) costs the victim nothing, while
+ * where every job has a deadline the best-effort jobs are only the
+ * demoted ones, already late.  Cost: one attempt per instant,
+ * O(GPUs of the meeting types x ntypes) plus the cover, O(victim
+ * candidates x num_gpus(R)).
  *
  * elastic: GENIE is listed as elastic (idle GPUs to the job with the
  * largest predicted gain); that needs gangs of variable size, which the
@@ -138,11 +198,22 @@ struct resv {
     uint64_t extra;             /* GPUs of type free at shadow beyond job's */
 };
 
+struct pitem {                  /* a possible victim */
+    uint32_t job, w;            /* w: GPUs it frees where they are needed */
+    double cq, ct;              /* GPU-us it disturbs: if QoS, in all */
+};
+
+struct pcost {                  /* a cover's cost, compared (cq, ct) */
+    double q, t;
+};
+
 struct qos {
     enum plc_mode mode;
     int demote, be_order, rule;
     bool reserve;
     long window;
+    bool preempt, preempt_qos;
+    double cost;                /* preempt_cost, reference-GPU us */
     /* sized on the first hook call, when the cluster and trace are known */
     bool ready;
     uint32_t njobs, ntypes, maxg;
@@ -165,6 +236,24 @@ struct qos {
     struct walk qw, rw;
     size_t nqueued;
     simtime_t wake_at;          /* latest wake-up asked for */
+    /* preemption (see the header) */
+    uint8_t *be;                /* [njobs] best effort, sticky */
+    uint8_t *qv;                /* [njobs] chosen as a QoS victim once */
+    uint32_t *by;               /* [njobs] who preempted it, SIM_NONE */
+    uint32_t *pcand;            /* [ntypes] R's types meeting its deadline */
+    simtime_t *ppred;           /* [ntypes] their predicted run times */
+    simtime_t *pshadow;         /* [ntypes] R's shadow times there */
+    struct pitem *items;        /* victim candidates of one cover */
+    size_t capitems;
+    struct pcost *dp;           /* [need + 1] cover costs */
+    size_t capdp;
+    uint8_t *take;              /* [items x (need + 1)] cover choices */
+    size_t captake;
+    uint32_t *pick, *best;      /* victims: of a cover, of the best plan */
+    size_t cappick, capbest;
+    uint32_t *held;             /* victims kept out of the queue until the
+                                   end of the instant */
+    size_t nheld, capheld;
 };
 
 /* ------------------------------------------------------------ heaps */
@@ -295,7 +384,8 @@ static int bad(struct dl_error *err, const char *key, const char *val,
 static int create(void **state, const struct pol_args *a, struct dl_error *err)
 {
     struct qos *s = xcalloc(1, sizeof *s);
-    long reserve = 1, elastic = 0;
+    long reserve = 1, elastic = 0, preempt = 0, preempt_qos = 1;
+    double cost = 0;
     const char *d = pol_arg_str(a, "demote"), *bo = pol_arg_str(a, "be_order"),
                *pr = pol_arg_str(a, "placement_rule");
     DL_ASSERT(d && bo && pr);
@@ -306,6 +396,12 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err)
         rc = pol_arg_long(a, "backfill_window", 0, 1000000000L, &s->window, err);
     if (!rc)
         rc = pol_arg_long(a, "elastic", 0, 1, &elastic, err);
+    if (!rc)
+        rc = pol_arg_long(a, "preempt", 0, 1, &preempt, err);
+    if (!rc)
+        rc = pol_arg_long(a, "preempt_qos", 0, 1, &preempt_qos, err);
+    if (!rc)
+        rc = pol_arg_double(a, "preempt_cost", 0, 1e9, &cost, err);
     if (!rc && elastic)
         rc = dl_fail(err, "--policy", 0, 0,
                      "elastic=1: needs variable gang sizes in the engine, "
@@ -339,6 +435,9 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err)
         return rc;
     }
     s->reserve = reserve;
+    s->preempt = preempt;
+    s->preempt_qos = preempt_qos;
+    s->cost = cost * (double)SIM_US_PER_S;
     *state = s;
     return 0;
 }
@@ -363,6 +462,18 @@ static void destroy(void *state)
     free(s->done);
     free(s->qw.a);
     free(s->rw.a);
+    free(s->be);
+    free(s->qv);
+    free(s->by);
+    free(s->pcand);
+    free(s->ppred);
+    free(s->pshadow);
+    free(s->items);
+    free(s->dp);
+    free(s->take);
+    free(s->pick);
+    free(s->best);
+    free(s->held);
     free(s);
 }
 
@@ -389,6 +500,14 @@ static void ready(struct qos *s, const struct pol_view *v)
     s->gpus = xcalloc(s->maxg ? s->maxg : 1, sizeof *s->gpus);
     s->cand = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cand);
     s->cpred = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cpred);
+    s->pcand = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->pcand);
+    s->ppred = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->ppred);
+    s->pshadow = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->pshadow);
+    s->be = xcalloc_big(nj, sizeof *s->be);
+    s->qv = xcalloc_big(nj, sizeof *s->qv);
+    s->by = xcalloc_big(nj, sizeof *s->by);
+    for (size_t j = 0; j < nj; j++)
+        s->by[j] = SIM_NONE;
     s->nh = 1 + (size_t)s->ntypes;
     xgrow(&s->h, &s->caph, s->nh, sizeof *s->h);
     memset(s->h, 0, s->nh * sizeof *s->h);
@@ -447,9 +566,20 @@ static simtime_t to_us(double p)
     return u < 1 ? 1 : (simtime_t)u;
 }
 
+/* Predicted run time of w reference-GPU us of job j's work on type t: its
+ * solo run time times w / duration (exactly that time for a job that never
+ * ran, w / duration being 1). */
+static simtime_t pred_work(const struct pol_view *v, uint32_t j, uint32_t t,
+                           double w)
+{
+    return to_us(mdl_perf_pred_runtime(v->perf, j, t, false) *
+                 (w / (double)v->jobs[j].duration));
+}
+
+/* The same for the work j has left. */
 static simtime_t pred(const struct pol_view *v, uint32_t j, uint32_t t)
 {
-    return to_us(mdl_perf_pred_runtime(v->perf, j, t, false));
+    return pred_work(v, j, t, pol_remaining(v, j));
 }
 
 /* Whether a gang of g could ever be placed on type t (memoized). */
@@ -543,8 +673,10 @@ static simtime_t t_best(struct qos *s, const struct pol_view *v, uint32_t j)
 
 /* ------------------------------------------------------------ hooks */
 
+/* job joins the best-effort class (and stays best effort, see Preemption) */
 static void be_push(struct qos *s, const struct pol_view *v, uint32_t job)
 {
+    s->be[job] = 1;
     simtime_t key = s->be_order == BE_SHORT ? t_best(s, v, job) : (simtime_t)job;
     q_push(s, be_heap(s, v->jobs[job].num_gpus, v->rt[job].req_type), key, job);
 }
@@ -554,7 +686,9 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
     struct qos *s = state;
     ready(s, v);
     const struct trc_job *tj = &v->jobs[job];
-    if (tj->deadline != SIM_NEVER) {
+    /* (a job is queued again only after a preemption; one that was best
+     * effort stays so, unless demote=never keeps every job in the order) */
+    if (tj->deadline != SIM_NEVER && (s->demote == DEMOTE_NEVER || !s->be[job])) {
         simtime_t latest = tj->deadline - t_best(s, v, job);
         if (s->demote == DEMOTE_NEVER || latest >= v->now) {
             q_push(s, H_QOS, latest, job);
@@ -577,6 +711,9 @@ static void started(void *state, const struct pol_view *v, uint32_t job)
     double frac = (double)r->remaining / (double)tj->duration;
     double p = mdl_perf_pred_runtime(v->perf, job, r->type, spread) * frac;
     h_push(&s->h[1 + r->type], v->now + to_us(p), job);
+    /* started where it is predicted to miss its deadline: best effort */
+    if (tj->deadline == SIM_NEVER || v->now + pred(v, job, r->type) > tj->deadline)
+        s->be[job] = 1;
 }
 
 static void finished(void *state, const struct pol_view *v, uint32_t job)
@@ -737,6 +874,248 @@ static int walk_start(struct qos *s, const struct pol_view *v, struct pol_ctx *x
     return pol_start(x, j, s->gpus);
 }
 
+/* A new instant of placement memos (GPUs were freed, or time moved). */
+static void new_stamp(struct qos *s)
+{
+    if (++s->stamp == 0) {      /* wrapped: forget every memo */
+        memset(s->fail, 0, (size_t)s->ntypes * (s->maxg + 1) * sizeof *s->fail);
+        s->stamp = 1;
+    }
+}
+
+/* ------------------------------------------------------------ preemption */
+
+struct pctx {                   /* the preemptor R on one type */
+    uint32_t job, type;
+    simtime_t key;              /* L(R) */
+    simtime_t run;              /* P(R, type) */
+    simtime_t restart;          /* X_type; SIM_NEVER: no QoS victim */
+};
+
+static inline bool pless(struct pcost a, struct pcost b)
+{
+    return a.q < b.q || (a.q == b.q && a.t < b.t);
+}
+
+/* Whether running job j (on p's type) may be stopped for p, with what it
+ * would disturb into *it (it->w is left to the caller). */
+static bool victim(struct qos *s, const struct pol_view *v, const struct pctx *p,
+                   uint32_t j, struct pitem *it)
+{
+    const struct trc_job *tj = &v->jobs[j];
+    if (v->rt[j].last_start == v->now)  /* the engine would undo it */
+        return false;
+    double redo = s->cost > 0 ? mdl_perf_pred_runtime(v->perf, j, p->type, false) *
+                                (s->cost / (double)tj->duration) : 0;
+    it->job = j;
+    it->ct = (double)tj->num_gpus * ((double)p->run + redo);
+    it->cq = 0;
+    if (tj->deadline == SIM_NEVER || s->be[j])
+        return true;
+    if (!s->preempt_qos || s->qv[j] || s->by[p->job] == j || p->restart == SIM_NEVER)
+        return false;
+    simtime_t key = tj->deadline - t_best(s, v, j);
+    if (key < p->key || (key == p->key && j < p->job))
+        return false;           /* not strictly less urgent */
+    if (p->restart + pred_work(v, j, p->type, pol_remaining(v, j) + s->cost) >
+        tj->deadline)
+        return false;           /* no room to spare */
+    it->cq = it->ct;
+    return true;
+}
+
+/* The least-cost set of s->items[0..n) that frees need (>= 1) GPUs: its
+ * jobs to s->pick (*np), its cost to *c.  false if none does.  A 0/1
+ * min-cost cover: dp[k] is the least cost of freeing k GPUs (k capped at
+ * need) with the items so far, take[i][k] whether item i improved it. */
+static bool cover(struct qos *s, size_t n, uint32_t need, struct pcost *c,
+                  size_t *np)
+{
+    size_t w1 = (size_t)need + 1;
+    xgrow(&s->dp, &s->capdp, w1, sizeof *s->dp);
+    xgrow(&s->take, &s->captake, n * w1 + 1, 1);
+    struct pcost *dp = s->dp;
+    dp[0] = (struct pcost){ 0, 0 };
+    for (size_t k = 1; k < w1; k++)
+        dp[k] = (struct pcost){ INFINITY, INFINITY };
+    for (size_t i = 0; i < n; i++) {
+        const struct pitem *it = &s->items[i];
+        uint8_t *tk = s->take + i * w1;
+        tk[0] = 0;
+        for (size_t k = need; k >= 1; k--) {   /* down: dp[from] is old */
+            size_t from = k > it->w ? k - it->w : 0;
+            struct pcost nc = { dp[from].q + it->cq, dp[from].t + it->ct };
+            tk[k] = dp[from].t < INFINITY && pless(nc, dp[k]);
+            if (tk[k])
+                dp[k] = nc;
+        }
+    }
+    if (!(dp[need].t < INFINITY))
+        return false;
+    *c = dp[need];
+    size_t k = need, m = 0;
+    for (size_t i = n; i-- > 0;)
+        if (s->take[i * w1 + k]) {
+            xgrow(&s->pick, &s->cappick, m + 1, sizeof *s->pick);
+            s->pick[m++] = s->items[i].job;
+            k = k > s->items[i].w ? k - s->items[i].w : 0;
+        }
+    DL_ASSERT(k == 0);
+    *np = m;
+    return true;
+}
+
+/* Keeps the cover of s->items[0..n) for p if it beats *bc. */
+static void offer_cover(struct qos *s, const struct pctx *p, size_t n,
+                        uint32_t need, struct pcost *bc, size_t *nb,
+                        uint32_t *btype)
+{
+    struct pcost c;
+    size_t np;
+    if (!cover(s, n, need, &c, &np) || !pless(c, *bc))
+        return;
+    xgrow(&s->best, &s->capbest, np, sizeof *s->best);
+    memcpy(s->best, s->pick, np * sizeof *s->best);
+    *bc = c;
+    *nb = np;
+    *btype = p->type;
+}
+
+/* The best victims for p (a gang of g) on its type, if better than *bc. */
+static void plan_type(struct qos *s, const struct pol_view *v, const struct pctx *p,
+                      uint32_t g, struct pcost *bc, size_t *nb, uint32_t *btype)
+{
+    const struct cluster *c = v->clu;
+    uint32_t t = p->type;
+    size_t n = 0;
+    if (s->mode == PLC_POOL) {
+        const struct iheap *h = &s->h[1 + t];
+        if (c->types[t].free_gpus >= g)
+            return;
+        for (size_t i = 0; i < h->n; i++) {
+            xgrow(&s->items, &s->capitems, n + 1, sizeof *s->items);
+            if (victim(s, v, p, h->a[i].job, &s->items[n]))
+                s->items[n++].w = v->jobs[h->a[i].job].num_gpus;
+        }
+        offer_cover(s, p, n, g - c->types[t].free_gpus, bc, nb, btype);
+        return;
+    }
+    uint32_t largest = 0;
+    for (uint32_t k = 0; k < c->ngroups; k++)
+        if (c->groups[k].type == t && c->groups[k].gpus_per_node > largest)
+            largest = c->groups[k].gpus_per_node;
+    if (g > largest)
+        return;                 /* whole nodes: not preempted for */
+    uint32_t seen[64];
+    long idx[64];               /* item of a seen job, -1: not a victim */
+    for (uint32_t nd = 0; nd < c->nnodes; nd++) {
+        const struct clu_node *node = &c->nodes[nd];
+        if (node->type != t || node->ngpus < g || node->nfree >= g)
+            continue;
+        uint32_t ns = 0;
+        n = 0;
+        for (uint32_t i = 0; i < node->ngpus; i++) {
+            uint32_t j = c->gpu_job[node->first_gpu + i], m;
+            if (j == SIM_NONE)
+                continue;
+            for (m = 0; m < ns && seen[m] != j; m++)
+                ;
+            if (m == ns) {
+                DL_ASSERT(ns < 64);
+                seen[ns] = j;
+                idx[ns++] = -1;
+                xgrow(&s->items, &s->capitems, n + 1, sizeof *s->items);
+                if (victim(s, v, p, j, &s->items[n])) {
+                    s->items[n].w = 0;
+                    idx[m] = (long)n++;
+                }
+            }
+            if (idx[m] >= 0)
+                s->items[idx[m]].w++;
+        }
+        offer_cover(s, p, n, g - node->nfree, bc, nb, btype);
+    }
+}
+
+/* preempt=1: the head R of the QoS queue preempts if it should (see the
+ * header).  *started when it did and started; 0 or an error. */
+static int try_preempt(struct qos *s, const struct pol_view *v, struct pol_ctx *x,
+                       bool *started)
+{
+    *started = false;
+    const struct iheap *qh = &s->h[H_QOS];
+    if (!qh->n)
+        return 0;
+    uint32_t r = qh->a[0].job;
+    simtime_t key = qh->a[0].key;
+    const struct trc_job *tr = &v->jobs[r];
+    uint32_t g = tr->num_gpus;
+    if (key < v->now || s->be[r] || tr->deadline == SIM_NEVER ||
+        choose(s, v, r, true, NULL) != SIM_NONE)
+        return 0;
+    bool meet;
+    uint32_t n = candidates(s, v, r, true, &meet);
+    if (!meet)
+        return 0;
+    memcpy(s->pcand, s->cand, n * sizeof *s->pcand);
+    memcpy(s->ppred, s->cpred, n * sizeof *s->ppred);
+    /* Would waiting meet the deadline?  R starts on t at its shadow time
+     * S_t at the earliest, and not before now + 1 us (S_t = now when the
+     * GPUs are free but on too many nodes). */
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t extra;
+        if (!shadow(s, v, s->pcand[i], g, &s->pshadow[i], &extra)) {
+            s->pshadow[i] = SIM_NEVER;
+            continue;
+        }
+        simtime_t at = s->pshadow[i] > v->now ? s->pshadow[i] : v->now + 1;
+        if (at + s->ppred[i] <= tr->deadline)
+            return 0;
+    }
+    struct pcost bc = { INFINITY, INFINITY };
+    size_t nb = 0;
+    uint32_t bt = SIM_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        struct pctx p = { r, s->pcand[i], key, s->ppred[i], SIM_NEVER };
+        simtime_t fin = v->now + p.run;
+        if (s->pshadow[i] != SIM_NEVER)
+            p.restart = s->pshadow[i] > fin ? s->pshadow[i] : fin;
+        plan_type(s, v, &p, g, &bc, &nb, &bt);
+    }
+    if (bt == SIM_NONE)
+        return 0;
+    /* the victims go back to the queue (through enqueue), then R starts */
+    q_remove(s, r);
+    for (size_t i = 0; i < nb; i++) {
+        uint32_t j = s->best[i];
+        h_remove(&s->h[1 + v->rt[j].type], j);
+        if (!s->be[j])
+            s->qv[j] = 1;
+        s->by[j] = r;
+        int rc = pol_preempt(x, j, s->cost);
+        if (rc)
+            return rc;
+        /* out of the queue for the rest of the instant (see the header) */
+        q_remove(s, j);
+        xgrow(&s->held, &s->capheld, s->nheld + 1, sizeof *s->held);
+        s->held[s->nheld++] = j;
+    }
+    new_stamp(s);
+    bool found = plc_find(v->clu, g, bt, s->mode, NULL, s->gpus);
+    DL_ASSERT(found);
+    *started = true;
+    return pol_start(x, r, s->gpus);
+}
+
+/* Asks for a schedule() call at at, unless one comes earlier. */
+static void wake(struct qos *s, struct pol_ctx *x, simtime_t now, simtime_t at)
+{
+    if (s->wake_at <= now || at < s->wake_at) {
+        pol_wake(x, at);
+        s->wake_at = at;
+    }
+}
+
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct qos *s = state;
@@ -750,36 +1129,49 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         be_push(s, v, j);
     }
     const struct iheap *qh = &s->h[H_QOS];
-    if (++s->stamp == 0) {      /* wrapped: forget every memo */
-        memset(s->fail, 0, (size_t)s->ntypes * (s->maxg + 1) * sizeof *s->fail);
-        s->stamp = 1;
-    }
+    new_stamp(s);
     uint64_t nfree = free_gpus(v);
-    bool blocked = false;
+    bool blocked = false, tried = !s->preempt;
     long left = s->window;
     struct resv res = { .on = false };
     int rc = 0;
-    /* the QoS class in SWAF order */
-    s->qw.n = 0;
-    s->ndone = 0;
-    if (nfree)
-        w_add(s, &s->qw, H_QOS, 0);
     uint32_t j;
-    while (nfree && !rc && w_next(s, &s->qw, &j, NULL)) {
-        if (blocked && left-- <= 0)
-            break;
-        if (blocked && v->jobs[j].num_gpus > nfree)
-            continue;
-        uint32_t t = choose(s, v, j, true, blocked ? &res : NULL);
-        if (t != SIM_NONE) {
-            rc = walk_start(s, v, x, j, &nfree);
-        } else if (!blocked) {
-            blocked = true;
-            if (s->reserve)
-                res = reserve_for(s, v, j);
+    /* The QoS class in SWAF order.  With preempt=1 the first walk stops at
+     * the first job that cannot start (or when no GPU is left), the head
+     * of the queue then may preempt, and the walk starts over from the
+     * head as without preemption. */
+    for (;;) {
+        s->qw.n = 0;
+        s->ndone = 0;
+        if (nfree)
+            w_add(s, &s->qw, H_QOS, 0);
+        while (nfree && !rc && w_next(s, &s->qw, &j, NULL)) {
+            if (blocked && left-- <= 0)
+                break;
+            if (blocked && v->jobs[j].num_gpus > nfree)
+                continue;
+            uint32_t t = choose(s, v, j, true, blocked ? &res : NULL);
+            if (t != SIM_NONE) {
+                rc = walk_start(s, v, x, j, &nfree);
+            } else if (!blocked) {
+                if (!tried)
+                    break;
+                blocked = true;
+                if (s->reserve)
+                    res = reserve_for(s, v, j);
+            }
         }
+        take_done(s);
+        if (tried || rc)
+            break;
+        tried = true;
+        bool started;
+        rc = try_preempt(s, v, x, &started);
+        if (rc)
+            break;
+        if (started)
+            nfree = free_gpus(v);
     }
-    take_done(s);
     /* then best effort */
     if (!rc && nfree && !res.on) {
         rc = be_fill(s, v, x, &nfree);
@@ -796,13 +1188,19 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     /* Wake up when the QoS head's WA turns negative.  Only needed while
      * GPUs are idle: with none free nothing can start before the next
      * event, and the demotion done lazily then decides the same. */
-    if (!rc && s->demote == DEMOTE_WA && qh->n && free_gpus(v)) {
-        simtime_t at = qh->a[0].key + 1;
-        if (s->wake_at <= now || at < s->wake_at) {
-            pol_wake(x, at);
-            s->wake_at = at;
-        }
-    }
+    /* the victims queue again, to start from the next microsecond */
+    for (size_t i = 0; i < s->nheld; i++)
+        enqueue(s, v, s->held[i]);
+    if (s->nheld && free_gpus(v))
+        wake(s, x, now, now + 1);
+    s->nheld = 0;
+    if (!rc && s->demote == DEMOTE_WA && qh->n && free_gpus(v))
+        wake(s, x, now, qh->a[0].key + 1);
+    /* preempt=1: and at the head's latest start L, its last chance to
+     * start in time, in case its reservation does not hold (it counts
+     * GPUs, not nodes, and trusts predicted finishes) */
+    if (!rc && s->preempt && qh->n && qh->a[0].key > now && !s->be[qh->a[0].job])
+        wake(s, x, now, qh->a[0].key);
 }
 
 static uint32_t queued(void *state)
@@ -829,6 +1227,18 @@ static const struct pol_opt qos_opts[] = {
       "best effort while a reservation holds)" },
     { "elastic", "0",
       "0 only: 1 needs variable gang sizes in the engine: not supported yet" },
+    { "preempt", "0",
+      "1: when the most urgent QoS job cannot start and its reservation would "
+      "miss its deadline, it stops less urgent jobs (best effort first, then "
+      "QoS jobs still predicted to meet their deadlines when restarted after "
+      "it) on one GPU type that meets its deadline, disturbing the fewest "
+      "GPU-seconds, and starts at once; 0: never preempt" },
+    { "preempt_qos", "1",
+      "with preempt=1: 1: QoS jobs with room to spare may be stopped too; "
+      "0: best-effort jobs only" },
+    { "preempt_cost", "0",
+      "seconds of reference-GPU work added to each preempted job "
+      "(checkpoint and restore)" },
     { NULL, NULL, NULL },
 };
 
@@ -841,7 +1251,9 @@ const struct policy pol_qos = {
     .blocking = "reserve=1 (default): the first QoS job that cannot start "
                 "gets a reservation at its shadow time on one GPU type; later "
                 "jobs (up to backfill_window of them) start only if they do "
-                "not delay it; reserve=0: later jobs that fit start",
+                "not delay it; reserve=0: later jobs that fit start; "
+                "preempt=1: if waiting would miss its deadline, it may stop "
+                "less urgent jobs instead",
     .opts = qos_opts,
     .create = create,
     .destroy = destroy,

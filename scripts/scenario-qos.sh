@@ -15,9 +15,11 @@
 # Prints, per policy, the mean and standard deviation over the seeds of the
 # QoS guarantee rate, makespan, mean wait, mean JCT and effective GPU
 # utilization.  A second table repeats qos in diagnostic variants:
-# placement_rule=fastest, reserve=0, and predictions from the roofline
+# placement_rule=fastest, reserve=0, predictions from the roofline
 # alone (predict.runtime: roofline, as for jobs never profiled; the other
-# policies read no predictions).  A
+# policies read no predictions), and preemption for the most urgent job
+# (preempt=1; with preempt_qos=0 only best-effort jobs may be stopped;
+# preempt_cost 0, as srtf here).  A
 # third splits each policy's deadline misses into jobs that never waited
 # (started at once, on a GPU type too slow for their deadline) and jobs
 # that waited (queued, or preempted).
@@ -43,7 +45,7 @@ policies="qos fifo fifo:backfill=1 sjf srtf"
 if grep -q '^  edf - ' <<<"$("$dlsim" policies)"; then
     policies="$policies edf"
 fi
-diag="qos:placement_rule=fastest qos:reserve=0 qos@roofline"
+diag="qos:placement_rule=fastest qos:reserve=0 qos@roofline qos:preempt=1 qos:preempt=1,preempt_qos=0"
 printf 'kind: models\npredict:\n  runtime: roofline\n' > "$tmp/roofline.yaml"
 
 for s in $seeds; do

@@ -346,6 +346,248 @@ Test(qos, reservation_leaves_other_types)
     clu_free(&c);
 }
 
+/* ---- preemption (preempt=1) */
+
+static uint32_t preemptions(const struct eng *e, const char *id)
+{
+    return e->rt[tu_job(e->tr, id)].preemptions;
+}
+
+/* One GPU.  a (no deadline, 10 s) runs from 0.  r (3 s, deadline 6, so
+ * L = 3) arrives at 2: no GPU is free, and its reservation (shadow 10,
+ * 10 + 3 > 6) misses.  preempt=1: a is best effort, so r stops it and runs
+ * 2-5 (met); a, 8 s of work left, resumes when r ends: 5-13.  With
+ * preempt_cost=1 a has 9 s left: 5-14.  preempt=0 (the default): r waits,
+ * is demoted at 3 s + 1 us, and runs 10-13 after a (missed). */
+static const char pre_be_jobs[] =
+    "job_id,submit_time,num_gpus,duration,deadline\n"
+    "a,0,1,10,\n"
+    "r,2,1,3,6\n";
+
+Test(qos, preempt_stops_best_effort)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, pre_be_jobs);
+    tu_simple_cluster(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "qos:preempt=1");
+    TU_SCHED(e, "r", 2, 5);
+    TU_SCHED(e, "a", 0, 13);
+    cr_expect_eq(preemptions(e, "a"), 1);
+    cr_expect_eq(preemptions(e, "r"), 0);
+    cr_expect_eq(e->rt[tu_job(&t, "a")].wait, US(3));
+    cr_expect_float_eq(qos_rate(e), 1.0, 1e-12);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:preempt=1,preempt_cost=1");
+    TU_SCHED(e, "r", 2, 5);
+    TU_SCHED(e, "a", 0, 14);
+    cr_expect_eq(preemptions(e, "a"), 1);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "a", 0, 10);
+    TU_SCHED(e, "r", 10, 13);
+    cr_expect_eq(preemptions(e, "a"), 0);
+    cr_expect_float_eq(qos_rate(e), 0.0, 1e-12);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* No preemption when waiting meets the deadline.  As above, but r's
+ * deadline is 14: its reservation (10 + 3 = 13 <= 14) meets it, so r
+ * waits and runs 10-13; a is never stopped. */
+Test(qos, preempt_not_when_the_reservation_meets)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "a,0,1,10,\nr,2,1,3,14\n");
+    tu_simple_cluster(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "qos:preempt=1");
+    TU_SCHED(e, "a", 0, 10);
+    TU_SCHED(e, "r", 10, 13);
+    cr_expect_eq(preemptions(e, "a"), 0);
+    cr_expect_eq(e->preemptions, 0);
+    cr_expect_float_eq(qos_rate(e), 1.0, 1e-12);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* A QoS job may be stopped only with room to spare.  One GPU.  q (10 s,
+ * deadline D) runs from 0; r (3 s, deadline 6) arrives at 2 and its
+ * reservation (10 + 3) misses.  q is less urgent (L = D - 8 > 3).
+ * D = 100: restarted at X = max(2 + 3, shadow 10) = 10 with 8 s left, q
+ * would end at 18 <= 100: r stops it, 2-5, and q resumes at once, 5-13;
+ * both met.  With preempt_cost=2, q has 10 s left: 5-15 (X + 10 = 20 <=
+ * 100).  preempt_qos=0: q is not best effort, so nothing is stopped: q
+ * 0-10, r (demoted) 10-13, missed.  D = 15: X + 8 = 18 > 15, no room:
+ * r waits, q 0-10 (met), r 10-13 (missed) -- even though q would still
+ * have met 15 had it resumed when r ended (5 + 8 = 13): the rule counts
+ * from the later shadow time. */
+Test(qos, preempt_qos_job_with_room_to_spare)
+{
+    struct trace t;
+    struct cluster c;
+    tu_simple_cluster(&c, 1, 1);
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "q,0,1,10,100\nr,2,1,3,6\n");
+    struct eng *e = tu_run(&t, &c, "qos:preempt=1");
+    TU_SCHED(e, "r", 2, 5);
+    TU_SCHED(e, "q", 0, 13);
+    cr_expect_eq(preemptions(e, "q"), 1);
+    cr_expect_float_eq(qos_rate(e), 1.0, 1e-12);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:preempt=1,preempt_cost=2");
+    TU_SCHED(e, "r", 2, 5);
+    TU_SCHED(e, "q", 0, 15);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:preempt=1,preempt_qos=0");
+    TU_SCHED(e, "q", 0, 10);
+    TU_SCHED(e, "r", 10, 13);
+    cr_expect_eq(e->preemptions, 0);
+    cr_expect_float_eq(qos_rate(e), 0.5, 1e-12);
+    eng_free(e);
+    trc_free(&t);
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "q,0,1,10,15\nr,2,1,3,6\n");
+    e = tu_run(&t, &c, "qos:preempt=1");
+    TU_SCHED(e, "q", 0, 10);
+    TU_SCHED(e, "r", 10, 13);
+    cr_expect_eq(e->preemptions, 0);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* Victims: the fewest GPU-seconds disturbed, best effort first.  One node
+ * of 4 GPUs.  At 0 the QoS job q (1 GPU, 50 s, deadline 1000) starts
+ * first, then the best-effort b1 (1 GPU, 100 s) and b2 (2 GPUs, 100 s):
+ * the node is full.  r (2 GPUs, 3 s, deadline 5) arrives at 1; its shadow
+ * is 100 (q frees one GPU at 50): it would miss.  Each victim disturbs its
+ * GPUs x 3 s: {b2} 6 GPU-s, all best effort; {b1, q} also 6, but 3 of
+ * them q's (q would have room: 100 + 49 <= 1000).  r takes b2's GPUs,
+ * 1-4; b2 resumes there, 4-103 (99 s left); b1 and q run on.
+ * Best effort first even when it disturbs more: the same node running the
+ * QoS jobs q1 and q2 (1 GPU, 50 s, deadline 1000 each) and b2; r (1 GPU,
+ * 3 s, deadline 5) at 1 (shadow 50: it would miss).  Stopping q1 or q2
+ * disturbs 3 GPU-s (each would have room: 50 + 49 <= 1000), b2 6, all
+ * best effort: r stops b2 and runs 1-4 on one of its GPUs; b2 resumes,
+ * 4-103. */
+Test(qos, preempt_victims_fewest_gpu_seconds)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "b1,0,1,100,\nb2,0,2,100,\nq,0,1,50,1000\nr,1,2,3,5\n");
+    tu_simple_cluster(&c, 1, 4);
+    struct eng *e = tu_run(&t, &c, "qos:preempt=1");
+    TU_SCHED(e, "q", 0, 50);
+    TU_SCHED(e, "b1", 0, 100);
+    TU_SCHED(e, "r", 1, 4);
+    TU_SCHED(e, "b2", 0, 103);
+    cr_expect_eq(preemptions(e, "b2"), 1);
+    cr_expect_eq(e->preemptions, 1);
+    const uint32_t *gr = eng_first_gpus(e, tu_job(&t, "r"));
+    const uint32_t *gb = eng_first_gpus(e, tu_job(&t, "b2"));
+    cr_assert(gr && gb);
+    cr_expect(gr[0] == gb[0] && gr[1] == gb[1]);
+    cr_expect_float_eq(qos_rate(e), 1.0, 1e-12);
+    eng_free(e);
+    trc_free(&t);
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "q1,0,1,50,1000\nb2,0,2,100,\nq2,0,1,50,1000\nr,1,1,3,5\n");
+    e = tu_run(&t, &c, "qos:preempt=1");
+    TU_SCHED(e, "q1", 0, 50);
+    TU_SCHED(e, "q2", 0, 50);
+    TU_SCHED(e, "r", 1, 4);
+    TU_SCHED(e, "b2", 0, 103);
+    cr_expect_eq(preemptions(e, "b2"), 1);
+    cr_expect_eq(e->preemptions, 1);
+    gr = eng_first_gpus(e, tu_job(&t, "r"));
+    gb = eng_first_gpus(e, tu_job(&t, "b2"));
+    cr_expect(gr[0] == gb[0] || gr[0] == gb[1]);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* Only on a type that meets the urgent job's deadline, and a deadline job
+ * that cannot meet it is best effort.  F (speed 1) and S (speed 0.5), one
+ * GPU each.  h (10 s, deadline 5: hopeless at arrival) is best effort and
+ * takes the fast F, 0-; b (no deadline, 10 s) takes S, 0-20.  r (3 s,
+ * deadline 6) at 2 meets its deadline on F only (S: 2 + 6 > 6): it stops
+ * h there, 2-5, not b.  c (1 s, deadline 100) arrives at 3; its
+ * reservation (F free at 5) meets its deadline: no preemption.  At 5 the
+ * QoS job c goes before the best-effort h: c 5-6 on F, then h (8 s left)
+ * 6-14 on F. */
+Test(qos, preempt_on_a_meeting_type)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "h,0,1,10,5\nb,0,1,10,\nr,2,1,3,6\nc,3,1,1,100\n");
+    two_types(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "qos:preempt=1");
+    TU_SCHED(e, "b", 0, 20);
+    tu_placement(e, "b", "n1:0");
+    TU_SCHED(e, "r", 2, 5);
+    tu_placement(e, "r", "n0:0");
+    TU_SCHED(e, "c", 5, 6);
+    TU_SCHED(e, "h", 0, 14);
+    cr_expect_eq(preemptions(e, "h"), 1);
+    cr_expect_eq(e->preemptions, 1);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* The last chance.  Two nodes of 2 GPUs.  The best-effort a and b (1 GPU
+ * each) share n0, c and d n1; b and d (5 s) end at 5, a and c (100 s) run
+ * on.  r (2 GPUs, 3 s, deadline 20, L = 17) arrives at 6: two GPUs are
+ * free, but on two nodes.  Counting GPUs its shadow time is now, so
+ * waiting might still meet its deadline (not before 6 s + 1 us: 6 + 1 us +
+ * 3 <= 20): no preemption; it asks for a wake-up at L.  At 17 waiting any
+ * longer misses (17 s + 1 us + 3 > 20): it stops a (n0, the lower of two
+ * equal choices) and runs 17-20, met.  a, 83 s left, queues again at the
+ * end of the instant and moves to the free GPU of n1 a microsecond later:
+ * 17.000001-100.000001 (restarted within the instant, the engine would
+ * undo its preemption: a free migration).  With preempt_cost=2 it ends
+ * 2 s later.  preempt=0: r is demoted at 17 s + 1 us and runs when a and
+ * c end, 100-103. */
+Test(qos, preempt_at_the_last_chance)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "a,0,1,100,\nb,0,1,5,\nc,0,1,100,\nd,0,1,5,\nr,6,2,3,20\n");
+    tu_simple_cluster(&c, 2, 2);
+    struct eng *e = tu_run(&t, &c, "qos:preempt=1");
+    tu_placement(e, "a", "n0:0");
+    tu_placement(e, "b", "n0:1");
+    TU_SCHED(e, "r", 17, 20);
+    tu_placement(e, "r", "n0:0-1");
+    uint32_t a = tu_job(&t, "a");
+    cr_expect_eq(e->rt[a].first_start, 0);
+    cr_expect_eq(e->rt[a].last_start, US(17) + 1);
+    cr_expect_eq(e->rt[a].finish, US(100) + 1);
+    cr_expect_eq(e->rt[a].gpus[0], 3u);     /* n1:1 */
+    TU_SCHED(e, "c", 0, 100);
+    cr_expect_eq(preemptions(e, "a"), 1);
+    cr_expect_eq(e->preemptions, 1);
+    cr_expect_float_eq(qos_rate(e), 1.0, 1e-12);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:preempt=1,preempt_cost=2");
+    TU_SCHED(e, "r", 17, 20);
+    cr_expect_eq(e->rt[a].finish, US(102) + 1);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "r", 100, 103);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
 /* ---- options */
 
 static int try_create(const char *spec, char *msg, size_t n)
@@ -371,6 +613,8 @@ Test(qos, options)
     cr_expect_eq(try_create("qos:demote=never,be_order=short,placement_rule=fastest,"
                             "reserve=0,backfill_window=0,elastic=0,placement=pool",
                             msg, sizeof msg), 0, "%s", msg);
+    cr_expect_eq(try_create("qos:preempt=1,preempt_qos=0,preempt_cost=2.5",
+                            msg, sizeof msg), 0, "%s", msg);
     static const struct {
         const char *spec, *says;
     } bad[] = {
@@ -383,6 +627,9 @@ Test(qos, options)
         { "qos:elastic=yes", "elastic=yes" },
         { "qos:placement=spread", "placement=spread" },
         { "qos:deadline=1", "no option 'deadline'" },
+        { "qos:preempt=2", "preempt=2" },
+        { "qos:preempt_qos=-1", "preempt_qos=-1" },
+        { "qos:preempt_cost=-1", "preempt_cost=-1" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cr_expect_eq(try_create(bad[i].spec, msg, sizeof msg), DL_EINPUT, "%s",
@@ -398,7 +645,8 @@ Test(qos, options)
     const char *q = strstr(buf, "  qos - ");
     cr_assert(q, "%s", buf);
     for (const char *w = "demote\0be_order\0placement_rule\0reserve\0"
-                         "backfill_window\0elastic\0reservation\0runtime_noise\0";
+                         "backfill_window\0elastic\0reservation\0runtime_noise\0"
+                         "preempt\0preempt_qos\0preempt_cost\0";
          *w; w += strlen(w) + 1)
         cr_expect(strstr(q, w), "policies lacks %s", w);
     free(buf);
@@ -523,6 +771,100 @@ Test(qos, random_workloads, .timeout = 600)
         trc_free(&t);
         clu_free(&c);
     }
+    mdl_spec_free(&noisy);
+    gsl_rng_free(r);
+}
+
+static const char *const preempt_variants[] = {
+    "qos:preempt=1", "qos:preempt=1,preempt_cost=30",
+    "qos:preempt=1,placement=pool", "qos:preempt=1,preempt_qos=0",
+    "qos:preempt=1,demote=never,placement_rule=fastest",
+    "qos:preempt=1,reserve=0,be_order=short,preempt_cost=5",
+};
+
+/* Preemption on random workloads: every job finishes exactly once (or is
+ * rejected, only when it can never fit); one never preempted runs for
+ * exactly its run time on its type (no victim restarts within the
+ * instant, which the engine would count as no preemption); the run has at most 2 x sum(num_gpus)
+ * preemptions (the bound of policies/qos.c: no livelock); the same run
+ * twice gives the same schedule; and with models and noisy predictions
+ * the same holds. */
+static void check_preempt_run(const struct eng *e, const struct trace *t,
+                              const struct cluster *c, const char *pol, int round)
+{
+    bool pool = strstr(pol, "pool") != NULL;
+    uint64_t gpus = 0;
+    for (uint32_t j = 0; j < t->njobs; j++) {
+        const struct trc_job *tj = &t->jobs[j];
+        const struct job_rt *rt = &e->rt[j];
+        uint32_t req = tj->gpu_type ? clu_type_find(c, tj->gpu_type) : SIM_NONE;
+        bool fits = plc_ever_fits(c, tj->num_gpus, req,
+                                  pool ? PLC_POOL : PLC_CONSOLIDATED);
+        cr_assert_eq(rt->state, fits ? JOB_DONE : JOB_REJECTED,
+                     "round %d %s job %s", round, pol, tj->id);
+        gpus += tj->num_gpus;
+        if (!fits)
+            continue;
+        cr_assert_leq(tj->submit, rt->first_start);
+        cr_assert_lt(rt->first_start, rt->finish);
+        cr_assert_geq(rt->wait, rt->first_start - tj->submit);
+        if (rt->preemptions)
+            continue;
+        cr_assert_eq(rt->wait, rt->first_start - tj->submit);
+        if (e->o.models)
+            continue;
+        simtime_t run = (simtime_t)ceil((double)tj->duration /
+                                        c->types[rt->type].speed - 1e-9);
+        cr_assert_eq(rt->finish - rt->first_start, run,
+                     "round %d %s job %s", round, pol, tj->id);
+    }
+    cr_assert_leq(e->preemptions, 2 * gpus, "round %d %s", round, pol);
+}
+
+Test(qos, random_workloads_preempt, .timeout = 600)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 777);
+    struct mdl_spec noisy;
+    struct dl_error err = { 0 };
+    mdl_spec_init(&noisy);
+    cr_assert_eq(mdl_spec_add(&noisy, "zoo", &err), 0);
+    snprintf(noisy.zoo_dir, sizeof noisy.zoo_dir, "../models");
+    cr_assert_eq(mdl_spec_add(&noisy, tu_tmp_file("noise.yaml",
+                              "kind: models\npredict: {runtime_noise: 0.5}\n"),
+                              &err), 0, "%s", err.msg);
+    cr_assert_eq(mdl_spec_finish(&noisy, &err), 0, "%s", err.msg);
+    uint64_t total = 0;
+    for (int round = 0; round < 30; round++) {
+        struct cluster c;
+        struct trace t;
+        random_cluster(&c, r);
+        random_trace(&t, &c, r, 100 + gsl_rng_uniform_int(r, 200));
+        for (size_t p = 0; p < sizeof preempt_variants / sizeof *preempt_variants; p++) {
+            const char *pol = preempt_variants[p];
+            struct eng *e = tu_run(&t, &c, pol);
+            check_preempt_run(e, &t, &c, pol, round);
+            total += e->preemptions;
+            struct eng *e2 = tu_run(&t, &c, pol);
+            for (uint32_t j = 0; j < t.njobs; j++) {
+                cr_assert_eq(e->rt[j].first_start, e2->rt[j].first_start);
+                cr_assert_eq(e->rt[j].finish, e2->rt[j].finish);
+                cr_assert_eq(e->rt[j].preemptions, e2->rt[j].preemptions);
+            }
+            eng_free(e2);
+            eng_free(e);
+            struct eng_opts o = { .policy = pol, .seed = (uint64_t)round + 1,
+                                  .check = true, .models = &noisy };
+            e = eng_new(&t, &c, &o, &err);
+            cr_assert(e, "%s", err.msg);
+            cr_assert_eq(eng_run(e), 0, "round %d %s: %s", round, pol, e->fail_msg);
+            check_preempt_run(e, &t, &c, pol, round);
+            eng_free(e);
+        }
+        trc_free(&t);
+        clu_free(&c);
+    }
+    cr_expect_gt(total, 0, "the workloads never preempted");
     mdl_spec_free(&noisy);
     gsl_rng_free(r);
 }
