@@ -44,7 +44,7 @@ PY
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "trace:   $trace ($jobs jobs), cluster bench/cluster-10k.yaml (10,000 GPUs)"
 echo
-for p in fifo fifo:backfill=1 sjf srtf srtf:preempt_cost=30; do
+for p in fifo fifo:backfill=1 sjf srtf srtf:preempt_cost=30 edf tiresias qos horus; do
     measure "$p" "$dlsim" run --trace "$trace" --cluster bench/cluster-10k.yaml \
         --policy "$p" --out "$out/run-${p//[:=,]/_}" --quiet
 done

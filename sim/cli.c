@@ -199,7 +199,8 @@ static const char demo_help[] =
     "The built-in default job: generates a workload that follows the published\n"
     "statistics of Microsoft's Philly cluster (trace gen's defaults) at the\n"
     "given offered load, each job with a deadline (QoS target) of 1.2x to 3x\n"
-    "its run time, and compares fifo, fifo:backfill=1, sjf and srtf on it,\n"
+    "its run time, and compares fifo, fifo:backfill=1, sjf, srtf, edf,\n"
+    "tiresias, qos and horus on it (no --models: the cluster's speeds),\n"
     "printing one row of metrics per policy.\n"
     "\n"
     "  --jobs N     jobs to generate (default 10000)\n"
@@ -271,6 +272,7 @@ static int cmd_demo(int argc, char **argv)
            (unsigned long long)g.seed, trc_offered_load(&t, &c), c.name, c.ngpus);
     static const char *const policies[] = {
         "fifo", "fifo:backfill=1", "sjf", "srtf", "srtf:preempt_cost=60",
+        "edf", "tiresias", "qos", "horus",
     };
     for (size_t i = 0; i < sizeof policies / sizeof *policies && !rc; i++) {
         char dir[4096];
