@@ -85,17 +85,20 @@ for p in ${SCENARIO_EXTRA-gandiva tiresias}; do
     grep -q "^  $p " <<<"$listed" && policies="$policies $p"
 done
 
+# every run is independent: all cores at once (gandiva's time slices make
+# its runs the long ones, about 1.5 min each on one core)
 for s in $(seq "$seeds"); do
     "$dlsim" trace annotate "$tmp/philly.csv" -o "$tmp/t$s.csv" --seed "$s" \
         --util uniform:0.1,1 >/dev/null
     for m in pred hinge; do
         for p in $policies; do
-            "$dlsim" run --trace "$tmp/t$s.csv" --cluster "$cluster" --policy "$p" \
-                --models "$tmp/$m.yaml" --seed "$s" --sample 0 --quiet \
-                --out "$tmp/r-$m-${p//[:=,]/_}-$s"
+            printf '%s\0' "run --trace $tmp/t$s.csv --cluster $cluster --policy $p \
+--models $tmp/$m.yaml --seed $s --sample 0 --quiet --out $tmp/r-$m-${p//[:=,]/_}-$s"
         done
     done
-done
+done > "$tmp/runs"
+# shellcheck disable=SC2086
+xargs -0 -P "$(nproc)" -I{} sh -c "\"$dlsim\" {}" < "$tmp/runs"
 
 /usr/bin/python3 - "$tmp" "$seeds" $policies <<'PY'
 import json, statistics, sys
