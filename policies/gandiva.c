@@ -78,6 +78,7 @@
  * O(waiting jobs).
  */
 #include "policies/policy.h"
+#include "policies/heap.h"
 #include "models/model.h"
 
 #include <math.h>
@@ -193,37 +194,9 @@ static inline bool sl_before(const struct gd_slice *a, const struct gd_slice *b)
     return a->start < b->start || (a->start == b->start && a->job < b->job);
 }
 
-static void hp_push(struct gd_heap *h, struct gd_slice it)
-{
-    xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);
-    size_t i = h->n++;
-    while (i > 0 && sl_before(&it, &h->a[(i - 1) / 2])) {
-        h->a[i] = h->a[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->a[i] = it;
-}
+HEAP_DEFINE(hp, struct gd_heap, struct gd_slice, sl_before)
 
-static struct gd_slice hp_pop(struct gd_heap *h)
-{
-    struct gd_slice top = h->a[0], last = h->a[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const struct gd_slice *best = &last;
-        if (l < h->n && sl_before(&h->a[l], best))
-            m = l, best = &h->a[l];
-        if (l + 1 < h->n && sl_before(&h->a[l + 1], best))
-            m = l + 1;
-        if (m == i)
-            break;
-        h->a[i] = h->a[m];
-        i = m;
-    }
-    if (h->n)
-        h->a[i] = last;
-    return top;
-}
+
 
 static inline bool sl_live(const struct gandiva *s, const struct pol_view *v,
                            const struct gd_slice *it)
@@ -236,36 +209,9 @@ static inline bool val_before(const struct gd_val *a, const struct gd_val *b)
     return a->val < b->val || (a->val == b->val && a->job < b->job);
 }
 
-static void vh_push(struct gd_vheap *h, struct gd_val it)
-{
-    xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);
-    size_t i = h->n++;
-    while (i > 0 && val_before(&it, &h->a[(i - 1) / 2])) {
-        h->a[i] = h->a[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->a[i] = it;
-}
+HEAP_DEFINE(vh, struct gd_vheap, struct gd_val, val_before)
 
-static void vh_pop(struct gd_vheap *h)
-{
-    struct gd_val last = h->a[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const struct gd_val *best = &last;
-        if (l < h->n && val_before(&h->a[l], best))
-            m = l, best = &h->a[l];
-        if (l + 1 < h->n && val_before(&h->a[l + 1], best))
-            m = l + 1;
-        if (m == i)
-            break;
-        h->a[i] = h->a[m];
-        i = m;
-    }
-    if (h->n)
-        h->a[i] = last;
-}
+
 
 static inline bool waiting(const struct gandiva *s, const struct pol_view *v,
                            uint32_t job, uint32_t ver)

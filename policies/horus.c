@@ -50,6 +50,7 @@
  */
 #include "policies/policy.h"
 #include "models/model.h"
+#include "policies/heap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -100,37 +101,9 @@ static bool hless(const struct hitem *a, const struct hitem *b)
     return a->key < b->key || (a->key == b->key && a->job < b->job);
 }
 
-static void hpush(struct hheap *h, struct hitem it)
-{
-    xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);
-    size_t i = h->n++;
-    while (i > 0 && hless(&it, &h->a[(i - 1) / 2])) {
-        h->a[i] = h->a[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->a[i] = it;
-}
+HEAP_DEFINE(hq, struct hheap, struct hitem, hless)
 
-static struct hitem hpop(struct hheap *h)
-{
-    struct hitem top = h->a[0], last = h->a[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const struct hitem *b = &last;
-        if (l < h->n && hless(&h->a[l], b))
-            m = l, b = &h->a[l];
-        if (l + 1 < h->n && hless(&h->a[l + 1], b))
-            m = l + 1;
-        if (m == i)
-            break;
-        h->a[i] = h->a[m];
-        i = m;
-    }
-    if (h->n)
-        h->a[i] = last;
-    return top;
-}
+
 
 /* ------------------------------------------------------------ setup */
 
@@ -289,7 +262,7 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
         setup(h, v);
     double u = mdl_perf_pred_util(v->perf, job);
     struct hheap *q = &h->q[queue_of(h, u)];
-    hpush(q, (struct hitem){ u, job });
+    hq_push(q, (struct hitem){ u, job });
     q->sum_since += (double)v->rt[job].queued_since;
     h->size++;
 }
@@ -508,7 +481,7 @@ static int try_queue(struct horus *h, struct hheap *q, const struct pol_view *v,
     uint32_t k = 0;
     int rc = 0;
     while (k < h->lookahead && q->n)
-        h->peek[k++] = hpop(q);
+        h->peek[k++] = hq_pop(q);
     uint32_t i = 0;
     for (; i < k; i++) {
         uint32_t j = h->peek[i].job;
@@ -525,7 +498,7 @@ static int try_queue(struct horus *h, struct hheap *q, const struct pol_view *v,
     }
     for (uint32_t a = 0; a < k; a++)
         if (a != i)
-            hpush(q, h->peek[a]);
+            hq_push(q, h->peek[a]);
     return rc;
 }
 

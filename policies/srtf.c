@@ -31,6 +31,7 @@
  * dropped when they surface or swept when they dominate.
  */
 #include "policies/polint.h"
+#include "policies/heap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,37 +85,9 @@ static inline bool above(const struct run_item *a, const struct run_item *b)
            (a->finish_at == b->finish_at && a->job > b->job);
 }
 
-static void rh_push(struct run_heap *h, struct run_item it)
-{
-    xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);
-    size_t i = h->n++;
-    while (i > 0 && above(&it, &h->a[(i - 1) / 2])) {
-        h->a[i] = h->a[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->a[i] = it;
-}
+HEAP_DEFINE(rh, struct run_heap, struct run_item, above)
 
-static struct run_item rh_pop(struct run_heap *h)
-{
-    struct run_item top = h->a[0], last = h->a[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const struct run_item *best = &last;
-        if (l < h->n && above(&h->a[l], best))
-            m = l, best = &h->a[l];
-        if (l + 1 < h->n && above(&h->a[l + 1], best))
-            m = l + 1;
-        if (m == i)
-            break;
-        h->a[i] = h->a[m];
-        i = m;
-    }
-    if (h->n)
-        h->a[i] = last;
-    return top;
-}
+
 
 static bool live(const struct pol_view *v, const struct run_item *it)
 {

@@ -85,6 +85,7 @@
  * O(log) per victim (pool) per room made; the fill as pq_fill.
  */
 #include "policies/policy.h"
+#include "policies/heap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -198,37 +199,9 @@ static inline bool run_above(const struct tr_run *a, const struct tr_run *b)
     return a->level > b->level || (a->level == b->level && a->job > b->job);
 }
 
-static void rh_push(struct tr_runheap *h, struct tr_run it)
-{
-    xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);
-    size_t i = h->n++;
-    while (i > 0 && run_above(&it, &h->a[(i - 1) / 2])) {
-        h->a[i] = h->a[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->a[i] = it;
-}
+HEAP_DEFINE(rh, struct tr_runheap, struct tr_run, run_above)
 
-static struct tr_run rh_pop(struct tr_runheap *h)
-{
-    struct tr_run top = h->a[0], last = h->a[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const struct tr_run *best = &last;
-        if (l < h->n && run_above(&h->a[l], best))
-            m = l, best = &h->a[l];
-        if (l + 1 < h->n && run_above(&h->a[l + 1], best))
-            m = l + 1;
-        if (m == i)
-            break;
-        h->a[i] = h->a[m];
-        i = m;
-    }
-    if (h->n)
-        h->a[i] = last;
-    return top;
-}
+
 
 static inline bool run_live(const struct tiresias *s, const struct pol_view *v,
                             const struct tr_run *it)
