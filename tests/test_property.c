@@ -14,54 +14,11 @@
  *   - times are ordered: submit <= start <= finish, wait <= jct;
  *   - the same inputs give the same schedule.
  */
-#include "testutil.h"
+#include "randwork.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
-
-static void random_cluster(struct cluster *c, gsl_rng *r)
-{
-    static const char *names[] = { "A", "B", "C" };
-    static const double speeds[] = { 1.0, 0.5, 2.0, 0.35 };
-    static const uint32_t sizes[] = { 1, 2, 4, 8 };
-    clu_init(c, "random");
-    uint32_t nt = 1 + gsl_rng_uniform_int(r, 3);
-    for (uint32_t t = 0; t < nt; t++)
-        clu_add_type(c, names[t], 16, speeds[gsl_rng_uniform_int(r, 4)]);
-    uint32_t ng = 1 + gsl_rng_uniform_int(r, 4);
-    for (uint32_t g = 0; g < ng; g++)
-        clu_add_nodes(c, 1 + gsl_rng_uniform_int(r, 4), sizes[gsl_rng_uniform_int(r, 4)],
-                      gsl_rng_uniform_int(r, nt), g % 2 ? "r1" : "r0");
-    clu_finish(c);
-}
-
-static void random_trace(struct trace *t, const struct cluster *c, gsl_rng *r,
-                         uint32_t n)
-{
-    static const uint32_t gpus[] = { 1, 1, 1, 2, 3, 4, 8, 16 };
-    trc_init(t, "random", n);
-    double now = 0, gap = 1 + gsl_rng_uniform(r) * 200;
-    for (uint32_t j = 0; j < n; j++) {
-        struct trc_job *tj = &t->jobs[j];
-        char id[16];
-        snprintf(id, sizeof id, "r%u", j);
-        tj->id = arena_strndup(t->arena, id, strlen(id));
-        /* bursts of simultaneous arrivals exercise the tie-breaks */
-        if (gsl_rng_uniform(r) > 0.2)
-            now += gsl_ran_exponential(r, gap);
-        tj->submit = (simtime_t)llround(now * 1e6);
-        tj->num_gpus = gpus[gsl_rng_uniform_int(r, 8)];
-        tj->duration = 1 + (simtime_t)llround(gsl_ran_lognormal(r, 4, 1.5) * 1e6);
-        if (gsl_rng_uniform(r) < 0.15) {
-            uint32_t ty = gsl_rng_uniform_int(r, c->ntypes + 1);
-            tj->gpu_type = ty < c->ntypes ? c->types[ty].name : "NOPE";
-        }
-        if (gsl_rng_uniform(r) < 0.3)
-            tj->util = (float)gsl_rng_uniform(r);
-        tj->line = j + 2;
-    }
-}
 
 static const char *const policies[] = {
     "fifo", "fifo:backfill=1", "sjf", "sjf:backfill=0", "srtf",
@@ -76,8 +33,9 @@ Test(property, random_workloads, .timeout = 600)
     for (int round = 0; round < 60; round++) {
         struct cluster c;
         struct trace t;
-        random_cluster(&c, r);
-        random_trace(&t, &c, r, 150 + gsl_rng_uniform_int(r, 250));
+        tu_random_cluster(&c, r);
+        tu_random_trace(&t, &c, r, 150 + gsl_rng_uniform_int(r, 250),
+                        (struct tu_rand_fields){ .util = 0.3 });
         for (size_t p = 0; p < sizeof policies / sizeof *policies; p++) {
             const char *pol = policies[p];
             bool pool = strstr(pol, "pool") != NULL;

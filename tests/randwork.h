@@ -1,0 +1,73 @@
+/*
+ * tests/randwork.h - random clusters and traces for the property tests of
+ * the policies (header-only, like testutil.h).  Everything is drawn from
+ * the caller's GSL generator, so a seed gives the same workloads.
+ */
+#ifndef DLSIM_RANDWORK_H
+#define DLSIM_RANDWORK_H
+
+#include "testutil.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+/* 1-3 GPU types of random speeds, 1-4 groups of 1-4 nodes of 1-8 GPUs,
+ * alternately in racks r0 and r1. */
+static inline void tu_random_cluster(struct cluster *c, gsl_rng *r)
+{
+    static const char *names[] = { "A", "B", "C" };
+    static const double speeds[] = { 1.0, 0.5, 2.0, 0.35 };
+    static const uint32_t sizes[] = { 1, 2, 4, 8 };
+    clu_init(c, "random");
+    uint32_t nt = 1 + gsl_rng_uniform_int(r, 3);
+    for (uint32_t t = 0; t < nt; t++)
+        clu_add_type(c, names[t], 16, speeds[gsl_rng_uniform_int(r, 4)]);
+    uint32_t ng = 1 + gsl_rng_uniform_int(r, 4);
+    for (uint32_t g = 0; g < ng; g++)
+        clu_add_nodes(c, 1 + gsl_rng_uniform_int(r, 4), sizes[gsl_rng_uniform_int(r, 4)],
+                      gsl_rng_uniform_int(r, nt), g % 2 ? "r1" : "r0");
+    clu_finish(c);
+}
+
+/* Share of jobs given each optional field (0: the field is never drawn). */
+struct tu_rand_fields {
+    double util, mem, deadline;
+};
+
+/* n jobs: exponential gaps with bursts of simultaneous arrivals (they
+ * exercise the tie-breaks), GPU counts 1-16, lognormal durations, 15 %
+ * pinned to a GPU type (some to one the cluster lacks: rejected). */
+static inline void tu_random_trace(struct trace *t, const struct cluster *c,
+                                   gsl_rng *r, uint32_t n,
+                                   struct tu_rand_fields f)
+{
+    static const uint32_t gpus[] = { 1, 1, 1, 2, 3, 4, 8, 16 };
+    trc_init(t, "random", n);
+    double now = 0, gap = 1 + gsl_rng_uniform(r) * 200;
+    for (uint32_t j = 0; j < n; j++) {
+        struct trc_job *tj = &t->jobs[j];
+        char id[16];
+        snprintf(id, sizeof id, "r%u", j);
+        tj->id = arena_strndup(t->arena, id, strlen(id));
+        if (gsl_rng_uniform(r) > 0.2)
+            now += gsl_ran_exponential(r, gap);
+        tj->submit = (simtime_t)llround(now * 1e6);
+        tj->num_gpus = gpus[gsl_rng_uniform_int(r, 8)];
+        tj->duration = 1 + (simtime_t)llround(gsl_ran_lognormal(r, 4, 1.5) * 1e6);
+        if (gsl_rng_uniform(r) < 0.15) {
+            uint32_t ty = gsl_rng_uniform_int(r, c->ntypes + 1);
+            tj->gpu_type = ty < c->ntypes ? c->types[ty].name : "NOPE";
+        }
+        if (f.util > 0 && gsl_rng_uniform(r) < f.util)
+            tj->util = (float)gsl_rng_uniform(r);
+        if (f.mem > 0 && gsl_rng_uniform(r) < f.mem)
+            tj->mem_gb = (float)(1 + gsl_rng_uniform_int(r, 12));
+        if (f.deadline > 0 && gsl_rng_uniform(r) < f.deadline)
+            tj->deadline = tj->submit +
+                           (simtime_t)(tj->duration * (1 + 4 * gsl_rng_uniform(r)));
+        tj->line = j + 2;
+    }
+}
+
+#endif
