@@ -79,11 +79,13 @@ struct horus {
     /* cluster views, built at first use */
     const struct cluster *c;
     double *pu;                 /* [ngpus] predicted util sum, percent */
-    uint32_t **tnodes;          /* [ntypes] nodes of each type */
-    uint32_t *ntnodes;
     uint32_t *max_node;         /* [ntypes] largest node */
     uint32_t limit;             /* min(max_per_gpu, the run's max_share) */
-    uint32_t *open;             /* [ntypes] GPUs holding < limit jobs */
+    uint32_t **open;            /* [ntypes] GPUs holding < limit jobs */
+    uint32_t *nopen;            /* [ntypes] */
+    uint32_t *opos;             /* [ngpus] index in open[type], or SIM_NONE */
+    uint32_t *stamp;            /* [nnodes] plan_type's visit marks */
+    uint32_t cur;
     /* scratch */
     double *ncost;              /* [nnodes] minimum candidate cost */
     uint32_t *ncand;            /* [nnodes] candidate GPUs */
@@ -91,6 +93,7 @@ struct horus {
     double *gcost;              /* [ngpus] */
     uint32_t *plan, *best;      /* [ngpus] */
     uint32_t *gbuf;             /* [ngpus] */
+    uint32_t *visit;            /* [nnodes] */
     struct hitem *peek;         /* [lookahead] */
 };
 
@@ -155,13 +158,14 @@ static void destroy(void *state)
     free(h->centre);
     free(h->peek);
     free(h->pu);
-    if (h->tnodes)
-        for (uint32_t t = 0; t < h->c->ntypes; t++)
-            free(h->tnodes[t]);
-    free(h->tnodes);
-    free(h->ntnodes);
     free(h->max_node);
+    if (h->open)
+        for (uint32_t t = 0; t < h->c->ntypes; t++)
+            free(h->open[t]);
     free(h->open);
+    free(h->nopen);
+    free(h->opos);
+    free(h->stamp);
     free(h->ncost);
     free(h->ncand);
     free(h->order);
@@ -169,6 +173,7 @@ static void destroy(void *state)
     free(h->plan);
     free(h->best);
     free(h->gbuf);
+    free(h->visit);
     free(h);
 }
 
@@ -219,17 +224,18 @@ static void setup(struct horus *h, const struct pol_view *v)
     const struct cluster *c = v->clu;
     h->c = c;
     h->pu = xcalloc(c->ngpus, sizeof *h->pu);
-    h->tnodes = xcalloc(c->ntypes, sizeof *h->tnodes);
-    h->ntnodes = xcalloc(c->ntypes, sizeof *h->ntnodes);
-    for (uint32_t nd = 0; nd < c->nnodes; nd++) {
-        uint32_t t = c->nodes[nd].type;
-        h->tnodes[t] = xrealloc(h->tnodes[t], (h->ntnodes[t] + 1) * sizeof(uint32_t));
-        h->tnodes[t][h->ntnodes[t]++] = nd;
-    }
     h->limit = h->max_per_gpu < v->max_share ? h->max_per_gpu : v->max_share;
     h->open = xcalloc(c->ntypes, sizeof *h->open);
+    h->nopen = xcalloc(c->ntypes, sizeof *h->nopen);
+    h->opos = xmalloc(c->ngpus * sizeof *h->opos);
+    h->stamp = xcalloc(c->nnodes, sizeof *h->stamp);
     for (uint32_t t = 0; t < c->ntypes; t++)
-        h->open[t] = c->types[t].total_gpus;
+        h->open[t] = xmalloc((c->types[t].total_gpus + 1) * sizeof **h->open);
+    for (uint32_t g = 0; g < c->ngpus; g++) {
+        uint32_t t = c->nodes[c->gpu_node[g]].type;
+        h->opos[g] = h->nopen[t];
+        h->open[t][h->nopen[t]++] = g;
+    }
     h->max_node = xcalloc(c->ntypes, sizeof *h->max_node);
     for (uint32_t nd = 0; nd < c->nnodes; nd++)
         if (c->nodes[nd].ngpus > h->max_node[c->nodes[nd].type])
@@ -241,6 +247,7 @@ static void setup(struct horus *h, const struct pol_view *v)
     h->plan = xmalloc(c->ngpus * sizeof *h->plan);
     h->best = xmalloc(c->ngpus * sizeof *h->best);
     h->gbuf = xmalloc(c->ngpus * sizeof *h->gbuf);
+    h->visit = xmalloc(c->nnodes * sizeof *h->visit);
     if (h->plus)
         cluster_queues(h, v);
     h->ready = true;
@@ -267,6 +274,22 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
     h->size++;
 }
 
+/* The GPUs of each type that can take one more job (the only ones a plan
+ * can use): a set with O(1) insert and delete. */
+static void open_add(struct horus *h, uint32_t t, uint32_t g)
+{
+    h->opos[g] = h->nopen[t];
+    h->open[t][h->nopen[t]++] = g;
+}
+
+static void open_del(struct horus *h, uint32_t t, uint32_t g)
+{
+    uint32_t i = h->opos[g], last = h->open[t][--h->nopen[t]];
+    h->open[t][i] = last;
+    h->opos[last] = i;
+    h->opos[g] = SIM_NONE;
+}
+
 static void started(void *state, const struct pol_view *v, uint32_t job)
 {
     struct horus *h = state;
@@ -274,7 +297,8 @@ static void started(void *state, const struct pol_view *v, uint32_t job)
     for (uint32_t i = 0; i < v->jobs[job].num_gpus; i++) {
         uint32_t g = v->rt[job].gpus[i];
         h->pu[g] += u;
-        h->open[v->rt[job].type] -= v->nocc[g] == h->limit;
+        if (v->nocc[g] == h->limit)
+            open_del(h, v->rt[job].type, g);
     }
 }
 
@@ -285,7 +309,8 @@ static void finished(void *state, const struct pol_view *v, uint32_t job)
     for (uint32_t i = 0; i < v->jobs[job].num_gpus; i++) {
         uint32_t g = v->rt[job].gpus[i];
         h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
-        h->open[v->rt[job].type] += (uint32_t)v->nocc[g] + 1 == h->limit;
+        if ((uint32_t)v->nocc[g] + 1 == h->limit)
+            open_add(h, v->rt[job].type, g);
     }
 }
 
@@ -368,10 +393,22 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
                              uint32_t j, uint32_t t)
 {
     const struct cluster *c = v->clu;
-    uint32_t g = v->jobs[j].num_gpus, nn = h->ntnodes[t];
-    const uint32_t *nodes = h->tnodes[t];
+    uint32_t g = v->jobs[j].num_gpus, nn = 0;
+    uint32_t *nodes = h->visit;
     double u = 100 * mdl_perf_pred_util(v->perf, j), m = job_mem(v, j);
     uint64_t total = 0;
+    /* only nodes with a GPU that has room can hold candidates */
+    if (++h->cur == 0) {
+        memset(h->stamp, 0, c->nnodes * sizeof *h->stamp);
+        h->cur = 1;
+    }
+    for (uint32_t i = 0; i < h->nopen[t]; i++) {
+        uint32_t nd = c->gpu_node[h->open[t][i]];
+        if (h->stamp[nd] != h->cur) {
+            h->stamp[nd] = h->cur;
+            nodes[nn++] = nd;
+        }
+    }
     for (uint32_t i = 0; i < nn; i++) {
         const struct clu_node *n = &c->nodes[nodes[i]];
         double best = INFINITY;
@@ -457,7 +494,7 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
     struct plan best = { 0, 0, SIM_NONE, SIM_NONE };
     for (uint32_t i = 0; i < c->ntypes; i++) {
         uint32_t t = c->type_order[i];
-        if ((req != SIM_NONE && t != req) || h->open[t] < g)
+        if ((req != SIM_NONE && t != req) || h->nopen[t] < g)
             continue;       /* not enough GPUs with room: no plan */
         struct plan p = plan_type(h, v, j, t);
         if (p.nodes && (best.nodes == 0 || plan_better(&p, &best))) {
