@@ -15,11 +15,11 @@
  * malformed trace, no output file left behind on failure, gzip output,
  * the help text naming every flag.
  */
+#include "testutil.h"
 #include "traces/trace.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -29,41 +29,18 @@
 #include <unistd.h>
 #include <zlib.h>
 
-static char tmpdir[256];
+TestSuite(annotate, .fini = tu_tmp_cleanup);
 
-static void setup(void)
+/* The test's temporary directory, made now (commands run inside it). */
+static const char *tmpdir_now(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/dlsim-test-annotate-XXXXXX");
-    cr_assert(mkdtemp(tmpdir) != NULL);
-}
-
-static int rm_one(const char *p, const struct stat *sb, int flag,
-                  struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
-
-static void teardown(void)
-{
-    if (tmpdir[0])
-        nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-TestSuite(annotate, .init = setup, .fini = teardown);
-
-static const char *tpath(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    char *p = buf[k++ & 3];
-    snprintf(p, sizeof buf[0], "%s/%s", tmpdir, name);
-    return p;
+    tu_tmp_path("");
+    return tu_tmpdir;
 }
 
 static const char *write_text(const char *name, const char *text)
 {
-    const char *p = tpath(name);
+    const char *p = tu_tmp_path(name);
     FILE *f = fopen(p, "w");
     cr_assert(f);
     fputs(text, f);
@@ -102,7 +79,7 @@ static bool same_file(const char *a, const char *b)
 /* Files in tmpdir whose name starts with prefix. */
 static int count_files(const char *prefix)
 {
-    DIR *d = opendir(tmpdir);
+    DIR *d = opendir(tmpdir_now());
     cr_assert(d);
     int n = 0;
     struct dirent *e;
@@ -136,7 +113,7 @@ static void annotate(const struct trc_annot_opts *o, struct trace *t,
 static void write_trace(const struct trace *t, const char *name)
 {
     struct dl_error e;
-    cr_assert_eq(trc_write(t, tpath(name), &e), 0, "%s", e.msg);
+    cr_assert_eq(trc_write(t, tu_tmp_path(name), &e), 0, "%s", e.msg);
 }
 
 static void load(const char *p, struct trace *t)
@@ -159,7 +136,7 @@ static int dlsim(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", tmpdir, bin, args);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", tmpdir_now(), bin, args);
     FILE *p = popen(cmd, "r");
     cr_assert(p);
     size_t n = fread(out_text, 1, sizeof out_text - 1, p);
@@ -183,25 +160,25 @@ Test(annotate, deterministic_bytes_for_a_seed)
                  "%s", out_text);
     cr_assert_eq(dlsim("trace annotate %s --seed 9 -o b.csv in.csv", opts), 0,
                  "%s", out_text);
-    cr_assert(same_file(tpath("a.csv"), tpath("b.csv")));
+    cr_assert(same_file(tu_tmp_path("a.csv"), tu_tmp_path("b.csv")));
     cr_assert_eq(dlsim("trace annotate in.csv -o c.csv %s --seed 10", opts),
                  0, "%s", out_text);
-    cr_assert(!same_file(tpath("a.csv"), tpath("c.csv")));
+    cr_assert(!same_file(tu_tmp_path("a.csv"), tu_tmp_path("c.csv")));
     /* the default seed is 1 */
     cr_assert_eq(dlsim("trace annotate in.csv -o d.csv %s", opts), 0);
     cr_assert_eq(dlsim("trace annotate in.csv -o e.csv %s --seed 1", opts), 0);
-    cr_assert(same_file(tpath("d.csv"), tpath("e.csv")));
+    cr_assert(same_file(tu_tmp_path("d.csv"), tu_tmp_path("e.csv")));
     /* gzip output: the same records */
     cr_assert_eq(dlsim("trace annotate in.csv -o a.csv.gz %s --seed 9", opts),
                  0, "%s", out_text);
     size_t n;
-    char *z = slurp(tpath("a.csv.gz"), &n);
+    char *z = slurp(tu_tmp_path("a.csv.gz"), &n);
     cr_assert(n > 2 && (unsigned char)z[0] == 0x1f &&
               (unsigned char)z[1] == 0x8b, "not gzip");
     free(z);
     struct trace a, b;
-    load(tpath("a.csv"), &a);
-    load(tpath("a.csv.gz"), &b);
+    load(tu_tmp_path("a.csv"), &a);
+    load(tu_tmp_path("a.csv.gz"), &b);
     cr_assert_eq(a.njobs, 3000);
     cr_assert_eq(b.njobs, 3000);
     for (uint32_t i = 0; i < a.njobs; i++) {
@@ -312,7 +289,7 @@ Test(annotate, huge_deadline_is_cut_to_the_limit)
     cr_assert_eq(t.jobs[0].deadline, TRC_MAX_TIME);
     write_trace(&t, "huge.csv");
     struct trace b;
-    load(tpath("huge.csv"), &b);    /* and it reads back */
+    load(tu_tmp_path("huge.csv"), &b);    /* and it reads back */
     cr_assert_eq(b.jobs[0].deadline, TRC_MAX_TIME);
     trc_free(&b);
     trc_free(&t);
@@ -359,7 +336,7 @@ Test(annotate, existing_fields_kept_without_overwrite)
     cr_assert(strstr(out_text, "wrote 4 jobs to out.csv: deadline filled 2 "
                      "kept 2, model filled 2 kept 2, util filled 2 kept 2, "
                      "mem_gb filled 2 kept 2"), "%s", out_text);
-    load(tpath("out.csv"), &out);
+    load(tu_tmp_path("out.csv"), &out);
     assert_rest_same(&in, &out);
     const struct trc_job *j = out.jobs;
     /* a: everything kept */
@@ -395,7 +372,7 @@ Test(annotate, overwrite_replaces_existing_fields)
     cr_assert(strstr(out_text, "deadline filled 4 replaced 2, model filled 4 "
                      "replaced 2, util filled 4 replaced 2, mem_gb filled 4 "
                      "replaced 2"), "%s", out_text);
-    load(tpath("out.csv.gz"), &out);
+    load(tu_tmp_path("out.csv.gz"), &out);
     assert_rest_same(&in, &out);
     for (uint32_t i = 0; i < out.njobs; i++) {
         const struct trc_job *j = &out.jobs[i];
@@ -427,7 +404,7 @@ Test(annotate, output_may_be_the_input)
     cr_assert_eq(dlsim("trace annotate t.csv -o t.csv --util const:0.5"), 0,
                  "%s", out_text);
     struct trace t;
-    load(tpath("t.csv"), &t);
+    load(tu_tmp_path("t.csv"), &t);
     cr_assert_eq(t.njobs, 4);
     cr_assert_eq(t.jobs[1].util, 0.5f);
     cr_assert_eq(t.jobs[2].util, 0.25f);
@@ -442,9 +419,9 @@ Test(annotate, streams_independent)
     struct trace base, a, b, c;
     gen(&base, 3000, 11);
     write_trace(&base, "base.csv");
-    load(tpath("base.csv"), &a);
-    load(tpath("base.csv"), &b);
-    load(tpath("base.csv"), &c);
+    load(tu_tmp_path("base.csv"), &a);
+    load(tu_tmp_path("base.csv"), &b);
+    load(tu_tmp_path("base.csv"), &c);
     struct trc_annot_opts o;
     trc_annot_defaults(&o);
     o.seed = 5;
@@ -471,7 +448,7 @@ Test(annotate, streams_independent)
     /* values already present shift no draw: prefill every third job's
      * util and every other job's deadline; the others get what they got
      * on the empty trace */
-    load(tpath("base.csv"), &c);
+    load(tu_tmp_path("base.csv"), &c);
     for (uint32_t i = 0; i < c.njobs; i++) {
         if (i % 3 == 0)
             c.jobs[i].util = 0.123f;
