@@ -755,7 +755,9 @@ int eng_run(struct eng *e)
         simtime_t t = top ? top->t : SIM_NEVER;
         if (e->next_arrival < tr->njobs && tr->jobs[e->next_arrival].submit < t)
             t = tr->jobs[e->next_arrival].submit;
-        if (t == SIM_NEVER)
+        /* nothing left to run: a policy's pending wake-ups are moot */
+        if (t == SIM_NEVER ||
+            (e->next_arrival == tr->njobs && !e->nqueued && !e->nrunning))
             break;
         sample_until(e, t);
         if (e->failed)

@@ -491,6 +491,45 @@ Test(golden, rate_change_mid_run)
     clu_free(&c);
 }
 
+/* A policy that asks to be woken long after the last job: the run ends
+ * with the last job, and the moot wake-up is neither processed nor
+ * counted. */
+static void late_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
+{
+    rc_schedule(st, v, x);
+    pol_wake(x, v->now + US(1000));
+}
+
+static const struct policy late_policy = {
+    .name = "late-waker", .summary = "", .blocking = "",
+    .create = rc_create, .destroy = rc_destroy,
+    .enqueue = rc_enqueue, .schedule = late_schedule,
+};
+
+Test(golden, run_ends_with_the_last_job)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,20\nb,1,1,2\n");
+    tu_simple_cluster(&c, 1, 2);
+    struct dl_error err = { 0 };
+    struct eng_opts o = { .impl = &late_policy, .check = true, .sample = US(1) };
+    struct eng *e = eng_new(&t, &c, &o, &err);
+    cr_assert(e);
+    cr_assert_eq(eng_run(e), 0, "%s", e->fail_msg);
+    /* a's 20 s of work at rate 1, then 0.5 from 4, then 2 from 10: 16 left
+     * at 4, 13 at 10, done 6.5 s later */
+    TU_SCHED(e, "a", 0, 16.5);
+    TU_SCHED(e, "b", 1, 3);
+    /* arrivals 2, completions 2, wake-ups at 4 and 10 (before the end) */
+    cr_expect_eq(e->events, 6);
+    cr_expect_eq(e->last_instant, US(16.5));
+    cr_expect_eq(e->ts[e->nts - 1].t, US(16));
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
 /* ---- a buggy policy cannot corrupt the cluster, and --check catches a
  * policy whose bookkeeping is wrong ---------------------------------- */
 
