@@ -382,8 +382,9 @@ double mdl_rt_peak_tflops(const struct mdl_gpu *g);
 double mdl_rt_estimate(const struct mdl_model *m, const struct mdl_gpu *g,
                        const struct mdl_rt_params *p, uint32_t ngpus,
                        bool spread);
-/* Iterations/s: measured, else estimated (p NULL = defaults), else -1 when
- * the model or GPU type is unknown.  A batch the zoo lacks scales the
+/* Iterations/s: measured; else estimated (p NULL = defaults), anchored to
+ * the job's measured figure on the type with the nearest peak when there
+ * is one; else -1 when the model or GPU type is unknown.  A batch the zoo lacks scales the
  * model's first row's flops linearly. */
 double mdl_rt_throughput(const struct mdl_zoo *z, const struct mdl_rt_params *p,
                          const char *model, uint32_t batch,
