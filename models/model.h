@@ -526,6 +526,8 @@ struct mdl_perf {
     size_t npslots;
     uint32_t *max_node;         /* [ntypes] largest node of the type */
     uint32_t unknown_models;    /* jobs naming a model the zoo lacks */
+    const struct mdl_rt_params *rt; /* the spec's runtime model (or NULL) */
+    bool rt_roofline;
 };
 
 /* Builds the run's model for cluster c and trace t from a finished spec
@@ -547,6 +549,15 @@ static inline double mdl_perf_rate(const struct mdl_perf *p, uint32_t j,
         return p->clu->types[t].speed;
     return p->ratio[((size_t)c * p->ntypes + t) * 2 + spread];
 }
+/* Solo rate of job j on n GPUs of type t, n other than its num_gpus (an
+ * elastic start): the runtime model's throughput on (t, n, spread) over
+ * its throughput on the reference type with num_gpus GPUs, consolidated;
+ * without a model, the type's speed x n / num_gpus (linear scaling). */
+double mdl_perf_rate_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
+                       uint32_t n, bool spread);
+/* Predicted solo run time (us) of job j on n GPUs of type t. */
+double mdl_perf_pred_runtime_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
+                               uint32_t n, bool spread);
 /* True solo utilization for metrics and slowdown forms (unknown = 1). */
 static inline double mdl_perf_util(const struct mdl_perf *p, uint32_t j)
 {

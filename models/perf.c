@@ -483,6 +483,8 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
     p->max_share = s ? s->max_share : 4;
     p->zoo_on = s && s->zoo_on;
     p->zoo = p->zoo_on ? &s->zoo : &empty;
+    p->rt = s ? &s->rt : NULL;
+    p->rt_roofline = s && s->rt_roofline;
     uint32_t n = t->njobs ? t->njobs : 1;
     p->cls = xmalloc(n * sizeof *p->cls);
     p->row = xmalloc(n * sizeof *p->row);
@@ -611,6 +613,51 @@ double mdl_perf_pred_runtime(const struct mdl_perf *p, uint32_t j, uint32_t t,
     uint32_t c = p->cls[j];
     double r = c == SIM_NONE ? p->clu->types[t].speed
                              : p->pratio[((size_t)c * p->ntypes + t) * 2 + spread];
+    return (double)p->tr->jobs[j].duration * p->prt[j] / r;
+}
+
+/* Ratio of job j's throughput on n GPUs of t to its throughput on the
+ * reference type with num_gpus; roofline: the plain roofline's.  <= 0 when
+ * the model cannot say. */
+static double ratio_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
+                      uint32_t n, bool spread, bool roofline)
+{
+    const struct cluster *c = p->clu;
+    uint32_t row = p->row[j];
+    if (row == SIM_NONE)
+        return -1;
+    const struct mdl_model *m = &p->zoo->models[row];
+    const char *ref = c->types[c->ref_type].name;
+    uint32_t g = p->tr->jobs[j].num_gpus;
+    if (roofline) {
+        const struct mdl_gpu *gt = mdl_zoo_gpu(p->zoo, c->types[t].name);
+        const struct mdl_gpu *gr = mdl_zoo_gpu(p->zoo, ref);
+        double a = gt ? mdl_rt_estimate(m, gt, p->rt, n, spread) : -1;
+        double b = gr ? mdl_rt_estimate(m, gr, p->rt, g, false) : -1;
+        return a > 0 && b > 0 ? a / b : -1;
+    }
+    double a = mdl_rt_throughput(p->zoo, p->rt, m->name, m->batch_size,
+                                 c->types[t].name, n, spread);
+    double b = mdl_rt_throughput(p->zoo, p->rt, m->name, m->batch_size, ref, g,
+                                 false);
+    return a > 0 && b > 0 ? a / b : -1;
+}
+
+double mdl_perf_rate_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
+                       uint32_t n, bool spread)
+{
+    double r = ratio_n(p, j, t, n, spread, false);
+    return r > 0 ? r : p->clu->types[t].speed * n / p->tr->jobs[j].num_gpus;
+}
+
+double mdl_perf_pred_runtime_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
+                               uint32_t n, bool spread)
+{
+    if (n == p->tr->jobs[j].num_gpus)
+        return mdl_perf_pred_runtime(p, j, t, spread);
+    double r = p->rt_roofline ? ratio_n(p, j, t, n, spread, true) : -1;
+    if (!(r > 0))
+        r = mdl_perf_rate_n(p, j, t, n, spread);
     return (double)p->tr->jobs[j].duration * p->prt[j] / r;
 }
 

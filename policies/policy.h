@@ -51,7 +51,10 @@ struct job_rt {
     double solo_us;             /* the same weighted by rate / base_rate:
                                    run_us / solo_us = its interference
                                    slowdown */
-    uint32_t *gpus;             /* current allocation, sorted [num_gpus] */
+    uint32_t *gpus;             /* current allocation, sorted [ngpus] */
+    uint32_t ngpus;             /* GPUs of the current (or last) run: the
+                                   job's num_gpus unless started elastic */
+    uint32_t first_ngpus;       /* GPUs of the first run */
     uint32_t req_type;          /* required GPU type, SIM_NONE = any */
     uint32_t type;              /* type of the current/last allocation */
     uint32_t gen;               /* bumped at every stop: stale events skip */
@@ -100,6 +103,10 @@ static inline double pol_remaining(const struct pol_view *v, uint32_t j)
 struct pol_ctx;   /* the engine's; opaque */
 /* Starts queued job on gpus[0..num_gpus) of one type.  0 or DL_ECHECK. */
 int pol_start(struct pol_ctx *x, uint32_t job, const uint32_t *gpus);
+/* Elastic start: queued job on n GPUs, 1 <= n <= its num_gpus, each free;
+ * it runs at the runtime model's speed for n GPUs (mdl_perf_rate_n) until
+ * it stops.  0 or DL_ECHECK. */
+int pol_start_n(struct pol_ctx *x, uint32_t job, const uint32_t *gpus, uint32_t n);
 /* Starts queued job on gpus[0..num_gpus) of one type, each free or already
  * running other jobs: co-location.  Each GPU then holds at most the run's
  * max_share jobs (the models' max_jobs_per_gpu) and, where the jobs'

@@ -144,9 +144,16 @@
  * O(GPUs of the meeting types x ntypes) plus the cover, O(victim
  * candidates x num_gpus(R)).
  *
- * elastic: GENIE is listed as elastic (idle GPUs to the job with the
- * largest predicted gain); that needs gangs of variable size, which the
- * engine does not run, so only elastic=0 is accepted for now.
+ * elastic (GENIE is listed as elastic): with elastic=1, a QoS job that
+ * cannot start now with its num_gpus GPUs, before it would get the
+ * reservation, starts with fewer: the largest halving of its gang (g/2,
+ * g/4, ..., 1) that fits now on a type (in placement_rule order) where its
+ * predicted run time on that many GPUs (mdl_perf_pred_runtime_n: the
+ * runtime model's throughput for the smaller gang) still meets its
+ * deadline; pol_start_n runs it so until it ends (the engine keeps a gang's
+ * size while it runs: no growing into idle GPUs later, the other half of
+ * GENIE's elasticity).  Running jobs are counted by the GPUs they hold
+ * (job_rt.ngpus) wherever GPUs are counted.
  */
 #include "policies/policy.h"
 #include "models/model.h"
@@ -212,7 +219,7 @@ struct qos {
     int demote, be_order, rule;
     bool reserve;
     long window;
-    bool preempt, preempt_qos;
+    bool preempt, preempt_qos, elastic;
     double cost;                /* preempt_cost, reference-GPU us */
     /* sized on the first hook call, when the cluster and trace are known */
     bool ready;
@@ -402,10 +409,6 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err)
         rc = pol_arg_long(a, "preempt_qos", 0, 1, &preempt_qos, err);
     if (!rc)
         rc = pol_arg_double(a, "preempt_cost", 0, 1e9, &cost, err);
-    if (!rc && elastic)
-        rc = dl_fail(err, "--policy", 0, 0,
-                     "elastic=1: needs variable gang sizes in the engine, "
-                     "which it does not run yet (only elastic=0)");
     if (!rc) {
         if (!strcmp(d, "wa"))
             s->demote = DEMOTE_WA;
@@ -436,6 +439,7 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err)
     }
     s->reserve = reserve;
     s->preempt = preempt;
+    s->elastic = elastic;
     s->preempt_qos = preempt_qos;
     s->cost = cost * (double)SIM_US_PER_S;
     *state = s;
@@ -706,10 +710,10 @@ static void started(void *state, const struct pol_view *v, uint32_t job)
     ready(s, v);
     const struct job_rt *r = &v->rt[job];
     const struct trc_job *tj = &v->jobs[job];
-    uint32_t g = tj->num_gpus;
+    uint32_t g = r->ngpus;
     bool spread = g > 1 && mdl_perf_spread(v->perf, r->type, r->gpus, g);
     double frac = (double)r->remaining / (double)tj->duration;
-    double p = mdl_perf_pred_runtime(v->perf, job, r->type, spread) * frac;
+    double p = mdl_perf_pred_runtime_n(v->perf, job, r->type, g, spread) * frac;
     h_push(&s->h[1 + r->type], v->now + to_us(p), job);
     /* started where it is predicted to miss its deadline: best effort */
     if (tj->deadline == SIM_NEVER || v->now + pred(v, job, r->type) > tj->deadline)
@@ -744,7 +748,7 @@ static bool shadow(struct qos *s, const struct pol_view *v, uint32_t t,
         simtime_t f = key > v->now ? key : v->now + 1;   /* overdue: soon */
         if (when != SIM_NEVER && f > when)
             break;
-        acc += v->jobs[j].num_gpus;
+        acc += v->rt[j].ngpus;
         if (acc >= g && when == SIM_NEVER)
             when = f;
     }
@@ -866,12 +870,47 @@ static void take_done(struct qos *s)
 /* Starts j (chosen, its GPUs in s->gpus) during a walk; it leaves its
  * queue after the walk. */
 static int walk_start(struct qos *s, const struct pol_view *v, struct pol_ctx *x,
-                      uint32_t j, uint64_t *nfree)
+                      uint32_t j, uint32_t n, uint64_t *nfree)
 {
     xgrow(&s->done, &s->capdone, s->ndone + 1, sizeof *s->done);
     s->done[s->ndone++] = j;
-    *nfree -= v->jobs[j].num_gpus;
-    return pol_start(x, j, s->gpus);
+    *nfree -= n;
+    return n == v->jobs[j].num_gpus ? pol_start(x, j, s->gpus)
+                                    : pol_start_n(x, j, s->gpus, n);
+}
+
+/* elastic=1: the largest halving n of QoS job j's gang that fits now on a
+ * type predicted to meet its deadline with n GPUs (types in placement_rule
+ * order); its GPUs are left in s->gpus.  SIM_NONE if none. */
+static uint32_t shrink(struct qos *s, const struct pol_view *v, uint32_t j,
+                       uint32_t *n)
+{
+    const struct trc_job *tj = &v->jobs[j];
+    uint32_t req = v->rt[j].req_type;
+    if (tj->deadline == SIM_NEVER)
+        return SIM_NONE;
+    double w = pol_remaining(v, j) / (double)tj->duration;
+    for (uint32_t m = tj->num_gpus / 2; m >= 1; m /= 2) {
+        uint32_t best = SIM_NONE;
+        simtime_t bp = 0;
+        for (uint32_t t = 0; t < s->ntypes; t++) {
+            if ((req != SIM_NONE && t != req) || !fits(s, v, m, t, NULL))
+                continue;
+            simtime_t p = to_us(mdl_perf_pred_runtime_n(v->perf, j, t, m, false) * w);
+            if (v->now + p > tj->deadline)
+                continue;
+            /* cheapest: the slowest that meets; fastest: the fastest */
+            if (best == SIM_NONE ||
+                (s->rule == RULE_CHEAPEST ? p > bp || (p == bp && s->rank[t] > s->rank[best])
+                                          : p < bp || (p == bp && s->rank[t] < s->rank[best])))
+                best = t, bp = p;
+        }
+        if (best != SIM_NONE && fits(s, v, m, best, s->gpus)) {
+            *n = m;
+            return best;
+        }
+    }
+    return SIM_NONE;
 }
 
 /* A new instant of placement memos (GPUs were freed, or time moved). */
@@ -908,7 +947,7 @@ static bool victim(struct qos *s, const struct pol_view *v, const struct pctx *p
     double redo = s->cost > 0 ? mdl_perf_pred_runtime(v->perf, j, p->type, false) *
                                 (s->cost / (double)tj->duration) : 0;
     it->job = j;
-    it->ct = (double)tj->num_gpus * ((double)p->run + redo);
+    it->ct = (double)v->rt[j].ngpus * ((double)p->run + redo);
     it->cq = 0;
     if (tj->deadline == SIM_NEVER || s->be[j])
         return true;
@@ -995,7 +1034,7 @@ static void plan_type(struct qos *s, const struct pol_view *v, const struct pctx
         for (size_t i = 0; i < h->n; i++) {
             xgrow(&s->items, &s->capitems, n + 1, sizeof *s->items);
             if (victim(s, v, p, h->a[i].job, &s->items[n]))
-                s->items[n++].w = v->jobs[h->a[i].job].num_gpus;
+                s->items[n++].w = v->rt[h->a[i].job].ngpus;
         }
         offer_cover(s, p, n, g - c->types[t].free_gpus, bc, nb, btype);
         return;
@@ -1150,9 +1189,12 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
                 break;
             if (blocked && v->jobs[j].num_gpus > nfree)
                 continue;
-            uint32_t t = choose(s, v, j, true, blocked ? &res : NULL);
+            uint32_t t = choose(s, v, j, true, blocked ? &res : NULL), m;
             if (t != SIM_NONE) {
-                rc = walk_start(s, v, x, j, &nfree);
+                rc = walk_start(s, v, x, j, v->jobs[j].num_gpus, &nfree);
+            } else if (!blocked && s->elastic &&
+                       (t = shrink(s, v, j, &m)) != SIM_NONE) {
+                rc = walk_start(s, v, x, j, m, &nfree);
             } else if (!blocked) {
                 if (!tried)
                     break;
@@ -1182,7 +1224,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         while (nfree && !rc && left-- > 0 && w_next(s, &s->qw, &j, NULL))
             if (v->jobs[j].num_gpus <= nfree &&
                 choose(s, v, j, false, &res) != SIM_NONE)
-                rc = walk_start(s, v, x, j, &nfree);
+                rc = walk_start(s, v, x, j, v->jobs[j].num_gpus, &nfree);
         take_done(s);
     }
     /* Wake up when the QoS head's WA turns negative.  Only needed while
@@ -1226,7 +1268,9 @@ static const struct pol_opt qos_opts[] = {
       "jobs examined past the first QoS job that cannot start (QoS, then "
       "best effort while a reservation holds)" },
     { "elastic", "0",
-      "0 only: 1 needs variable gang sizes in the engine: not supported yet" },
+      "1: a QoS job that cannot start with its GPUs starts with the largest "
+      "halving of its gang that fits now and is still predicted to meet its "
+      "deadline (no growing later)" },
     { "preempt", "0",
       "1: when the most urgent QoS job cannot start and its reservation would "
       "miss its deadline, it stops less urgent jobs (best effort first, then "

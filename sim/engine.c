@@ -360,7 +360,7 @@ static int rerate_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
     for (size_t m = 0; m < e->ntouched; m++) {
         uint32_t k = e->touched[m];
         struct job_rt *r = &e->rt[k];
-        double f = share_factor(e, k, r->type, r->gpus, e->tr->jobs[k].num_gpus);
+        double f = share_factor(e, k, r->type, r->gpus, r->ngpus);
         if (apply_rate(e, k, r->base_rate * f))
             return DL_ECHECK;
     }
@@ -384,7 +384,7 @@ static int stop(struct eng *e, uint32_t j)
 {
     struct job_rt *r = &e->rt[j];
     const struct trc_job *tj = &e->tr->jobs[j];
-    uint32_t n = tj->num_gpus, nfree = 0, nshared = 0;
+    uint32_t n = r->ngpus, nfree = 0, nshared = 0;
     double u = mdl_perf_util(e->perf, j), mem = e->perf->mem[j];
     settle(e, r);
     r->gen++;
@@ -410,12 +410,13 @@ static int stop(struct eng *e, uint32_t j)
     clu_release(e->clu, e->scratch, nfree);
     running_del(e, j);
     e->busy_gpus -= nfree;
-    e->work_rate -= n * r->rate;
+    e->work_rate -= tj->num_gpus * r->rate;   /* job work: reference GPU-us */
     r->rate = 0;
     return nshared ? rerate_neighbours(e, r->gpus, n, j) : 0;
 }
 
-static int start(struct eng *e, uint32_t j, const uint32_t *gpus, bool share)
+static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
+                 bool share)
 {
     const char *pn = e->pol->name;
     if (j >= e->tr->njobs || e->rt[j].state != JOB_QUEUED)
@@ -423,8 +424,11 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, bool share)
     struct job_rt *r = &e->rt[j];
     const struct trc_job *tj = &e->tr->jobs[j];
     const struct cluster *c = e->clu;
-    uint32_t n = tj->num_gpus, type = SIM_NONE, nshared = 0;
+    uint32_t type = SIM_NONE, nshared = 0;
     double mem = e->perf->mem[j];
+    if (n < 1 || n > tj->num_gpus || n > c->ngpus)
+        return fail(e, "policy %s started job %s on %u GPUs (it asks for %u)",
+                    pn, tj->id, n, tj->num_gpus);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i];
         if (g >= c->ngpus || (i && g <= gpus[i - 1]))
@@ -452,8 +456,9 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, bool share)
     }
     /* preempted and restarted within one instant: the preemption is undone */
     bool undo = r->preempted_at == e->now;
-    double base = mdl_perf_rate(e->perf, j, type,
-                                n > 1 && mdl_perf_spread(e->perf, type, gpus, n));
+    bool spread = n > 1 && mdl_perf_spread(e->perf, type, gpus, n);
+    double base = n == tj->num_gpus ? mdl_perf_rate(e->perf, j, type, spread)
+                                    : mdl_perf_rate_n(e->perf, j, type, n, spread);
     double rate = base * (nshared ? share_factor(e, j, type, gpus, n) : 1);
     simtime_t fin = finish_time(e, r->remaining - (undo ? r->last_cost : 0), rate);
     if (fin == SIM_NEVER)
@@ -461,6 +466,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, bool share)
                     "represent (%.6g s of work at speed %g)", tj->id,
                     r->remaining / SIM_US_PER_S, rate);
     memcpy(r->gpus, gpus, n * sizeof *gpus);
+    r->ngpus = n;
     uint32_t nfree = 0;
     double u = mdl_perf_util(e->perf, j);
     for (uint32_t i = 0; i < n; i++) {
@@ -478,6 +484,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, bool share)
     if (r->first_start == SIM_NEVER) {
         r->first_start = e->now;
         r->iso_rate = base;
+        r->first_ngpus = n;
         memcpy(e->first + (r->gpus - e->slots), gpus, n * sizeof *gpus);
     }
     if (undo) {
@@ -501,7 +508,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, bool share)
     e->nqueued--;
     running_add(e, j);
     e->busy_gpus += nfree;
-    e->work_rate += n * r->rate;
+    e->work_rate += tj->num_gpus * r->rate;
     if (nshared && rerate_neighbours(e, gpus, n, j))
         return DL_ECHECK;
     if (e->pol->started) {
@@ -513,12 +520,19 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, bool share)
 
 int pol_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus)
 {
-    return start(x->e, j, gpus, false);
+    return j < x->e->tr->njobs ? start(x->e, j, gpus, x->e->tr->jobs[j].num_gpus, false)
+                               : start(x->e, j, gpus, 0, false);
+}
+
+int pol_start_n(struct pol_ctx *x, uint32_t j, const uint32_t *gpus, uint32_t n)
+{
+    return start(x->e, j, gpus, n, false);
 }
 
 int pol_colocate(struct pol_ctx *x, uint32_t j, const uint32_t *gpus)
 {
-    return start(x->e, j, gpus, true);
+    return j < x->e->tr->njobs ? start(x->e, j, gpus, x->e->tr->jobs[j].num_gpus, true)
+                               : start(x->e, j, gpus, 0, true);
 }
 
 int eng_set_rate(struct eng *e, uint32_t j, double rate)
@@ -528,8 +542,7 @@ int eng_set_rate(struct eng *e, uint32_t j, double rate)
                     j, rate);
     struct job_rt *r = &e->rt[j];
     r->base_rate = rate;
-    return apply_rate(e, j, rate * share_factor(e, j, r->type, r->gpus,
-                                                e->tr->jobs[j].num_gpus));
+    return apply_rate(e, j, rate * share_factor(e, j, r->type, r->gpus, r->ngpus));
 }
 
 int pol_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
@@ -651,20 +664,20 @@ static int check(struct eng *e, simtime_t prev)
         if (r->state != JOB_RUNNING || e->running_pos[j] != i)
             return fail(e, "job %s is listed running in state %d", tj->id,
                         r->state);
-        for (uint32_t k = 0; k < tj->num_gpus; k++) {
+        for (uint32_t k = 0; k < r->ngpus; k++) {
             uint32_t g = r->gpus[k], m = 0;
             while (m < e->nocc[g] && gpu_jobs(e, g)[m] != j)
                 m++;
             if (m == e->nocc[g])
                 return fail(e, "job %s does not hold its GPU %u", tj->id, g);
         }
-        slots += tj->num_gpus;
+        slots += r->ngpus;
         double w = r->remaining - r->rate * (double)(e->now - r->settled);
         if (!(w >= -1e-6 * (r->rate + 1)) || r->finish_at <= e->now)
             return fail(e, "job %s has negative remaining work %g", tj->id, w);
         /* its rate is its solo rate at its slowest GPU's slowdown */
         double want = r->base_rate * share_factor(e, j, r->type, r->gpus,
-                                                  tj->num_gpus);
+                                                  r->ngpus);
         if (r->rate != want)
             return fail(e, "job %s runs at rate %.17g, its co-runners allow "
                         "%.17g", tj->id, r->rate, want);

@@ -155,7 +155,7 @@ static void write_jobs(const struct eng *e, FILE *f)
         *p++ = ',';
         if (first) {
             p = b_str(p, c->types[type].name);
-            clu_fmt_placement(c, first, tj->num_gpus, place, cap);
+            clu_fmt_placement(c, first, r->first_ngpus, place, cap);
             *p++ = ',';
             p = b_str(p, place);
         } else {

@@ -563,3 +563,69 @@ Test(models, models_file_paths_are_relative_to_it)
     cr_expect_eq(s.sd.types[0].rate, 0.25);
     mdl_spec_free(&s);
 }
+
+/* ---- elastic starts (pol_start_n) */
+
+static uint32_t half_n;
+
+static void half_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
+{
+    (void)st;
+    for (uint32_t j = 0; j < v->njobs; j++)
+        if (v->rt[j].state == JOB_QUEUED) {
+            uint32_t g[64];
+            if (plc_find(v->clu, half_n, SIM_NONE, PLC_CONSOLIDATED, NULL, g) &&
+                pol_start_n(x, j, g, half_n))
+                return;
+        }
+}
+
+static const struct policy half_policy = {
+    .name = "half", .create = pk_create, .destroy = pk_destroy,
+    .enqueue = pk_enqueue, .schedule = half_schedule,
+};
+
+/* A 4-GPU resnet50@64 job started on 2 GPUs runs at the runtime model's
+ * throughput for 2 GPUs over its throughput for 4 (both V100, measured by
+ * Gavel: 5.417286 and 5.798896 it/s); without a model, at half speed.
+ * Gangs of 0 GPUs or of more than the job asks for are refused. */
+Test(models, elastic_start_runs_at_the_smaller_gangs_speed)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,model\n"
+             "a,0,4,3600,resnet50@64\nb,0,4,100,\n");
+    v100_cluster(&c, 4);
+    spec_zoo(&s, NULL, NULL);
+    half_n = 2;
+    struct eng *e = run_models(&t, &c, &half_policy, "half", &s);
+    double r = 5.417286 / 5.798896;
+    cr_expect_eq(e->rt[0].finish, (simtime_t)ceil(US(3600) / r - 1e-9));
+    cr_expect_eq(e->rt[0].ngpus, 2);
+    TU_SCHED(e, "b", 0, 200);
+    tu_placement(e, "b", "n0:2-3");
+    /* the job work done is the trace's, num_gpus x duration (each job's
+     * last microsecond may overshoot by its rate) */
+    cr_expect_float_eq(e->work_done, US(4 * 3600 + 4 * 100), 8);
+    eng_free(e);
+    struct dl_error err = { 0 };
+    struct eng_opts o = { .impl = &half_policy, .check = true, .models = &s };
+    half_n = 0;
+    e = eng_new(&t, &c, &o, &err);
+    cr_assert(e);
+    cr_expect_neq(eng_run(e), 0);
+    cr_expect(strstr(e->fail_msg, "on 0 GPUs"), "%s", e->fail_msg);
+    eng_free(e);
+    trc_free(&t);
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,2,100\n");
+    half_n = 3;
+    e = eng_new(&t, &c, &o, &err);
+    cr_assert(e);
+    cr_expect_neq(eng_run(e), 0);
+    cr_expect(strstr(e->fail_msg, "on 3 GPUs (it asks for 2)"), "%s", e->fail_msg);
+    eng_free(e);
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}

@@ -606,12 +606,49 @@ static int try_create(const char *spec, char *msg, size_t n)
     return rc;
 }
 
+/* elastic=1.  One node of 4 GPUs (speed 1, no models: n of g GPUs run at
+ * n/g of the speed).  a holds 2 GPUs 0-100.  b (4 GPUs, 10 s) arrives at 1
+ * with a deadline of 31: 4 GPUs are not free, but 2 are, and on 2 GPUs b
+ * takes 20 s: 1 + 20 <= 31, so b starts at 1 on GPUs 2-3 and ends at 21.
+ * elastic=0: b waits for a, 100-110, and misses.  With a deadline of 15,
+ * neither 2 GPUs (20 s) nor 1 (40 s) meets it: b waits as without
+ * elasticity. */
+Test(qos, elastic_starts_a_smaller_gang)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "a,0,2,100,1000\nb,1,4,10,31\n");
+    tu_simple_cluster(&c, 1, 4);
+    struct eng *e = tu_run(&t, &c, "qos:elastic=1");
+    TU_SCHED(e, "b", 1, 21);
+    tu_placement(e, "b", "n0:2-3");
+    cr_expect_eq(e->rt[tu_job(&t, "b")].ngpus, 2);
+    struct met_summary m;
+    met_summarize(e, &m);
+    cr_expect_eq(m.qos_met, 2);
+    /* the GPU work done is still the trace's: 2 x 100 + 4 x 10 */
+    cr_expect_float_eq(e->work_done, US(240), 1);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "b", 100, 110);
+    eng_free(e);
+    trc_free(&t);
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "a,0,2,100,1000\nb,1,4,10,15\n");
+    e = tu_run(&t, &c, "qos:elastic=1");
+    TU_SCHED(e, "b", 100, 110);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
 Test(qos, options)
 {
     char msg[512];
     cr_expect_eq(try_create("qos", msg, sizeof msg), 0);
     cr_expect_eq(try_create("qos:demote=never,be_order=short,placement_rule=fastest,"
-                            "reserve=0,backfill_window=0,elastic=0,placement=pool",
+                            "reserve=0,backfill_window=0,elastic=1,placement=pool",
                             msg, sizeof msg), 0, "%s", msg);
     cr_expect_eq(try_create("qos:preempt=1,preempt_qos=0,preempt_cost=2.5",
                             msg, sizeof msg), 0, "%s", msg);
@@ -623,7 +660,7 @@ Test(qos, options)
         { "qos:placement_rule=best", "placement_rule=best" },
         { "qos:reserve=2", "reserve=2" },
         { "qos:backfill_window=-1", "backfill_window=-1" },
-        { "qos:elastic=1", "not run" },
+        { "qos:elastic=2", "elastic=2" },
         { "qos:elastic=yes", "elastic=yes" },
         { "qos:placement=spread", "placement=spread" },
         { "qos:deadline=1", "no option 'deadline'" },
@@ -705,6 +742,7 @@ static const char *const variants[] = {
     "qos", "qos:reserve=0", "qos:demote=never", "qos:placement_rule=fastest",
     "qos:be_order=short,backfill_window=2", "qos:placement=pool",
     "qos:placement=pool,reserve=0,demote=never", "qos:backfill_window=0",
+    "qos:elastic=1", "qos:elastic=1,placement=pool,placement_rule=fastest",
 };
 
 /* Every job finishes exactly once (or is rejected, only when it can never
@@ -724,6 +762,7 @@ Test(qos, random_workloads, .timeout = 600)
                               "kind: models\npredict: {runtime_noise: 0.5}\n"),
                               &err), 0, "%s", err.msg);
     cr_assert_eq(mdl_spec_finish(&noisy, &err), 0, "%s", err.msg);
+    uint32_t shrunk = 0;
     for (int round = 0; round < 30; round++) {
         struct cluster c;
         struct trace t;
@@ -745,8 +784,14 @@ Test(qos, random_workloads, .timeout = 600)
                     continue;
                 cr_assert_eq(rt->preemptions, 0);
                 cr_assert_leq(tj->submit, rt->first_start);
-                simtime_t run = (simtime_t)ceil((double)tj->duration /
-                                                c.types[rt->type].speed - 1e-9);
+                /* an elastic start on n of its g GPUs runs at n/g speed */
+                double speed = c.types[rt->type].speed;
+                if (rt->ngpus != tj->num_gpus) {
+                    cr_assert(strstr(pol, "elastic=1"), "%s shrank a gang", pol);
+                    speed = speed * rt->ngpus / tj->num_gpus;
+                    shrunk++;
+                }
+                simtime_t run = (simtime_t)ceil((double)tj->duration / speed - 1e-9);
                 cr_assert_eq(rt->finish - rt->first_start, run,
                              "round %d %s job %s", round, pol, tj->id);
                 cr_assert_eq(rt->wait, rt->first_start - tj->submit);
@@ -772,6 +817,7 @@ Test(qos, random_workloads, .timeout = 600)
         clu_free(&c);
     }
     mdl_spec_free(&noisy);
+    cr_expect_gt(shrunk, 0, "elastic=1 never started a smaller gang");
     gsl_rng_free(r);
 }
 

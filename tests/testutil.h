@@ -154,7 +154,7 @@ static inline void tu_placement(const struct eng *e, const char *id,
     const uint32_t *g = eng_first_gpus(e, j);
     cr_assert(g, "%s never started", id);
     char buf[256];
-    clu_fmt_placement(e->clu, g, e->tr->jobs[j].num_gpus, buf, sizeof buf);
+    clu_fmt_placement(e->clu, g, e->rt[j].first_ngpus, buf, sizeof buf);
     cr_expect_str_eq(buf, expect, "%s placed on %s, expected %s", id, buf, expect);
 }
 
