@@ -45,7 +45,7 @@ policies="qos fifo fifo:backfill=1 sjf srtf"
 if grep -q '^  edf - ' <<<"$("$dlsim" policies)"; then
     policies="$policies edf"
 fi
-diag="qos:placement_rule=fastest qos:reserve=0 qos@roofline qos:preempt=1 qos:preempt=1,preempt_qos=0"
+diag="qos:placement_rule=fastest qos:reserve=0 qos:elastic=1 qos:elastic=1,preempt=1 qos@roofline qos:preempt=1 qos:preempt=1,preempt_qos=0"
 printf 'kind: models\npredict:\n  runtime: roofline\n' > "$tmp/roofline.yaml"
 
 for s in $seeds; do

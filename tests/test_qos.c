@@ -826,6 +826,7 @@ static const char *const preempt_variants[] = {
     "qos:preempt=1,placement=pool", "qos:preempt=1,preempt_qos=0",
     "qos:preempt=1,demote=never,placement_rule=fastest",
     "qos:preempt=1,reserve=0,be_order=short,preempt_cost=5",
+    "qos:preempt=1,elastic=1", "qos:preempt=1,elastic=1,placement=pool",
 };
 
 /* Preemption on random workloads: every job finishes exactly once (or is
@@ -859,8 +860,10 @@ static void check_preempt_run(const struct eng *e, const struct trace *t,
         cr_assert_eq(rt->wait, rt->first_start - tj->submit);
         if (e->o.models)
             continue;
-        simtime_t run = (simtime_t)ceil((double)tj->duration /
-                                        c->types[rt->type].speed - 1e-9);
+        double speed = c->types[rt->type].speed;
+        if (rt->ngpus != tj->num_gpus)             /* elastic: n/g speed */
+            speed = speed * rt->ngpus / tj->num_gpus;
+        simtime_t run = (simtime_t)ceil((double)tj->duration / speed - 1e-9);
         cr_assert_eq(rt->finish - rt->first_start, run,
                      "round %d %s job %s", round, pol, tj->id);
     }
