@@ -294,7 +294,7 @@ static void started(void *state, const struct pol_view *v, uint32_t job)
 {
     struct horus *h = state;
     double u = 100 * mdl_perf_pred_util(v->perf, job);
-    for (uint32_t i = 0; i < v->jobs[job].num_gpus; i++) {
+    for (uint32_t i = 0; i < v->rt[job].ngpus; i++) {
         uint32_t g = v->rt[job].gpus[i];
         h->pu[g] += u;
         if (v->nocc[g] == h->limit)
@@ -306,7 +306,7 @@ static void finished(void *state, const struct pol_view *v, uint32_t job)
 {
     struct horus *h = state;
     double u = 100 * mdl_perf_pred_util(v->perf, job);
-    for (uint32_t i = 0; i < v->jobs[job].num_gpus; i++) {
+    for (uint32_t i = 0; i < v->rt[job].ngpus; i++) {
         uint32_t g = v->rt[job].gpus[i];
         h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
         if ((uint32_t)v->nocc[g] + 1 == h->limit)
