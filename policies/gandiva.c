@@ -589,7 +589,7 @@ static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
         xgrow(&s->held, &s->capheld, nheld + 1, sizeof *s->held);
         s->held[nheld++] = it;
         const struct job_rt *r = &v->rt[it.job];
-        bool ok = true;
+        bool ok = pol_may_preempt(v, it.job, s->cost);
         for (uint32_t i = 0; i < g && ok; i++) {
             double us;
             ok = gpu_takes(s, v, r->gpus[i], u, m, it.job, &us);

@@ -47,6 +47,8 @@ struct job_rt {
     double last_cost;           /* work added by that preemption */
     double base_rate;           /* solo rate on the current allocation */
     double iso_rate;            /* solo rate on the first allocation */
+    double start_remaining;     /* remaining work when the current (or
+                                   last) run began */
     double run_us;              /* time spent running so far */
     double solo_us;             /* the same weighted by rate / base_rate:
                                    run_us / solo_us = its interference
@@ -96,6 +98,22 @@ static inline double pol_remaining(const struct pol_view *v, uint32_t j)
     const struct job_rt *r = &v->rt[j];
     double w = r->remaining - r->rate * (double)(v->now - r->settled);
     return w > 0 ? w : 0;
+}
+
+/* Work (reference-GPU us) job j has done since its current run began. */
+static inline double pol_gained(const struct pol_view *v, uint32_t j)
+{
+    return v->rt[j].start_remaining - pol_remaining(v, j);
+}
+
+/* Whether a preemption costing cost (reference-GPU us) may stop running
+ * job j: always without a cost; with one, only once the job has gained
+ * twice the cost since it last started, so that every turn keeps at least
+ * half its progress and a job cannot be preempted forever. */
+static inline bool pol_may_preempt(const struct pol_view *v, uint32_t j,
+                                   double cost)
+{
+    return cost <= 0 || pol_gained(v, j) > 2 * cost;
 }
 
 /* ----------------------------------------------------------- actions */

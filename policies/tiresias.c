@@ -472,7 +472,7 @@ static int node_victims(const struct tiresias *s, const struct pol_view *v,
         return 0;
     /* eligible, sorted least important first (insertion sort: <= 64) */
     for (uint32_t i = 0; i < k; i++) {
-        if (s->level[jobs[i]] <= lq)
+        if (s->level[jobs[i]] <= lq || !pol_may_preempt(v, jobs[i], s->cost))
             continue;
         uint32_t p = e++;
         while (p > 0 && lower(s, jobs[i], vic[p - 1])) {
@@ -628,7 +628,9 @@ static int room_pool(struct tiresias *s, const struct pol_view *v,
         xgrow(&s->vic, &s->capvic, nv + 1, sizeof *s->vic);
         struct tr_run it = rh_pop(h);
         s->vic[nv++] = it.job;
-        have += v->jobs[it.job].num_gpus;
+        /* one that gained too little since its start stays (pushed back) */
+        if (pol_may_preempt(v, it.job, s->cost))
+            have += v->jobs[it.job].num_gpus;
     }
     if (have < g) {
         for (size_t i = 0; i < nv; i++)
@@ -636,6 +638,16 @@ static int room_pool(struct tiresias *s, const struct pol_view *v,
                                         s->ver[s->vic[i]] });
         return 0;
     }
+    /* push back the ones that stay; stop the rest */
+    size_t k = 0;
+    for (size_t i = 0; i < nv; i++) {
+        uint32_t j = s->vic[i];
+        if (pol_may_preempt(v, j, s->cost))
+            s->vic[k++] = j;
+        else
+            rh_push(h, (struct tr_run){ s->level[j], j, s->ver[j] });
+    }
+    nv = k;
     int rc = stop_all(s, x, v, s->vic, (uint32_t)nv);
     return rc ? rc : 1;
 }

@@ -497,6 +497,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
         r->last_start = r->prev_start;
     } else {
         r->last_start = e->now;
+        r->start_remaining = r->remaining;
     }
     r->state = JOB_RUNNING;
     r->type = type;

@@ -595,6 +595,7 @@ static const char *const policies[] = {
     "edf", "edf:backfill=0", "edf:placement=pool", "sjf:predicted=1",
     "tiresias", "tiresias:placement=pool",
     "tiresias:thresholds=200/2000/20000,promote=2,preempt_cost=1",
+    "tiresias:thresholds=50/500/5000,promote=2,preempt_cost=3",
     "tiresias:thresholds=20,promote=0.5,placement=pool",
     "gandiva", "gandiva:placement=pool,quantum=30",
     "gandiva:backfill=0,max_per_gpu=3,util_cap=1.5,preempt_cost=2",
@@ -657,4 +658,28 @@ Test(baselines, random_workloads, .timeout = 600)
         clu_free(&c);
     }
     gsl_rng_free(r);
+}
+
+/* A time slice that buys less work than the preemption costs would make a
+ * job lose ground at every turn: a job is sliced out only once it has
+ * gained twice the cost since it started.  One GPU, a and b of 100 s at
+ * 0, quantum 10 s, cost 20 s: at 10 a has gained 10 < 40 and keeps the
+ * GPU, and nothing wakes gandiva before a ends: a 0-100, b 100-200.  (The
+ * same with cost 4: a gains 10 > 8 by its slice end, and is sliced.) */
+Test(baselines, gandiva_slices_never_lose_ground)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,100\nb,0,1,100\n");
+    tu_simple_cluster(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "gandiva:quantum=10,preempt_cost=20");
+    TU_SCHED(e, "a", 0, 100);
+    TU_SCHED(e, "b", 100, 200);
+    cr_expect_eq(e->preemptions, 0);
+    eng_free(e);
+    e = tu_run(&t, &c, "gandiva:quantum=10,preempt_cost=4");
+    cr_expect_gt(e->preemptions, 0);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
 }
