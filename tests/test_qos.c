@@ -749,19 +749,26 @@ static const char *const variants[] = {
  * fit), never preempted, for exactly its run time on its type; the same
  * run twice gives the same schedule; and with models and noisy
  * predictions the invariants still hold. */
+/* The source tree's zoo with noisy runtime predictions (sigma 0.5). */
+static void noisy_zoo(struct mdl_spec *noisy)
+{
+    struct dl_error err = { 0 };
+    mdl_spec_init(noisy);
+    cr_assert_eq(mdl_spec_add(noisy, "zoo", &err), 0);
+    snprintf(noisy->zoo_dir, sizeof noisy->zoo_dir, "../models");
+    cr_assert_eq(mdl_spec_add(noisy, tu_tmp_file("noise.yaml",
+                              "kind: models\npredict: {runtime_noise: 0.5}\n"),
+                              &err), 0, "%s", err.msg);
+    cr_assert_eq(mdl_spec_finish(noisy, &err), 0, "%s", err.msg);
+}
+
 Test(qos, random_workloads, .timeout = 600)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 4242);
     struct mdl_spec noisy;
     struct dl_error err = { 0 };
-    mdl_spec_init(&noisy);
-    cr_assert_eq(mdl_spec_add(&noisy, "zoo", &err), 0);
-    snprintf(noisy.zoo_dir, sizeof noisy.zoo_dir, "../models");
-    cr_assert_eq(mdl_spec_add(&noisy, tu_tmp_file("noise.yaml",
-                              "kind: models\npredict: {runtime_noise: 0.5}\n"),
-                              &err), 0, "%s", err.msg);
-    cr_assert_eq(mdl_spec_finish(&noisy, &err), 0, "%s", err.msg);
+    noisy_zoo(&noisy);
     uint32_t shrunk = 0;
     for (int round = 0; round < 30; round++) {
         struct cluster c;
@@ -876,13 +883,7 @@ Test(qos, random_workloads_preempt, .timeout = 600)
     gsl_rng_set(r, 777);
     struct mdl_spec noisy;
     struct dl_error err = { 0 };
-    mdl_spec_init(&noisy);
-    cr_assert_eq(mdl_spec_add(&noisy, "zoo", &err), 0);
-    snprintf(noisy.zoo_dir, sizeof noisy.zoo_dir, "../models");
-    cr_assert_eq(mdl_spec_add(&noisy, tu_tmp_file("noise.yaml",
-                              "kind: models\npredict: {runtime_noise: 0.5}\n"),
-                              &err), 0, "%s", err.msg);
-    cr_assert_eq(mdl_spec_finish(&noisy, &err), 0, "%s", err.msg);
+    noisy_zoo(&noisy);
     uint64_t total = 0;
     for (int round = 0; round < 30; round++) {
         struct cluster c;
