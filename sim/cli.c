@@ -11,6 +11,7 @@
 #include "models/model.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +65,8 @@ static int run_one(const struct trace *t, struct cluster *c,
 
 static const char run_help[] =
     "usage: dlsim run --trace T [--cluster C.yaml] [--policy P] [--models M]...\n"
-    "                 [--out DIR] [--seed N] [--sample SECONDS] [--check] [--quiet]\n"
+    "                 [--load X] [--out DIR] [--seed N] [--sample SECONDS]\n"
+    "                 [--check] [--quiet]\n"
     "\n"
     "Replays trace T (native CSV, plain or gzip) over cluster C under policy P\n"
     "and prints a summary; with --out, writes DIR/jobs.csv, DIR/timeseries.csv\n"
@@ -74,6 +76,9 @@ static const char run_help[] =
     "  --cluster C      cluster YAML (default: the built-in demo-256 cluster)\n"
     "  --policy P       NAME or NAME:key=value,... (default fifo); see\n"
     "                   `dlsim policies`\n"
+    "  --load X         rescale the arrivals (every gap by one factor, order,\n"
+    "                   sizes and deadline slack kept) so that the offered load\n"
+    "                   on the cluster is X (capacity: GPUs x speed)\n"
     "  --out DIR        output directory (created; files replaced atomically)\n"
     "  --seed N         seed of the run's random streams (default 1; recorded in\n"
     "                   summary.json -- fifo, sjf and srtf draw no random numbers)\n"
@@ -110,6 +115,7 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec)
         { "cluster", required_argument, 0, 'c' },
         { "policy", required_argument, 0, 'p' },
         { "models", required_argument, 0, 'm' },
+        { "load", required_argument, 0, 'L' },
         { "out", required_argument, 0, 'o' },
         { "seed", required_argument, 0, 's' },
         { "sample", required_argument, 0, 'S' },
@@ -121,16 +127,21 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec)
     const char *trace = NULL, *cluster = NULL, *out = NULL;
     struct eng_opts o = { .policy = "fifo", .seed = 1,
                           .sample = 300 * SIM_US_PER_S, .warn = stderr };
+    double load = 0;
     bool quiet = false;
     long seed;
     int ch, rc;
     struct dl_error err = { 0 };
     optind = 0;                 /* full reset (GNU): callable repeatedly */
-    while ((ch = getopt_long(argc, argv, "t:c:p:m:o:s:S:kqh", lo, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "t:c:p:m:L:o:s:S:kqh", lo, NULL)) != -1) {
         switch (ch) {
         case 't': trace = optarg; break;
         case 'c': cluster = optarg; break;
         case 'p': o.policy = optarg; break;
+        case 'L':
+            if (sim_parse_double(optarg, &load) || !(load > 0) || !isfinite(load))
+                return usage_error("run", "--load expects an offered load > 0");
+            break;
         case 'm':
             if ((rc = mdl_spec_add(spec, optarg, &err)))
                 return report(&err, rc);
@@ -171,6 +182,14 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec)
         clu_free(&c);
         return report(&err, rc);
     }
+    double k;
+    if (load > 0 && (rc = trc_scale_load(&t, &c, load, &k, &err))) {
+        trc_free(&t);
+        clu_free(&c);
+        return report(&err, rc);
+    }
+    if (load > 0 && !quiet)
+        printf("--load %g: arrival gaps x %.6g\n", load, k);
     if (o.sample > 0 && t.njobs &&
         (t.jobs[t.njobs - 1].submit - t.jobs[0].submit) / o.sample >= ENG_MAX_TS_ROWS) {
         trc_free(&t);

@@ -718,3 +718,35 @@ Test(annotate, cli_help_documents_every_flag)
     cr_assert_eq(dlsim("--help"), 0);
     cr_assert(strstr(out_text, "trace annotate"), "%s", out_text);
 }
+
+/* --load: three 10 s one-GPU jobs at 0, 10, 20 on one GPU offer 30 GPU-s
+ * over a 20 s span: load 1.5.  For load 3 every gap halves (0, 5, 10) and
+ * a deadline keeps its slack; the offered load is then exactly 3. */
+Test(annotate, scale_load)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+             "a,0,1,10,\nb,10,1,10,25\nc,20,1,10,100\n");
+    tu_simple_cluster(&c, 1, 1);
+    cr_expect_float_eq(trc_offered_load(&t, &c), 1.5, 1e-12);
+    struct dl_error err = { 0 };
+    double k = 0;
+    cr_assert_eq(trc_scale_load(&t, &c, 3, &k, &err), 0, "%s", err.msg);
+    cr_expect_float_eq(k, 0.5, 1e-15);
+    cr_expect_eq(t.jobs[0].submit, 0);
+    cr_expect_eq(t.jobs[1].submit, US(5));
+    cr_expect_eq(t.jobs[2].submit, US(10));
+    cr_expect_eq(t.jobs[0].deadline, SIM_NEVER);
+    cr_expect_eq(t.jobs[1].deadline, US(20));
+    cr_expect_eq(t.jobs[2].deadline, US(90));
+    cr_expect_float_eq(trc_offered_load(&t, &c), 3, 1e-12);
+    cr_expect_eq(trc_scale_load(&t, &c, 0, &k, &err), DL_EINPUT);
+    trc_free(&t);
+    /* one submit time: no span, no load to rescale */
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,5,1,10\nb,5,1,10\n");
+    cr_expect_eq(trc_scale_load(&t, &c, 1, &k, &err), DL_EINPUT);
+    cr_expect(strstr(err.msg, "undefined"), "%s", err.msg);
+    trc_free(&t);
+    clu_free(&c);
+}

@@ -47,6 +47,36 @@ double trc_offered_load(const struct trace *t, const struct cluster *c)
     return gpu_seconds(t) / (cap * span);
 }
 
+int trc_scale_load(struct trace *t, const struct cluster *c, double load,
+                   double *factor, struct dl_error *err)
+{
+    double now = trc_offered_load(t, c);
+    if (!(load > 0) || !isfinite(load))
+        return dl_fail(err, "--load", 0, 0, "expected an offered load > 0");
+    if (!(now > 0))
+        return dl_fail(err, t->path, 0, 0, "the offered load is undefined "
+                       "(the trace needs two distinct submit times and the "
+                       "cluster some capacity): --load cannot rescale it");
+    double k = now / load;
+    simtime_t first = t->jobs[0].submit;
+    for (uint32_t j = 0; j < t->njobs; j++) {
+        double s = (double)first + round((double)(t->jobs[j].submit - first) * k);
+        if (!(s <= (double)TRC_MAX_TIME))
+            return dl_fail(err, t->path, t->jobs[j].line, 0, "--load %g puts "
+                           "job %s past the largest time a trace may hold",
+                           load, t->jobs[j].id);
+    }
+    for (uint32_t j = 0; j < t->njobs; j++) {
+        struct trc_job *tj = &t->jobs[j];
+        simtime_t s = first + (simtime_t)llround((double)(tj->submit - first) * k);
+        if (tj->deadline != SIM_NEVER)
+            tj->deadline = s + (tj->deadline - tj->submit);
+        tj->submit = s;
+    }
+    *factor = k;
+    return 0;
+}
+
 static int cmp_time(const void *a, const void *b)
 {
     simtime_t x = *(const simtime_t *)a, y = *(const simtime_t *)b;

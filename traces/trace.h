@@ -122,6 +122,15 @@ double trc_offered_load(const struct trace *t, const struct cluster *c);
 /* (The span is last submit - first submit; NAN when it is zero or the
  * cluster has no capacity.) */
 
+/* --load: multiplies every gap between submit times (from the first, which
+ * stays) by one factor k so that the offered load on c becomes load,
+ * keeping each job's size, order and deadline slack (a deadline moves with
+ * its submit); times are rounded to the microsecond.  *factor = k.  0, or
+ * DL_EINPUT (a load that is not > 0, an undefined offered load, a time
+ * past TRC_MAX_TIME). */
+int trc_scale_load(struct trace *t, const struct cluster *c, double load,
+                   double *factor, struct dl_error *err);
+
 /* ------------------------------------------------------------ annotate */
 
 /* Fills the optional per-job fields policies and models need (deadline,
