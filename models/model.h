@@ -524,7 +524,6 @@ struct mdl_perf {
     uint64_t *pkey;             /* open addressing, 0 = empty */
     double *pval;
     size_t npslots;
-    uint32_t *max_node;         /* [ntypes] largest node of the type */
     uint32_t unknown_models;    /* jobs naming a model the zoo lacks */
     const struct mdl_rt_params *rt; /* the spec's runtime model (or NULL) */
     bool rt_roofline;

@@ -549,10 +549,6 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
     class_rates(p, s, crow, cn, warn);
     free(crow), free(cn);
     slowdown_tables(p, s);
-    p->max_node = xcalloc(p->ntypes, sizeof *p->max_node);
-    for (uint32_t g = 0; g < c->ngroups; g++)
-        if (c->groups[g].gpus_per_node > p->max_node[c->groups[g].type])
-            p->max_node[c->groups[g].type] = c->groups[g].gpus_per_node;
     if (s && s->has_pairs)
         load_pairs(p, &s->pairs, s->pairs_path, warn);
     return p;
@@ -565,7 +561,7 @@ void mdl_perf_free(struct mdl_perf *p)
     free(p->cls), free(p->row), free(p->util), free(p->putil);
     free(p->prt), free(p->mem), free(p->ratio), free(p->pratio);
     free(p->sd), free(p->sd_default), free(p->s), free(p->p);
-    free(p->pkey), free(p->pval), free(p->max_node);
+    free(p->pkey), free(p->pval);
     free(p);
 }
 
@@ -665,7 +661,7 @@ bool mdl_perf_spread(const struct mdl_perf *p, uint32_t t,
                      const uint32_t *gpus, uint32_t n)
 {
     const struct cluster *c = p->clu;
-    uint32_t nodes = 1, big = p->max_node[t] ? p->max_node[t] : 1;
+    uint32_t nodes = 1, big = c->types[t].max_node_gpus;
     for (uint32_t i = 1; i < n; i++)
         nodes += c->gpu_node[gpus[i]] != c->gpu_node[gpus[i - 1]];
     return nodes > (n + big - 1) / big;

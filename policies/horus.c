@@ -79,7 +79,6 @@ struct horus {
     /* cluster views, built at first use */
     const struct cluster *c;
     double *pu;                 /* [ngpus] predicted util sum, percent */
-    uint32_t *max_node;         /* [ntypes] largest node */
     uint32_t limit;             /* min(max_per_gpu, the run's max_share) */
     uint32_t **open;            /* [ntypes] GPUs holding < limit jobs */
     uint32_t *nopen;            /* [ntypes] */
@@ -158,7 +157,6 @@ static void destroy(void *state)
     free(h->centre);
     free(h->peek);
     free(h->pu);
-    free(h->max_node);
     if (h->open)
         for (uint32_t t = 0; t < h->c->ntypes; t++)
             free(h->open[t]);
@@ -236,10 +234,6 @@ static void setup(struct horus *h, const struct pol_view *v)
         h->opos[g] = h->nopen[t];
         h->open[t][h->nopen[t]++] = g;
     }
-    h->max_node = xcalloc(c->ntypes, sizeof *h->max_node);
-    for (uint32_t nd = 0; nd < c->nnodes; nd++)
-        if (c->nodes[nd].ngpus > h->max_node[c->nodes[nd].type])
-            h->max_node[c->nodes[nd].type] = c->nodes[nd].ngpus;
     h->ncost = xmalloc(c->nnodes * sizeof *h->ncost);
     h->ncand = xmalloc(c->nnodes * sizeof *h->ncand);
     h->order = xmalloc(c->nnodes * sizeof *h->order);
@@ -481,7 +475,7 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
         uint32_t t = c->type_order[i];
         double cap = c->types[t].memory_gb;
         if ((req != SIM_NONE && t != req) || (cap > 0 && m > cap) ||
-            g > h->max_node[t])
+            g > c->types[t].max_node_gpus)
             continue;
         if (!plc_find(c, g, t, h->mode, NULL, NULL))
             continue;

@@ -1039,11 +1039,7 @@ static void plan_type(struct qos *s, const struct pol_view *v, const struct pctx
         offer_cover(s, p, n, g - c->types[t].free_gpus, bc, nb, btype);
         return;
     }
-    uint32_t largest = 0;
-    for (uint32_t k = 0; k < c->ngroups; k++)
-        if (c->groups[k].type == t && c->groups[k].gpus_per_node > largest)
-            largest = c->groups[k].gpus_per_node;
-    if (g > largest)
+    if (g > c->types[t].max_node_gpus)
         return;                 /* whole nodes: not preempted for */
     uint32_t seen[64];
     long idx[64];               /* item of a seen job, -1: not a victim */

@@ -219,16 +219,6 @@ static void finished(void *state, const struct pol_view *v, uint32_t job)
     stopped(state, v, job);
 }
 
-/* The largest node of type t. */
-static uint32_t max_node(const struct cluster *c, uint32_t t)
-{
-    uint32_t m = 0;
-    for (uint32_t g = 0; g < c->ngroups; g++)
-        if (c->groups[g].type == t && c->groups[g].gpus_per_node > m)
-            m = c->groups[g].gpus_per_node;
-    return m;
-}
-
 /* Whether the threshold job tj leaves room for a gang of remaining work
  * key: none needed (tj = SIM_NONE, the node is free), or longer than key. */
 static bool may_stop(const struct pol_view *v, uint32_t tj, double key)
@@ -267,7 +257,7 @@ static int room_consolidated(struct srtf *s, const struct pol_view *v,
     const struct cluster *c = v->clu;
     uint32_t jobs[64], tj;
     int rc = 0;
-    if (g <= max_node(c, t)) {
+    if (g <= c->types[t].max_node_gpus) {
         /* one node: the one whose last victim is the longest */
         uint32_t node = vic_best_node(s->vic, v, g, t, &tj);
         if (node == SIM_NONE || !may_stop(v, tj, key))

@@ -670,12 +670,9 @@ static int start_or_make_room(struct tiresias *s, const struct pol_view *v,
             if (s->mode == PLC_POOL) {
                 rc = room_pool(s, v, x, g, lq, t);
             } else {
-                uint32_t big = 0;
-                for (uint32_t k = 0; k < c->ngroups; k++)
-                    if (c->groups[k].type == t && c->groups[k].gpus_per_node > big)
-                        big = c->groups[k].gpus_per_node;
-                rc = g <= big ? room_single(s, v, x, g, lq, t)
-                              : room_multi(s, v, x, g, lq, t);
+                rc = g <= c->types[t].max_node_gpus
+                         ? room_single(s, v, x, g, lq, t)
+                         : room_multi(s, v, x, g, lq, t);
             }
             if (rc < 0)
                 return rc;

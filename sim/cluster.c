@@ -148,6 +148,7 @@ void clu_finish(struct cluster *c)
     for (uint32_t t = 0; t < c->ntypes; t++) {
         c->types[t].speed /= ref;
         c->types[t].total_gpus = 0;
+        c->types[t].max_node_gpus = 0;
     }
     uint64_t total = 0;
     for (uint32_t i = 0; i < c->nnodes; i++) {
@@ -156,6 +157,8 @@ void clu_finish(struct cluster *c)
         total += n->ngpus;
         DL_ASSERT(total < SIM_NONE);
         c->types[n->type].total_gpus += n->ngpus;
+        if (n->ngpus > c->types[n->type].max_node_gpus)
+            c->types[n->type].max_node_gpus = n->ngpus;
         if (n->ngpus > c->max_node_gpus)
             c->max_node_gpus = n->ngpus;
         uint32_t g;

@@ -122,6 +122,7 @@ struct clu_type {
     double speed;               /* relative to the reference type = 1.0 */
     uint32_t total_gpus;
     uint32_t free_gpus;         /* maintained by clu_alloc/clu_release */
+    uint32_t max_node_gpus;     /* GPUs of its largest node */
 };
 
 struct clu_node {
