@@ -415,6 +415,9 @@ static int stop(struct eng *e, uint32_t j)
     return nshared ? rerate_neighbours(e, r->gpus, n, j) : 0;
 }
 
+/* Starts queued job j on gpus[0..n) (n = WHOLE_GANG: its num_gpus),
+ * sharing them with other jobs if share. */
+#define WHOLE_GANG UINT32_MAX
 static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
                  bool share)
 {
@@ -426,6 +429,8 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     const struct cluster *c = e->clu;
     uint32_t type = SIM_NONE, nshared = 0;
     double mem = e->perf->mem[j];
+    if (n == WHOLE_GANG)
+        n = tj->num_gpus;
     if (n < 1 || n > tj->num_gpus || n > c->ngpus)
         return fail(e, "policy %s started job %s on %u GPUs (it asks for %u)",
                     pn, tj->id, n, tj->num_gpus);
@@ -521,8 +526,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
 
 int pol_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus)
 {
-    return j < x->e->tr->njobs ? start(x->e, j, gpus, x->e->tr->jobs[j].num_gpus, false)
-                               : start(x->e, j, gpus, 0, false);
+    return start(x->e, j, gpus, WHOLE_GANG, false);
 }
 
 int pol_start_n(struct pol_ctx *x, uint32_t j, const uint32_t *gpus, uint32_t n)
@@ -532,8 +536,7 @@ int pol_start_n(struct pol_ctx *x, uint32_t j, const uint32_t *gpus, uint32_t n)
 
 int pol_colocate(struct pol_ctx *x, uint32_t j, const uint32_t *gpus)
 {
-    return j < x->e->tr->njobs ? start(x->e, j, gpus, x->e->tr->jobs[j].num_gpus, true)
-                               : start(x->e, j, gpus, 0, true);
+    return start(x->e, j, gpus, WHOLE_GANG, true);
 }
 
 int eng_set_rate(struct eng *e, uint32_t j, double rate)
