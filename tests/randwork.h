@@ -70,4 +70,65 @@ static inline void tu_random_trace(struct trace *t, const struct cluster *c,
     }
 }
 
+/* Runs pol over t on c and checks the run: every job done, or rejected
+ * only when it can never fit; start after submit and before finish; a
+ * non-preemptive policy preempts nothing, and with exact_runs each of its
+ * jobs runs exactly duration / speed after waiting once; the GPU work done
+ * is the trace's plus the preemption costs (preempt_cost= in pol); the same
+ * run again gives the same schedule. */
+static inline void tu_check_random_run(const struct trace *t, struct cluster *c,
+                                       const char *pol, int round,
+                                       bool preemptive, bool exact_runs)
+{
+    bool pool = strstr(pol, "pool") != NULL;
+    struct eng *e = tu_run(t, c, pol);
+    double want = 0, cost = 0;
+    const char *pc = strstr(pol, "preempt_cost=");
+    double cost_s = pc ? atof(pc + 13) : 0;
+    for (uint32_t j = 0; j < t->njobs; j++) {
+        const struct trc_job *tj = &t->jobs[j];
+        const struct job_rt *rt = &e->rt[j];
+        uint32_t req = tj->gpu_type ? clu_type_find(c, tj->gpu_type) : SIM_NONE;
+        bool fits = (!tj->gpu_type || req != SIM_NONE) &&
+                    plc_ever_fits(c, tj->num_gpus, req,
+                                  pool ? PLC_POOL : PLC_CONSOLIDATED);
+        cr_assert_eq(rt->state, fits ? JOB_DONE : JOB_REJECTED,
+                     "round %d %s job %s state %d", round, pol, tj->id,
+                     rt->state);
+        if (!fits)
+            continue;
+        want += (double)tj->num_gpus * (double)tj->duration;
+        cost += (double)tj->num_gpus * rt->preemptions * cost_s * 1e6;
+        cr_assert_leq(tj->submit, rt->first_start);
+        cr_assert_lt(rt->first_start, rt->finish);
+        cr_assert_leq(rt->wait, rt->finish - tj->submit);
+        if (preemptive)
+            continue;
+        cr_assert_eq(rt->preemptions, 0);
+        if (!exact_runs)
+            continue;
+        double speed = c->types[rt->type].speed;
+        simtime_t run = (simtime_t)ceil((double)tj->duration / speed - 1e-9);
+        cr_assert_eq(rt->finish - rt->first_start, run,
+                     "round %d %s job %s ran %lld, expected %lld", round,
+                     pol, tj->id, (long long)(rt->finish - rt->first_start),
+                     (long long)run);
+        cr_assert_eq(rt->wait, rt->first_start - tj->submit);
+    }
+    /* total GPU work: ceil() to whole microseconds adds < 1 us of work per
+     * GPU per run segment */
+    double slack = 1e-9 * want + 4.0 * t->njobs * 16 * (1 + e->preemptions);
+    cr_assert(fabs(e->work_done - (want + cost)) <= slack,
+              "round %d %s: GPU work %.0f, expected %.0f", round, pol,
+              e->work_done, want + cost);
+    /* determinism: the same run again gives the same schedule */
+    struct eng *e2 = tu_run(t, c, pol);
+    for (uint32_t j = 0; j < t->njobs; j++) {
+        cr_assert_eq(e->rt[j].first_start, e2->rt[j].first_start);
+        cr_assert_eq(e->rt[j].finish, e2->rt[j].finish);
+    }
+    eng_free(e2);
+    eng_free(e);
+}
+
 #endif
