@@ -110,6 +110,14 @@ const struct mdl_model *mdl_zoo_find(const struct mdl_zoo *z,
                                      const char *model);
 /* A GPU type by name (case-insensitive), or NULL. */
 const struct mdl_gpu *mdl_zoo_gpu(const struct mdl_zoo *z, const char *name);
+/* The dlsim name (a gpus.csv row) of a GPU type as public traces and
+ * machine lists spell it: "V100M32" -> "V100-32GB", "A100-SXM4-80GB" ->
+ * "A100-80GB", "MISC" (Alibaba PAI 2020's older K40m/K80/M60 pool) ->
+ * "K80", ...  Case-insensitive; NULL when name has no alias (the caller
+ * keeps the name as written).  The table is in zoo.c, shared by
+ * `dlsim trace import` and `dlsim cluster import` so that a trace's
+ * gpu_type and its cluster's type names agree. */
+const char *mdl_gpu_alias(const char *name);
 /* Measured iterations/s of model at global batch on num_gpus GPUs of
  * gpu_type, consolidated or spread over nodes; -1 when not measured.
  * With num_gpus == 1, spread is ignored.  model may carry "@batch" only

@@ -421,6 +421,32 @@ const struct mdl_model *mdl_zoo_find(const struct mdl_zoo *z, const char *model)
     return NULL;
 }
 
+/* Spellings of GPU types in public traces and machine lists.  Sources:
+ * Alibaba cluster-trace-gpu-v2020 (PAI: V100, V100M32, P100, T4, MISC),
+ * cluster-trace-gpu-v2023 (openb: V100M16, V100M32, P100, T4, A10),
+ * cluster-trace-v2026-spot-gpu (A100-SXM4-80GB, A800-SXM4-80GB, H800,
+ * A10), Gavel's cluster specs (k80, p100, v100).  Undisclosed types
+ * (openb G1..G3, spot GPU-series-1/2) have no alias on purpose. */
+static const char *const gpu_alias[][2] = {
+    {"V100M16", "V100"},
+    {"V100M32", "V100-32GB"},
+    {"V100-SXM2-32GB", "V100-32GB"},
+    {"V100-SXM2-16GB", "V100"},
+    {"A100-SXM4-80GB", "A100-80GB"},
+    {"A100-SXM4-40GB", "A100"},
+    {"A800-SXM4-80GB", "A800-80GB"},
+    {"H100-SXM5-80GB", "H100"},
+    {"MISC", "K80"},
+};
+
+const char *mdl_gpu_alias(const char *name)
+{
+    for (size_t i = 0; i < sizeof gpu_alias / sizeof gpu_alias[0]; i++)
+        if (!strcasecmp(name, gpu_alias[i][0]))
+            return gpu_alias[i][1];
+    return NULL;
+}
+
 const struct mdl_gpu *mdl_zoo_gpu(const struct mdl_zoo *z, const char *name)
 {
     uint32_t g = gpu_find(z, name);
