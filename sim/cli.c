@@ -338,6 +338,18 @@ static int cmd_trace(int argc, char **argv)
                        "annotate");
 }
 
+static int cmd_cluster(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "import"))
+        return cfg_cmd_import(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "--help")) {
+        puts("usage: dlsim cluster import ... (see dlsim cluster import "
+             "--help)");
+        return 0;
+    }
+    return usage_error("cluster", "expected a subcommand: import");
+}
+
 static const char main_help[] =
     "usage: dlsim COMMAND [options]   (dlsim COMMAND --help for each)\n"
     "\n"
@@ -346,6 +358,7 @@ static const char main_help[] =
     "  trace gen  generate a seeded synthetic workload\n"
     "  trace stats  describe a trace and its offered load on a cluster\n"
     "  trace annotate  add seeded deadlines, models, util, memory to a trace\n"
+    "  cluster import  a cluster file from a public machine list\n"
     "  policies   list the policies and their options\n"
     "  fit        convert measurements; fit slowdown and utilization models\n"
     "\n"
@@ -372,6 +385,8 @@ int dl_main(int argc, char **argv)
         return cmd_policies(argc - 1, argv + 1);
     if (!strcmp(cmd, "trace"))
         return cmd_trace(argc - 1, argv + 1);
+    if (!strcmp(cmd, "cluster"))
+        return cmd_cluster(argc - 1, argv + 1);
     if (!strcmp(cmd, "fit")) return mdl_cmd_fit(argc - 1, argv + 1);
     fprintf(stderr, "dlsim: unknown command '%s'\n%s", cmd, main_help);
     return 2;

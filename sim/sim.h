@@ -177,6 +177,11 @@ int cfg_load_cluster(const char *path, struct cluster *c, struct dl_error *err);
 int cfg_load_cluster_mem(const char *name, const char *buf, size_t len,
                          struct cluster *c, struct dl_error *err);
 
+/* `dlsim cluster import --format F IN [-o OUT]` (sim/cfgimport.c): a
+ * cluster file from a public machine list.  argv[0] is "import".
+ * Returns the exit status (0; 2 bad usage or input; 1 I/O). */
+int cfg_cmd_import(int argc, char **argv);
+
 /* Builders used by cfg_ and by tests that hand-build a cluster. */
 void clu_init(struct cluster *c, const char *name);
 uint32_t clu_add_type(struct cluster *c, const char *name, double memory_gb,

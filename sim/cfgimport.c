@@ -1,0 +1,854 @@
+/*
+ * sim/cfgimport.c - `dlsim cluster import`: a cluster file (SPEC 3) from
+ * the machine lists that public traces publish.
+ *
+ * Formats (each a list of machines, or a cluster shape):
+ *   pai       Alibaba cluster-trace-gpu-v2020 pai_machine_spec.csv, no
+ *             header: machine,gpu_type,cap_cpu,cap_mem,cap_gpu (the
+ *             published .tar.gz is read as is)
+ *   openb     Alibaba cluster-trace-gpu-v2023 openb_node_list_*.csv:
+ *             sn,cpu_milli,memory_mib,gpu,model
+ *   spot      Alibaba cluster-trace-v2026-spot-gpu node_info_df.csv:
+ *             gpu_model,gpu_capacity_num,cpu_num,node_name
+ *   philly    msr-fiddle/philly-traces cluster_machine_list:
+ *             machineId,number of GPUs,single GPU mem
+ *   tiresias  Tiresias simulator cluster_spec.csv (one row):
+ *             num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,
+ *             mem_p_node; each switch becomes a rack
+ *   gavel     Gavel cluster_specs*.json: {"name": ["v100:p100:k80", ...]}
+ *             (GPU counts only; nodes of --node-gpus GPUs)
+ *
+ * What is kept: each machine's GPU count and type, and its rack where the
+ * source has one (tiresias) or --rack-nodes groups machines into racks in
+ * input order.  CPU, memory and machine names are dropped (dlsim does not
+ * model them); machines without GPUs are skipped and counted.
+ *
+ * GPU types.  A type's name goes through mdl_gpu_alias (the table shared
+ * with `trace import`, so a trace's gpu_type and its cluster agree), then
+ * its memory and datasheet peaks come from the zoo's gpus.csv.  `--map
+ * FROM=TYPE` gives an undisclosed type (openb G1..G3, spot GPU-series-N,
+ * Philly's 12GB/24GB) the figures of a known one while keeping its name.
+ * A type the zoo does not know, and that is not mapped, gets the
+ * placeholders memory_gb 16 and speed 1 (relative to the reference), with
+ * a warning naming --map.
+ *
+ * Speeds (only used for jobs without per-model data, SPEC 3) follow the
+ * rule of examples/clusters/hetero.yaml, relative to the reference type R:
+ * the FP32 peak ratio for a GPU without tensor cores (fp16 peak < 4 x
+ * fp32 peak), else the geometric mean of the FP32 and 16-bit ratios.
+ * The reference is --reference, else V100 when the cluster has it (the
+ * usual reference of Philly-derived traces), else the type with the most
+ * GPUs.
+ *
+ * Output: identical machines (type, GPUs, rack) are merged into one
+ * `count` entry, in order of first appearance; the file is written
+ * atomically and loaded back with cfg_load_cluster before the command
+ * succeeds, so it is always a valid cluster.
+ */
+#include "sim/simint.h"
+#include "models/model.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <zlib.h>
+
+#define CI_MAX_BYTES ((size_t)256 << 20)
+#define CI_MAX_TYPES 64
+#define CI_MAX_MAPS 16
+
+struct ci_type {
+    char name[64];              /* as in the output */
+    char from[64];              /* as written in the input */
+    uint64_t gpus;
+    double memory_gb, fp32, fp16; /* 0 = unknown */
+    bool known;
+};
+
+struct ci_group {
+    uint32_t type, gpus, rack;  /* rack: UINT32_MAX = none */
+    uint64_t count;
+};
+
+struct ci {
+    const char *path;
+    struct ci_type types[CI_MAX_TYPES];
+    uint32_t ntypes;
+    struct ci_group *groups;
+    size_t ngroups, cap;
+    uint64_t machines, skipped_cpu;
+    uint32_t rack_nodes;        /* 0 = no racks unless the format has them */
+    uint32_t nracks;
+    const char *maps[CI_MAX_MAPS];
+    int nmaps;
+    struct mdl_zoo zoo;
+    bool have_zoo;
+};
+
+/* ------------------------------------------------------------ input */
+
+/* Reads path whole (plain or gzip, by content).  A tar archive (the
+ * published pai_machine_spec.tar.gz) yields its first regular file. */
+static int read_input(const char *path, char **out, size_t *len,
+                      struct dl_error *err)
+{
+    gzFile f = gzopen(path, "rb");
+    if (!f)
+        return dl_fail_io(err, path, "cannot open");
+    size_t cap = 1 << 16, n = 0;
+    char *buf = xmalloc(cap + 1);
+    for (;;) {
+        if (n == cap) {
+            if (cap >= CI_MAX_BYTES) {
+                gzclose(f);
+                free(buf);
+                return dl_fail(err, path, 0, 0, "larger than %zu MiB",
+                               CI_MAX_BYTES >> 20);
+            }
+            cap *= 2;
+            buf = xrealloc(buf, cap + 1);
+        }
+        int r = gzread(f, buf + n, (unsigned)(cap - n));
+        if (r < 0) {
+            int e;
+            const char *m = gzerror(f, &e);
+            gzclose(f);
+            free(buf);
+            return dl_fail(err, path, 0, 0, "corrupt input: %s", m);
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    gzclose(f);
+    buf[n] = '\0';
+    if (n >= 512 && !memcmp(buf + 257, "ustar", 5)) {
+        size_t off = 0;
+        while (off + 512 <= n && buf[off]) {
+            char sz[13];
+            memcpy(sz, buf + off + 124, 12);
+            sz[12] = '\0';
+            size_t fsz = (size_t)strtoull(sz, NULL, 8);
+            char flag = buf[off + 156];
+            if ((flag == '0' || flag == '\0') && off + 512 + fsz <= n) {
+                memmove(buf, buf + off + 512, fsz);
+                buf[fsz] = '\0';
+                n = fsz;
+                goto done;
+            }
+            off += 512 + (fsz + 511) / 512 * 512;
+        }
+        free(buf);
+        return dl_fail(err, path, 0, 0, "a tar archive without a regular file");
+    }
+done:
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+/* Splits line (modified in place) on commas; strips surrounding spaces
+ * and double quotes.  Returns the field count (at most max). */
+static int split(char *line, char **f, long *col, int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        char *e = strchr(p, ',');
+        if (e)
+            *e = '\0';
+        if (n < max) {
+            char *s = p;
+            while (*s == ' ' || *s == '\t')
+                s++;
+            size_t l = strlen(s);
+            while (l && (s[l - 1] == ' ' || s[l - 1] == '\t' || s[l - 1] == '\r'))
+                s[--l] = '\0';
+            if (l >= 2 && s[0] == '"' && s[l - 1] == '"') {
+                s[l - 1] = '\0';
+                s++;
+            }
+            col[n] = (long)(p - line) + 1;
+            f[n++] = s;
+        }
+        if (!e)
+            return n;
+        p = e + 1;
+    }
+}
+
+/* A whole number in [lo, hi], with an optional unit suffix ("24GB"). */
+static int get_uint(const struct ci *C, long line, long col, const char *what,
+                    const char *s, const char *suffix, uint64_t lo,
+                    uint64_t hi, uint64_t *out, struct dl_error *err)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (suffix && end != s && !strcasecmp(end, suffix))
+        end += strlen(end);
+    if (end == s || *end || errno || !(v >= (double)lo && v <= (double)hi) ||
+        v != floor(v))
+        return dl_fail(err, C->path, line, col, "%s: expected a whole number "
+                       "in [%llu, %llu], got '%s'", what,
+                       (unsigned long long)lo, (unsigned long long)hi, s);
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* ------------------------------------------------------------ types */
+
+static uint32_t type_of(struct ci *C, const char *from, long line, long col,
+                        struct dl_error *err)
+{
+    for (uint32_t t = 0; t < C->ntypes; t++)
+        if (!strcmp(C->types[t].from, from))
+            return t;
+    if (C->ntypes == CI_MAX_TYPES) {
+        dl_fail(err, C->path, line, col, "more than %d GPU types",
+                CI_MAX_TYPES);
+        return UINT32_MAX;
+    }
+    if (!*from || strlen(from) >= sizeof C->types[0].name) {
+        dl_fail(err, C->path, line, col, "GPU type: expected a name of 1 to "
+                "%zu bytes, got '%s'", sizeof C->types[0].name - 1, from);
+        return UINT32_MAX;
+    }
+    for (const char *p = from; *p; p++)
+        if (!isprint((unsigned char)*p) || *p == '#' || *p == ':') {
+            dl_fail(err, C->path, line, col, "GPU type: unexpected character "
+                    "in '%s'", from);
+            return UINT32_MAX;
+        }
+    struct ci_type *T = &C->types[C->ntypes];
+    memset(T, 0, sizeof *T);
+    snprintf(T->from, sizeof T->from, "%s", from);
+    const char *alias = mdl_gpu_alias(from);
+    const char *name = from;
+    if (alias)
+        name = alias;
+    else if (C->have_zoo && mdl_zoo_gpu(&C->zoo, from))
+        name = mdl_zoo_gpu(&C->zoo, from)->name;   /* "v100" -> "V100" */
+    snprintf(T->name, sizeof T->name, "%s", name);
+    return C->ntypes++;
+}
+
+static int add_machines(struct ci *C, uint32_t type, uint64_t gpus,
+                        uint64_t count, uint32_t rack)
+{
+    C->machines += count;
+    C->types[type].gpus += gpus * count;
+    if (C->ngroups) {
+        struct ci_group *g = &C->groups[C->ngroups - 1];
+        if (g->type == type && g->gpus == gpus && g->rack == rack) {
+            g->count += count;
+            return 0;
+        }
+    }
+    for (size_t i = 0; i < C->ngroups && rack == UINT32_MAX; i++) {
+        struct ci_group *g = &C->groups[i];
+        if (g->type == type && g->gpus == gpus && g->rack == rack) {
+            g->count += count;
+            return 0;
+        }
+    }
+    if (C->ngroups == C->cap) {
+        C->cap = C->cap ? 2 * C->cap : 16;
+        C->groups = xrealloc(C->groups, C->cap * sizeof *C->groups);
+    }
+    C->groups[C->ngroups++] = (struct ci_group){type, (uint32_t)gpus, rack,
+                                                count};
+    return 0;
+}
+
+/* One machine in input order: its rack comes from --rack-nodes. */
+static void add_machine(struct ci *C, uint32_t type, uint64_t gpus)
+{
+    uint32_t rack = UINT32_MAX;
+    if (C->rack_nodes) {
+        rack = (uint32_t)((C->machines) / C->rack_nodes);
+        C->nracks = rack + 1;
+    }
+    add_machines(C, type, gpus, 1, rack);
+}
+
+/* ------------------------------------------------------------ formats */
+
+struct colspec {
+    const char *const *names;   /* header names, in the order used */
+    int n;
+    bool header;                /* false: columns by position, no header */
+};
+
+/* Calls row(C, fields, cols, line) for each data line. */
+typedef int (*row_fn)(struct ci *C, char **f, const long *col, long line,
+                      struct dl_error *err);
+
+static int each_row(struct ci *C, char *buf, const struct colspec *cs,
+                    row_fn row, struct dl_error *err)
+{
+    int idx[8];
+    char *f[32], *g[8];
+    long col[32], gcol[8];
+    bool have_header = !cs->header;
+    long line = 0;
+    for (int i = 0; i < cs->n; i++)
+        idx[i] = i;
+    char *p = buf;
+    while (*p) {
+        char *e = strchr(p, '\n');
+        if (e)
+            *e = '\0';
+        line++;
+        char *l = p;
+        p = e ? e + 1 : p + strlen(p);
+        size_t ll = strlen(l);
+        if (ll && l[ll - 1] == '\r')
+            l[--ll] = '\0';
+        if (!ll || l[0] == '#')
+            continue;
+        int nf = split(l, f, col, 32);
+        if (!have_header) {
+            /* the first line is a header: find each column by name */
+            for (int i = 0; i < cs->n; i++) {
+                idx[i] = -1;
+                for (int k = 0; k < nf; k++)
+                    if (!strcasecmp(f[k], cs->names[i]))
+                        idx[i] = k;
+                if (idx[i] < 0)
+                    return dl_fail(err, C->path, line, 1, "missing column "
+                                   "'%s' in the header", cs->names[i]);
+            }
+            have_header = true;
+            continue;
+        }
+        for (int i = 0; i < cs->n; i++) {
+            if (idx[i] >= nf)
+                return dl_fail(err, C->path, line, ll ? (long)ll : 1,
+                               "expected at least %d fields, got %d",
+                               idx[i] + 1, nf);
+            g[i] = f[idx[i]];
+            gcol[i] = col[idx[i]];
+        }
+        int rc = row(C, g, gcol, line, err);
+        if (rc)
+            return rc;
+    }
+    if (!have_header)
+        return dl_fail(err, C->path, 0, 0, "empty input: no header");
+    return 0;
+}
+
+/* GPU count and type columns shared by the machine lists. */
+static int machine_row(struct ci *C, const char *count, long ccol,
+                       const char *type, long tcol, long line,
+                       struct dl_error *err)
+{
+    uint64_t g = 0;
+    int rc = get_uint(C, line, ccol, "GPUs per machine", count, NULL, 0, 1024,
+                      &g, err);
+    if (rc)
+        return rc;
+    if (g == 0) {
+        C->skipped_cpu++;
+        return 0;
+    }
+    uint32_t t = type_of(C, type, line, tcol, err);
+    if (t == UINT32_MAX)
+        return DL_EINPUT;
+    add_machine(C, t, g);
+    return 0;
+}
+
+static int pai_row(struct ci *C, char **f, const long *col, long line,
+                   struct dl_error *err)
+{
+    if (line == 1 && !strcmp(f[0], "machine"))
+        return 0;               /* a header, if someone added one */
+    return machine_row(C, f[4], col[4], f[1], col[1], line, err);
+}
+
+static int openb_row(struct ci *C, char **f, const long *col, long line,
+                     struct dl_error *err)
+{
+    return machine_row(C, f[0], col[0], f[1], col[1], line, err);
+}
+
+static int philly_row(struct ci *C, char **f, const long *col, long line,
+                      struct dl_error *err)
+{
+    uint64_t mem = 0;
+    int rc = get_uint(C, line, col[1], "single GPU mem", f[1], "GB", 1,
+                      100000, &mem, err);
+    if (rc)
+        return rc;
+    char type[32];
+    snprintf(type, sizeof type, "GPU-%lluGB", (unsigned long long)mem);
+    rc = machine_row(C, f[0], col[0], type, col[1], line, err);
+    if (!rc) {
+        for (uint32_t t = 0; t < C->ntypes; t++)
+            if (!strcmp(C->types[t].from, type))
+                C->types[t].memory_gb = (double)mem;
+    }
+    return rc;
+}
+
+static const char *tiresias_type = "V100";
+
+static int tiresias_row(struct ci *C, char **f, const long *col, long line,
+                        struct dl_error *err)
+{
+    uint64_t sw = 0, nodes = 0, gpus = 0;
+    int rc;
+    if ((rc = get_uint(C, line, col[0], "num_switch", f[0], NULL, 1, 1 << 20,
+                       &sw, err)) ||
+        (rc = get_uint(C, line, col[1], "num_node_p_switch", f[1], NULL, 1,
+                       1 << 20, &nodes, err)) ||
+        (rc = get_uint(C, line, col[2], "num_gpu_p_node", f[2], NULL, 1, 1024,
+                       &gpus, err)))
+        return rc;
+    if (C->machines)
+        return dl_fail(err, C->path, line, 1, "a Tiresias cluster spec has "
+                       "one row");
+    uint32_t t = type_of(C, tiresias_type, line, col[2], err);
+    if (t == UINT32_MAX)
+        return DL_EINPUT;
+    for (uint64_t s = 0; s < sw; s++)
+        add_machines(C, t, gpus, nodes, (uint32_t)s);
+    C->nracks = (uint32_t)sw;
+    return 0;
+}
+
+static int import_gavel(struct ci *C, const char *buf, size_t len,
+                        const char *select, uint64_t node_gpus,
+                        struct dl_error *err)
+{
+    struct mdl_json_doc d;
+    int rc = mdl_json_parse(C->path, buf, len, &d, err);
+    if (rc)
+        return rc;
+    const struct mdl_json *root = d.root, *spec = NULL;
+    if (!root || root->type != MDL_JSON_OBJECT || !root->n) {
+        rc = dl_fail(err, C->path, root ? root->line : 1, root ? root->col : 1,
+                     "expected an object {\"name\": [\"v100:p100:k80\"]}");
+        goto out;
+    }
+    const struct mdl_json *m = &root->kid[0];
+    if (select && !(m = mdl_json_get(root, select))) {
+        rc = dl_fail(err, C->path, root->line, root->col, "no cluster spec "
+                     "named '%s'", select);
+        goto out;
+    }
+    if (m->type == MDL_JSON_ARRAY && m->n)
+        spec = &m->kid[0];
+    else if (m->type == MDL_JSON_STRING)
+        spec = m;
+    if (!spec || spec->type != MDL_JSON_STRING) {
+        rc = dl_fail(err, C->path, m->line, m->col, "expected a list of "
+                     "\"v100:p100:k80\" strings");
+        goto out;
+    }
+    static const char *const names[3] = {"v100", "p100", "k80"};
+    const char *p = spec->str;
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(p, &end, 10);
+        if (end == p || errno || n > (1ull << 24) ||
+            (i < 2 ? *end != ':' : *end != '\0')) {
+            rc = dl_fail(err, C->path, spec->line, spec->col, "expected "
+                         "\"V100:P100:K80\" GPU counts, got \"%s\"", spec->str);
+            goto out;
+        }
+        p = end + (i < 2);
+        if (!n)
+            continue;
+        uint32_t t = type_of(C, names[i], spec->line, spec->col, err);
+        if (t == UINT32_MAX) {
+            rc = DL_EINPUT;
+            goto out;
+        }
+        if (n / node_gpus)
+            add_machines(C, t, node_gpus, n / node_gpus, UINT32_MAX);
+        if (n % node_gpus)
+            add_machines(C, t, n % node_gpus, 1, UINT32_MAX);
+    }
+out:
+    mdl_json_free(&d);
+    return rc;
+}
+
+/* ------------------------------------------------------------ output */
+
+/* A YAML double-quoted scalar. */
+static void yaml_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\x%02x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static bool has_tensor(const struct ci_type *t)
+{
+    return t->fp16 >= 4 * t->fp32;
+}
+
+static void resolve_types(struct ci *C, FILE *warn)
+{
+    for (uint32_t i = 0; i < C->ntypes; i++) {
+        struct ci_type *T = &C->types[i];
+        const char *fig = T->name;
+        for (int k = 0; k < C->nmaps; k++) {
+            size_t l = strcspn(C->maps[k], "=");
+            if (l == strlen(T->from) && !strncasecmp(C->maps[k], T->from, l))
+                fig = C->maps[k] + l + 1;
+        }
+        const char *a = mdl_gpu_alias(fig);
+        const struct mdl_gpu *g = C->have_zoo
+            ? mdl_zoo_gpu(&C->zoo, a ? a : fig) : NULL;
+        if (g) {
+            T->known = true;
+            T->memory_gb = g->memory_gb;
+            T->fp32 = g->fp32_tflops;
+            T->fp16 = g->fp16_tflops;
+        } else if (warn) {
+            fprintf(warn, "dlsim cluster import: GPU type '%s' is not in the "
+                    "zoo's gpus.csv: speed 1 and %g GB are placeholders (give "
+                    "it a known type's figures with --map %s=TYPE)\n",
+                    T->name, T->memory_gb ? T->memory_gb : 16.0, T->from);
+        }
+        if (!T->memory_gb)
+            T->memory_gb = 16;
+    }
+}
+
+static uint32_t pick_reference(const struct ci *C, const char *ref)
+{
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < C->ntypes; i++) {
+        if (ref && (!strcasecmp(C->types[i].name, ref) ||
+                    !strcasecmp(C->types[i].from, ref)))
+            return i;
+        if (!ref && !strcmp(C->types[i].name, "V100"))
+            return i;
+    }
+    if (ref)
+        return UINT32_MAX;
+    for (uint32_t i = 1; i < C->ntypes; i++)
+        if (C->types[i].gpus > C->types[best].gpus)
+            best = i;
+    return best;
+}
+
+static double speed_of(const struct ci_type *t, const struct ci_type *r)
+{
+    if (!t->known || !r->known)
+        return 1.0;             /* placeholder, warned about */
+    double r32 = t->fp32 / r->fp32, r16 = t->fp16 / r->fp16;
+    return has_tensor(t) ? sqrt(r32 * r16) : r32;
+}
+
+static void write_yaml(const struct ci *C, FILE *f, const char *name,
+                       const char *format, const char *src, uint32_t ref)
+{
+    uint64_t gpus = 0;
+    for (uint32_t t = 0; t < C->ntypes; t++)
+        gpus += C->types[t].gpus;
+    fprintf(f, "# Imported by `dlsim cluster import --format %s` from %s:\n",
+            format, src);
+    fprintf(f, "# %llu machines with GPUs, %llu GPUs; %llu machines without "
+            "GPUs skipped.\n", (unsigned long long)C->machines,
+            (unsigned long long)gpus, (unsigned long long)C->skipped_cpu);
+    fprintf(f, "# Memory and peaks from models/gpus.csv; speed (for jobs "
+            "without per-model data)\n# = FP32 peak ratio to %s, or its "
+            "geometric mean with the 16-bit ratio for\n# tensor-core GPUs.\n",
+            C->types[ref].name);
+    fprintf(f, "name: ");
+    yaml_str(f, name);
+    fprintf(f, "\nreference_gpu: ");
+    yaml_str(f, C->types[ref].name);
+    fprintf(f, "\ngpu_types:\n");
+    for (uint32_t t = 0; t < C->ntypes; t++) {
+        const struct ci_type *T = &C->types[t];
+        bool dup = false;
+        for (uint32_t u = 0; u < t; u++)
+            dup |= !strcmp(C->types[u].name, T->name);
+        if (dup)
+            continue;
+        fprintf(f, "  - name: ");
+        yaml_str(f, T->name);
+        fprintf(f, "\n    memory_gb: %g\n    speed: %.4g", T->memory_gb,
+                speed_of(T, &C->types[ref]));
+        uint64_t n = 0;
+        for (uint32_t u = t; u < C->ntypes; u++)
+            if (!strcmp(C->types[u].name, T->name))
+                n += C->types[u].gpus;
+        fprintf(f, "    # %llu GPUs", (unsigned long long)n);
+        if (strcmp(T->name, T->from))
+            fprintf(f, "; written %s", T->from);
+        if (!T->known)
+            fprintf(f, "; not in gpus.csv: placeholders");
+        fputc('\n', f);
+    }
+    fprintf(f, "nodes:\n");
+    for (size_t i = 0; i < C->ngroups; i++) {
+        const struct ci_group *g = &C->groups[i];
+        fprintf(f, "  - count: %llu\n    gpus: %u\n    gpu_type: ",
+                (unsigned long long)g->count, g->gpus);
+        yaml_str(f, C->types[g->type].name);
+        fputc('\n', f);
+        if (g->rack != UINT32_MAX)
+            fprintf(f, "    rack: r%u\n", g->rack);
+    }
+}
+
+/* ------------------------------------------------------------ command */
+
+static const char import_help[] =
+    "usage: dlsim cluster import --format F IN [-o OUT.yaml] [options]\n"
+    "\n"
+    "Writes a cluster file (SPEC section 3) from a public machine list.\n"
+    "IN may be plain or gzip (and, for pai, the published .tar.gz).\n"
+    "\n"
+    "formats:\n"
+    "  pai       Alibaba PAI 2020 pai_machine_spec.csv (machine,gpu_type,\n"
+    "            cap_cpu,cap_mem,cap_gpu; no header)\n"
+    "  openb     Alibaba 2023 openb_node_list_*.csv (sn,cpu_milli,\n"
+    "            memory_mib,gpu,model)\n"
+    "  spot      Alibaba 2026 spot-GPU node_info_df.csv (gpu_model,\n"
+    "            gpu_capacity_num,cpu_num,node_name)\n"
+    "  philly    Philly cluster_machine_list (machineId,number of GPUs,\n"
+    "            single GPU mem); types are named GPU-<mem>GB (use --map)\n"
+    "  tiresias  Tiresias cluster_spec.csv (num_switch,num_node_p_switch,\n"
+    "            num_gpu_p_node,...); one rack per switch\n"
+    "  gavel     Gavel cluster_specs*.json ({\"name\": [\"v100:p100:k80\"]})\n"
+    "\n"
+    "options:\n"
+    "  -o OUT.yaml        output (default: standard output)\n"
+    "  --name NAME        the cluster's name (default: the format's name)\n"
+    "  --reference TYPE   reference GPU type (default V100 when present,\n"
+    "                     else the type with the most GPUs)\n"
+    "  --map FROM=TYPE    give type FROM the memory and peaks of TYPE from\n"
+    "                     models/gpus.csv, keeping its name (repeatable)\n"
+    "  --rack-nodes K     put every K machines, in input order, in one rack\n"
+    "  --gpu-type TYPE    tiresias: the GPU type (default V100)\n"
+    "  --select NAME      gavel: which spec of the file (default the first)\n"
+    "  --node-gpus N      gavel: GPUs per node (default 8)\n"
+    "\n"
+    "Machines without GPUs are skipped and counted; CPU and memory columns\n"
+    "are not modelled.  A summary goes to standard error.\n";
+
+int cfg_cmd_import(int argc, char **argv)
+{
+    enum { O_FORMAT = 256, O_NAME, O_REF, O_MAP, O_RACK, O_TYPE, O_SELECT,
+           O_NODEGPUS, O_HELP };
+    static const struct option opts[] = {
+        {"format", required_argument, NULL, O_FORMAT},
+        {"name", required_argument, NULL, O_NAME},
+        {"reference", required_argument, NULL, O_REF},
+        {"map", required_argument, NULL, O_MAP},
+        {"rack-nodes", required_argument, NULL, O_RACK},
+        {"gpu-type", required_argument, NULL, O_TYPE},
+        {"select", required_argument, NULL, O_SELECT},
+        {"node-gpus", required_argument, NULL, O_NODEGPUS},
+        {"help", no_argument, NULL, O_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    static const char *const formats[] = {"pai", "openb", "spot", "philly",
+                                          "tiresias", "gavel"};
+    const char *format = NULL, *out = NULL, *name = NULL, *ref = NULL,
+               *select = NULL;
+    unsigned long long rack_nodes = 0, node_gpus = 8;
+    struct ci *C = xcalloc(1, sizeof *C);
+    int ch, rc = 2;
+    char *end;
+    optind = 1;
+    opterr = 0;
+    tiresias_type = "V100";
+    while ((ch = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
+        switch (ch) {
+        case O_FORMAT: format = optarg; break;
+        case 'o': out = optarg; break;
+        case O_NAME: name = optarg; break;
+        case O_REF: ref = optarg; break;
+        case O_TYPE: tiresias_type = optarg; break;
+        case O_SELECT: select = optarg; break;
+        case O_MAP:
+            if (!strchr(optarg, '=') || optarg[0] == '=' ||
+                !strchr(optarg, '=')[1] || C->nmaps == CI_MAX_MAPS) {
+                fprintf(stderr, "dlsim cluster import: --map: expected "
+                        "FROM=TYPE (at most %d), got '%s'\n", CI_MAX_MAPS,
+                        optarg);
+                goto done;
+            }
+            C->maps[C->nmaps++] = optarg;
+            break;
+        case O_RACK:
+        case O_NODEGPUS: {
+            errno = 0;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (end == optarg || *end || errno || v < 1 || v > 1024 ||
+                optarg[0] == '-') {
+                fprintf(stderr, "dlsim cluster import: --%s: expected a whole "
+                        "number in [1, 1024], got '%s'\n",
+                        ch == O_RACK ? "rack-nodes" : "node-gpus", optarg);
+                goto done;
+            }
+            *(ch == O_RACK ? &rack_nodes : &node_gpus) = v;
+            break;
+        }
+        case O_HELP:
+            fputs(import_help, stdout);
+            rc = 0;
+            goto done;
+        case ':':
+            fprintf(stderr, "dlsim cluster import: option '%s' needs a "
+                    "value (see dlsim cluster import --help)\n",
+                    argv[optind - 1]);
+            goto done;
+        default:
+            fprintf(stderr, "dlsim cluster import: unknown option '%s' (see "
+                    "dlsim cluster import --help)\n", argv[optind - 1]);
+            goto done;
+        }
+    }
+    int fi = -1;
+    for (int i = 0; format && i < (int)(sizeof formats / sizeof *formats); i++)
+        if (!strcmp(format, formats[i]))
+            fi = i;
+    if (fi < 0) {
+        fprintf(stderr, "dlsim cluster import: --format: expected one of pai, "
+                "openb, spot, philly, tiresias, gavel%s%s%s\n",
+                format ? ", got '" : "", format ? format : "",
+                format ? "'" : "");
+        goto done;
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "dlsim cluster import: expected one input file (see "
+                "dlsim cluster import --help)\n");
+        goto done;
+    }
+    C->path = argv[optind];
+    C->rack_nodes = (uint32_t)rack_nodes;
+
+    struct dl_error err = { 0 };
+    char zdir[4096];
+    if (!mdl_zoo_default_dir(zdir, sizeof zdir) &&
+        !mdl_zoo_load(zdir, &C->zoo, &err))
+        C->have_zoo = true;
+    else
+        fprintf(stderr, "dlsim cluster import: no model zoo found (set "
+                "DLSIM_MODELS): every GPU type gets placeholder figures\n");
+
+    char *buf = NULL;
+    size_t len = 0;
+    if ((rc = read_input(C->path, &buf, &len, &err)))
+        goto fail;
+    static const char *const pai_cols[] = {"machine", "gpu_type", "cap_cpu",
+                                           "cap_mem", "cap_gpu"};
+    static const char *const openb_cols[] = {"gpu", "model"};
+    static const char *const spot_cols[] = {"gpu_capacity_num", "gpu_model"};
+    static const char *const philly_cols[] = {"number of GPUs",
+                                              "single GPU mem"};
+    static const char *const tir_cols[] = {"num_switch", "num_node_p_switch",
+                                           "num_gpu_p_node"};
+    switch (fi) {
+    case 0:
+        rc = each_row(C, buf, &(struct colspec){pai_cols, 5, false}, pai_row,
+                      &err);
+        break;
+    case 1:
+        rc = each_row(C, buf, &(struct colspec){openb_cols, 2, true},
+                      openb_row, &err);
+        break;
+    case 2:
+        rc = each_row(C, buf, &(struct colspec){spot_cols, 2, true},
+                      openb_row, &err);
+        break;
+    case 3:
+        rc = each_row(C, buf, &(struct colspec){philly_cols, 2, true},
+                      philly_row, &err);
+        break;
+    case 4:
+        rc = each_row(C, buf, &(struct colspec){tir_cols, 3, true},
+                      tiresias_row, &err);
+        break;
+    default:
+        rc = import_gavel(C, buf, len, select, node_gpus, &err);
+        break;
+    }
+    free(buf);
+    if (rc)
+        goto fail;
+    if (!C->ntypes) {
+        rc = dl_fail(&err, C->path, 0, 0, "no machine with GPUs");
+        goto fail;
+    }
+    resolve_types(C, stderr);
+    uint32_t r = pick_reference(C, ref);
+    if (r == UINT32_MAX) {
+        fprintf(stderr, "dlsim cluster import: --reference: no GPU type '%s' "
+                "in %s\n", ref, C->path);
+        rc = 2;
+        goto done;
+    }
+
+    /* write to memory, check it loads, then to the output */
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *m = open_memstream(&text, &tlen);
+    DL_ASSERT(m);
+    write_yaml(C, m, name ? name : formats[fi], formats[fi], C->path, r);
+    fclose(m);
+    struct cluster chk;
+    if ((rc = cfg_load_cluster_mem(out ? out : "<output>", text, tlen, &chk,
+                                   &err))) {
+        free(text);
+        goto fail;   /* a bug or an absurd input; say what failed */
+    }
+    fprintf(stderr, "dlsim cluster import: %s: %llu machines, %u GPUs of %u "
+            "types, %u racks; skipped %llu machines without GPUs\n", C->path,
+            (unsigned long long)C->machines, chk.ngpus, chk.ntypes, chk.nracks,
+            (unsigned long long)C->skipped_cpu);
+    clu_free(&chk);
+    if (!out) {
+        fwrite(text, 1, tlen, stdout);
+        rc = fflush(stdout) ? 1 : 0;
+        free(text);
+        goto done;
+    }
+    char *tmp;
+    FILE *f = dl_tmp_open(out, &tmp, &err);
+    if (!f) {
+        free(text);
+        rc = DL_EIO;
+        goto fail;
+    }
+    fwrite(text, 1, tlen, f);
+    free(text);
+    if ((rc = dl_tmp_commit(f, tmp, out, true, &err)))
+        goto fail;
+    rc = 0;
+    goto done;
+fail:
+    dl_error_print(&err, stderr);
+    rc = dl_exit_status(rc);
+done:
+    if (C->have_zoo)
+        mdl_zoo_free(&C->zoo);
+    free(C->groups);
+    free(C);
+    return rc;
+}

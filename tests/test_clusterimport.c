@@ -1,0 +1,331 @@
+/*
+ * tests/test_clusterimport.c - `dlsim cluster import`: each format on a
+ * small input written here (exact output for one, loaded back and counted
+ * for the others), located errors with exit status 2 and no output, the
+ * GPU-type aliases and --map, determinism, and the real machine lists of
+ * ../shared/data against the figures of their READMEs.  Runs the built
+ * binary ($DLSIM).
+ */
+#include "testutil.h"
+#include "models/model.h"
+
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define DATA "../../shared/data/traces/"
+
+static char out_text[65536];
+
+/* Runs "$DLSIM args" (shell syntax) in the test's temporary directory,
+ * captures stdout+stderr into out_text, returns the exit status. */
+static int dlsim(const char *fmt, ...)
+{
+    const char *bin = getenv("DLSIM");
+    cr_assert(bin, "DLSIM is not set (run through meson test)");
+    char args[2048], cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", tu_tmp_path(""),
+             bin, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out_text, 1, sizeof out_text - 1, p);
+    out_text[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static void load(const char *name, struct cluster *c)
+{
+    struct dl_error err = { 0 };
+    int rc = cfg_load_cluster(tu_tmp_path(name), c, &err);
+    cr_assert_eq(rc, 0, "%s: %s", name, err.msg);
+}
+
+static uint32_t gpus_of(const struct cluster *c, const char *type)
+{
+    uint32_t t = clu_type_find(c, type), n = 0;
+    cr_assert_neq(t, SIM_NONE, "no type %s", type);
+    for (uint32_t g = 0; g < c->ngpus; g++)
+        n += c->nodes[c->gpu_node[g]].type == t;
+    return n;
+}
+
+static bool exists(const char *name)
+{
+    struct stat st;
+    return stat(tu_tmp_path(name), &st) == 0;
+}
+
+Test(cluster_import, tiresias_exact_output)
+{
+    tu_tmp_file("spec.csv", "num_switch,num_node_p_switch,num_gpu_p_node,"
+                "num_cpu_p_node,mem_p_node\n2,3,4,40,256\n");
+    cr_assert_eq(dlsim("cluster import --format tiresias spec.csv -o c.yaml"
+                       " --name tir"), 0, "%s", out_text);
+    char buf[4096];
+    FILE *f = fopen(tu_tmp_path("c.yaml"), "r");
+    cr_assert(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    const char *want =
+        "# Imported by `dlsim cluster import --format tiresias` from spec.csv:\n"
+        "# 6 machines with GPUs, 24 GPUs; 0 machines without GPUs skipped.\n"
+        "# Memory and peaks from models/gpus.csv; speed (for jobs without "
+        "per-model data)\n"
+        "# = FP32 peak ratio to V100, or its geometric mean with the 16-bit "
+        "ratio for\n"
+        "# tensor-core GPUs.\n"
+        "name: \"tir\"\n"
+        "reference_gpu: \"V100\"\n"
+        "gpu_types:\n"
+        "  - name: \"V100\"\n"
+        "    memory_gb: 16\n"
+        "    speed: 1    # 24 GPUs\n"
+        "nodes:\n"
+        "  - count: 3\n    gpus: 4\n    gpu_type: \"V100\"\n    rack: r0\n"
+        "  - count: 3\n    gpus: 4\n    gpu_type: \"V100\"\n    rack: r1\n";
+    cr_assert_str_eq(buf, want);
+    struct cluster c;
+    load("c.yaml", &c);
+    cr_assert_eq(c.ngpus, 24);
+    cr_assert_eq(c.nracks, 2);
+    clu_free(&c);
+}
+
+Test(cluster_import, openb_aliases_cpu_nodes_and_map)
+{
+    /* columns in another order than the published file, a CPU-only node,
+     * an alias (V100M32), an undisclosed type (G2) */
+    tu_tmp_file("nodes.csv",
+                "model,gpu,sn,cpu_milli,memory_mib\n"
+                "V100M32,8,n0,96000,786432\n"
+                ",0,n1,32000,262144\n"
+                "G2,8,n2,96000,786432\n"
+                "V100M16,8,n3,96000,786432\n"
+                "G2,8,n4,96000,786432\n"
+                "T4,2,n5,96000,786432\n");
+    cr_assert_eq(dlsim("cluster import --format openb nodes.csv -o a.yaml"), 0,
+                 "%s", out_text);
+    cr_assert(strstr(out_text, "'G2' is not in the zoo's gpus.csv"), "%s",
+              out_text);
+    cr_assert(strstr(out_text, "5 machines, 34 GPUs of 4 types"), "%s",
+              out_text);
+    cr_assert(strstr(out_text, "skipped 1 machines without GPUs"));
+    struct cluster c;
+    load("a.yaml", &c);
+    cr_assert_eq(c.ngpus, 34);
+    cr_assert_eq(gpus_of(&c, "V100-32GB"), 8);
+    cr_assert_eq(gpus_of(&c, "V100"), 8);
+    cr_assert_eq(gpus_of(&c, "G2"), 16);
+    cr_assert_eq(gpus_of(&c, "T4"), 2);
+    cr_assert_str_eq(c.types[c.ref_type].name, "V100");
+    uint32_t t4 = clu_type_find(&c, "T4"), v32 = clu_type_find(&c, "V100-32GB");
+    /* T4: tensor cores: sqrt(8.1/15.7 * 65/125) = 0.518 */
+    cr_assert_float_eq(c.types[t4].speed, 0.518, 1e-9);
+    cr_assert_float_eq(c.types[v32].memory_gb, 32, 1e-12);
+    /* the two G2 nodes are merged into one entry although not adjacent */
+    cr_assert_eq(c.ngroups, 4);
+    clu_free(&c);
+
+    /* --map gives G2 a known type's figures, keeping its name */
+    cr_assert_eq(dlsim("cluster import --format openb nodes.csv -o b.yaml "
+                       "--map G2=P100 --reference T4"), 0, "%s", out_text);
+    cr_assert_null(strstr(out_text, "'G2' is not in"), "%s", out_text);
+    load("b.yaml", &c);
+    uint32_t g2 = clu_type_find(&c, "G2");
+    cr_assert_str_eq(c.types[c.ref_type].name, "T4");
+    /* P100 has no tensor cores: the FP32 ratio 9.3 / 8.1 */
+    cr_assert_float_eq(c.types[g2].speed, 9.3 / 8.1, 1e-3);
+    clu_free(&c);
+}
+
+Test(cluster_import, pai_tarball_and_no_header)
+{
+    tu_tmp_file("pai_machine_spec.csv",
+                "m0,CPU,96,512,0\n"
+                "m1,MISC,96,512,8\n"
+                "m2,P100,64,512,2\n"
+                "m3,V100M32,96,512,8\n"
+                "m4,P100,64,512,2\n");
+    cr_assert_eq(dlsim("cluster import --format pai pai_machine_spec.csv "
+                       "-o plain.yaml"), 0, "%s", out_text);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd '%s' && tar czf spec.tar.gz "
+             "pai_machine_spec.csv", tu_tmp_path(""));
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(dlsim("cluster import --format pai spec.tar.gz -o tar.yaml "
+                       "--rack-nodes 2"), 0, "%s", out_text);
+    struct cluster c;
+    load("plain.yaml", &c);
+    cr_assert_eq(c.ngpus, 20);
+    cr_assert_eq(gpus_of(&c, "K80"), 8);   /* MISC */
+    cr_assert_eq(gpus_of(&c, "P100"), 4);
+    cr_assert_eq(gpus_of(&c, "V100-32GB"), 8);
+    /* no V100: the reference is the type with the most GPUs, first wins */
+    cr_assert_str_eq(c.types[c.ref_type].name, "K80");
+    clu_free(&c);
+    load("tar.yaml", &c);
+    cr_assert_eq(c.ngpus, 20);
+    cr_assert_eq(c.nracks, 2);              /* 4 machines, 2 per rack */
+    clu_free(&c);
+}
+
+Test(cluster_import, gavel_and_philly)
+{
+    tu_tmp_file("specs.json", "{\"small\": [\"10:0:3\"], "
+                "\"other\": [\"1:2:3\"]}\n");
+    cr_assert_eq(dlsim("cluster import --format gavel specs.json -o g.yaml "
+                       "--node-gpus 4"), 0, "%s", out_text);
+    struct cluster c;
+    load("g.yaml", &c);
+    cr_assert_eq(gpus_of(&c, "V100"), 10);
+    cr_assert_eq(gpus_of(&c, "K80"), 3);
+    cr_assert_eq(c.nnodes, 3 + 1);          /* 4+4+2 V100, 3 K80 */
+    cr_assert_eq(c.max_node_gpus, 4);
+    clu_free(&c);
+    cr_assert_eq(dlsim("cluster import --format gavel specs.json -o h.yaml "
+                       "--select other"), 0, "%s", out_text);
+    load("h.yaml", &c);
+    cr_assert_eq(gpus_of(&c, "P100"), 2);
+    clu_free(&c);
+
+    tu_tmp_file("machines.csv", "machineId,number of GPUs,single GPU mem\n"
+                "m1,8,24GB\nm2,2,12GB\nm3,8,24GB\nm4,0,12GB\n");
+    cr_assert_eq(dlsim("cluster import --format philly machines.csv -o p.yaml "
+                       "--map GPU-24GB=P100"), 0, "%s", out_text);
+    load("p.yaml", &c);
+    cr_assert_eq(gpus_of(&c, "GPU-24GB"), 16);
+    cr_assert_eq(gpus_of(&c, "GPU-12GB"), 2);
+    /* the list's memory is kept for an unmapped type; a mapped one takes
+     * the figures it was mapped to */
+    cr_assert_float_eq(c.types[clu_type_find(&c, "GPU-12GB")].memory_gb, 12,
+                       1e-12);
+    cr_assert_float_eq(c.types[clu_type_find(&c, "GPU-24GB")].memory_gb, 16,
+                       1e-12);
+    clu_free(&c);
+}
+
+Test(cluster_import, bad_input_is_located_and_leaves_nothing)
+{
+    tu_tmp_file("bad.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                "n0,1,1,8,V100\n"
+                "n1,1,1,eight,V100\n");
+    cr_assert_eq(dlsim("cluster import --format openb bad.csv -o x.yaml"), 2);
+    cr_assert(strstr(out_text, "bad.csv:3:"), "%s", out_text);
+    cr_assert(strstr(out_text, "'eight'"), "%s", out_text);
+    cr_assert(!exists("x.yaml"));
+
+    tu_tmp_file("nocol.csv", "sn,cpu_milli,memory_mib,gpus,model\nn0,1,1,8,V100\n");
+    cr_assert_eq(dlsim("cluster import --format openb nocol.csv -o x.yaml"), 2);
+    cr_assert(strstr(out_text, "nocol.csv:1:1: missing column 'gpu'"), "%s",
+              out_text);
+
+    tu_tmp_file("cpu.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,0,\n");
+    cr_assert_eq(dlsim("cluster import --format openb cpu.csv -o x.yaml"), 2);
+    cr_assert(strstr(out_text, "no machine with GPUs"), "%s", out_text);
+
+    tu_tmp_file("g.json", "{\"a\": [\"10:x:3\"]}");
+    cr_assert_eq(dlsim("cluster import --format gavel g.json -o x.yaml"), 2);
+    cr_assert(strstr(out_text, "g.json:1:8:"), "%s", out_text);
+
+    cr_assert_eq(dlsim("cluster import --format nope bad.csv"), 2);
+    cr_assert(strstr(out_text, "expected one of pai, openb"), "%s", out_text);
+    cr_assert_eq(dlsim("cluster import --format openb missing.csv"), 1);
+    tu_tmp_file("ok.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,8,V100\n");
+    cr_assert_eq(dlsim("cluster import --format openb ok.csv --reference H100"),
+                 2);
+    cr_assert(strstr(out_text, "no GPU type 'H100'"), "%s", out_text);
+    cr_assert_eq(dlsim("cluster import --format openb ok.csv --map G2"), 2);
+    cr_assert(!exists("x.yaml"));
+    cr_assert_eq(dlsim("cluster import --help"), 0);
+    cr_assert(strstr(out_text, "--node-gpus"));
+}
+
+/* The published machine lists against their READMEs' figures. */
+static void real(const char *format, const char *file, uint32_t gpus,
+                 const char *const *types, const uint32_t *counts, int n,
+                 const char *skipped)
+{
+    char here[1024];
+    cr_assert(getcwd(here, sizeof here));
+    cr_assert_eq(dlsim("cluster import --format %s '%s/" DATA "%s' -o r.yaml",
+                       format, here, file), 0, "%s", out_text);
+    if (skipped)
+        cr_assert(strstr(out_text, skipped), "%s", out_text);
+    struct cluster c;
+    load("r.yaml", &c);
+    cr_assert_eq(c.ngpus, gpus);
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(gpus_of(&c, types[i]), counts[i], "%s", types[i]);
+    clu_free(&c);
+    /* byte-identical on a second import */
+    char cmd[1024];
+    cr_assert_eq(dlsim("cluster import --format %s '%s/" DATA "%s' -o r2.yaml",
+                       format, here, file), 0);
+    snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", tu_tmp_path("r.yaml"),
+             tu_tmp_path("r2.yaml"));
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(cluster_import_real, pai_2020)
+{
+    /* README: 1,897 machines, 6,742 GPUs: MISC 2,240, P100 1,596,
+     * V100M32 1,080, T4 994, V100 832; 83 CPU-only machines */
+    static const char *const t[] = {"K80", "P100", "V100-32GB", "T4", "V100"};
+    static const uint32_t n[] = {2240, 1596, 1080, 994, 832};
+    real("pai", "alibaba-gpu-v2020-pai/pai_machine_spec.tar.gz", 6742, t, n, 5,
+         "1814 machines, 6742 GPUs of 5 types, 1 racks; skipped 83 machines");
+}
+
+Test(cluster_import_real, openb_2023)
+{
+    /* README: 1,523 nodes, 1,213 with GPUs; 6,212 GPUs: G2 4,392, T4 842,
+     * G3 312, P100 265, V100M32 204, V100M16 195, A10 2 */
+    static const char *const t[] = {"G2", "T4", "G3", "P100", "V100-32GB",
+                                    "V100", "A10"};
+    static const uint32_t n[] = {4392, 842, 312, 265, 204, 195, 2};
+    real("openb", "alibaba-gpu-v2023-openb/csv/openb_node_list_all_node.csv.gz",
+         6212, t, n, 7, "1213 machines, 6212 GPUs of 7 types, 1 racks; skipped "
+         "310 machines");
+}
+
+Test(cluster_import_real, spot_2026)
+{
+    /* README: 4,278 nodes, 10,412 GPUs: A100-SXM4-80GB 3,456, A10 2,494,
+     * H800 1,752, GPU-series-1 1,558, GPU-series-2 976, A800-SXM4-80GB 176 */
+    static const char *const t[] = {"A100-80GB", "A10", "H800", "GPU-series-1",
+                                    "GPU-series-2", "A800-80GB"};
+    static const uint32_t n[] = {3456, 2494, 1752, 1558, 976, 176};
+    real("spot", "alibaba-v2026-spot-gpu/node_info_df.csv.gz", 10412, t, n, 6,
+         "4278 machines, 10412 GPUs of 6 types");
+}
+
+Test(cluster_import_real, tiresias_and_gavel)
+{
+    static const char *const v[] = {"V100"};
+    static const uint32_t n32[] = {128}, n500[] = {500};
+    real("tiresias", "tiresias/n32g4.csv", 128, v, n32, 1, "32 machines");
+    real("gavel", "philly-gavel/msr/cluster_specs.json", 500, v, n500, 1, NULL);
+    static const char *const h[] = {"V100", "P100", "K80"};
+    static const uint32_t n300[] = {300, 300, 300};
+    real("gavel", "philly-gavel/msr/cluster_specs_heterogeneous.json", 900, h,
+         n300, 3, NULL);
+}
+
+Test(cluster_import_real, imported_cluster_runs)
+{
+    char here[1024];
+    cr_assert(getcwd(here, sizeof here));
+    cr_assert_eq(dlsim("cluster import --format pai '%s/" DATA
+                       "alibaba-gpu-v2020-pai/pai_machine_spec.tar.gz' "
+                       "-o pai.yaml", here), 0, "%s", out_text);
+    cr_assert_eq(dlsim("trace gen --cluster pai.yaml --jobs 300 --seed 3 "
+                       "-o t.csv"), 0, "%s", out_text);
+    cr_assert_eq(dlsim("run --trace t.csv --cluster pai.yaml --policy srtf "
+                       "--check --quiet"), 0, "%s", out_text);
+}
