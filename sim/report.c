@@ -79,10 +79,13 @@ static const struct metric {
     { "avg_jct", "avg_jct", "Mean JCT (hours)", "mean JCT (h)", 1.0 / 3600 },
 };
 
-/* Policy colours (a colour-blind-safe ten), then dash types cycle. */
+/* Policy colours: ten strong, then ten light ones; lines also change dash
+ * type every twenty policies. */
 static const char *const colour[] = {
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+    "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5",
+    "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5",
 };
 #define NCOLOUR (sizeof colour / sizeof colour[0])
 
@@ -960,9 +963,10 @@ static int draw_cdfs(struct rpt *R, uint32_t s)
         if (!any)
             continue;
         char cap[1400], title[700];
-        snprintf(cap, sizeof cap, "CDF of %s over the finished jobs, all seeds "
-                 "pooled (%s); log scale, values under 1 s drawn at 1 s",
-                 kind ? "wait time" : "job completion time", head);
+        snprintf(cap, sizeof cap, "CDF of %s over the finished jobs%s (%s); "
+                 "log scale, values under 1 s drawn at 1 s",
+                 kind ? "wait time" : "job completion time",
+                 R->sweep ? ", all seeds pooled" : "", head);
         snprintf(title, sizeof title, "%s CDF (%s)", kind ? "Wait" : "JCT", lab);
         fig_begin(R, S_CDF, cap, title, 900, 420);
         fprintf(R->gp, "set logscale x 10\nset format x '%%g'\nset xlabel '%s "
@@ -1084,9 +1088,10 @@ static int draw_ts(struct rpt *R, uint32_t s)
         any |= has[p];
     for (int kind = 0; kind < 2 && any && !rc; kind++) {
         char cap[1400], title[700];
-        snprintf(cap, sizeof cap, "%s over time (%s; one run per policy, its "
-                 "smallest seed%s)%s", kind ? "Queued jobs" : "GPU utilization",
-                 head, binned ? "; consecutive samples averaged to at most 1000 "
+        snprintf(cap, sizeof cap, "%s over time (%s%s%s)%s",
+                 kind ? "Queued jobs" : "GPU utilization", head,
+                 R->sweep ? "; one run per policy, its smallest seed" : "",
+                 binned ? "; consecutive samples averaged to at most 1000 "
                  "points" : "", kind ? "" : ": allocated (solid) and "
                  "effective (dashed)");
         snprintf(title, sizeof title, "%s over time (%s)",
@@ -1327,10 +1332,11 @@ static int write_html(const struct rpt *R, FILE *f)
                 nfailed, R->npol, R->nset, R->ngrp);
     else
         fputs("</h1>\n<p>A single run.</p>\n", f);
-    fputs("<h2 id=\"summary\">Summary</h2>\n<p>Mean ± sample standard deviation "
-          "over seeds (a single value: one seed); times in hours; –: no value "
-          "(QoS rate: no job had a deadline). The same tables are in "
-          "report.md.</p>\n", f);
+    fprintf(f, "<h2 id=\"summary\">Summary</h2>\n<p>%s in hours; –: no "
+            "value (QoS rate: no job had a deadline). The same %s in "
+            "report.md.</p>\n", R->sweep ? "Mean ± sample standard deviation "
+            "over seeds (a single value: one seed); times" : "Times",
+            R->sweep ? "tables are" : "table is");
     for (uint32_t g = 0; g < R->ngrp; g++) {
         char head[1024];
         group_heading(R, g, head, sizeof head);
@@ -1454,7 +1460,9 @@ static const char help[] =
     "                   and the SVGs it draws in PDIR (created)\n"
     "  -h, --help       this text\n";
 
-static void rm_work(const char *work, bool keep)
+/* Removes what a report puts in its directory (gnuplot.log; unless keep,
+ * report.gp and the fNNN.svg figures) and, unless keep_dir, the directory. */
+static void rm_work(const char *work, bool keep, bool keep_dir)
 {
     DIR *d = opendir(work);
     struct dirent *e;
@@ -1465,8 +1473,9 @@ static void rm_work(const char *work, bool keep)
         size_t n = strlen(e->d_name);
         bool ours = !strcmp(e->d_name, "gnuplot.log") ||
                     (!keep && (!strcmp(e->d_name, "report.gp") ||
-                               (n > 4 && !strcmp(e->d_name + n - 4, ".svg") &&
-                                e->d_name[0] == 'f')));
+                               (n == 8 && !strcmp(e->d_name + 4, ".svg") &&
+                                e->d_name[0] == 'f' &&
+                                strspn(e->d_name + 1, "0123456789") == 3)));
         if (ours) {
             snprintf(p, sizeof p, "%s/%s", work, e->d_name);
             unlink(p);
@@ -1474,7 +1483,7 @@ static void rm_work(const char *work, bool keep)
     }
     if (d)
         closedir(d);
-    if (!keep)
+    if (!keep_dir)
         rmdir(work);
 }
 
@@ -1490,6 +1499,17 @@ static int draw_all(struct rpt *R)
     if (R->sweep)
         for (int m = 0; m < NMET; m++)
             draw_bars(R, m);
+    for (uint32_t p = 0; p < R->npol; p++) {
+        uint32_t ok = 0, qos = 0;
+        for (uint32_t g = 0; g < R->ngrp; g++) {
+            ok += R->grp[g].cell[p].ok;
+            qos += R->grp[g].cell[p].n[M_QOS];
+        }
+        if (ok && !qos)
+            note(R, "%s: no run has QoS jobs (no job with a deadline; "
+                 "qos_guarantee_rate empty), so it has no QoS rate%s.",
+                 R->pol[p], R->sweep ? " and no QoS bar" : "");
+    }
     uint32_t detail = R->nset < RPT_MAX_DETAIL ? R->nset : RPT_MAX_DETAIL;
     if (detail < R->nset)
         note(R, "CDFs, time series and versus-load curves are drawn for the "
@@ -1537,6 +1557,7 @@ static int report_main(struct rpt *R, const char *out, const char *plots)
             return dl_fail_io(R->err, plots, "cannot create: %s", strerror(errno));
         }
         snprintf(work, sizeof work, "%s", plots);
+        rm_work(work, false, true);     /* figures of an earlier report */
     } else {
         const char *tmp = getenv("TMPDIR");
         snprintf(work, sizeof work, "%s/dlsim-report-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -1619,7 +1640,7 @@ static int report_main(struct rpt *R, const char *out, const char *plots)
     free(tmd);
     free(thtml);
 out:
-    rm_work(work, plots != NULL);
+    rm_work(work, plots != NULL, plots != NULL);
     free(gnuplot);
     return rc;
 }
