@@ -454,6 +454,17 @@ static int load_sweep(struct rpt *R, const char *path)
         r->dir = d;
         if (r->failed)
             continue;
+        /* a row without any metric (a run not done yet, whatever its
+         * status says) is left out with a note rather than refused */
+        bool none = true;
+        for (int m = 0; m < NMET; m++)
+            none &= !*rcsv_get(&c, i_met[m]);
+        if (none) {
+            note(R, "Run %s (%s, seed %s) has status '%s' and no metrics; left "
+                 "out.", r->id, r->policy, r->seed, rcsv_get(&c, i_status));
+            R->nrun--;
+            continue;
+        }
         rc = 0;
         for (int m = 0; m < NMET && !rc; m++)
             if (!(rc = rcsv_num(&c, i_met[m], met[m].col, m == M_QOS, &r->v[m],
@@ -469,7 +480,7 @@ static int load_sweep(struct rpt *R, const char *path)
         }
     }
     if (!rc && !R->nrun)
-        rc = dl_fail(R->err, path, c.lineno, 0, "no runs (only a header)");
+        rc = dl_fail(R->err, path, c.lineno, 0, "no runs to report");
 out:
     rcsv_close(&c);
     return rc < 0 ? rc : 0;
@@ -1496,6 +1507,13 @@ static int usage(const char *msg)
 static int draw_all(struct rpt *R)
 {
     int rc = 0;
+    size_t ok = 0;
+    for (size_t i = 0; i < R->nrun; i++)
+        ok += !R->run[i].failed;
+    if (!ok) {
+        note(R, "Every run failed: nothing to draw.");
+        return 0;
+    }
     if (R->sweep)
         for (int m = 0; m < NMET; m++)
             draw_bars(R, m);

@@ -232,6 +232,8 @@ static void hand_sweep(const char *sweep, const char *load, int copies)
             hand_run(sweep, name, 0, false);
         }
     }
+    k += (size_t)snprintf(text + k, sizeof text - k,     /* not run yet */
+        "later,,horus,t.csv,tiny,,%s,1,pending,,,,,,,,,,,,,\n", load);
     k += (size_t)snprintf(text + k, sizeof text - k,
         "bad,,srtf,t.csv,tiny,,%s,1,failed,\"out of memory, \"\"badly\"\"\",,,,,,,,,,,,\n",
         load);
@@ -299,6 +301,9 @@ Test(report, hand_sweep_error_bars_cdfs_and_tables, .init = setup, .fini = teard
     cr_expect(strstr(html, "<h2 id=\"failed\">Failed runs</h2>"));
     cr_expect(strstr(html, "out of memory, &quot;badly&quot;"));
     cr_expect(strstr(html, "<li>sjf:backfill=1,predicted=0: no run has QoS jobs"));
+    cr_expect(strstr(html, "<li>Run later (horus, seed 1) has status 'pending' "
+                     "and no metrics; left out.</li>"));
+    cr_expect_null(strstr(html, "<td>horus</td>"));
     cr_expect(strstr(html, "<li>Run s0_2 (sjf:backfill=1,predicted=0, seed 3): "
                      "runs/s0_2/jobs.csv is missing; left out.</li>"));
     cr_expect_null(strstr(html, "id=\"versus-load\""));
@@ -666,4 +671,21 @@ Test(report, end_to_end_in_headless_chromium, .init = setup, .fini = teardown,
     cr_expect(ink > total / 50, "screenshot is blank: %ld of %ld pixels inked",
               ink, total);
     free(png);
+}
+
+Test(report, every_run_failed_still_reports, .init = setup, .fini = teardown)
+{
+    put("sw/summary.csv",
+        "run_id,policy,status,error,qos_guarantee_rate,gpu_util_alloc,"
+        "gpu_util_effective,makespan,avg_wait,p99_wait,avg_jct\n"
+        "a,fifo,failed,\"trace.csv:3: bad <num_gpus>\",,,,,,,\n");
+    cr_assert_eq(sh("$DLSIM report sw"), 0, "%s", out_text);
+    char *html = slurp("sw/report.html", NULL);
+    cr_expect(strstr(html, "<body data-images=\"0\">"));
+    cr_expect(strstr(html, "<td>trace.csv:3: bad &lt;num_gpus&gt;</td>"));
+    cr_expect(strstr(html, "Every run failed"));
+    free(html);
+    char *md = slurp("sw/report.md", NULL);
+    cr_expect(strstr(md, "| fifo | – | – | – | – | – | – | – | 0 | 1 |"), "%s", md);
+    free(md);
 }
