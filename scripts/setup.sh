@@ -6,6 +6,9 @@
 set -euo pipefail
 pkgs=(build-essential meson ninja-build pkg-config libgsl-dev libyaml-dev
       zlib1g-dev libcriterion-dev)
+# dlsim report: gnuplot draws the plots (its fixed font: DejaVu Sans);
+# test_report opens the page in headless Chromium
+pkgs+=(gnuplot-nox fonts-dejavu-core chromium)
 if [ "${1:-}" = "--fuzz" ]; then
     pkgs+=(clang libclang-rt-14-dev)
 fi

@@ -9,6 +9,7 @@
  */
 #include "sim/simint.h"
 #include "models/model.h"
+#include "sim/report.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -361,6 +362,7 @@ static const char main_help[] =
     "  cluster import  a cluster file from a public machine list\n"
     "  policies   list the policies and their options\n"
     "  fit        convert measurements; fit slowdown and utilization models\n"
+    "  report     HTML page and Markdown tables from a run or sweep directory\n"
     "\n"
     "Exit status: 0 success, 1 the run failed, 2 bad usage or bad input.\n";
 
@@ -388,6 +390,8 @@ int dl_main(int argc, char **argv)
     if (!strcmp(cmd, "cluster"))
         return cmd_cluster(argc - 1, argv + 1);
     if (!strcmp(cmd, "fit")) return mdl_cmd_fit(argc - 1, argv + 1);
+    if (!strcmp(cmd, "report"))
+        return rpt_cmd(argc - 1, argv + 1);
     fprintf(stderr, "dlsim: unknown command '%s'\n%s", cmd, main_help);
     return 2;
 }

@@ -1,0 +1,691 @@
+/*
+ * tests/test_report.c - `dlsim report` (sim/report.c): the statistics and
+ * CDF points by hand; hand-made sweep directories (error bars = the
+ * standard deviation of three seeds, CDF points at known quantiles, the
+ * versus-load plots only when the load varies, failed runs, no QoS jobs);
+ * located errors with exit status 2 and nothing written; a missing gnuplot
+ * (exit 1); byte-identical reruns; a 150,000-job run cut to few CDF points;
+ * and an end-to-end sweep of real runs whose page opens in headless
+ * Chromium with every image loaded, a non-blank screenshot, and numbers
+ * equal to those recomputed from the summary.csv the test wrote.
+ */
+#include "testutil.h"
+#include "sim/report.h"
+#include "models/model.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <zlib.h>
+
+static char tmpdir[256];
+
+static void setup(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/dlsim-report-test-XXXXXX");
+    cr_assert(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static const char *path(const char *fmt, ...)
+{
+    static char buf[8][1024];
+    static int k;
+    char name[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    k = (k + 1) % 8;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+    return buf[k];
+}
+
+/* Creates the parent directories of name (inside tmpdir) and the file. */
+static void put(const char *name, const char *text)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", path("%s", name));
+    cr_assert_eq(system(cmd), 0);
+    FILE *f = fopen(path("%s", name), "w");
+    cr_assert(f, "cannot write %s", name);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char out_text[65536];
+
+/* Runs a shell command in tmpdir, "$DLSIM" being the tool; captures
+ * stdout+stderr into out_text, returns the exit status. */
+static int sh(const char *fmt, ...)
+{
+    const char *bin = getenv("DLSIM");
+    cr_assert(bin, "DLSIM is not set (run through meson test)");
+    char args[4096], cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "cd '%s' && DLSIM='%s' && %s 2>&1", tmpdir, bin,
+             args);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out_text, 1, sizeof out_text - 1, p);
+    out_text[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* The whole file (malloc'd, NUL-terminated). */
+static char *slurp(const char *name, size_t *len)
+{
+    FILE *f = fopen(path("%s", name), "rb");
+    cr_assert(f, "no %s", name);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = 0;
+    fclose(f);
+    if (len)
+        *len = (size_t)n;
+    return b;
+}
+
+static bool exists(const char *name)
+{
+    struct stat st;
+    return stat(path("%s", name), &st) == 0;
+}
+
+/* The rows of gnuplot data block name in script: up to max rows of up to
+ * three numbers.  Returns the row count; asserts the block exists. */
+static int block(const char *script, const char *name, double (*row)[3], int max)
+{
+    char head[128];
+    snprintf(head, sizeof head, "$%s << EOD\n", name);
+    const char *p = strstr(script, head);
+    cr_assert(p, "no data block %s", name);
+    p += strlen(head);
+    int n = 0;
+    while (strncmp(p, "EOD\n", 4)) {
+        double v[3] = { NAN, NAN, NAN };
+        int k = sscanf(p, "%lf %lf %lf", &v[0], &v[1], &v[2]);
+        cr_assert(k >= 2, "bad row in %s", name);
+        if (n < max)
+            memcpy(row[n], v, sizeof v);
+        n++;
+        p = strchr(p, '\n') + 1;
+    }
+    return n;
+}
+
+static void expect_rel(double got, double want, const char *what)
+{
+    double tol = 1e-6 * fmax(fabs(want), 1e-9);
+    cr_expect(fabs(got - want) <= tol, "%s: %.17g, expected %.17g", what, got,
+              want);
+}
+
+/* ---------------------------------------------------------- by hand */
+
+Test(report, mean_and_sample_std_by_hand)
+{
+    double x[] = { 1, 2, 4 }, m, s;
+    rpt_mean_std(x, 3, &m, &s);
+    expect_rel(m, 7.0 / 3, "mean");
+    /* squares of deviations 16/9 + 1/9 + 25/9 = 42/9, over n - 1 = 2 */
+    expect_rel(s, sqrt(7.0 / 3), "std");
+    rpt_mean_std(x, 1, &m, &s);
+    cr_expect_eq(m, 1);
+    cr_expect_eq(s, 0);
+    rpt_mean_std(x, 0, &m, &s);
+    cr_expect(isnan(m));
+}
+
+Test(report, cdf_points_at_nearest_ranks)
+{
+    double x[1000], px[400], pf[400];
+    for (int i = 0; i < 1000; i++)
+        x[i] = i + 1;
+    /* four points: the quartiles by nearest rank */
+    cr_assert_eq(rpt_cdf_points(x, 1000, 4, px, pf), 4);
+    for (int i = 0; i < 4; i++) {
+        cr_expect_eq(px[i], 250 * (i + 1));
+        cr_expect_eq(pf[i], 0.25 * (i + 1));
+    }
+    /* ten samples, four points: ranks ceil(10 i / 4) = 3, 5, 8, 10 */
+    cr_assert_eq(rpt_cdf_points(x, 10, 4, px, pf), 4);
+    cr_expect_eq(px[0], 3);
+    cr_expect_eq(px[1], 5);
+    cr_expect_eq(px[2], 8);
+    cr_expect_eq(px[3], 10);
+    cr_expect_eq(pf[2], 0.8);
+    /* fewer samples than points: every sample */
+    cr_assert_eq(rpt_cdf_points(x, 3, 400, px, pf), 3);
+    cr_expect_eq(px[2], 3);
+    cr_expect_eq(pf[0], 1.0 / 3);
+    cr_expect_eq(pf[2], 1);
+}
+
+/* ---------------------------------------------------------- hand sweeps */
+
+static const char sum_head[] =
+    "run_id,scenario,policy,trace,cluster,models,load,seed,status,error,jobs,"
+    "jobs_finished,makespan,avg_jct,p50_jct,avg_wait,p99_wait,qos_jobs,"
+    "qos_guarantee_rate,gpu_util_alloc,gpu_util_effective,extra\n";
+
+/* A run directory: jobs.csv with jct base+1 .. base+4 hours (wait 0), an
+ * unfinished job when unfinished, and a three-row timeseries.csv. */
+static void hand_run(const char *sweep, const char *id, int base, bool unfinished)
+{
+    char name[600], text[2048];
+    size_t k = (size_t)snprintf(text, sizeof text,
+        "job_id,submit_time,start_time,finish_time,wait_time,jct,num_gpus,"
+        "gpu_type,placement,preemptions,deadline,qos_met,isolated_runtime,"
+        "slowdown\n");
+    for (int i = 1; i <= 4; i++) {
+        int jct = (base + i) * 3600;
+        k += (size_t)snprintf(text + k, sizeof text - k,
+                              "\"j,%d\",0,0,%d,0,%d,1,V100,n0:0,0,,,%d,1\n",
+                              i, jct, jct, jct);
+    }
+    if (unfinished)
+        k += (size_t)snprintf(text + k, sizeof text - k,
+                              "late,0,,,,,1,,,0,,,,\n");
+    snprintf(name, sizeof name, "%s/runs/%s/jobs.csv", sweep, id);
+    put(name, text);
+    snprintf(name, sizeof name, "%s/runs/%s/timeseries.csv", sweep, id);
+    put(name, "time,queued_jobs,running_jobs,busy_gpus,util_alloc,util_effective\n"
+              "0,2,1,1,0.25,0.2\n3600,1,2,2,0.5,0.4\n7200,0,1,1,0.25,0.2\n");
+}
+
+/* fifo: avg_jct 1, 2, 4 h; qos 0.5, 0.75, 1; util 0.2, 0.4, 0.6.
+ * sjf (options, quoted): no QoS jobs; avg_jct 1 h each seed.
+ * srtf: one failed run.  load is the load column of every row. */
+static void hand_sweep(const char *sweep, const char *load, int copies)
+{
+    char text[8192], name[256];
+    size_t k = (size_t)snprintf(text, sizeof text, "%s", sum_head);
+    static const double jct[] = { 3600, 7200, 14400 }, qos[] = { 0.5, 0.75, 1 };
+    for (int c = 0; c < copies; c++) {
+        const char *ld = c ? "1" : load;
+        for (int s = 0; s < 3; s++) {
+            k += (size_t)snprintf(text + k, sizeof text - k,
+                "f%d_%d,,fifo,t.csv,tiny,,%s,%d,ok,,4,4,%g,%g,0,0,0,4,%g,%g,%g,x\n",
+                c, s, ld, s + 1, 36000.0 * (s + 1), jct[s] * (c + 1), qos[s],
+                0.2 * (s + 1), 0.1 * (s + 1));
+            k += (size_t)snprintf(text + k, sizeof text - k,
+                "s%d_%d,,\"sjf:backfill=1,predicted=0\",t.csv,tiny,,%s,%d,ok,,"
+                "4,4,36000,3600,0,0,0,0,,0.5,0.5,y\n", c, s, ld, s + 1);
+            snprintf(name, sizeof name, "f%d_%d", c, s);
+            hand_run(sweep, name, 4 * s, s == 0);
+            snprintf(name, sizeof name, "s%d_%d", c, s);
+            hand_run(sweep, name, 0, false);
+        }
+    }
+    k += (size_t)snprintf(text + k, sizeof text - k,     /* not run yet */
+        "later,,horus,t.csv,tiny,,%s,1,pending,,,,,,,,,,,,,\n", load);
+    k += (size_t)snprintf(text + k, sizeof text - k,
+        "bad,,srtf,t.csv,tiny,,%s,1,failed,\"out of memory, \"\"badly\"\"\",,,,,,,,,,,,\n",
+        load);
+    snprintf(name, sizeof name, "%s/summary.csv", sweep);
+    put(name, text);
+}
+
+Test(report, hand_sweep_error_bars_cdfs_and_tables, .init = setup, .fini = teardown)
+{
+    hand_sweep("sw", "0.8", 1);
+    /* a run whose jobs.csv is gone: left out of the CDFs, with a note; a
+     * stale figure in the plots directory is replaced */
+    put("plots/f099.svg", "old");
+    cr_assert_eq(sh("rm sw/runs/s0_2/jobs.csv && $DLSIM report sw --plots plots"),
+                 0, "%s", out_text);
+    cr_assert(exists("sw/report.html") && exists("sw/report.md"));
+    cr_expect(!exists("plots/f099.svg") && exists("plots/f010.svg") &&
+              !exists("plots/f011.svg"));
+    char *gp = slurp("plots/report.gp", NULL);
+    double r[500][3];
+    /* error bars: fifo's mean JCT 1, 2, 4 h over three seeds */
+    cr_assert_eq(block(gp, "bars_avg_jct_p0", r, 500), 1);
+    expect_rel(r[0][1], 7.0 / 3, "bar mean");
+    expect_rel(r[0][2], sqrt(7.0 / 3), "bar error (sample std)");
+    cr_assert_eq(block(gp, "bars_qos_p0", r, 500), 1);
+    expect_rel(r[0][1], 0.75, "qos mean");
+    expect_rel(r[0][2], 0.25, "qos std");
+    cr_assert_eq(block(gp, "bars_util_alloc_p0", r, 500), 1);
+    expect_rel(r[0][2], 0.2, "util std");
+    cr_assert_eq(block(gp, "bars_avg_jct_p1", r, 500), 1);
+    expect_rel(r[0][2], 0, "sjf: equal seeds, no spread");
+    /* sjf has no QoS jobs: no QoS bar; the failed srtf has no bar at all */
+    cr_expect_null(strstr(gp, "$bars_qos_p1"));
+    cr_expect_null(strstr(gp, "$bars_avg_jct_p2"));
+    /* JCT CDF of fifo: 12 finished jobs pooled over seeds, 1..12 h, each a
+     * point at rank/12 (after the F = 0 start); the unfinished job is out */
+    int n = block(gp, "cdf_jct_s0_p0", r, 500);
+    cr_assert_eq(n, 13);
+    expect_rel(r[0][0], 1, "cdf start");
+    cr_expect_eq(r[0][1], 0);
+    for (int i = 1; i <= 12; i++) {
+        expect_rel(r[i][0], i, "cdf x");
+        expect_rel(r[i][1], i / 12.0, "cdf F");
+    }
+    /* waits of 0 are drawn at 1 s on the log axis */
+    cr_assert_eq(block(gp, "cdf_wait_s0_p0", r, 500), 13);
+    expect_rel(r[5][0], 1.0 / 3600, "wait floor");
+    /* time series: the smallest seed's rows, hours */
+    cr_assert_eq(block(gp, "ts_s0_p0", r, 500), 3);
+    expect_rel(r[1][0], 1, "ts hour");
+    /* one load: no versus-load curves */
+    cr_expect_null(strstr(gp, "$load_"));
+    free(gp);
+
+    char *md = slurp("sw/report.md", NULL);
+    cr_expect(strstr(md, "| fifo | 0.7500 ± 0.2500 | 0.4000 ± 0.2000 | "
+                     "0.2000 ± 0.1000 | 20.00 ± 10.00 | 0 ± 0 | 0 ± 0 | "
+                     "2.333 ± 1.528 | 3 | 0 |"), "%s", md);
+    cr_expect(strstr(md, "| sjf:backfill=1,predicted=0 | – |"), "%s", md);
+    cr_expect(strstr(md, "| srtf | – | – | – | – | – | – | – | 0 | 1 |"), "%s", md);
+    cr_expect(strstr(md, "### trace t.csv, cluster tiny, load 0.8"), "%s", md);
+    free(md);
+
+    char *html = slurp("sw/report.html", NULL);
+    cr_expect(strstr(html, "<h2 id=\"failed\">Failed runs</h2>"));
+    cr_expect(strstr(html, "out of memory, &quot;badly&quot;"));
+    cr_expect(strstr(html, "<li>sjf:backfill=1,predicted=0: no run has QoS jobs"));
+    cr_expect(strstr(html, "<li>Run later (horus, seed 1) has status 'pending' "
+                     "and no metrics; left out.</li>"));
+    cr_expect_null(strstr(html, "<td>horus</td>"));
+    cr_expect(strstr(html, "<li>Run s0_2 (sjf:backfill=1,predicted=0, seed 3): "
+                     "runs/s0_2/jobs.csv is missing; left out.</li>"));
+    cr_expect_null(strstr(html, "id=\"versus-load\""));
+    cr_expect(strstr(html, "data-metric=\"avg_jct\" data-mean=\"2.3333333333333335\""));
+    /* 7 bar charts, 2 CDFs, 2 time series, all embedded */
+    cr_expect(strstr(html, "<body data-images=\"11\">"));
+    int imgs = 0;
+    for (const char *p = html; (p = strstr(p, "src=\"data:image/svg+xml;base64,")); p++)
+        imgs++;
+    cr_expect_eq(imgs, 11);
+    free(html);
+    /* nothing left behind but the outputs */
+    cr_expect_eq(sh("ls sw | tr '\\n' ' '"), 0);
+    cr_expect_str_eq(out_text, "report.html report.md runs summary.csv ");
+}
+
+Test(report, two_loads_draw_metric_versus_load, .init = setup, .fini = teardown)
+{
+    hand_sweep("sw", "0.5", 2);     /* loads 0.5 and 1 */
+    cr_assert_eq(sh("$DLSIM report sw --plots plots"), 0, "%s", out_text);
+    char *gp = slurp("plots/report.gp", NULL);
+    double r[8][3];
+    cr_assert_eq(block(gp, "load_avg_jct_s0_p0", r, 8), 2);
+    expect_rel(r[0][0], 0.5, "load");
+    expect_rel(r[0][1], 7.0 / 3, "mean at 0.5");
+    expect_rel(r[1][0], 1, "load");
+    expect_rel(r[1][1], 14.0 / 3, "mean at 1");
+    expect_rel(r[1][2], 2 * sqrt(7.0 / 3), "std at 1");
+    /* bars at the highest load */
+    cr_assert_eq(block(gp, "bars_avg_jct_p0", r, 8), 1);
+    expect_rel(r[0][1], 14.0 / 3, "bar at load 1");
+    free(gp);
+    char *html = slurp("sw/report.html", NULL);
+    cr_expect(strstr(html, "<h2 id=\"versus-load\">"));
+    cr_expect(strstr(html, "<body data-images=\"18\">"));  /* 7 + 7 + 2 + 2 */
+    free(html);
+}
+
+Test(report, bad_inputs_are_located_exit_2, .init = setup, .fini = teardown)
+{
+    cr_assert_eq(sh("mkdir empty && $DLSIM report empty"), 2);
+    cr_expect(strstr(out_text, "empty: neither summary.csv"), "%s", out_text);
+
+    hand_sweep("sw", "0.8", 1);
+    /* a non-number in avg_jct on line 4 */
+    cr_assert_eq(sh("sed -i '4s/,7200,/,7x00,/' sw/summary.csv && "
+                    "$DLSIM report sw"), 2, "%s", out_text);
+    cr_expect(strstr(out_text, "sw/summary.csv:4:"), "%s", out_text);
+    cr_expect(strstr(out_text, "column 'avg_jct': not a number"), "%s", out_text);
+    cr_expect(!exists("sw/report.html") && !exists("sw/report.md"));
+
+    put("s2/summary.csv", "run_id,policy,status\nx,fifo,ok\n");
+    cr_assert_eq(sh("$DLSIM report s2"), 2);
+    cr_expect(strstr(out_text, "s2/summary.csv:1: missing column"), "%s", out_text);
+
+    hand_sweep("s3", "0.8", 1);
+    cr_assert_eq(sh("sed -i '4s/,x$//' s3/summary.csv && $DLSIM report s3"), 2);
+    cr_expect(strstr(out_text, "s3/summary.csv:4: 21 fields where the header "
+                     "has 22"), "%s", out_text);
+
+    hand_sweep("s4", "0.8", 1);
+    cr_assert_eq(sh("sed -i '2s/^f0_0,/..,/' s4/summary.csv && $DLSIM report s4"), 2);
+    cr_expect(strstr(out_text, "s4/summary.csv:2:1: column 'run_id'"), "%s", out_text);
+
+    hand_sweep("s5", "0.8", 1);
+    cr_assert_eq(sh("sed -i '2s/,fifo,/,\"fi\"fo,/' s5/summary.csv && "
+                    "$DLSIM report s5"), 2);
+    cr_expect(strstr(out_text, "s5/summary.csv:2:"), "%s", out_text);
+
+    put("r/summary.json", "{\"policy\": \"fifo\", \"trace\": \"t\"}\n");
+    cr_assert_eq(sh("$DLSIM report r"), 2);
+    cr_expect(strstr(out_text, "r/summary.json:1:1: missing member 'cluster'"),
+              "%s", out_text);
+    cr_expect(!exists("r/report.html"));
+
+    cr_expect_eq(sh("$DLSIM report"), 2);
+    cr_expect_eq(sh("$DLSIM report a b"), 2);
+    cr_expect_eq(sh("$DLSIM report --bogus sw"), 2);
+    cr_expect_eq(sh("$DLSIM report --help"), 0);
+    cr_expect(strstr(out_text, "--plots PDIR") && strstr(out_text, "-o, --out OUT"));
+}
+
+Test(report, missing_gnuplot_exit_1, .init = setup, .fini = teardown)
+{
+    hand_sweep("sw", "0.8", 1);
+    cr_assert_eq(sh("PATH=/nonexistent \"$DLSIM\" report sw"), 1, "%s", out_text);
+    cr_expect(strstr(out_text, "gnuplot not found") &&
+              strstr(out_text, "gnuplot-nox"), "%s", out_text);
+    cr_expect(!exists("sw/report.html"));
+}
+
+Test(report, same_input_same_bytes, .init = setup, .fini = teardown)
+{
+    hand_sweep("sw", "0.8", 2);
+    cr_assert_eq(sh("$DLSIM report sw -o a.html && $DLSIM report sw -o b.html && "
+                    "cmp a.html b.html && cmp a.md b.md"), 0, "%s", out_text);
+    cr_expect(!exists("sw/report.html"));
+}
+
+/* A run of 150,000 jobs (jct = job number in seconds): the CDF gets 400
+ * points at nearest ranks, never the whole file. */
+Test(report, huge_jobs_csv_downsampled, .init = setup, .fini = teardown)
+{
+    FILE *f = fopen(path("big.csv"), "w");
+    cr_assert(f);
+    fputs("job_id,wait_time,jct\n", f);
+    for (int i = 1; i <= 150000; i++)
+        fprintf(f, "j%d,%d,%d\n", i, i % 7, i);
+    fclose(f);
+    put("run/summary.json",
+        "{\"policy\": \"sjf\", \"trace\": \"t.csv\", \"cluster\": \"c\", "
+        "\"seed\": 3, \"makespan\": 7200, \"avg_jct\": 75000.5, \"avg_wait\": 3, "
+        "\"p99_wait\": 6, \"qos_guarantee_rate\": null, \"gpu_util_alloc\": 0.5, "
+        "\"gpu_util_effective\": 0.25}\n");
+    put("run/timeseries.csv", "time,queued_jobs,util_alloc,util_effective\n");
+    cr_assert_eq(sh("mv big.csv run/jobs.csv && $DLSIM report run --plots p"), 0,
+                 "%s", out_text);
+    char *gp = slurp("p/report.gp", NULL);
+    static double r[500][3];
+    cr_assert_eq(block(gp, "cdf_jct_s0_p0", r, 500), 401);
+    /* point i at rank ceil(150000 i / 400) = 375 i: jct 375 i s */
+    expect_rel(r[200][0], 75000.0 / 3600, "median");
+    expect_rel(r[200][1], 0.5, "median F");
+    expect_rel(r[400][0], 150000.0 / 3600, "max");
+    free(gp);
+    char *md = slurp("run/report.md", NULL);
+    cr_expect(strstr(md, "| sjf | – | 0.5000 | 0.2500 | 2.000 | 0.0008333 | "
+                     "0.001667 | 20.83 | 1 | 0 |"), "%s", md);
+    free(md);
+    char *html = slurp("run/report.html", NULL);
+    cr_expect(strstr(html, "<body data-images=\"2\">"));   /* CDFs only */
+    cr_expect(strstr(html, "no rows"));
+    free(html);
+}
+
+/* ---------------------------------------------------------- end to end */
+
+/* A few real runs (two policies, one with a comma, two seeds, two loads),
+ * summary.csv written here from their summary.json files as the sweep
+ * writes it; returns the run count.  Keeps each run's policy, load and
+ * metrics for the check. */
+struct e2e_run {
+    const char *policy;
+    double load;
+    double v[7];
+    bool has[7];
+};
+static const char *const e2e_met[7] = {
+    "qos_guarantee_rate", "gpu_util_alloc", "gpu_util_effective", "makespan",
+    "avg_wait", "p99_wait", "avg_jct" };
+
+static int e2e_sweep(struct e2e_run *runs)
+{
+    static const char *const pol[2] = { "fifo", "sjf:backfill=1,predicted=0" };
+    static const char *const loads[2] = { "0.9", "1.6" };
+    cr_assert_eq(sh("$DLSIM trace gen --jobs 300 --seed 5 --deadline-slack 1.2:3 "
+                    "--deadline-frac 0.5 "
+                    "-o t.csv"), 0, "%s", out_text);
+    FILE *f = fopen(path("sw.csv"), "w");
+    cr_assert(f);
+    int n = 0;
+    for (int p = 0; p < 2; p++)
+        for (int l = 0; l < 2; l++)
+            for (int s = 1; s <= 2; s++, n++) {
+                cr_assert_eq(sh("$DLSIM run --trace t.csv --policy '%s' --seed %d "
+                                "--load %s --sample 3600 --quiet --out sw/runs/r%d",
+                                pol[p], s, loads[l], n), 0, "%s", out_text);
+                struct mdl_json_doc d;
+                struct dl_error err = { 0 };
+                cr_assert_eq(mdl_json_load(path("sw/runs/r%d/summary.json", n), &d,
+                                           &err), 0, "%s", err.msg);
+                const struct mdl_json *o = d.root;
+                if (!n) {
+                    fputs("run_id,scenario,policy,trace,cluster,models,load,seed,"
+                          "status,error", f);
+                    for (uint32_t k = 0; k < o->n; k++)
+                        if (strcmp(o->kid[k].key, "policy") &&
+                            strcmp(o->kid[k].key, "trace") &&
+                            strcmp(o->kid[k].key, "cluster") &&
+                            strcmp(o->kid[k].key, "seed") &&
+                            strcmp(o->kid[k].key, "wall_seconds"))
+                            fprintf(f, ",%s", o->kid[k].key);
+                    fputc('\n', f);
+                }
+                fprintf(f, "r%d,,%s%s%s,t.csv,demo-256,,%s,%d,ok,", n,
+                        strchr(pol[p], ',') ? "\"" : "", pol[p],
+                        strchr(pol[p], ',') ? "\"" : "", loads[l], s);
+                for (uint32_t k = 0; k < o->n; k++) {
+                    const struct mdl_json *v = &o->kid[k];
+                    if (!strcmp(v->key, "policy") || !strcmp(v->key, "trace") ||
+                        !strcmp(v->key, "cluster") || !strcmp(v->key, "seed") ||
+                        !strcmp(v->key, "wall_seconds"))
+                        continue;
+                    if (v->type == MDL_JSON_NULL)
+                        fputc(',', f);
+                    else
+                        fprintf(f, ",%.17g", v->num);
+                }
+                fputc('\n', f);
+                runs[n].policy = pol[p];
+                runs[n].load = atof(loads[l]);
+                for (int m = 0; m < 7; m++) {
+                    const struct mdl_json *v = mdl_json_get(o, e2e_met[m]);
+                    cr_assert(v);
+                    runs[n].has[m] = v->type == MDL_JSON_NUMBER;
+                    runs[n].v[m] = v->num / (m >= 3 ? 3600 : 1);
+                }
+                mdl_json_free(&d);
+            }
+    fclose(f);
+    cr_assert_eq(rename(path("sw.csv"), path("sw/summary.csv")), 0);
+    return n;
+}
+
+/* Checks every data-mean/data-std of the page's tables against the runs. */
+static void check_numbers(const char *html, const struct e2e_run *runs, int n)
+{
+    int cells = 0;
+    for (const char *t = strstr(html, "<h3>"); t; t = strstr(t + 1, "<h3>")) {
+        const char *ld = strstr(t, ", load ");
+        cr_assert(ld);
+        double load = atof(ld + 7);
+        const char *end = strstr(t, "</table>");
+        for (const char *tr = strstr(t, "<tr><td>"); tr && tr < end;
+             tr = strstr(tr + 1, "<tr><td>")) {
+            char pol[128];
+            cr_assert_eq(sscanf(tr + 8, "%127[^<]", pol), 1);
+            for (int m = 0; m < 7; m++) {
+                char key[64];
+                snprintf(key, sizeof key, "data-metric=\"%s\"", e2e_met[m]);
+                const char *c = strstr(tr, key);
+                cr_assert(c && c < end);
+                /* recompute: the runs of this policy and load */
+                double x[8], sum = 0, sq = 0;
+                int k = 0;
+                for (int i = 0; i < n; i++)
+                    if (!strcmp(runs[i].policy, pol) && runs[i].load == load &&
+                        runs[i].has[m])
+                        x[k++] = runs[i].v[m];
+                int dn = -1;
+                cr_assert_eq(sscanf(strstr(c, "data-n=\"") + 8, "%d", &dn), 1);
+                cr_expect_eq(dn, k, "%s %s load %g: n", pol, e2e_met[m], load);
+                if (!k)
+                    continue;
+                for (int i = 0; i < k; i++)
+                    sum += x[i];
+                double mean = sum / k;
+                for (int i = 0; i < k; i++)
+                    sq += (x[i] - mean) * (x[i] - mean);
+                double sd = k > 1 ? sqrt(sq / (k - 1)) : 0, gm, gs;
+                cr_assert_eq(sscanf(c, "data-metric=\"%*[^\"]\" data-mean=\"%lf\" "
+                                    "data-std=\"%lf\"", &gm, &gs), 2);
+                expect_rel(gm, mean, e2e_met[m]);
+                cr_expect(fabs(gs - sd) <= 1e-6 * fmax(sd, fabs(mean)) + 1e-12,
+                          "%s std %.17g, expected %.17g", e2e_met[m], gs, sd);
+                cells++;
+            }
+        }
+    }
+    cr_expect_eq(cells, 4 * 7, "checked cells");
+}
+
+/* Counts pixels of an 8-bit RGB(A) PNG that are not near-white, so a
+ * blank screenshot fails.  Returns -1 if the PNG cannot be read. */
+static long png_ink(const unsigned char *p, size_t len, long *total)
+{
+    if (len < 8 || memcmp(p, "\x89PNG\r\n\x1a\n", 8))
+        return -1;
+    uint32_t w = 0, h = 0;
+    int ch = 0;
+    unsigned char *idat = NULL;
+    size_t ni = 0;
+    for (size_t o = 8; o + 12 <= len;) {
+        uint32_t n = (uint32_t)p[o] << 24 | p[o + 1] << 16 | p[o + 2] << 8 | p[o + 3];
+        const unsigned char *d = p + o + 8;
+        if (o + 12 + n > len)
+            break;
+        if (!memcmp(p + o + 4, "IHDR", 4)) {
+            w = (uint32_t)d[0] << 24 | d[1] << 16 | d[2] << 8 | d[3];
+            h = (uint32_t)d[4] << 24 | d[5] << 16 | d[6] << 8 | d[7];
+            if (d[8] != 8 || (d[9] != 2 && d[9] != 6) || d[12])
+                return -1;
+            ch = d[9] == 2 ? 3 : 4;
+        } else if (!memcmp(p + o + 4, "IDAT", 4)) {
+            idat = realloc(idat, ni + n);
+            memcpy(idat + ni, d, n);
+            ni += n;
+        }
+        o += 12 + n;
+    }
+    if (!w || !h)
+        return -1;
+    size_t stride = (size_t)w * (size_t)ch, rawn = (stride + 1) * h;
+    unsigned char *raw = malloc(rawn), *img = calloc(stride * h, 1);
+    uLongf got = rawn;
+    if (uncompress(raw, &got, idat, ni) != Z_OK || got != rawn) {
+        free(raw), free(img), free(idat);
+        return -1;
+    }
+    long ink = 0;
+    for (uint32_t y = 0; y < h; y++) {
+        const unsigned char *in = raw + y * (stride + 1) + 1;
+        unsigned char *row = img + y * stride, *up = y ? row - stride : NULL;
+        int ft = in[-1];
+        for (size_t x = 0; x < stride; x++) {
+            int a = x >= (size_t)ch ? row[x - ch] : 0, b = up ? up[x] : 0;
+            int c = up && x >= (size_t)ch ? up[x - ch] : 0, pr;
+            int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+            pr = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+            int v = ft == 0 ? 0 : ft == 1 ? a : ft == 2 ? b : ft == 3 ? (a + b) / 2 : pr;
+            row[x] = (unsigned char)(in[x] + v);
+        }
+        for (uint32_t x = 0; x < w; x++)
+            ink += row[x * ch] < 200 || row[x * ch + 1] < 200 || row[x * ch + 2] < 200;
+    }
+    *total = (long)w * h;
+    free(raw), free(img), free(idat);
+    return ink;
+}
+
+Test(report, end_to_end_in_headless_chromium, .init = setup, .fini = teardown,
+     .timeout = 580)
+{
+    struct e2e_run runs[8];
+    int n = e2e_sweep(runs);
+    cr_assert_eq(sh("$DLSIM report sw"), 0, "%s", out_text);
+    char *html = slurp("sw/report.html", NULL);
+    check_numbers(html, runs, n);
+    cr_expect(strstr(html, "<h2 id=\"versus-load\">"));
+    int images = 0;
+    const char *bd = strstr(html, "<body data-images=\"");
+    cr_assert(bd);
+    cr_assert_eq(sscanf(bd + strlen("<body data-images=\""), "%d", &images), 1);
+    cr_expect_eq(images, 7 + 7 + 2 + 2);
+    free(html);
+
+    /* Chromium must be there (scripts/setup.sh installs it) */
+    cr_assert_eq(sh("command -v chromium || command -v chromium-browser"), 0,
+                 "chromium is not installed (scripts/setup.sh installs it)");
+    char browser[512];
+    size_t bl = strcspn(out_text, "\n");
+    cr_assert(bl < sizeof browser);
+    memcpy(browser, out_text, bl);
+    browser[bl] = 0;
+    /* 1: the page's own script records how many images loaded */
+    cr_assert_eq(sh("timeout 240 '%s' --no-sandbox --headless --disable-gpu "
+                    "--user-data-dir=\"$(mktemp -d -p .)\" --virtual-time-budget=15000 "
+                    "--dump-dom sw/report.html > dom.html 2>/dev/null", browser), 0,
+                 "%s", out_text);
+    char *dom = slurp("dom.html", NULL), want[64];
+    snprintf(want, sizeof want, "data-images-loaded=\"%d/%d\"", images, images);
+    cr_expect(strstr(dom, want), "not every image loaded: %.300s",
+              strstr(dom, "<body") ? strstr(dom, "<body") : dom);
+    free(dom);
+    /* 2: a screenshot that is not blank */
+    cr_assert_eq(sh("timeout 240 '%s' --no-sandbox --headless --disable-gpu "
+                    "--user-data-dir=\"$(mktemp -d -p .)\" --screenshot=shot.png "
+                    "--window-size=1400,4000 sw/report.html >/dev/null 2>&1",
+                    browser), 0, "%s", out_text);
+    size_t len;
+    unsigned char *png = (unsigned char *)slurp("shot.png", &len);
+    long total = 0, ink = png_ink(png, len, &total);
+    cr_assert(ink >= 0, "cannot decode the screenshot");
+    cr_expect_eq(total, 1400L * 4000);
+    cr_expect(ink > total / 50, "screenshot is blank: %ld of %ld pixels inked",
+              ink, total);
+    free(png);
+}
+
+Test(report, every_run_failed_still_reports, .init = setup, .fini = teardown)
+{
+    put("sw/summary.csv",
+        "run_id,policy,status,error,qos_guarantee_rate,gpu_util_alloc,"
+        "gpu_util_effective,makespan,avg_wait,p99_wait,avg_jct\n"
+        "a,fifo,failed,\"trace.csv:3: bad <num_gpus>\",,,,,,,\n");
+    cr_assert_eq(sh("$DLSIM report sw"), 0, "%s", out_text);
+    char *html = slurp("sw/report.html", NULL);
+    cr_expect(strstr(html, "<body data-images=\"0\">"));
+    cr_expect(strstr(html, "<td>trace.csv:3: bad &lt;num_gpus&gt;</td>"));
+    cr_expect(strstr(html, "Every run failed"));
+    free(html);
+    char *md = slurp("sw/report.md", NULL);
+    cr_expect(strstr(md, "| fifo | – | – | – | – | – | – | – | 0 | 1 |"), "%s", md);
+    free(md);
+}
