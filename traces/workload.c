@@ -10,9 +10,11 @@
  * What is fitted (all from the trace, nothing assumed):
  *   - the GPU-count distribution as exact job counts per count;
  *   - durations per GPU-count class: counts in ascending order, a class
- *     closed once it holds WL_MIN_CLASS jobs, a last short class merged
- *     into the one before (so rare large counts are pooled, as gen.c's
- *     Philly tables pool 12..128 GPUs); each class keeps an empirical
+ *     closed once it holds WL_MIN_CLASS (100) jobs; a last, shorter class
+ *     stays on its own if it holds WL_MIN_TAIL (25) jobs, else joins the
+ *     one before (so rare large counts are pooled, much as gen.c's Philly
+ *     tables pool 12..128 GPUs, but never with a much smaller count's
+ *     jobs when there are enough of them); each class keeps an empirical
  *     quantile table (below) and, for information, the lognormal of the
  *     mean and standard deviation of ln duration with its KS distance;
  *   - the n - 1 inter-arrival gaps (zero gaps of batch arrivals included)
@@ -48,6 +50,7 @@
 
 #define WL_QMAX 1000            /* quantile table resolution */
 #define WL_MIN_CLASS 100        /* jobs per duration class */
+#define WL_MIN_TAIL 25          /* jobs of a last, short class */
 #define WL_VERSION 1
 #define DAY_US (INT64_C(86400) * SIM_US_PER_S)
 #define HOUR_US (INT64_C(3600) * SIM_US_PER_S)
@@ -240,8 +243,8 @@ int trc_wl_fit(const struct trace *t, struct trc_workload *w,
         }
     }
     if (acc > 0) {              /* an open tail */
-        if (nc == 0)
-            nc = 1;
+        if (nc == 0 || acc >= WL_MIN_TAIL)
+            nc++;
         else
             for (uint32_t k = 0; k < w->ngpu; k++)
                 if (cls_of[k] == nc)
@@ -503,7 +506,7 @@ static int want_map(struct rd *r, const yaml_node_t *n, const char *key)
 static int get_u64(struct rd *r, const yaml_node_t *n, const char *key,
                    double lo, double hi, uint64_t *out)
 {
-    double v;
+    double v = 0;
     int rc = yl_num(&r->L, n, key, lo, hi, false, &v);
     if (rc)
         return rc;
@@ -516,7 +519,7 @@ static int get_u64(struct rd *r, const yaml_node_t *n, const char *key,
 static int get_u32(struct rd *r, const yaml_node_t *n, const char *key,
                    double lo, double hi, uint32_t *out)
 {
-    uint64_t v;
+    uint64_t v = 0;
     int rc = get_u64(r, n, key, lo, hi, &v);
     *out = (uint32_t)v;
     return rc;
