@@ -833,6 +833,28 @@ Test(workload, commands_fit_gen_compare_scale)
     clu_builtin_demo(&c);
     cr_expect_float_eq(trc_offered_load(&g, &c), 0.7, 1e-5);
     trc_free(&g);
+    /* --models zoo: the zoo's names in equal shares (within one) */
+    cr_assert_eq(dlsim("trace gen --like w.yaml --models zoo --jobs 1000 "
+                       "-o z.csv"), 0, "%s", out_text);
+    load_path(tu_tmp_path("z.csv"), &g);
+    const char *names[64];
+    uint32_t cnt[64] = {0}, nn = 0;
+    for (uint32_t i = 0; i < g.njobs; i++) {
+        uint32_t k;
+        cr_assert_not_null(g.jobs[i].model);
+        for (k = 0; k < nn && strcmp(names[k], g.jobs[i].model); k++)
+            ;
+        if (k == nn) {
+            cr_assert_lt(nn, 64);
+            names[nn++] = g.jobs[i].model;
+        }
+        cnt[k]++;
+    }
+    cr_expect_geq(nn, 10, "only %u zoo models", nn);
+    for (uint32_t k = 0; k < nn; k++)
+        cr_expect_leq(abs((int)cnt[k] - (int)(1000 / nn)), 1, "%s: %u",
+                      names[k], cnt[k]);
+    trc_free(&g);
     /* trace scale materializes --load */
     cr_assert_eq(dlsim("trace scale real.csv --load 1.3 -o s.csv.gz"), 0,
                  "%s", out_text);
@@ -855,6 +877,10 @@ Test(workload, commands_fit_gen_compare_scale)
     cr_expect_eq(dlsim("trace gen --like w.yaml --arrivals hourly -o x.csv"),
                  2);
     cr_expect_eq(dlsim("trace gen --like w.yaml --models a,,b -o x.csv"), 2);
+    cr_expect_eq(dlsim("trace gen --like w.yaml --cluster c.yaml -o x.csv"),
+                 2);
+    cr_expect(strstr(out_text, "--cluster only serves --load"), "%s",
+              out_text);
     cr_expect_eq(dlsim("trace gen --like none.yaml -o x.csv"), 1);
     cr_expect_eq(dlsim("trace scale real.csv -o x.csv"), 2);
     cr_expect_eq(dlsim("trace compare real.csv"), 2);

@@ -135,7 +135,8 @@ static int split_names(const char *list, struct arena *a, const char ***out,
 static double next_diurnal(const struct trc_workload *w, double now_s,
                            double E, double base)
 {
-    for (;;) {
+    /* past 5e11 s the caller reports the overflow; stop walking there */
+    while (now_s < 5e11) {
         double seg_end = (floor(now_s / 3600) + 1) * 3600;
         double rate = base * trc_wl_rate(w, now_s);
         if (rate > 0 && rate * (seg_end - now_s) >= E)
@@ -143,6 +144,7 @@ static double next_diurnal(const struct trc_workload *w, double now_s,
         E -= rate * (seg_end - now_s);
         now_s = seg_end;
     }
+    return now_s;
 }
 
 int trc_generate_like(const struct trc_like_opts *o,

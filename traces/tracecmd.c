@@ -332,6 +332,9 @@ int trc_cmd_gen(int argc, char **argv)
                            "workload file gives it)", classic);
     if (!like && arrivals)
         return usage_error(cmd, "%s", "--arrivals needs --like");
+    if (like && cluster_path && !load_given)
+        return usage_error(cmd, "%s", "with --like, --cluster only serves "
+                           "--load: give --load X too");
     if (like)
         return gen_like(like, arrivals, &o, jobs_given, load_given,
                         cluster_path, out);
