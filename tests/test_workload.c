@@ -251,6 +251,33 @@ Test(workload, fit_small_trace_exactly)
     cr_expect_float_eq(trc_qtab_eval(&w.cls[0].dur, 0.125, true),
                        sqrt(10.0 * 20), 1e-9);
     cr_expect_float_eq(trc_qtab_eval(&w.cls[0].dur, 1, true), 50, 0);
+    /* 100 x the jobs: 200 deadlines, 200 utils, 100 gpu_types, 200 bert
+     * and 100 vgg exactly; slack in [2, 3], util in [0.25, 0.5] */
+    struct trace g;
+    like(&w, 500, 2, TRC_ARR_REPLAY, NULL, &g);
+    uint32_t nd = 0, nu = 0, nt = 0, nb = 0, nv = 0;
+    for (uint32_t i = 0; i < g.njobs; i++) {
+        const struct trc_job *j = &g.jobs[i];
+        if (j->deadline != SIM_NEVER) {
+            nd++;
+            double s = (double)(j->deadline - j->submit) / (double)j->duration;
+            cr_expect(s >= 2 - 1e-6 && s <= 3 + 1e-6, "slack %g", s);
+        }
+        if (j->util >= 0) {
+            nu++;
+            cr_expect(j->util >= 0.25f && j->util <= 0.5f);
+        }
+        nt += j->gpu_type && !strcmp(j->gpu_type, "V100");
+        nb += j->model && !strcmp(j->model, "bert");
+        nv += j->model && !strcmp(j->model, "vgg");
+        cr_expect_lt(j->mem_gb, 0);
+    }
+    cr_expect_eq(nd, 200);
+    cr_expect_eq(nu, 200);
+    cr_expect_eq(nt, 100);
+    cr_expect_eq(nb, 200);
+    cr_expect_eq(nv, 100);
+    trc_free(&g);
     trc_wl_free(&w);
     trc_free(&t);
 }

@@ -157,11 +157,11 @@ int trc_generate_like(const struct trc_like_opts *o,
         return dl_fail(err, "", 0, 0, "number of jobs must be >= 1, got %u",
                        N);
     if (o->arrivals != TRC_ARR_REPLAY && !(w->gap_mean_s > 0))
-        return dl_fail(err, w->source, 0, 0, "the workload's mean "
+        return dl_fail(err, "", 0, 0, "the workload's mean "
                        "inter-arrival gap is 0 (all jobs arrive at once): "
                        "only --arrivals replay can follow it");
     if (o->arrivals == TRC_ARR_DIURNAL && !w->diurnal)
-        return dl_fail(err, w->source, 0, 0, "the workload has no diurnal "
+        return dl_fail(err, "", 0, 0, "the workload has no diurnal "
                        "profile (its trace spans less than a day): use "
                        "--arrivals replay or poisson");
     double hmean = 0, dmean = 0;

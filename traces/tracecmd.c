@@ -630,7 +630,7 @@ static int gen_like(const char *like, const char *arrivals,
         trc_free(&t);
     if (r) {
         if (!err.file[0])
-            fprintf(stderr, "dlsim trace gen: ");
+            fprintf(stderr, "dlsim trace gen: %s: ", like);
         dl_error_print(&err, stderr);
     } else if (!(r = trc_write(&t, out, &err))) {
         char span[32];

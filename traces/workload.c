@@ -289,12 +289,10 @@ int trc_wl_fit(const struct trace *t, struct trc_workload *w,
     free(cls_of);
 
     /* gaps */
-    double gs = 0;
     uint32_t zeros = 0;
     for (uint32_t i = 1; i < n; i++) {
         x[i - 1] = (double)(t->jobs[i].submit - t->jobs[i - 1].submit) /
                    SIM_US_PER_S;
-        gs += x[i - 1];
         zeros += x[i - 1] == 0;
     }
     w->gap_mean_s = w->span_s / (n - 1);
@@ -362,7 +360,6 @@ int trc_wl_fit(const struct trace *t, struct trc_workload *w,
         qtab_make(a, x, k, &w->mem);
     }
     free(x);
-    (void)gs;
     return 0;
 }
 
