@@ -330,13 +330,19 @@ static int cmd_trace(int argc, char **argv)
         return trc_cmd_stats(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "annotate"))
         return trc_cmd_annotate(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "fit"))
+        return trc_cmd_fit(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "compare"))
+        return trc_cmd_compare(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "scale"))
+        return trc_cmd_scale(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "--help")) {
-        puts("usage: dlsim trace gen|stats|annotate ... (see dlsim trace gen "
-             "--help, dlsim trace annotate --help)");
+        puts("usage: dlsim trace gen|stats|annotate|fit|compare|scale ... "
+             "(see dlsim trace CMD --help)");
         return 0;
     }
-    return usage_error("trace", "expected a subcommand: gen, stats or "
-                       "annotate");
+    return usage_error("trace", "expected a subcommand: gen, stats, "
+                       "annotate, fit, compare or scale");
 }
 
 static int cmd_cluster(int argc, char **argv)
@@ -360,6 +366,9 @@ static const char main_help[] =
     "  trace stats  describe a trace and its offered load on a cluster\n"
     "  trace annotate  add seeded deadlines, models, util, memory to a trace\n"
     "  cluster import  a cluster file from a public machine list\n"
+    "  trace fit  fit a workload description (YAML) to a trace, for gen --like\n"
+    "  trace compare  KS statistics and GPU-count distance of two traces\n"
+    "  trace scale  rescale a trace's arrivals to an offered load\n"
     "  policies   list the policies and their options\n"
     "  fit        convert measurements; fit slowdown and utilization models\n"
     "  report     HTML page and Markdown tables from a run or sweep directory\n"

@@ -454,12 +454,12 @@ enum { S_ARRIVAL = TRC_S_ARRIVAL, S_GPUS = TRC_S_GPUS,
 
 /* Arbitrary, distinct, fixed forever: changing one changes traces.
  * (ASCII: "arrivls1", "gpu-cnt2", "duratio3", "deadlin4", "model--5",
- * "util---6", "memgb--7".) */
+ * "util---6", "memgb--7", "gputype8".) */
 static const uint64_t stream_salt[TRC_NSTREAMS] = {
     UINT64_C(0x61727269766c7331), UINT64_C(0x6770752d636e7432),
     UINT64_C(0x6475726174696f33), UINT64_C(0x646561646c696e34),
     UINT64_C(0x6d6f64656c2d2d35), UINT64_C(0x7574696c2d2d2d36),
-    UINT64_C(0x6d656d67622d2d37),
+    UINT64_C(0x6d656d67622d2d37), UINT64_C(0x6770757479706538),
 };
 
 static uint64_t splitmix64(uint64_t x)

@@ -89,7 +89,10 @@ double trc_dist_quantile(const struct trc_dist *d, double u);
  * changing one changes every trace made with that seed. */
 enum trc_stream {
     TRC_S_ARRIVAL, TRC_S_GPUS, TRC_S_DURATION, TRC_S_DEADLINE, TRC_S_MODEL,
-    TRC_S_UTIL, TRC_S_MEM, TRC_NSTREAMS,
+    TRC_S_UTIL, TRC_S_MEM,
+    TRC_S_GPU_TYPE,             /* trace gen --like: the gpu_type column */
+    TRC_NSTREAMS,               /* new streams go above this line, never
+                                 * between older ones */
 };
 unsigned long trc_stream_seed(uint64_t seed, enum trc_stream s);
 
@@ -174,6 +177,123 @@ int trc_annot_check(const struct trc_annot_opts *o, struct dl_error *err);
 int trc_annotate(const struct trc_annot_opts *o, struct trace *t,
                  struct trc_annot_stats *st, struct dl_error *err);
 
+/* ------------------------------------------------------------ workloads */
+
+/* A workload description fitted to a real trace (traces/workload.c; the
+ * YAML format is documented in traces/WORKLOAD.md).  Every array and
+ * string lives in the arena; trc_wl_free releases them all. */
+
+/* An empirical quantile table: n >= 2 values q[k] at u = k / (n - 1),
+ * non-decreasing.  Evaluated by interpolation between neighbours (linear,
+ * or log-linear for positive tables such as durations). */
+struct trc_qtab {
+    uint32_t n;
+    double *q;
+};
+/* The table's quantile at u in [0, 1]; loglin interpolates ln q when both
+ * neighbours are > 0 (linearly otherwise). */
+double trc_qtab_eval(const struct trc_qtab *t, double u, bool loglin);
+
+/* Durations of the jobs of some GPU counts (a class pools rare counts). */
+struct trc_wl_class {
+    uint32_t *gpus;             /* the GPU counts, ascending */
+    uint32_t ngpus;
+    uint32_t jobs;
+    double mean_s;              /* of the jobs' durations */
+    double ln_mu, ln_sigma;     /* lognormal fit (information only) */
+    double ln_ks;               /* its KS distance to the jobs */
+    struct trc_qtab dur;        /* seconds, log-linear */
+};
+
+/* A categorical column: jobs per name (names ascending by strcmp), and
+ * the rest of the jobs without a value. */
+struct trc_wl_mix {
+    uint32_t n;
+    const char **name;
+    uint32_t *jobs;
+};
+
+struct trc_workload {
+    /* provenance */
+    const char *source;         /* the trace's path as given */
+    uint64_t source_bytes;      /* its size in bytes (0 = unknown) */
+    uint32_t source_crc32;      /* zlib crc32 of its bytes */
+    uint32_t njobs;
+    double start_s, span_s;     /* first submit; last - first */
+    /* GPU counts: exact job counts, ascending by count */
+    uint32_t ngpu;
+    uint32_t *gpus, *gpu_jobs;
+    /* durations per class; each GPU count is in exactly one class */
+    uint32_t nclass;
+    struct trc_wl_class *cls;
+    /* inter-arrival gaps (seconds, linear), njobs - 1 of them */
+    double gap_mean_s, gap_zero_frac;
+    struct trc_qtab gap;
+    /* relative arrival rate by hour of day (mean 1) and day of week
+     * (mean 1) of the trace clock; present when the span covers 1 day,
+     * resp. 14 days */
+    bool diurnal, weekly;
+    double hourly[24], daily[7];
+    struct trc_wl_mix models, gpu_types;
+    /* deadlines: jobs with one, and slack = (deadline - submit) /
+     * duration (linear); util and mem_gb likewise */
+    uint32_t deadline_jobs, util_jobs, mem_jobs;
+    struct trc_qtab slack, util, mem;
+    struct arena *arena;
+};
+
+/* Fits w to t.  0, or DL_EINPUT (fewer than 2 jobs).  The provenance
+ * fields other than source are left 0 for the caller. */
+int trc_wl_fit(const struct trace *t, struct trc_workload *w,
+               struct dl_error *err);
+/* Writes w as YAML, deterministically and atomically.  0 or DL_EIO. */
+int trc_wl_write(const struct trc_workload *w, const char *path,
+                 struct dl_error *err);
+/* Reads a workload file strictly (unknown or missing keys, bad values:
+ * DL_EINPUT at file:line:col; DL_EIO when unreadable).  On failure *w is
+ * empty (trc_wl_free is harmless). */
+int trc_wl_load(const char *path, struct trc_workload *w,
+                struct dl_error *err);
+void trc_wl_free(struct trc_workload *w);
+/* The relative arrival rate (hourly x daily weight; 1 without a profile)
+ * at trace time t_s seconds. */
+double trc_wl_rate(const struct trc_workload *w, double t_s);
+
+/* How `trace gen --like` makes arrivals (traces/like.c). */
+enum trc_arrivals { TRC_ARR_REPLAY, TRC_ARR_POISSON, TRC_ARR_DIURNAL };
+struct trc_like_opts {
+    uint32_t njobs;             /* 0 = the fitted number */
+    uint64_t seed;
+    enum trc_arrivals arrivals;
+    /* NULL = the fitted model mix; "" = no models; else a comma list of
+     * names given equal shares */
+    const char *models;
+};
+/* Generates a trace like w.  0 or DL_EINPUT (an arrival process the
+ * workload cannot drive, a bad model list, times past TRC_MAX_TIME). */
+int trc_generate_like(const struct trc_like_opts *o,
+                      const struct trc_workload *w, struct trace *t,
+                      struct dl_error *err);
+
+/* ------------------------------------------------------------- compare */
+
+/* Two-sample Kolmogorov-Smirnov statistic sup |F_a - F_b| of a[0..n) and
+ * b[0..m) (n, m >= 1; the arrays are sorted in place). */
+double trc_ks2(double *a, size_t n, double *b, size_t m);
+/* The Kolmogorov distribution's survival function Q(lambda) = P(K >
+ * lambda); the asymptotic p-value of D is Q(D sqrt(nm / (n + m))). */
+double trc_ks_q(double lambda);
+
+/* What `trace compare` prints, for tests. */
+struct trc_cmp {
+    double ks_dur, p_dur, ks_gap, p_gap;   /* durations, inter-arrival gaps */
+    double crit_dur, crit_gap;  /* the 1% critical values of D */
+    double tv_gpus, maxdiff_gpus;   /* GPU-count proportions */
+};
+/* 0, or DL_EINPUT when a trace has fewer than 2 jobs. */
+int trc_compare(const struct trace *a, const struct trace *b,
+                struct trc_cmp *r, struct dl_error *err);
+
 /* ------------------------------------------------------- command line */
 
 /* `dlsim trace gen ...` and `dlsim trace stats ...`: argv[0] is the
@@ -184,5 +304,10 @@ int trc_cmd_gen(int argc, char **argv);
 int trc_cmd_stats(int argc, char **argv);
 /* `dlsim trace annotate IN -o OUT [options]`, same conventions. */
 int trc_cmd_annotate(int argc, char **argv);
+/* `dlsim trace fit`, `trace compare`, `trace scale`,
+ * same conventions. */
+int trc_cmd_fit(int argc, char **argv);
+int trc_cmd_compare(int argc, char **argv);
+int trc_cmd_scale(int argc, char **argv);
 
 #endif

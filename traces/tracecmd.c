@@ -1,7 +1,7 @@
 /*
- * traces/tracecmd.c - the `dlsim trace gen`, `dlsim trace stats` and
- * `dlsim trace annotate` command lines (trc_cmd_gen, trc_cmd_stats,
- * trc_cmd_annotate).
+ * traces/tracecmd.c - the `dlsim trace gen`, `stats`, `annotate`, `fit`,
+ * `compare` and `scale` command lines (trc_cmd_gen, trc_cmd_stats,
+ * trc_cmd_annotate, trc_cmd_fit, trc_cmd_compare, trc_cmd_scale).
  *
  * Owns only what one command uses: the cluster (from --cluster, or the
  * built-in demo cluster) and the trace, both freed before returning.
@@ -10,6 +10,7 @@
  * times) and returns the process exit status of SPEC section 1: 0, 2 for
  * bad usage or bad input (a located message on stderr), 1 for I/O.
  */
+#include "models/model.h"
 #include "traces/trace.h"
 
 #include <errno.h>
@@ -17,9 +18,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 static const char gen_usage[] =
     "usage: dlsim trace gen [options] -o OUT.csv[.gz]\n"
+    "       dlsim trace gen --like WORKLOAD.yaml [--jobs N] [--seed N]\n"
+    "                 [--arrivals replay|poisson|diurnal] [--load X [--cluster C]]\n"
+    "                 [--models like|zoo|none|a,b,c] -o OUT.csv[.gz]\n"
     "\n"
     "Generates a synthetic, seeded workload in the native trace format.\n"
     "Jobs arrive as a Poisson process whose rate makes the offered load on\n"
@@ -52,7 +57,34 @@ static const char gen_usage[] =
     "  --models a,b,c        assign each job a model name, uniformly at random\n"
     "                        (default: no model column)\n"
     "  -o, --output OUT      output file; gzip-compressed when it ends in .gz\n"
-    "  -h, --help            this text\n";
+    "  -h, --help            this text\n"
+    "\n"
+    "With --like W.yaml (a workload fitted by `dlsim trace fit`; format in\n"
+    "traces/WORKLOAD.md) the jobs follow the fitted trace instead:\n"
+    "  --like W.yaml         the workload description\n"
+    "  --jobs N              number of jobs (default: the fitted number).  GPU\n"
+    "                        counts, models, GPU types and which jobs have a\n"
+    "                        deadline/util/mem are apportioned exactly in the\n"
+    "                        fitted proportions (largest remainder, then a\n"
+    "                        seeded shuffle): N = the fitted number reproduces\n"
+    "                        the fitted counts.  Durations are drawn from the\n"
+    "                        fitted quantile table of the job's GPU-count class.\n"
+    "  --arrivals P          replay (default): gaps drawn from the fitted gap\n"
+    "                        quantiles (zero gaps of batch arrivals included);\n"
+    "                        poisson: exponential gaps of the fitted mean gap;\n"
+    "                        diurnal: a Poisson process of rate (hourly weight x\n"
+    "                        weekly weight, each scaled to mean 1) / mean gap,\n"
+    "                        drawn exactly by inverting the cumulative rate.\n"
+    "                        The first job arrives at the fitted start.\n"
+    "  --load X              afterwards, rescale every gap by one factor so that\n"
+    "                        the offered load on --cluster (default: the built-in\n"
+    "                        cluster) is X, as dlsim run --load and trace scale\n"
+    "  --models M            like (default): the fitted model mix; zoo: the model\n"
+    "                        zoo's names in equal shares; none; or a,b,c in equal\n"
+    "                        shares\n"
+    "  --seed N              random seed (default 1); one stream per column\n"
+    "--gpus, --duration, --max-duration, --deadline-slack and --deadline-frac\n"
+    "do not apply with --like.\n";
 
 static const char stats_usage[] =
     "usage: dlsim trace stats TRACE [--cluster C.yaml]\n"
@@ -182,7 +214,12 @@ static int parse_slack(const char *cmd, const char *arg, double *lo,
 
 enum { OPT_CLUSTER = 256, OPT_JOBS, OPT_LOAD, OPT_SEED, OPT_GPUS,
        OPT_DURATION, OPT_MAXDUR, OPT_SLACK, OPT_FRAC, OPT_MODELS, OPT_UTIL,
-       OPT_MEM, OPT_OVERWRITE };
+       OPT_MEM, OPT_OVERWRITE, OPT_LIKE, OPT_ARRIVALS };
+
+static int gen_like(const char *like, const char *arrivals,
+                    const struct trc_gen_opts *o, bool jobs_given,
+                    bool load_given, const char *cluster_path,
+                    const char *out);
 
 int trc_cmd_gen(int argc, char **argv)
 {
@@ -197,12 +234,16 @@ int trc_cmd_gen(int argc, char **argv)
         {"deadline-slack", required_argument, NULL, OPT_SLACK},
         {"deadline-frac", required_argument, NULL, OPT_FRAC},
         {"models", required_argument, NULL, OPT_MODELS},
+        {"like", required_argument, NULL, OPT_LIKE},
+        {"arrivals", required_argument, NULL, OPT_ARRIVALS},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     static const char shortopts[] = ":o:h";
     const char *cmd = "gen", *cluster_path = NULL, *out = NULL;
+    const char *like = NULL, *arrivals = NULL, *classic = NULL;
+    bool jobs_given = false, load_given = false;
     struct trc_gen_opts o;
     trc_gen_defaults(&o);
     optind = 0;                 /* full reset (GNU): callable repeatedly */
@@ -227,12 +268,20 @@ int trc_cmd_gen(int argc, char **argv)
                 return usage_error(cmd, "bad --jobs '%s': expected an "
                                    "integer >= 1", optarg);
             o.njobs = (uint32_t)l;
+            jobs_given = true;
             break;
         case OPT_LOAD:
             if (sim_parse_double(optarg, &d) < 0 || !(d > 0))
                 return usage_error(cmd, "bad --load '%s': expected a number "
                                    "> 0", optarg);
             o.load = d;
+            load_given = true;
+            break;
+        case OPT_LIKE:
+            like = optarg;
+            break;
+        case OPT_ARRIVALS:
+            arrivals = optarg;
             break;
         case OPT_SEED:
             if (parse_u64(optarg, &o.seed) < 0)
@@ -241,26 +290,31 @@ int trc_cmd_gen(int argc, char **argv)
             break;
         case OPT_GPUS:
             o.gpus = optarg;
+            classic = "--gpus";
             break;
         case OPT_DURATION:
             o.duration = optarg;
+            classic = "--duration";
             break;
         case OPT_MAXDUR:
             if (sim_parse_double(optarg, &d) < 0 || (d != 0 && d < 1))
                 return usage_error(cmd, "bad --max-duration '%s': expected "
                                    "seconds >= 1 (or 0 for none)", optarg);
             o.max_duration_s = d;
+            classic = "--max-duration";
             break;
         case OPT_SLACK:
             if ((st = parse_slack(cmd, optarg, &o.deadline_lo,
                                   &o.deadline_hi)))
                 return st;
+            classic = "--deadline-slack";
             break;
         case OPT_FRAC:
             if (sim_parse_double(optarg, &d) < 0 || d < 0 || d > 1)
                 return usage_error(cmd, "bad --deadline-frac '%s': expected "
                                    "a number in 0..1", optarg);
             o.deadline_frac = d;
+            classic = "--deadline-frac";
             break;
         case OPT_MODELS:
             o.models = optarg;
@@ -273,6 +327,17 @@ int trc_cmd_gen(int argc, char **argv)
         return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (!out)
         return usage_error(cmd, "%s", "missing -o OUT.csv[.gz]");
+    if (like && classic)
+        return usage_error(cmd, "%s does not apply with --like (the "
+                           "workload file gives it)", classic);
+    if (!like && arrivals)
+        return usage_error(cmd, "%s", "--arrivals needs --like");
+    if (like && cluster_path && !load_given)
+        return usage_error(cmd, "%s", "with --like, --cluster only serves "
+                           "--load: give --load X too");
+    if (like)
+        return gen_like(like, arrivals, &o, jobs_given, load_given,
+                        cluster_path, out);
 
     struct cluster c;
     st = load_cluster(cluster_path, &c);
@@ -480,6 +545,423 @@ int trc_cmd_annotate(int argc, char **argv)
             print_count(trc_annot_name[k], &sts.f[k], o.overwrite, &first);
         putchar('\n');
     }
+    trc_free(&t);
+    return dl_exit_status(r);
+}
+
+/* ------------------------------------------------------ trace gen --like */
+
+/* The zoo's model names, comma-joined (malloc'd), or NULL after printing
+ * why not. */
+static char *zoo_names(void)
+{
+    char dir[4096];
+    if (mdl_zoo_default_dir(dir, sizeof dir) < 0) {
+        fprintf(stderr, "dlsim trace gen: --models zoo: no model zoo found "
+                "(set DLSIM_MODELS to the directory holding zoo.csv)\n");
+        return NULL;
+    }
+    struct mdl_zoo z;
+    struct dl_error err;
+    if (mdl_zoo_load(dir, &z, &err)) {
+        dl_error_print(&err, stderr);
+        mdl_zoo_free(&z);
+        return NULL;
+    }
+    size_t len = 1;
+    for (uint32_t i = 0; i < z.nfamilies; i++)
+        len += strlen(z.families[i]) + 1;
+    char *s = xmalloc(len), *p = s;
+    *p = '\0';
+    for (uint32_t i = 0; i < z.nfamilies; i++)
+        p += sprintf(p, "%s%s", i ? "," : "", z.families[i]);
+    mdl_zoo_free(&z);
+    return s;
+}
+
+static int gen_like(const char *like, const char *arrivals,
+                    const struct trc_gen_opts *o, bool jobs_given,
+                    bool load_given, const char *cluster_path,
+                    const char *out)
+{
+    const char *cmd = "gen";
+    struct trc_like_opts lo = {
+        .njobs = jobs_given ? o->njobs : 0, .seed = o->seed,
+        .arrivals = TRC_ARR_REPLAY, .models = NULL,
+    };
+    if (!arrivals || !strcmp(arrivals, "replay"))
+        lo.arrivals = TRC_ARR_REPLAY;
+    else if (!strcmp(arrivals, "poisson"))
+        lo.arrivals = TRC_ARR_POISSON;
+    else if (!strcmp(arrivals, "diurnal"))
+        lo.arrivals = TRC_ARR_DIURNAL;
+    else
+        return usage_error(cmd, "bad --arrivals '%s': expected replay, "
+                           "poisson or diurnal", arrivals);
+    char *zoo = NULL;
+    if (o->models && !strcmp(o->models, "zoo")) {
+        if (!(zoo = zoo_names()))
+            return 2;
+        lo.models = zoo;
+    } else if (o->models && !strcmp(o->models, "none")) {
+        lo.models = "";
+    } else if (o->models && strcmp(o->models, "like")) {
+        lo.models = o->models;
+    }
+    struct trc_workload w;
+    struct dl_error err;
+    int r = trc_wl_load(like, &w, &err);
+    if (r) {
+        dl_error_print(&err, stderr);
+        free(zoo);
+        return dl_exit_status(r);
+    }
+    struct cluster c;
+    int st = load_given ? load_cluster(cluster_path, &c) : 0;
+    if (st) {
+        trc_wl_free(&w);
+        free(zoo);
+        return st;
+    }
+    struct trace t;
+    double k = 1;
+    r = trc_generate_like(&lo, &w, &t, &err);
+    if (!r && load_given && (r = trc_scale_load(&t, &c, o->load, &k, &err)))
+        trc_free(&t);
+    if (r) {
+        if (!err.file[0])
+            fprintf(stderr, "dlsim trace gen: %s: ", like);
+        dl_error_print(&err, stderr);
+    } else if (!(r = trc_write(&t, out, &err))) {
+        char span[32];
+        sim_fmt_seconds(span, sizeof span,
+                        t.jobs[t.njobs - 1].submit - t.jobs[0].submit);
+        static const char *const an[] = {"replay", "poisson", "diurnal"};
+        printf("wrote %u jobs like %s (%s arrivals) to %s: span %s s", t.njobs,
+               like, an[lo.arrivals], out, span);
+        if (load_given)
+            printf(", gaps x %.6g for offered load %.4f on %s", k,
+                   trc_offered_load(&t, &c), c.name ? c.name : "?");
+        putchar('\n');
+        trc_free(&t);
+    } else {
+        dl_error_print(&err, stderr);
+        trc_free(&t);
+    }
+    if (load_given)
+        clu_free(&c);
+    trc_wl_free(&w);
+    free(zoo);
+    return dl_exit_status(r);
+}
+
+/* -------------------------------------------------------------- trace fit */
+
+static const char fit_usage[] =
+    "usage: dlsim trace fit TRACE -o WORKLOAD.yaml\n"
+    "\n"
+    "Fits a workload description to a native trace (plain or gzip CSV) and\n"
+    "writes it as YAML (kind: workload; format in traces/WORKLOAD.md), for\n"
+    "dlsim trace gen --like.  It holds: the source's path, size and CRC-32;\n"
+    "the number of jobs, first submit and span; the exact job count per GPU\n"
+    "count; per class of GPU counts (ascending counts pooled until a class\n"
+    "has 100 jobs; a last class under 25 jobs joins the one before) an\n"
+    "empirical quantile table of durations (up to 1001 values)\n"
+    "and, for information, a fitted lognormal with its KS distance; the\n"
+    "quantile table of inter-arrival gaps; when the span covers a day (14\n"
+    "days), the relative arrival rate per hour of day (day of week) of the\n"
+    "trace clock; the model and gpu_type mixes; the share of jobs with a\n"
+    "deadline and the table of slack = (deadline - submit) / duration; util\n"
+    "and mem_gb tables.  The same trace gives the same file, byte for byte.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output W.yaml   the workload file (written atomically)\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "Exit status: 0; 2 for a malformed trace or one of fewer than 2 jobs; 1\n"
+    "when a file cannot be read or written.\n";
+
+/* Size and CRC-32 of the file's bytes.  0 or DL_EIO. */
+static int file_crc(const char *path, uint64_t *bytes, uint32_t *crc,
+                    struct dl_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return dl_fail_io(err, path, "cannot open: %s", strerror(errno));
+    unsigned char buf[1 << 16];
+    size_t n;
+    uLong c = crc32(0L, Z_NULL, 0);
+    *bytes = 0;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        c = crc32(c, buf, (uInt)n);
+        *bytes += n;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad)
+        return dl_fail_io(err, path, "read error");
+    *crc = (uint32_t)c;
+    return 0;
+}
+
+int trc_cmd_fit(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = "fit", *out = NULL;
+    optind = 0;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'h':
+            fputs(fit_usage, stdout);
+            return 0;
+        case 'o':
+            out = optarg;
+            break;
+        default:
+            return getopt_error(cmd, argv, ch);
+        }
+    }
+    if (optind >= argc)
+        return usage_error(cmd, "%s", "missing the trace file");
+    if (optind + 1 < argc)
+        return usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    if (!out)
+        return usage_error(cmd, "%s", "missing -o WORKLOAD.yaml");
+    const char *path = argv[optind];
+    if (!strcmp(path, "-"))
+        return usage_error(cmd, "%s", "the trace must be a file (its size "
+                           "and CRC-32 are recorded)");
+    struct trace t;
+    struct dl_error err;
+    int r = trc_load(path, &t, &err, stderr);
+    if (r) {
+        dl_error_print(&err, stderr);
+        return dl_exit_status(r);
+    }
+    struct trc_workload w;
+    if (!(r = trc_wl_fit(&t, &w, &err)) &&
+        !(r = file_crc(path, &w.source_bytes, &w.source_crc32, &err)))
+        r = trc_wl_write(&w, out, &err);
+    if (r) {
+        dl_error_print(&err, stderr);
+    } else {
+        printf("fitted %u jobs of %s (span %.0f s) to %s:\n", w.njobs, path,
+               w.span_s, out);
+        printf("  %u GPU counts in %u duration classes\n", w.ngpu, w.nclass);
+        for (uint32_t c = 0; c < w.nclass; c++) {
+            const struct trc_wl_class *cl = &w.cls[c];
+            printf("    gpus %u", cl->gpus[0]);
+            if (cl->ngpus > 1)
+                printf("..%u", cl->gpus[cl->ngpus - 1]);
+            printf(": %u jobs, mean %.6g s, lognormal mu %.4g sigma %.4g "
+                   "(KS %.4f)\n", cl->jobs, cl->mean_s, cl->ln_mu,
+                   cl->ln_sigma, cl->ln_ks);
+        }
+        printf("  gaps: mean %.6g s, %.2f%% zero; diurnal profile: %s\n",
+               w.gap_mean_s, 100 * w.gap_zero_frac,
+               w.weekly ? "hourly and weekly" : w.diurnal ? "hourly"
+               : "none (span under a day)");
+        printf("  models %u, gpu types %u; with deadline %u, util %u, mem_gb "
+               "%u jobs\n", w.models.n, w.gpu_types.n, w.deadline_jobs,
+               w.util_jobs, w.mem_jobs);
+    }
+    trc_wl_free(&w);
+    trc_free(&t);
+    return dl_exit_status(r);
+}
+
+/* ---------------------------------------------------------- trace compare */
+
+static const char compare_usage[] =
+    "usage: dlsim trace compare A B [--cluster C.yaml]\n"
+    "\n"
+    "How alike two native traces are: for each, the jobs, span, reference\n"
+    "GPU-hours and offered load on the cluster; between them, the two-sample\n"
+    "Kolmogorov-Smirnov statistic D = sup |F_A - F_B| of the durations and of\n"
+    "the inter-arrival gaps, with its asymptotic p-value Q(D sqrt(nm/(n+m)))\n"
+    "(Q: the Kolmogorov distribution's survival function) and the critical D\n"
+    "at the 1% level, 1.628 sqrt((n+m)/(nm)); and for the GPU counts the total\n"
+    "variation distance 1/2 sum |p_A - p_B| and the largest |p_A - p_B| of the\n"
+    "shares of jobs per GPU count.  p-values assume continuous samples: with\n"
+    "many ties (whole seconds, batch arrivals) they are conservative.\n"
+    "\n"
+    "options:\n"
+    "  --cluster C.yaml      cluster for the offered load (default: the built-in\n"
+    "                        demo-256 cluster)\n"
+    "  -h, --help            this text\n";
+
+static double gpu_hours(const struct trace *t)
+{
+    double s = 0;
+    for (uint32_t i = 0; i < t->njobs; i++)
+        s += (double)t->jobs[i].num_gpus * (double)t->jobs[i].duration /
+             SIM_US_PER_S / 3600;
+    return s;
+}
+
+int trc_cmd_compare(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"cluster", required_argument, NULL, OPT_CLUSTER},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = "compare", *cluster_path = NULL;
+    optind = 0;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'h':
+            fputs(compare_usage, stdout);
+            return 0;
+        case OPT_CLUSTER:
+            cluster_path = optarg;
+            break;
+        default:
+            return getopt_error(cmd, argv, ch);
+        }
+    }
+    if (argc - optind != 2)
+        return usage_error(cmd, "%s", "expected two traces A B");
+    struct trace t[2];
+    struct dl_error err;
+    int r = 0, st;
+    for (int k = 0; k < 2; k++)
+        if ((r = trc_load(argv[optind + k], &t[k], &err, stderr))) {
+            dl_error_print(&err, stderr);
+            if (k)
+                trc_free(&t[0]);
+            return dl_exit_status(r);
+        }
+    struct cluster c;
+    if ((st = load_cluster(cluster_path, &c))) {
+        trc_free(&t[0]);
+        trc_free(&t[1]);
+        return st;
+    }
+    struct trc_cmp cmp;
+    if ((r = trc_compare(&t[0], &t[1], &cmp, &err))) {
+        dl_error_print(&err, stderr);
+    } else {
+        printf("%-24s %16s %16s\n", "", "A", "B");
+        printf("%-24s %16u %16u\n", "jobs", t[0].njobs, t[1].njobs);
+        double span[2], load[2];
+        for (int k = 0; k < 2; k++) {
+            span[k] = (double)(t[k].jobs[t[k].njobs - 1].submit -
+                               t[k].jobs[0].submit) / SIM_US_PER_S;
+            load[k] = trc_offered_load(&t[k], &c);
+        }
+        printf("%-24s %16.6g %16.6g\n", "span_s", span[0], span[1]);
+        printf("%-24s %16.6g %16.6g\n", "gpu_hours", gpu_hours(&t[0]),
+               gpu_hours(&t[1]));
+        printf("%-24s %16.4f %16.4f\n", "offered_load", load[0], load[1]);
+        printf("(A = %s, B = %s; offered load on %s)\n\n", argv[optind],
+               argv[optind + 1], c.name ? c.name : "?");
+        printf("%-24s %10s %10s %12s\n", "two-sample KS", "D", "p", "D_crit(1%)");
+        printf("%-24s %10.5f %10.4g %12.5f\n", "durations", cmp.ks_dur,
+               cmp.p_dur, cmp.crit_dur);
+        printf("%-24s %10.5f %10.4g %12.5f\n", "inter-arrival gaps",
+               cmp.ks_gap, cmp.p_gap, cmp.crit_gap);
+        printf("\n%-24s %10.5f\n%-24s %10.5f\n", "GPU counts: TV distance",
+               cmp.tv_gpus, "GPU counts: max |dp|", cmp.maxdiff_gpus);
+    }
+    clu_free(&c);
+    trc_free(&t[0]);
+    trc_free(&t[1]);
+    return dl_exit_status(r);
+}
+
+/* ------------------------------------------------------------ trace scale */
+
+static const char scale_usage[] =
+    "usage: dlsim trace scale IN --load X [--cluster C.yaml] -o OUT[.gz]\n"
+    "\n"
+    "Writes a copy of a native trace whose offered load on the cluster is X:\n"
+    "every gap between submit times (from the first, which stays) is\n"
+    "multiplied by one factor k = (offered load now) / X, times rounded to the\n"
+    "microsecond; every job's size, order and deadline slack are kept (a\n"
+    "deadline moves with its submit).  The same rescaling as dlsim run --load,\n"
+    "materialized.  Offered load = reference GPU-seconds / (capacity x span),\n"
+    "as dlsim trace stats prints it.\n"
+    "\n"
+    "options:\n"
+    "  --load X              target offered load, > 0 (required)\n"
+    "  --cluster C.yaml      the cluster (default: the built-in demo-256)\n"
+    "  -o, --output OUT      output file; gzip-compressed when it ends in .gz\n"
+    "  -h, --help            this text\n";
+
+int trc_cmd_scale(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"load", required_argument, NULL, OPT_LOAD},
+        {"cluster", required_argument, NULL, OPT_CLUSTER},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = "scale", *cluster_path = NULL, *out = NULL;
+    double load = 0;
+    optind = 0;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'h':
+            fputs(scale_usage, stdout);
+            return 0;
+        case 'o':
+            out = optarg;
+            break;
+        case OPT_CLUSTER:
+            cluster_path = optarg;
+            break;
+        case OPT_LOAD:
+            if (sim_parse_double(optarg, &load) < 0 || !(load > 0) ||
+                !isfinite(load))
+                return usage_error(cmd, "bad --load '%s': expected a number "
+                                   "> 0", optarg);
+            break;
+        default:
+            return getopt_error(cmd, argv, ch);
+        }
+    }
+    if (optind >= argc)
+        return usage_error(cmd, "%s", "missing the input trace IN");
+    if (optind + 1 < argc)
+        return usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    if (!(load > 0))
+        return usage_error(cmd, "%s", "missing --load X");
+    if (!out)
+        return usage_error(cmd, "%s", "missing -o OUT.csv[.gz]");
+    struct trace t;
+    struct dl_error err;
+    int r = trc_load(argv[optind], &t, &err, stderr);
+    if (r) {
+        dl_error_print(&err, stderr);
+        return dl_exit_status(r);
+    }
+    struct cluster c;
+    int st = load_cluster(cluster_path, &c);
+    if (st) {
+        trc_free(&t);
+        return st;
+    }
+    double before = trc_offered_load(&t, &c), k = 1;
+    if (!(r = trc_scale_load(&t, &c, load, &k, &err)) &&
+        !(r = trc_write(&t, out, &err)))
+        printf("wrote %u jobs to %s: gaps x %.6g, offered load %.4f -> %.4f "
+               "on %s\n", t.njobs, out, k, before, trc_offered_load(&t, &c),
+               c.name ? c.name : "?");
+    if (r)
+        dl_error_print(&err, stderr);
+    clu_free(&c);
     trc_free(&t);
     return dl_exit_status(r);
 }
