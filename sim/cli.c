@@ -329,13 +329,15 @@ static int cmd_trace(int argc, char **argv)
         return trc_cmd_stats(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "annotate"))
         return trc_cmd_annotate(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "import"))
+        return trc_cmd_import(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "--help")) {
-        puts("usage: dlsim trace gen|stats|annotate ... (see dlsim trace gen "
-             "--help, dlsim trace annotate --help)");
+        puts("usage: dlsim trace gen|stats|annotate|import ... (see dlsim "
+             "trace gen --help, dlsim trace import --help, ...)");
         return 0;
     }
-    return usage_error("trace", "expected a subcommand: gen, stats or "
-                       "annotate");
+    return usage_error("trace", "expected a subcommand: gen, stats, "
+                       "annotate or import");
 }
 
 static const char main_help[] =
@@ -346,6 +348,7 @@ static const char main_help[] =
     "  trace gen  generate a seeded synthetic workload\n"
     "  trace stats  describe a trace and its offered load on a cluster\n"
     "  trace annotate  add seeded deadlines, models, util, memory to a trace\n"
+    "  trace import  convert a public trace (Philly, ITP, PAI, openb, ...)\n"
     "  policies   list the policies and their options\n"
     "  fit        convert measurements; fit slowdown and utilization models\n"
     "\n"
