@@ -123,6 +123,10 @@ int imp_openb(struct imp *m, const char *path)
                         s);
             break;
         }
+        if (ngpu == 0) {        /* CPU-only, whatever its phase */
+            imp_skip(m, IMP_S_ZERO_GPUS);
+            continue;
+        }
         const char *phase = imp_fld(&c, idx[O_PHASE]);
         if (!strcmp(phase, "Failed")) {
             if (!m->o->keep_failed) {

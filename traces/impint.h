@@ -72,7 +72,8 @@ struct imp_opts {
 
 struct imp_job {
     struct trc_job j;           /* id may be NULL: numbered at the end */
-    uint32_t seq;               /* input order over all files */
+    uint32_t seq;               /* input order over all files: jobs read
+                                 * before it (imp_read_one) */
 };
 
 struct imp {

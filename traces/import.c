@@ -170,7 +170,7 @@ bool imp_add(struct imp *m, const struct trc_job *j)
     q->j.model = imp_str(m, j->model);
     q->j.gpu_type = imp_str(m, j->gpu_type);
     q->j.user = imp_str(m, j->user);
-    q->seq = (uint32_t)m->njobs;
+    q->seq = (uint32_t)(m->nread - 1);   /* its place in the input */
     m->njobs++;
     return true;
 }
