@@ -70,18 +70,21 @@ struct imp_opts {
     bool multi_first;           /* openb a|b: first type (else any) */
 };
 
-struct imp_job {
-    struct trc_job j;           /* id may be NULL: numbered at the end */
-    uint32_t seq;               /* input order over all files: jobs read
-                                 * before it (imp_read_one) */
+/* What finish() sorts and deduplicates by, filled by imp_add while the
+ * record is hot in cache: 16 bytes per job instead of the whole record. */
+struct imp_key {
+    simtime_t submit;
+    uint32_t idx;               /* index in jobs[], i.e. input order */
+    uint32_t hash;              /* of the id */
 };
 
 struct imp {
     const struct imp_opts *o;
     struct dl_error *err;
     struct arena *arena;        /* strings of kept jobs; becomes the trace's */
-    struct imp_job *jobs;
-    size_t njobs, cap;
+    struct trc_job *jobs;       /* kept so far, in input order */
+    struct imp_key *keys;       /* [njobs] */
+    size_t njobs, cap, kcap;
     uint64_t nread;             /* jobs (rows, objects) read */
     uint64_t skip[IMP_NSKIP];
     uint64_t note[IMP_NNOTE];
@@ -99,7 +102,8 @@ void imp_skip(struct imp *m, enum imp_skip why);
 /* Adds a job (strings are copied into the arena).  Skips (and counts) a
  * job with no GPUs or a duration <= 0; num_gpus, duration and submit are
  * taken from j, the rest as given (deadline SIM_NEVER, util/mem_gb < 0 when
- * unknown).  Returns true when kept. */
+ * unknown).  A NULL id becomes the job's place in the input (1, 2, ...:
+ * the jobs read so far, imp_read_one).  Returns true when kept. */
 bool imp_add(struct imp *m, const struct trc_job *j);
 const char *imp_str(struct imp *m, const char *s);
 

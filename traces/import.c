@@ -146,6 +146,27 @@ const char *imp_str(struct imp *m, const char *s)
     return s && *s ? arena_strndup(m->arena, s, strlen(s)) : NULL;
 }
 
+static uint64_t hash_id(const char *s)
+{
+    uint64_t h = UINT64_C(1469598103934665603);        /* FNV-1a */
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * UINT64_C(1099511628211);
+    return h ^ (h >> 29);
+}
+
+/* Decimal digits of v into buf (at least 21 bytes), NUL-terminated. */
+static void utoa(uint64_t v, char *buf)
+{
+    char tmp[24];
+    int n = 0;
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while ((v /= 10));
+    for (int i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    buf[n] = '\0';
+}
+
 bool imp_add(struct imp *m, const struct trc_job *j)
 {
     if (j->num_gpus == 0) {
@@ -157,20 +178,27 @@ bool imp_add(struct imp *m, const struct trc_job *j)
         return false;
     }
     xgrow(&m->jobs, &m->cap, m->njobs + 1, sizeof *m->jobs);
-    struct imp_job *q = &m->jobs[m->njobs];
-    q->j = *j;
-    q->j.id = imp_str(m, j->id);
-    if (j->id && *j->id && m->id_prefix) {
-        size_t a = strlen(m->id_prefix), b = strlen(j->id);
-        char *id = arena_alloc(m->arena, a + b + 1);
-        memcpy(id, m->id_prefix, a);
-        memcpy(id + a, j->id, b + 1);
-        q->j.id = id;
+    struct trc_job *q = &m->jobs[m->njobs];
+    *q = *j;
+    q->model = imp_str(m, j->model);
+    q->gpu_type = imp_str(m, j->gpu_type);
+    q->user = imp_str(m, j->user);
+    q->line = 0;
+    char num[24];
+    const char *id = j->id;
+    if (!id || !*id) {          /* formats without ids: the input row */
+        utoa(m->nread, num);
+        id = num;
     }
-    q->j.model = imp_str(m, j->model);
-    q->j.gpu_type = imp_str(m, j->gpu_type);
-    q->j.user = imp_str(m, j->user);
-    q->seq = (uint32_t)(m->nread - 1);   /* its place in the input */
+    size_t a = m->id_prefix ? strlen(m->id_prefix) : 0, b = strlen(id);
+    char *s = arena_alloc(m->arena, a + b + 1);
+    if (a)
+        memcpy(s, m->id_prefix, a);
+    memcpy(s + a, id, b + 1);
+    q->id = s;
+    xgrow(&m->keys, &m->kcap, m->njobs + 1, sizeof *m->keys);
+    m->keys[m->njobs] = (struct imp_key){ q->submit, (uint32_t)m->njobs,
+                                          (uint32_t)hash_id(s) };
     m->njobs++;
     return true;
 }
@@ -199,6 +227,8 @@ const char *imp_stem(struct imp *m, const char *path)
 
 static bool is_missing(const char *s)
 {
+    if ((*s >= '0' && *s <= '9') || *s == '-' || *s == '+' || *s == '.')
+        return false;
     static const char *const na[] = { "", "None", "none", "NaN", "nan",
                                        "null", "NULL", "NA", "\\N" };
     for (size_t k = 0; k < sizeof na / sizeof na[0]; k++)
@@ -270,7 +300,8 @@ int imp_time(const char *s, enum imp_unit unit, int wall, simtime_t *out)
 {
     if (is_missing(s))
         return 1;
-    bool date = strlen(s) >= 10 && s[4] == '-' && isdigit((unsigned char)s[0]);
+    bool date = isdigit((unsigned char)s[0]) && s[1] && s[2] && s[3] &&
+                s[4] == '-';
     if (date) {
         if (wall == 0 || parse_date(s, out) < 0)
             return -1;
@@ -523,72 +554,84 @@ int imp_csv_width(const struct imp_csv *c, size_t n, struct dl_error *err)
 
 static int by_submit(const void *a, const void *b)
 {
-    const struct imp_job *x = a, *y = b;
-    if (x->j.submit != y->j.submit)
-        return x->j.submit < y->j.submit ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
+    const struct imp_key *x = a, *y = b;
+    if (x->submit != y->submit)
+        return x->submit < y->submit ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-struct idref {
-    const char *id;
-    uint32_t pos;               /* index in the sorted jobs */
-};
-
-static int by_id(const void *a, const void *b)
-{
-    const struct idref *x = a, *y = b;
-    int c = strcmp(x->id, y->id);
-    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
-}
-
-/* Window, sort, ids, epoch.  Compacts m->jobs to the kept ones. */
-static int finish(struct imp *m)
+/* Window, sort, ids, epoch, in place: afterwards m->jobs[0..*kept) are the
+ * jobs to write, in output order.  The records are permuted where they
+ * are rather than copied into a new array (a copy costs a page fault per
+ * 4 KB of a large trace).  0 or DL_EINPUT. */
+static int finish(struct imp *m, size_t *kept)
 {
     const struct imp_opts *o = m->o;
-    size_t k = 0;
-    for (size_t i = 0; i < m->njobs; i++) {
-        simtime_t s = m->jobs[i].j.submit;
-        if ((o->has_start && s < o->start) || (o->has_end && s >= o->end)) {
+    size_t n = 0, total = m->njobs;
+    *kept = 0;
+    if (!total)
+        return 0;
+    struct imp_key *key = m->keys;
+    uint32_t *dest = xmalloc(total * sizeof *dest);
+    for (size_t i = 0; i < total; i++) {
+        dest[i] = SIM_NONE;
+        simtime_t t = key[i].submit;
+        if ((o->has_start && t < o->start) || (o->has_end && t >= o->end)) {
             m->skip[IMP_S_FILTER_TIME]++;
             continue;
         }
-        m->jobs[k++] = m->jobs[i];
+        key[n++] = key[i];
     }
-    m->njobs = k;
-    /* ids for formats without them: the input order, 1-based */
-    for (size_t i = 0; i < m->njobs; i++)
-        if (!m->jobs[i].j.id) {
-            char b[24];
-            snprintf(b, sizeof b, "%u", m->jobs[i].seq + 1);
-            m->jobs[i].j.id = imp_str(m, b);
+    bool sorted = true;
+    for (size_t k = 1; k < n && sorted; k++)
+        sorted = key[k - 1].submit <= key[k].submit;
+    if (!sorted)                /* (submit, idx) is a total order */
+        qsort(key, n, sizeof *key, by_submit);
+    /* duplicate ids: the first in output order stays (open addressing, at
+     * most half full; a slot holds a job's id hash and index + 1) */
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    struct { uint32_t hash, idx1; } *slot = xcalloc(cap, sizeof *slot);
+    size_t out = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t hv = key[k].hash;
+        size_t h = hv & (cap - 1);
+        bool dup = false;
+        for (; slot[h].idx1 && !dup; h = (h + 1) & (cap - 1))
+            dup = slot[h].hash == hv &&
+                  !strcmp(m->jobs[slot[h].idx1 - 1].id, m->jobs[key[k].idx].id);
+        if (dup) {
+            m->skip[IMP_S_DUP_ID]++;
+            continue;
         }
-    qsort(m->jobs, m->njobs, sizeof *m->jobs, by_submit);
-    if (m->njobs > 1) {
-        struct idref *r = xmalloc(m->njobs * sizeof *r);
-        for (size_t i = 0; i < m->njobs; i++)
-            r[i] = (struct idref){ m->jobs[i].j.id, (uint32_t)i };
-        qsort(r, m->njobs, sizeof *r, by_id);
-        bool *dup = xcalloc(m->njobs, 1);
-        for (size_t i = 1; i < m->njobs; i++)
-            if (!strcmp(r[i].id, r[i - 1].id))
-                dup[r[i].pos] = true;
-        k = 0;
-        for (size_t i = 0; i < m->njobs; i++) {
-            if (dup[i]) {
-                m->skip[IMP_S_DUP_ID]++;
-                continue;
-            }
-            m->jobs[k++] = m->jobs[i];
-        }
-        m->njobs = k;
-        free(dup);
-        free(r);
+        slot[h].hash = hv;
+        slot[h].idx1 = key[k].idx + 1;
+        dest[key[k].idx] = (uint32_t)out++;
     }
-    if (!m->njobs)
-        return 0;
-    simtime_t zero = o->epoch_trace ? 0 : m->jobs[0].j.submit;
-    for (size_t i = 0; i < m->njobs; i++) {
-        struct trc_job *j = &m->jobs[i].j;
+    free(slot);
+    /* the dropped jobs go after the kept ones, so dest is a permutation;
+     * then every cycle of it is rotated into place */
+    size_t next = out;
+    for (size_t i = 0; i < total; i++)
+        if (dest[i] == SIM_NONE)
+            dest[i] = (uint32_t)next++;
+    for (size_t i = 0; i < total; i++) {
+        while (dest[i] != i) {
+            uint32_t d = dest[i];
+            if (dest[d] != d)   /* the next hop of the cycle: a cache miss */
+                __builtin_prefetch(&m->jobs[dest[d]], 0);
+            struct trc_job tj = m->jobs[d];
+            m->jobs[d] = m->jobs[i];
+            m->jobs[i] = tj;
+            dest[i] = dest[d];
+            dest[d] = d;
+        }
+    }
+    free(dest);
+    simtime_t zero = o->epoch_trace || !out ? 0 : m->jobs[0].submit;
+    for (size_t k = 0; k < out; k++) {
+        struct trc_job *j = &m->jobs[k];
         j->submit -= zero;
         if (j->submit < 0 || j->submit > TRC_MAX_TIME)
             return dl_fail(m->err, NULL, 0, 0, "job '%s': submit time out "
@@ -602,23 +645,25 @@ static int finish(struct imp *m)
             }
         }
     }
+    *kept = out;
     return 0;
 }
 
 /* The report on stderr. */
-static void report(const struct imp *m, const char *out, FILE *to)
+static void report(const struct imp *m, const struct trace *t,
+                   const char *out, FILE *to)
 {
     double gpus = 0;
-    for (size_t i = 0; i < m->njobs; i++)
-        gpus += (double)m->jobs[i].j.num_gpus *
-                ((double)m->jobs[i].j.duration / SIM_US_PER_S);
-    simtime_t span = m->njobs ? m->jobs[m->njobs - 1].j.submit -
-                                m->jobs[0].j.submit : 0;
+    for (uint32_t i = 0; i < t->njobs; i++)
+        gpus += (double)t->jobs[i].num_gpus *
+                ((double)t->jobs[i].duration / SIM_US_PER_S);
+    simtime_t span = t->njobs ? t->jobs[t->njobs - 1].submit -
+                                t->jobs[0].submit : 0;
     char sb[32];
     sim_fmt_seconds(sb, sizeof sb, span);
-    fprintf(to, "dlsim trace import: %s: read %llu jobs, kept %zu -> %s "
+    fprintf(to, "dlsim trace import: %s: read %llu jobs, kept %u -> %s "
             "(%.1f GPU-hours, submit span %s s = %.2f days)\n", m->o->format,
-            (unsigned long long)m->nread, m->njobs, out, gpus / 3600,
+            (unsigned long long)m->nread, t->njobs, out, gpus / 3600,
             sb, (double)span / SIM_US_PER_S / 86400);
     for (int k = 0; k < IMP_NSKIP; k++)
         if (m->skip[k])
@@ -946,26 +991,23 @@ int trc_cmd_import(int argc, char **argv)
     }
     if (!strcmp(f->name, "gavel"))
         imp_gavel_end(&m);
+    size_t kept = 0;
     if (!r)
-        r = finish(&m);
-    bool empty = !r && !m.njobs;
+        r = finish(&m, &kept);
+    struct trace t;
+    memset(&t, 0, sizeof t);
+    t.arena = m.arena;
+    t.path = out;
+    t.jobs = m.jobs;
+    t.njobs = (uint32_t)kept;
+    bool empty = !r && !kept;
     if (empty)
         r = dl_fail(&err, NULL, 0, 0, "no jobs left to write (read %llu; see "
                     "the reasons above)", (unsigned long long)m.nread);
-    if (!r) {
-        struct trace t;
-        memset(&t, 0, sizeof t);
-        t.arena = m.arena;
-        t.path = out;
-        t.njobs = (uint32_t)m.njobs;
-        t.jobs = xmalloc(m.njobs * sizeof *t.jobs);
-        for (size_t i = 0; i < m.njobs; i++)
-            t.jobs[i] = m.jobs[i].j;
+    if (!r)
         r = trc_write(&t, out, &err);
-        free(t.jobs);
-    }
     if (!r || empty)
-        report(&m, r ? "(nothing written)" : out, stderr);
+        report(&m, &t, r ? "(nothing written)" : out, stderr);
     if (r) {
         if (!err.file[0])
             fprintf(stderr, "dlsim trace import: ");
@@ -976,6 +1018,7 @@ int trc_cmd_import(int argc, char **argv)
         free(files[i]);
     free(files);
     free(m.jobs);
+    free(m.keys);
     arena_free(m.arena);
 done:
     for (size_t i = 0; i < nfilters; i++)
