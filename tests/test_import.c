@@ -409,7 +409,7 @@ Test(import, malformed_input_is_located)
         { "--format itp", "job_id,submission_time,duration,num_gpu\n"
           "a,1,2,3\nb,x,2,3\n", "in.csv:3: column submit time: not a time 'x'" },
         { "--format itp", "job_id,submission_time,duration,num_gpu\n"
-          "a,1,2,3\nb,1,2\n", "in.csv:3: row has 3 fields" },
+          "a,1,2,3\nb,1,2\n", "in.csv:3: row has 3 fields, expected 4" },
         { "--format itp", "job_id,submission_time,duration,num_gpu\n"
           "a,1,2,1.5\n", "in.csv:2: column num_gpu: not a GPU count '1.5'" },
         { "--format itp", "job_id,submit,duration,num_gpu\na,1,2,1\n",

@@ -49,46 +49,41 @@ struct imp_format {
 };
 
 static const struct imp_format formats[] = {
-    { "itp", "Microsoft ITP raw (ElasticFlow artifact): job_id,"
-      "submission_time,duration,num_gpu; seconds",
+    { "itp", "Microsoft ITP, raw (ElasticFlow artifact); seconds",
       "github.com/microsoft/elasticflow-traces data/raw-traces.tar.gz",
       imp_itp, false },
-    { "elasticflow", "ITP with synthetic model/deadline (elasticflow-traces; "
-      "pkusys/ElasticFlow traces_for_ElasticFlow): deadline|ddl absolute",
-      "github.com/microsoft/elasticflow-traces data/elasticflow-traces.tar.gz"
-      "; github.com/pkusys/ElasticFlow", imp_elasticflow, false },
-    { "philly", "Microsoft Philly condensed CSV (Pollux/Sia artifacts): "
-      "timestamp,duration,num_gpus,gpu_time,cluster",
-      "github.com/petuum/adaptdl (osdi21-artifact) simulator/traces/"
-      "philly.csv", imp_philly, false },
-    { "philly-json", "Microsoft Philly cluster_job_log (JSON array of jobs "
-      "with attempts)", "github.com/msr-fiddle/philly-traces "
-      "trace-data.tar.gz", imp_philly_json, false },
-    { "pai", "Alibaba PAI 2020: pai_job_table (IN) joined with "
-      "pai_task_table (--tasks); no header, or the documented one",
-      "github.com/alibaba/clusterdata cluster-trace-gpu-v2020",
+    { "elasticflow", "ITP with synthetic models and absolute deadlines "
+      "(also pkusys/ElasticFlow's traces)",
+      "github.com/microsoft/elasticflow-traces data/elasticflow-traces"
+      ".tar.gz; github.com/pkusys/ElasticFlow traces_for_ElasticFlow",
+      imp_elasticflow, false },
+    { "philly", "Microsoft Philly, per-job CSV of the Pollux/Sia artifacts; "
+      "wall clock", "github.com/petuum/adaptdl (branch osdi21-artifact) "
+      "simulator/traces/philly.csv", imp_philly, false },
+    { "philly-json", "Microsoft Philly cluster_job_log (JSON, attempts)",
+      "github.com/msr-fiddle/philly-traces trace-data.tar.gz", imp_philly_json,
+      false },
+    { "pai", "Alibaba PAI 2020: pai_job_table (IN) + pai_task_table "
+      "(--tasks)", "github.com/alibaba/clusterdata cluster-trace-gpu-v2020",
       imp_pai, false },
-    { "openb", "Alibaba 2023 openb pod list: fractional GPUs, GPU-type "
-      "constraints", "github.com/alibaba/clusterdata "
-      "cluster-trace-gpu-v2023/csv/openb_pod_list_*.csv", imp_openb, false },
-    { "helios", "SenseTime Helios / Lucid cluster_log.csv (Slurm states, "
-      "wall-clock or numeric times)", "github.com/S-Lab-System-Group/"
-      "HeliosData data/<cluster>/cluster_log.csv", imp_helios, false },
-    { "tiresias", "Tiresias simulator CSV: job_id,num_gpu,submit_time,"
-      "iterations,model_name,duration,interval; seconds",
+    { "openb", "Alibaba 2023 openb pod list: GPU shares, GPU-type "
+      "constraints", "github.com/alibaba/clusterdata cluster-trace-gpu-v2023"
+      "/csv/openb_pod_list_*.csv", imp_openb, false },
+    { "helios", "SenseTime Helios / Lucid cluster_log (Slurm states)",
+      "github.com/S-Lab-System-Group/HeliosData data/<cluster>/"
+      "cluster_log.csv", imp_helios, false },
+    { "tiresias", "Tiresias simulator CSV; seconds",
       "github.com/SymbioticLab/Tiresias simulator/*.csv", imp_tiresias,
       false },
-    { "gavel", "Gavel msr trace (TSV, no header; a file or a directory of "
-      "<vc>.trace[.gz]); needs --throughputs",
-      "github.com/stanford-futuredata/gavel scheduler/traces/msr/seed=N",
-      imp_gavel, true },
-    { "chronus", "Chronus deadline traces: expect_time_list relative to "
-      "submit, strict/soft/best; minutes by default",
+    { "gavel", "Gavel msr traces (TSV; a file or a seed directory); needs "
+      "--throughputs", "github.com/stanford-futuredata/gavel scheduler/"
+      "traces/msr/seed=N", imp_gavel, true },
+    { "chronus", "Chronus deadline traces (strict/soft/best); minutes",
       "github.com/S-Lab-System-Group/ChronusArtifact code/data/exp/"
       "trace_job_Philly_*.csv", imp_chronus, false },
-    { "muri", "Muri simulator traces: Tiresias columns + priority; "
-      "milliseconds", "github.com/Rivendile/Muri simulator/trace-data/*.csv",
-      imp_muri, false },
+    { "muri", "Muri simulator traces (priority); milliseconds",
+      "github.com/Rivendile/Muri simulator/trace-data/*.csv", imp_muri,
+      false },
 };
 enum { NFORMATS = sizeof formats / sizeof formats[0] };
 
@@ -103,7 +98,7 @@ static const struct imp_format *find_format(const char *name)
 static void print_formats(FILE *to)
 {
     for (int i = 0; i < NFORMATS; i++)
-        fprintf(to, "  %-12s %s\n  %-12s from %s\n", formats[i].name,
+        fprintf(to, "  %-12s %s\n  %-12s %s\n", formats[i].name,
                 formats[i].summary, "", formats[i].source);
 }
 
@@ -544,9 +539,8 @@ const char *imp_fld(const struct imp_csv *c, int i)
 int imp_csv_width(const struct imp_csv *c, size_t n, struct dl_error *err)
 {
     if (c->nf != n)
-        return dl_fail(err, c->path, c->rec_line, 0, "row has %zu fields "
-                       "but %s %zu", c->nf, c->line == 1 ? "the format has"
-                       : "the header has", n);
+        return dl_fail(err, c->path, c->rec_line, 0, "row has %zu fields, "
+                       "expected %zu", c->nf, n);
     return 0;
 }
 
