@@ -133,6 +133,17 @@ Test(import, itp_sorts_skips_and_rebases)
     cr_assert_eq(imp("--format itp --epoch trace c1.csv -o o2.csv"), 0);
     cr_expect_str_eq(slurp("o2.csv"), "job_id,submit_time,num_gpus,duration\n"
                      "b,40,1,10\nf,40,4,7\na,100,2,50\n");
+    /* a window [40, 100) in seconds of the input's clock */
+    cr_assert_eq(imp("--format itp --filter start=40,end=100 c1.csv -o w.csv"),
+                 0, "%s", out_text);
+    cr_expect_str_eq(slurp("w.csv"), "job_id,submit_time,num_gpus,duration\n"
+                     "b,0,1,10\nf,0,4,7\n");
+    expect_report("skipped 1: filtered out: submit time outside the window");
+    /* a format without VCs: the file name is the VC */
+    cr_assert_eq(imp("--format itp --filter vc=c2 c1.csv -o v.csv"), 2);
+    expect_report("skipped 6: filtered out: virtual cluster");
+    cr_assert_eq(imp("--format itp --filter vc=c1 c1.csv -o v.csv"), 0);
+    expect_report("kept 3");
 }
 
 Test(import, elasticflow_deadlines)
