@@ -11,12 +11,14 @@
  * Pipeline:
  *
  *   importer (one per format, traces/imp_*.c): parse, map units, statuses
- *       and columns -> imp_add (zero GPUs / bad duration skipped, counted)
+ *       and columns -> imp_add (zero GPUs / bad duration skipped, counted;
+ *       a format without ids numbers its jobs by input row; with several
+ *       files the ids get a "FILE:" prefix; a 16-byte sort key per job)
  *   -> window filter on the input clock (--filter start=,end=)
- *   -> stable sort by (submit, input order), so the output is the same for
- *      the same input whatever the input's row order
- *   -> duplicate ids dropped (the first in that order stays), missing ids
- *      numbered 1, 2, ... in input order
+ *   -> sort of the keys by (submit, input order), so the output is the same
+ *      for the same input whatever the input's row order
+ *   -> duplicate ids dropped (the first in that order stays)
+ *   -> the records permuted in place into that order (no second copy)
  *   -> clock zero moved to the first kept submit (unless --epoch trace);
  *      deadlines move with it; a deadline before its submit is dropped
  *   -> trc_write (atomic: a temporary file renamed into place).
