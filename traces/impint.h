@@ -86,6 +86,7 @@ struct imp {
     struct imp_key *keys;       /* [njobs] */
     size_t njobs, cap, kcap;
     uint64_t nread;             /* jobs (rows, objects) read */
+    uint64_t file_read0;        /* nread when the current file began */
     uint64_t skip[IMP_NSKIP];
     uint64_t note[IMP_NNOTE];
     void *state;                /* a format's state across files (gavel) */
@@ -102,8 +103,8 @@ void imp_skip(struct imp *m, enum imp_skip why);
 /* Adds a job (strings are copied into the arena).  Skips (and counts) a
  * job with no GPUs or a duration <= 0; num_gpus, duration and submit are
  * taken from j, the rest as given (deadline SIM_NEVER, util/mem_gb < 0 when
- * unknown).  A NULL id becomes the job's place in the input (1, 2, ...:
- * the jobs read so far, imp_read_one).  Returns true when kept. */
+ * unknown).  A NULL id becomes the job's place in its input file (1, 2,
+ * ...: the jobs read so far, imp_read_one).  Returns true when kept. */
 bool imp_add(struct imp *m, const struct trc_job *j);
 const char *imp_str(struct imp *m, const char *s);
 

@@ -12,8 +12,9 @@
  *
  *   importer (one per format, traces/imp_*.c): parse, map units, statuses
  *       and columns -> imp_add (zero GPUs / bad duration skipped, counted;
- *       a format without ids numbers its jobs by input row; with several
- *       files the ids get a "FILE:" prefix; a 16-byte sort key per job)
+ *       a format without ids numbers its jobs by row in their file;
+ *       with several files the ids get a "FILE:" prefix; a 16-byte sort
+ *       key per job)
  *   -> window filter on the input clock (--filter start=,end=)
  *   -> sort of the keys by (submit, input order), so the output is the same
  *      for the same input whatever the input's row order
@@ -184,7 +185,7 @@ bool imp_add(struct imp *m, const struct trc_job *j)
     char num[24];
     const char *id = j->id;
     if (!id || !*id) {          /* formats without ids: the input row */
-        utoa(m->nread, num);
+        utoa(m->nread - m->file_read0, num);
         id = num;
     }
     size_t a = m->id_prefix ? strlen(m->id_prefix) : 0, b = strlen(id);
@@ -983,6 +984,7 @@ int trc_cmd_import(int argc, char **argv)
             memcpy(p + n, ":", 2);
             m.id_prefix = p;
         }
+        m.file_read0 = m.nread;
         r = f->read(&m, files[i]);
     }
     if (!strcmp(f->name, "gavel"))
