@@ -336,13 +336,15 @@ static int cmd_trace(int argc, char **argv)
         return trc_cmd_compare(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "scale"))
         return trc_cmd_scale(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "import"))
+        return trc_cmd_import(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "--help")) {
-        puts("usage: dlsim trace gen|stats|annotate|fit|compare|scale ... "
-             "(see dlsim trace CMD --help)");
+        puts("usage: dlsim trace gen|stats|annotate|import|fit|compare|scale "
+             "... (see dlsim trace CMD --help)");
         return 0;
     }
     return usage_error("trace", "expected a subcommand: gen, stats, "
-                       "annotate, fit, compare or scale");
+                       "annotate, import, fit, compare or scale");
 }
 
 static int cmd_cluster(int argc, char **argv)
@@ -369,6 +371,7 @@ static const char main_help[] =
     "  trace fit  fit a workload description (YAML) to a trace, for gen --like\n"
     "  trace compare  KS statistics and GPU-count distance of two traces\n"
     "  trace scale  rescale a trace's arrivals to an offered load\n"
+    "  trace import  convert a public trace (Philly, ITP, PAI, openb, ...)\n"
     "  policies   list the policies and their options\n"
     "  fit        convert measurements; fit slowdown and utilization models\n"
     "  report     HTML page and Markdown tables from a run or sweep directory\n"

@@ -309,5 +309,8 @@ int trc_cmd_annotate(int argc, char **argv);
 int trc_cmd_fit(int argc, char **argv);
 int trc_cmd_compare(int argc, char **argv);
 int trc_cmd_scale(int argc, char **argv);
+/* `dlsim trace import --format F IN... -o OUT [options]`: converts a public
+ * trace (traces/import.c; one importer per family in traces/imp_*.c). */
+int trc_cmd_import(int argc, char **argv);
 
 #endif

@@ -1,0 +1,262 @@
+/*
+ * traces/imp_philly.c - the Philly cluster_job_log importer (msr-fiddle/
+ * philly-traces): one JSON array of job objects, documented as
+ *
+ *   {"status": "Pass"|"Killed"|"Failed", "vc": "...", "jobid": "...",
+ *    "submitted_time": "YYYY-MM-DD HH:MM:SS", "user": "...",
+ *    "attempts": [{"start_time": ..., "end_time": ...,
+ *                  "detail": [{"ip": "m47", "gpus": ["gpu0", ...]}]}]}
+ *
+ * Streaming: the file (plain or gzip) is read in chunks and cut into the
+ * array's elements by a byte scanner that tracks strings, escapes and
+ * nesting; each element alone goes through the strict JSON reader
+ * (mdl_json_parse), so memory is one job's text, not the file's (the
+ * published file is about a gigabyte uncompressed).  A syntax error is
+ * reported at file:line (the line counted over the whole file).
+ *
+ * Mapping: id = jobid; submit = submitted_time (wall clock read as UTC);
+ * num_gpus = the GPUs of the last attempt that lists any; duration = the
+ * sum over attempts of end_time - start_time (attempts missing either time
+ * are left out: a logging error per the trace's notes); user = user; VC =
+ * vc.  Pass is completed, Killed and Failed are failed (--keep-failed); a
+ * job with no attempt, or whose last attempt has no end_time (running when
+ * the snapshot was taken), is unfinished.
+ */
+#include "traces/impint.h"
+#include "models/model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct scan {
+    gzFile gz;
+    char *buf;
+    size_t cap, len;
+    int eof, zerr;
+};
+
+static int more(struct scan *s, size_t keep_from)
+{
+    if (keep_from > 0) {
+        memmove(s->buf, s->buf + keep_from, s->len - keep_from);
+        s->len -= keep_from;
+    }
+    if (s->cap - s->len < 65536) {
+        s->cap *= 2;
+        s->buf = xrealloc(s->buf, s->cap);
+    }
+    int n = gzread(s->gz, s->buf + s->len, (unsigned)(s->cap - s->len - 1));
+    if (n > 0) {
+        s->len += (size_t)n;
+        return n;
+    }
+    s->eof = 1;
+    int code = Z_OK;
+    gzerror(s->gz, &code);
+    s->zerr = n < 0 && code == Z_OK ? Z_ERRNO : code;
+    return 0;
+}
+
+static const char *str_of(const struct mdl_json *v)
+{
+    return v && v->type == MDL_JSON_STRING ? v->str : NULL;
+}
+
+/* One job object. */
+static int one_job(struct imp *m, const struct mdl_json *o, const char *path,
+                   long line)
+{
+    if (o->type != MDL_JSON_OBJECT)
+        return dl_fail(m->err, path, line, 0, "array element is a %s, not a "
+                       "job object", mdl_json_type_name(o->type));
+    imp_read_one(m);
+    const char *vc = str_of(mdl_json_get(o, "vc"));
+    if (!imp_vc_ok(m, vc))
+        return 0;
+    const char *status = str_of(mdl_json_get(o, "status"));
+    const char *id = str_of(mdl_json_get(o, "jobid"));
+    if (!status || !id)
+        return dl_fail(m->err, path, line, 0, "job object without a string "
+                       "'%s'", !status ? "status" : "jobid");
+    if (strcmp(status, "Pass")) {
+        if (strcmp(status, "Killed") && strcmp(status, "Failed"))
+            return dl_fail(m->err, path, line, 0, "job %s: status '%.40s' "
+                           "(expected Pass, Killed or Failed)", id, status);
+        if (!m->o->keep_failed) {
+            imp_skip(m, IMP_S_FAILED);
+            return 0;
+        }
+    }
+    struct trc_job j;
+    memset(&j, 0, sizeof j);
+    j.deadline = SIM_NEVER;
+    j.util = j.mem_gb = -1.0f;
+    j.id = id;
+    j.user = str_of(mdl_json_get(o, "user"));
+    const char *sub = str_of(mdl_json_get(o, "submitted_time"));
+    int t = sub ? imp_time(sub, IMP_SEC, 1, &j.submit) : 1;
+    if (t < 0)
+        return dl_fail(m->err, path, line, 0, "job %s: submitted_time '%.40s'"
+                       " is not a date YYYY-MM-DD HH:MM:SS", id, sub);
+    if (t > 0) {
+        imp_skip(m, IMP_S_NO_TIME);
+        return 0;
+    }
+    const struct mdl_json *att = mdl_json_get(o, "attempts");
+    if (att && att->type != MDL_JSON_ARRAY)
+        return dl_fail(m->err, path, line, 0, "job %s: attempts is not an "
+                       "array", id);
+    if (!att || !att->n) {
+        imp_skip(m, IMP_S_UNFINISHED);
+        return 0;
+    }
+    bool open = false;
+    for (uint32_t a = 0; a < att->n; a++) {
+        const struct mdl_json *at = &att->kid[a];
+        if (at->type != MDL_JSON_OBJECT)
+            return dl_fail(m->err, path, line, 0, "job %s: attempt %u is "
+                           "not an object", id, a + 1);
+        const char *ss = str_of(mdl_json_get(at, "start_time"));
+        const char *se = str_of(mdl_json_get(at, "end_time"));
+        simtime_t s, e;
+        int ts = ss ? imp_time(ss, IMP_SEC, 1, &s) : 1;
+        int te = se ? imp_time(se, IMP_SEC, 1, &e) : 1;
+        if (ts < 0 || te < 0)
+            return dl_fail(m->err, path, line, 0, "job %s: attempt %u: bad "
+                           "%s '%.40s'", id, a + 1, ts < 0 ? "start_time"
+                           : "end_time", ts < 0 ? ss : se);
+        if (a + 1 == att->n)
+            open = te != 0;
+        if (!ts && !te && e > s)
+            j.duration += e - s;
+        const struct mdl_json *det = mdl_json_get(at, "detail");
+        uint32_t g = 0;
+        for (uint32_t d = 0; det && det->type == MDL_JSON_ARRAY && d < det->n;
+             d++) {
+            const struct mdl_json *gp = mdl_json_get(&det->kid[d], "gpus");
+            if (gp && gp->type == MDL_JSON_ARRAY)
+                g += gp->n;
+        }
+        if (g)
+            j.num_gpus = g;
+    }
+    if (open) {
+        imp_skip(m, IMP_S_UNFINISHED);
+        return 0;
+    }
+    imp_add(m, &j);
+    return 0;
+}
+
+int imp_philly_json(struct imp *m, const char *path)
+{
+    struct scan s = { 0 };
+    s.gz = gzopen(path, "rb");
+    if (!s.gz)
+        return dl_fail_io(m->err, path, "cannot open: %s",
+                          errno ? strerror(errno) : "out of memory");
+    gzbuffer(s.gz, 128 * 1024);
+    s.cap = 1 << 20;
+    s.buf = xmalloc(s.cap);
+    int r = 0;
+    long line = 1, el_line = 0;
+    size_t i = 0, start = 0;    /* scan position; element start */
+    int depth = 0, in_str = 0, esc = 0;
+    bool opened = false, closed = false, want_value = true;
+    uint64_t nel = 0;            /* elements seen */
+    for (;;) {
+        if (i == s.len) {
+            if (s.eof)
+                break;
+            size_t keep = depth >= 2 ? start : i;
+            more(&s, keep);
+            i -= keep;
+            start -= keep < start ? keep : start;
+            continue;
+        }
+        char ch = s.buf[i];
+        if (ch == '\n')
+            line++;
+        if (in_str) {
+            if (esc)
+                esc = 0;
+            else if (ch == '\\')
+                esc = 1;
+            else if (ch == '"')
+                in_str = 0;
+            i++;
+            continue;
+        }
+        if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n') {
+            i++;
+            continue;
+        }
+        if (closed) {
+            r = dl_fail(m->err, path, line, 0, "text after the closing ']'");
+            break;
+        }
+        if (!opened) {
+            if (ch != '[') {
+                r = dl_fail(m->err, path, line, 0, "expected a JSON array "
+                            "of jobs ('[')");
+                break;
+            }
+            opened = true;
+            depth = 1;
+            i++;
+            continue;
+        }
+        if (depth == 1) {
+            if (ch == ']' && (!want_value || nel == 0)) {
+                closed = true;
+                depth = 0;
+            } else if (ch == ',' && !want_value) {
+                want_value = true;
+            } else if ((ch == '{' || ch == '[') && want_value) {
+                start = i;
+                el_line = line;
+                depth = 2;
+                want_value = false;
+                nel++;
+            } else {
+                r = dl_fail(m->err, path, line, 0, "expected %s", want_value
+                            ? "a job object" : "',' or ']'");
+                break;
+            }
+            i++;
+            continue;
+        }
+        if (ch == '"')
+            in_str = 1;
+        else if (ch == '{' || ch == '[')
+            depth++;
+        else if (ch == '}' || ch == ']') {
+            if (--depth == 1) {
+                struct mdl_json_doc d;
+                r = mdl_json_parse(path, s.buf + start, i + 1 - start, &d,
+                                   m->err);
+                if (r) {
+                    if (m->err->line > 0)
+                        m->err->line += el_line - 1;
+                    break;
+                }
+                r = one_job(m, d.root, path, el_line);
+                mdl_json_free(&d);
+                if (r)
+                    break;
+            }
+        }
+        i++;
+    }
+    if (!r && s.zerr != Z_OK && s.zerr != Z_STREAM_END)
+        r = s.zerr == Z_ERRNO ? dl_fail_io(m->err, path, "read error")
+                              : dl_fail(m->err, path, line, 0, "truncated or "
+                                        "corrupt gzip stream");
+    if (!r && !closed)
+        r = dl_fail(m->err, path, line, 0, "unexpected end of input inside "
+                    "the array");
+    gzclose_r(s.gz);
+    free(s.buf);
+    return r;
+}
