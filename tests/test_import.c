@@ -286,7 +286,7 @@ Test(import, openb_fractional_and_types)
         "p1,1000,1024,1,460,V100M16,BE,Succeeded,20,120,30\n"
         "p2,1000,1024,2,1000,V100M16|V100M32,Burstable,Succeeded,25,45,25\n"
         "p3,1000,1024,0,0,,BE,Succeeded,26,30,26\n"
-        "p4,1000,1024,1,1000,T4,LS,Failed,27,37,27\n"
+        "p4,1000,1024,1,1000,V100M32,LS,Failed,27,37,27\n"
         "p5,1000,1024,1,1000,T4,LS,Pending,28,,\n"
         "p6,1000,1024,8,1000,G2,Guaranteed,Running,5,105,6\n";
     expect_import("--format openb", "pods.csv", in,
@@ -303,7 +303,7 @@ Test(import, openb_fractional_and_types)
     cr_assert_eq(imp("--format openb --multi-type first --keep-failed "
                      "pods.csv -o f.csv"), 0, "%s", out_text);
     cr_expect(strstr(slurp("f.csv"), "\np2,25,2,20,V100,,,1\n"
-                     "p4,27,1,10,T4,,,2\n"), "%s", file_text);
+                     "p4,27,1,10,V100-32GB,,,2\n"), "%s", file_text);
 }
 
 Test(import, helios_states)

@@ -20,30 +20,34 @@
  *   of each GPU; pod_phase Succeeded and Running (running when the trace
  *   was taken; its deletion_time is where the record ends) are kept,
  *   Failed is failed, Pending (no scheduled_time) unfinished; gpu_spec
- *   "T4" -> gpu_type (V100M16 -> V100, the zoo's 16 GB V100; other names
- *   kept), "A|B" -> no constraint (--multi-type any) or A (first);
+ *   "T4" -> gpu_type (through mdl_gpu_alias, as `cluster import` names
+ *   types: V100M16 -> V100, V100M32 -> V100-32GB; other names kept), "A|B" -> no constraint (--multi-type any) or A (first);
  *   priority from qos: Guaranteed 3, LS 2, Burstable 1, BE 0.
  *
  * PAI (both tables without a header as published, or with the documented
  * one): submit = the job's start_time (its submission); duration = the
  * last task end_time - the first task start_time; GPUs = sum over the
  * job's tasks of inst_num x plan_gpu / 100 (plan_gpu is percent of one
- * GPU); gpu_type = the GPU tasks' gpu_type when they agree; user = user;
+ * GPU); gpu_type = the GPU tasks' gpu_type when they agree (through
+ * mdl_gpu_alias: MISC -> K80, V100M32 -> V100-32GB); user = user;
  * status Terminated kept, Failed failed, Running / Waiting unfinished (a
  * task without an end time too).
  */
 #include "traces/impint.h"
+#include "models/model.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Memory (GB) of the GPU types these traces name, for fractional jobs. */
+/* Memory (GB) of the GPU types these traces name, after mdl_gpu_alias,
+ * for fractional jobs: the memory_gb of models/gpus.csv. */
 static double type_mem(const char *t)
 {
     static const struct { const char *name; double gb; } tm[] = {
-        { "T4", 16 }, { "P100", 16 }, { "V100", 16 }, { "V100M16", 16 },
-        { "V100M32", 32 }, { "A10", 24 },
+        { "K80", 12 }, { "T4", 16 }, { "P100", 16 }, { "V100", 16 },
+        { "V100-32GB", 32 }, { "A10", 24 }, { "A100", 40 },
+        { "A100-80GB", 80 }, { "A800-80GB", 80 }, { "H800", 80 },
     };
     for (size_t k = 0; t && k < sizeof tm / sizeof tm[0]; k++)
         if (!strcmp(t, tm[k].name))
@@ -51,9 +55,12 @@ static double type_mem(const char *t)
     return -1;
 }
 
+/* The dlsim name of a trace's GPU type (the alias table `cluster import`
+ * uses too, so the trace and its imported cluster agree). */
 static const char *map_type(const char *t)
 {
-    return !strcmp(t, "V100M16") ? "V100" : t;
+    const char *a = mdl_gpu_alias(t);
+    return a ? a : t;
 }
 
 /* GPUs as a real number -> num_gpus, util (share per GPU), notes. */
@@ -383,7 +390,7 @@ int imp_pai(struct imp *m, const char *path)
             continue;
         }
         j.duration = g->end - g->start;
-        j.gpu_type = g->type && *g->type ? g->type : NULL;
+        j.gpu_type = g->type && *g->type ? map_type(g->type) : NULL;
         set_gpus(m, &j, g->gpus);
         imp_add(m, &j);
     }
