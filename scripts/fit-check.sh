@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # How closely `dlsim trace gen --like` reproduces real traces: converts each
-# public trace to the native format (awk; to be replaced by `dlsim trace
-# import`), fits it (`trace fit`), regenerates it with the same number of
+# public trace to the native format (`dlsim trace import`), fits it (`trace fit`), regenerates it with the same number of
 # jobs, and compares (`trace compare`).  Prints one row per trace:
 #
 #   jobs        jobs in the real trace
@@ -18,8 +17,7 @@
 #
 # Traces: the 10 Microsoft ITP clusters (raw, 2021; ElasticFlow, ASPLOS'23),
 # cluster04's ElasticFlow variant (with model names and deadlines), and
-# Philly (Jeon et al., ATC'19, in the Pollux artifact's condensed form;
-# timestamps read as UTC, rows sorted by time).
+# Philly (Jeon et al., ATC'19, in the Pollux artifact's condensed form).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dlsim=$PWD/${1:-build}/dlsim
@@ -29,22 +27,9 @@ itp=$data/microsoft-itp-elasticflow
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# native columns job_id,submit_time,num_gpus,duration[,model,deadline]
-itp_raw() {     # job_id,submission_time,duration,num_gpu
-    zcat "$1" | awk -F, 'NR == 1 { print "job_id,submit_time,num_gpus,duration"; next }
-                         { print $1 "," $2 "," $4 "," $3 }'
-}
-itp_elastic() { # job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration
-    zcat "$1" | awk -F, 'NR == 1 { print "job_id,submit_time,num_gpus,duration,model,deadline"; next }
-                         { print $1 "," $2 "," $7 "," $8 "," $4 "," $5 }'
-}
-philly() {      # timestamp,duration,num_gpus,gpu_time,cluster
-    echo "job_id,submit_time,num_gpus,duration"
-    zcat "$1" | TZ=UTC awk -F, 'NR > 1 && $2 > 0 && $3 >= 1 {
-            split($1, d, /[-: ]/)
-            t = mktime(d[1] " " d[2] " " d[3] " " d[4] " " d[5] " " d[6])
-            print t "," $3 "," $2 }' |
-        sort -t, -k1,1n -s | awk -F, '{ print "p" NR "," $0 }'
+# each public trace through `dlsim trace import` (README, Supported traces)
+imp() {         # FORMAT IN OUT
+    "$dlsim" trace import --format "$1" "$2" -o "$3" 2> /dev/null
 }
 
 # compare A B -> "D_dur D_gap gpuTV"
@@ -84,10 +69,10 @@ echo "dlsim trace fit / gen --like / compare: $seeds replay seeds per trace"
 printf "%-22s %7s %7s %8s %8s %8s %8s %8s %6s\n" trace jobs gpuTV D_dur D_gap \
     D_crit gapPois gapDiur zero%
 for c in 01 02 03 04 05 06 07 08 09 10; do
-    itp_raw "$itp/raw/cluster$c.csv.gz" > "$tmp/t.csv"
+    imp itp "$itp/raw/cluster$c.csv.gz" "$tmp/t.csv"
     row "itp-cluster$c" "$tmp/t.csv"
 done
-itp_elastic "$itp/elasticflow/cluster04.csv.gz" > "$tmp/t.csv"
+imp elasticflow "$itp/elasticflow/cluster04.csv.gz" "$tmp/t.csv"
 row "itp-cluster04-elastic" "$tmp/t.csv"
-philly "$data/philly-pollux/philly.csv.gz" > "$tmp/t.csv"
+imp philly "$data/philly-pollux/philly.csv.gz" "$tmp/t.csv"
 row "philly" "$tmp/t.csv"
