@@ -2,7 +2,7 @@
 # scripts/calibrate.sh - calibrate dlsim's models on this machine's GPU.
 #
 #   scripts/calibrate.sh [--out DIR] [--budget SECONDS] [--device N]
-#                        [--tool PATH] [--dlsim PATH] [--quick]
+#                        [--tool PATH] [--dlsim PATH] [--quick] [--no-fit]
 #   scripts/calibrate.sh --from DIR [--dlsim PATH]
 #
 # Runs dlsim-calibrate probe, suite, proxies and pairs (models/calibrate/
@@ -22,9 +22,15 @@
 #
 # GPU is the type probe.json names (a models/gpus.csv name such as H200).
 # --from DIR skips the measurements and fits the files already in DIR (no GPU
-# needed).  Without a usable GPU the probe fails at once: its one line is
-# printed and the script exits with its status (3).  Never changes clocks,
-# compute mode, MIG or MPS settings.
+# needed); --no-fit measures only.  The tool is build/models/calibrate/
+# dlsim-calibrate (meson) or --tool; if neither exists and nvcc does, the
+# script builds it first with the one-line nvcc command of models/calibrate/
+# README.md into build-calibrate/.  Without a usable GPU the probe fails at
+# once: its one line is printed and the script exits with its status (3).
+# Exit status: 0 done; 2 bad usage or input; 3 no usable GPU; 4 measured but
+# not fitted because dlsim (--dlsim, default build/dlsim) does not run here
+# (fit later with --from DIR where it does); else the failing command's.
+# Never changes clocks, compute mode, MIG or MPS settings.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=calib-out
@@ -32,7 +38,8 @@ budget=420
 device=0
 from=
 quick=
-tool=$root/build/models/calibrate/dlsim-calibrate
+nofit=
+tool=
 dlsim=$root/build/dlsim
 
 usage() {
@@ -52,6 +59,7 @@ while [ $# -gt 0 ]; do
     --tool) tool=${2:?--tool needs a path}; shift 2 ;;
     --dlsim) dlsim=${2:?--dlsim needs a path}; shift 2 ;;
     --quick) quick=--quick; shift ;;
+    --no-fit) nofit=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
     esac
@@ -59,7 +67,16 @@ done
 case $budget in
 ''|*[!0-9]*) die "--budget: '$budget' is not a whole number of seconds" ;;
 esac
-[ -x "$dlsim" ] || die "$dlsim: not found; build dlsim (scripts/build.sh) or give --dlsim"
+can_fit=
+if [ -z "$nofit" ]; then
+    if "$dlsim" policies >/dev/null 2>&1; then
+        can_fit=1
+    elif [ -n "$from" ]; then
+        die "$dlsim does not run; build dlsim (scripts/build.sh) or give --dlsim"
+    else
+        echo "calibrate.sh: warning: $dlsim does not run here: measuring only (exit status 4); fit later with --from DIR" >&2
+    fi
+fi
 
 start=$SECONDS
 if [ -n "$from" ]; then
@@ -67,6 +84,17 @@ if [ -n "$from" ]; then
     [ -d "$out" ] || die "$out: no such directory"
     [ -f "$out/runtime.csv" ] || die "$out/runtime.csv: not found"
 else
+    if [ -z "$tool" ]; then
+        tool=$root/build/models/calibrate/dlsim-calibrate
+        if [ ! -x "$tool" ] && command -v nvcc >/dev/null; then
+            tool=$root/build-calibrate/dlsim-calibrate
+            echo "calibrate.sh: building $tool with nvcc"
+            mkdir -p "$root/build-calibrate"
+            nvcc -O2 -arch=native -o "$tool" "$root"/models/calibrate/*.cu \
+                "$root"/models/calibrate/*.c -lcublas -ldl -lpthread ||
+                die "nvcc failed" 1
+        fi
+    fi
     [ -x "$tool" ] || die "$tool: not found; build it (meson with a CUDA compiler, or the one-line nvcc build of models/calibrate/README.md) or give --tool"
     common=(--out "$out" --device "$device" $quick)
     # The probe first: it fails at once (exit 3, one line) without a GPU.
@@ -79,6 +107,11 @@ else
     # pairs: a measurement started before the budget ends may run ~10 s over
     "$tool" pairs "${common[@]}" --budget $((left > 25 ? left - 15 : 10)) || exit $?
     echo "calibrate.sh: measured in $((SECONDS - start)) s"
+fi
+if [ -z "$can_fit" ]; then
+    [ -n "$nofit" ] && exit 0
+    echo "calibrate.sh: NOT FITTED: $dlsim does not run here; run scripts/calibrate.sh --from $out where it does" >&2
+    exit 4
 fi
 
 gpu=$(sed -n 's/^  "gpu_type": "\(.*\)",$/\1/p' "$out/probe.json" 2>/dev/null || true)
