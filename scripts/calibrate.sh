@@ -29,7 +29,8 @@
 # once: its one line is printed and the script exits with its status (3).
 # Exit status: 0 done; 2 bad usage or input; 3 no usable GPU; 4 measured but
 # not fitted because dlsim (--dlsim, default build/dlsim) does not run here
-# (fit later with --from DIR where it does); else the failing command's.
+# (fit later with --from DIR where it does); else the failing command's
+# (after fitting what the other steps measured).
 # Never changes clocks, compute mode, MIG or MPS settings.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,6 +41,7 @@ from=
 quick=
 nofit=
 tool=
+failed=
 dlsim=$root/build/dlsim
 
 usage() {
@@ -99,17 +101,20 @@ else
     common=(--out "$out" --device "$device" $quick)
     # The probe first: it fails at once (exit 3, one line) without a GPU.
     "$tool" probe "${common[@]}" || exit $?
-    "$tool" suite "${common[@]}" || exit $?
+    # A later step that fails (exit 1) leaves what it measured: the fits
+    # still run on it, and the script ends with that status.
+    "$tool" suite "${common[@]}" || failed=${failed:-$?}
     left=$((budget - (SECONDS - start)))
     # proxies: about 45 s on an H200; a third of what is left at most
-    "$tool" proxies "${common[@]}" --budget $((left / 3 > 10 ? left / 3 : 10)) || exit $?
+    "$tool" proxies "${common[@]}" --budget $((left / 3 > 10 ? left / 3 : 10)) || failed=${failed:-$?}
+    [ -f "$out/runtime.csv" ] || exit "${failed:-1}"
     left=$((budget - (SECONDS - start)))
     # pairs: a measurement started before the budget ends may run ~10 s over
-    "$tool" pairs "${common[@]}" --budget $((left > 25 ? left - 15 : 10)) || exit $?
+    "$tool" pairs "${common[@]}" --budget $((left > 25 ? left - 15 : 10)) || failed=${failed:-$?}
     echo "calibrate.sh: measured in $((SECONDS - start)) s"
 fi
 if [ -z "$can_fit" ]; then
-    [ -n "$nofit" ] && exit 0
+    [ -n "$nofit" ] && exit "${failed:-0}"
     echo "calibrate.sh: NOT FITTED: $dlsim does not run here; run scripts/calibrate.sh --from $out where it does" >&2
     exit 4
 fi
@@ -158,3 +163,7 @@ tmp=$out/models-$gpu.yaml.tmp.$$
 } > "$tmp"
 mv "$tmp" "$out/models-$gpu.yaml"
 echo "calibrate.sh: done in $((SECONDS - start)) s; $out/models-$gpu.yaml"
+if [ -n "$failed" ]; then
+    echo "calibrate.sh: a measurement step failed (exit $failed): see above" >&2
+    exit "$failed"
+fi

@@ -1339,6 +1339,16 @@ static int cmd_pairs(void)
         printf("%-22s %10.2f %8.2f\n", pname(sel[k]), solo[k], usolo[k]);
         fflush(stdout);
     }
+    /* two processes cannot share a GPU in an exclusive compute mode (which
+     * the tool never changes): time-slicing is then not measured */
+    int mechs = O.mechanisms, mode;
+    CK(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, O.device));
+    if ((mechs & CAL_MECH_TIMESLICE) && mode != cudaComputeModeDefault) {
+        note("note: compute mode %d is not the default (shared): two "
+             "processes cannot share the GPU; timeslice pairs skipped",
+             mode);
+        mechs &= ~CAL_MECH_TIMESLICE;
+    }
     int maxrows = n * (n + 1) / 2;
     struct cal_pair_row *rows[2];
     int nrows[2] = { 0, 0 }, failed = 0, skipped = 0;
@@ -1355,7 +1365,7 @@ static int cmd_pairs(void)
             if (!ok[a] || !ok[b])
                 continue;
             for (int m = 0; m < 2; m++) {
-                if (!(O.mechanisms & (1 << m)))
+                if (!(mechs & (1 << m)))
                     continue;
                 if (over_budget()) {
                     skipped++;
@@ -1368,7 +1378,11 @@ static int cmd_pairs(void)
                 } else if (timeslice_window(idx, rate, &u)) {
                     note("time-sliced pair %s + %s failed; skipped",
                          pname(sel[a]), pname(sel[b]));
-                    failed++;
+                    if (++failed >= 2 && !nrows[1]) {
+                        note("time-slicing fails every time: no more "
+                             "timeslice pairs");
+                        mechs &= ~CAL_MECH_TIMESLICE;
+                    }
                     continue;
                 }
                 struct cal_pair_row *x = &rows[m][nrows[m]++];
@@ -1400,7 +1414,7 @@ static int cmd_pairs(void)
     int rc = failed ? CAL_EXIT_FAIL : 0;
     for (int m = 0; m < 2; m++) {
         if (!(O.mechanisms & (1 << m)))
-            continue;
+            continue;       /* a skipped mechanism writes its header only */
         char name[64], msg[512];
         snprintf(name, sizeof name, "pairs-%s.csv", mech[m]);
         if (cal_write_file(O.out_dir, name, cal_fn_pairs, rows[m], nrows[m],
