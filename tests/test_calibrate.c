@@ -588,8 +588,10 @@ Test(calib_fit, dlsim_fit_accepts_the_written_csvs)
     char dir[512];
     snprintf(dir, sizeof dir, "%s", tu_tmp_path(""));
     synthetic(dir);
+    char cwd[1024];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
     cr_assert_eq(sh("cd '%s' && '%s' fit runtime runtime.csv --zoo "
-                    "'%s/../models' -o rt.yaml", dir, bin, getcwd(NULL, 0)),
+                    "'%s/../models' -o rt.yaml", dir, bin, cwd),
                  0, "%s", out_text);
     cr_assert(file_has(tu_tmp_path("rt.yaml"), "kind: runtime"));
     cr_assert(file_has(tu_tmp_path("rt.yaml"), "name: \"H200\""),
