@@ -1319,8 +1319,8 @@ static int cmd_pairs(void)
     if (O.npsel) {
         n = O.npsel;
         memcpy(sel, O.psel, n * sizeof *sel);
-    } else {
-        n = cal_ndefault_pairs;
+    } else {            /* --quick: a smoke test of 3 proxies, 6 pairs */
+        n = O.quick ? 3 : cal_ndefault_pairs;
         memcpy(sel, cal_default_pairs, n * sizeof *sel);
     }
     /* solo rates, measured the way the pairs are */
