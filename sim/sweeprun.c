@@ -521,6 +521,7 @@ struct prog {
     bool tty, quiet;
     uint32_t total, done, failed;
     double t0;
+    double drawn;               /* when the bar was last drawn */
     int width;                  /* drawn bar width, 0 = none */
 };
 
@@ -569,7 +570,11 @@ static void prog_run(struct prog *p, const char *id, int st, const char *err,
     if (p->tty) {
         if (st != RUN_OK)
             fprintf(stderr, "\r\033[K%s: failed: %s\n", id, err);
-        prog_draw(p);
+        double t = now_s();     /* at most ten redraws a second */
+        if (st != RUN_OK || p->done == p->total || t - p->drawn >= 0.1) {
+            p->drawn = t;
+            prog_draw(p);
+        }
     } else if (st == RUN_OK) {
         fprintf(stderr, "sweep: [%u/%u] %s ok (%.1f s%s)\n", p->done, p->total, id,
                 secs, where);
