@@ -69,16 +69,18 @@ YAML
     echo "seeds: 1..3"
 } > "$out/sweep.yaml"
 
-echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p' | head -1)"
+echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p' | head -1)," \
+     "load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
 echo "sweep:   5 policies x 10 ITP traces x 3 seeds = 150 runs ($out/sweep.yaml)"
 declare -A wall
+TIMEFORMAT='%R %U %S'
 for j in "${workers[@]}"; do
     rm -rf "$out/run-j$j"
-    t0=$(date +%s.%N)
-    "$dlsim" sweep "$out/sweep.yaml" --jobs "$j" --out "$out/run-j$j" --quiet || true
-    t1=$(date +%s.%N)
-    wall[$j]=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-    printf '  --jobs %-3s %8.2f s wall   %s\n' "$j" "${wall[$j]}" \
+    read -r w u s < <({ time "$dlsim" sweep "$out/sweep.yaml" --jobs "$j" \
+                          --out "$out/run-j$j" --quiet || true; } 2>&1 | tail -1)
+    wall[$j]=$w
+    printf '  --jobs %-3s %8.2f s wall %8.2f s CPU (user+sys, all processes)   %s\n' \
+        "$j" "$w" "$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" \
         "$(grep -c ',ok,' "$out/run-j$j/summary.csv") runs ok"
 done
 first=${workers[0]}

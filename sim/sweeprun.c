@@ -713,7 +713,10 @@ static int record(struct sweep *w, uint32_t i, int status, pid_t pid,
         snprintf(how, sizeof how, "ended abnormally");
     if (!strncmp(line, "dlsim: ", 7))
         memmove(line, line + 7, strlen(line + 7) + 1);
-    snprintf(msg, msgn, "%s%s(%s)", line, line[0] ? " " : "", how);
+    if (line[0])
+        snprintf(msg, msgn, "%s (%s)", line, how);
+    else
+        snprintf(msg, msgn, "%s", how);
     for (char *p = msg; *p; p++)
         if (*p == '\r' || *p == '\n')
             *p = ' ';
