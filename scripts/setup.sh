@@ -5,7 +5,9 @@
 #   scripts/setup.sh --fuzz   also clang's libFuzzer runtime
 set -euo pipefail
 pkgs=(build-essential meson ninja-build pkg-config libgsl-dev libyaml-dev
-      zlib1g-dev libcriterion-dev openmpi-bin libopenmpi-dev)
+      zlib1g-dev libcriterion-dev)
+# dlsim sweep under mpirun (meson feature mpi, auto) and its test
+pkgs+=(openmpi-bin libopenmpi-dev)
 if [ "${1:-}" = "--fuzz" ]; then
     pkgs+=(clang libclang-rt-14-dev)
 fi
