@@ -688,13 +688,12 @@ static int record(struct sweep *w, uint32_t i, int status, pid_t pid,
 {
     const char *id = w->s->runs[i].id;
     msg[0] = 0;
-    if (WIFEXITED(status) && !WEXITSTATUS(status)) {
-        int st = run_state(w->dir, id);
-        if (st != RUN_MISSING) {
-            if (st == RUN_FAILED)
-                run_error(w->dir, id, msg, msgn);
-            return st;
-        }
+    /* the directory is the truth: a run killed after its rename is done */
+    int st = run_state(w->dir, id);
+    if (st != RUN_MISSING) {
+        if (st == RUN_FAILED)
+            run_error(w->dir, id, msg, msgn);
+        return st;
     }
     char tmp[4096], log[4096], line[1024], fin[4096];
     snprintf(tmp, sizeof tmp, "%s/runs/.tmp-%s.%ld", w->dir, id, (long)pid);

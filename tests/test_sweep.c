@@ -505,3 +505,47 @@ Test(sweep, mpirun_two_ranks_equal_a_local_sweep, .timeout = 300)
     cr_expect_eq(sh("cmp flocal/summary.csv fmpi/summary.csv"), 0, "%s", out_text);
 #endif
 }
+
+/* A run that dies of a signal (here, sent from outside while it runs) is
+ * recorded with the signal; the rest of the sweep completes. */
+Test(sweep, run_killed_by_a_signal_is_recorded, .timeout = 300)
+{
+    cr_assert_eq(sh("$DLSIM trace gen --jobs 20000 --load 0.95 --seed 3 -o "
+                    "k.csv.gz"), 0, "%s", out_text);
+    /* gandiva swapping every second on an overloaded cluster: minutes */
+    put("k.yaml", "policies: [fifo, \"gandiva:quantum=1\"]\ntraces: [k.csv.gz]\n"
+                  "loads: [3]\nsample: 0\n");
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        if (chdir(tmpdir))
+            _exit(127);
+        freopen("/dev/null", "w", stdout);
+        freopen("/dev/null", "w", stderr);
+        execl(getenv("DLSIM"), "dlsim", "sweep", "k.yaml", "--jobs", "2", "--out",
+              "o", (char *)NULL);
+        _exit(127);
+    }
+    long victim = 0;
+    for (int k = 0; k < 5000 && !victim; k++) {
+        struct timespec ts = { 0, 10000000 };
+        nanosleep(&ts, NULL);
+        if (!exists("o/runs/0000-fifo-k-l3-s1"))
+            continue;
+        if (sh("pgrep -n -P %ld", (long)pid) == 0)     /* the newest */
+            victim = strtol(out_text, NULL, 10);
+    }
+    cr_assert(victim > 0, "no run process to kill");
+    kill((pid_t)victim, SIGSEGV);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "sweep status %d", st);
+    const char *sum = slurp("o/summary.csv");
+    cr_expect(strstr(sum, "\n0000-fifo-k-l3-s1,default,fifo,k.csv.gz,demo-256,,3,1,ok,,"),
+              "%s", sum);
+    cr_expect(strstr(sum, "\n0001-gandiva_quantum_1-k-l3-s1,default,gandiva:quantum=1,"
+                     "k.csv.gz,demo-256,,3,1,failed,killed by signal 11 "
+                     "(Segmentation fault),"), "%s", sum);
+    cr_expect_eq(sh("ls -a o/runs | grep -c tmp"), 1);
+    cr_expect_str_eq(out_text, "0\n", "the dead run's temporary directory is left");
+}
