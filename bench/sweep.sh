@@ -83,6 +83,14 @@ for j in "${workers[@]}"; do
         "$j" "$w" "$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" \
         "$(grep -c ',ok,' "$out/run-j$j/summary.csv") runs ok"
 done
+# A control for a shared machine: how much faster two independent CPU
+# loops finish than one after the other (2.0 on two idle cores).  The
+# sweep's speed-up cannot beat it.
+loop() { awk 'BEGIN { for (i = 0; i < 2e7; i++) s += i }'; }
+read -r c1 _ _ < <({ time { loop; loop; }; } 2>&1 | tail -1)
+read -r c2 _ _ < <({ time { loop & loop & wait; }; } 2>&1 | tail -1)
+printf '  control: two CPU loops in parallel finish %.2fx faster than in series\n' \
+    "$(awk -v a="$c1" -v b="$c2" 'BEGIN { print a / b }')"
 first=${workers[0]}
 for j in "${workers[@]:1}"; do
     cmp -s "$out/run-j$first/summary.csv" "$out/run-j$j/summary.csv" ||
