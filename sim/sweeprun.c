@@ -1233,6 +1233,17 @@ int swp_cmd_sweep(int argc, char **argv)
     const char *specfile = argv[optind];
 
     int rank = 0, size = 1;
+#ifndef DLSIM_MPI
+    {   /* several ranks without MPI would each run the whole sweep */
+        const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+        if (!n)
+            n = getenv("PMI_SIZE");
+        if (n && atoi(n) > 1)
+            return usage_error("this dlsim was built without MPI (meson "
+                               "-Dmpi=enabled, libopenmpi-dev); under mpirun "
+                               "use one rank, or --shard");
+    }
+#endif
 #ifdef DLSIM_MPI
     bool mpi = mpi_launched();
     if (mpi) {
