@@ -9,6 +9,8 @@ pkgs=(build-essential meson ninja-build pkg-config libgsl-dev libyaml-dev
 # dlsim report: gnuplot draws the plots (its fixed font: DejaVu Sans);
 # test_report opens the page in headless Chromium
 pkgs+=(gnuplot-nox fonts-dejavu-core chromium)
+# dlsim sweep under mpirun (meson feature mpi, auto) and its test
+pkgs+=(openmpi-bin libopenmpi-dev)
 if [ "${1:-}" = "--fuzz" ]; then
     pkgs+=(clang libclang-rt-14-dev)
 fi

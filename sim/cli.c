@@ -8,6 +8,7 @@
  * input never leaves an output directory behind.
  */
 #include "sim/simint.h"
+#include "sim/swpint.h"
 #include "models/model.h"
 #include "sim/report.h"
 
@@ -15,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef DLSIM_VERSION
 #define DLSIM_VERSION "unknown"
@@ -64,6 +66,13 @@ static int run_one(const struct trace *t, struct cluster *c,
     return 0;
 }
 
+int cli_run_one(const struct trace *t, struct cluster *c,
+                const struct eng_opts *o, const char *dir, FILE *table,
+                bool header)
+{
+    return run_one(t, c, o, dir, table, header);
+}
+
 static const char run_help[] =
     "usage: dlsim run --trace T [--cluster C.yaml] [--policy P] [--models M]...\n"
     "                 [--load X] [--out DIR] [--seed N] [--sample SECONDS]\n"
@@ -91,7 +100,10 @@ static const char run_help[] =
     "                   file of kind models, runtime, slowdown or util; may be\n"
     "                   repeated, later files override earlier ones.  Without\n"
     "                   it jobs run at the cluster file's per-type speeds\n"
-    "  --quiet          no summary table\n";
+    "  --quiet          no summary table (and no progress line)\n"
+    "\n"
+    "On a terminal, a run that takes over a second shows a progress line on\n"
+    "stderr (simulated time against the last arrival, events, jobs done).\n";
 
 static int parse_sample(const char *s, simtime_t *out)
 {
@@ -198,6 +210,9 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec)
         return usage_error("run", "--sample is too small for this trace's span "
                            "(over 4,000,000 timeseries rows)");
     }
+    if (!quiet && isatty(2))
+        o.progress = stderr;    /* never when not a terminal: scripts and
+                                   tests see the same output as before */
     rc = run_one(&t, &c, &o, out, quiet ? NULL : stdout, true);
     trc_free(&t);
     clu_free(&c);
@@ -364,6 +379,7 @@ static const char main_help[] =
     "\n"
     "  run        replay a trace over a cluster under one policy\n"
     "  demo       compare the policies on a generated Philly-like workload\n"
+    "  sweep      run a grid of runs (YAML spec) on all cores, or under mpirun\n"
     "  trace gen  generate a seeded synthetic workload\n"
     "  trace stats  describe a trace and its offered load on a cluster\n"
     "  trace annotate  add seeded deadlines, models, util, memory to a trace\n"
@@ -395,6 +411,8 @@ int dl_main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "demo"))
         return cmd_demo(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep"))
+        return swp_cmd_sweep(argc - 1, argv + 1);
     if (!strcmp(cmd, "policies"))
         return cmd_policies(argc - 1, argv + 1);
     if (!strcmp(cmd, "trace"))

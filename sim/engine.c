@@ -750,10 +750,36 @@ static int check_final(struct eng *e)
     return 0;
 }
 
+/* The progress line of a long run on a terminal (eng_opts.progress):
+ * called every 1024 instants, it reads the clock and redraws at most four
+ * times a second, once the run has taken a second.  *shown: drawn once. */
+static void progress(struct eng *e, const struct timespec *t0, double *last,
+                     bool *shown)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double el = (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+    if (el < 1.0 || el - *last < 0.25)
+        return;
+    *last = el;
+    const struct trace *tr = e->tr;
+    double span = tr->njobs ? (double)(tr->jobs[tr->njobs - 1].submit -
+                                       e->first_submit) / SIM_US_PER_S / 3600 : 0;
+    double at = (double)(e->now - e->first_submit) / SIM_US_PER_S / 3600;
+    fprintf(e->o.progress, "\rdlsim run: simulated %.1f h of %.1f h of arrivals "
+            "(%.0f%%), %llu events, %u/%u jobs done, %.0f s\033[K", at, span,
+            span > 0 && at < span ? 100 * at / span : 100.0,
+            (unsigned long long)e->events, e->ndone + e->nrejected, tr->njobs, el);
+    fflush(e->o.progress);
+    *shown = true;
+}
+
 int eng_run(struct eng *e)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    double last_progress = 0;
+    bool progress_shown = false;
     const struct trace *tr = e->tr;
     simtime_t prev = e->first_submit;
     for (;;) {
@@ -811,6 +837,12 @@ int eng_run(struct eng *e)
         if (e->o.check && check(e, prev))
             break;
         prev = t;
+        if (e->o.progress && !(e->instants & 1023))
+            progress(e, &t0, &last_progress, &progress_shown);
+    }
+    if (progress_shown) {
+        fputs("\r\033[K", e->o.progress);
+        fflush(e->o.progress);
     }
     if (!e->failed) {
         sample_until(e, e->last_finish + 1);

@@ -52,6 +52,9 @@ struct eng_opts {
     simtime_t sample;           /* timeseries interval; 0 = none */
     FILE *warn;                 /* warnings (may be NULL) */
     const struct mdl_spec *models;  /* --models; NULL = none */
+    FILE *progress;             /* a terminal: after 1 s of wall time, a
+                                   redrawn line of simulated time, events
+                                   and jobs done (NULL = none) */
 };
 
 /* The most timeseries rows a run keeps (about 160 MB); a run that would

@@ -1,0 +1,747 @@
+/*
+ * sim/sweep.c - the grid spec of `dlsim sweep` (prefix swp_): YAML ->
+ * axes and scenarios -> the list of runs in grid order, and the
+ * validation of every input before anything runs.
+ *
+ *   policies: [fifo, "fifo:backfill=1", srtf]     # --policy strings
+ *   traces:   [traces/a.csv.gz, traces/b.csv]     # relative to the spec
+ *   clusters: [clusters/c.yaml]    # absent: the built-in demo-256
+ *   models:   [none, zoo, [zoo, noise.yaml]]      # --models lists
+ *   loads:    [null, 0.8, 0.95]    # null: the trace's own arrivals
+ *   seeds:    1..3                 # or a list [1, 2, 7], or one number
+ *   sample:   300                  # --sample seconds (default 300)
+ *   check:    false                # --check on every run
+ *   scenarios:                     # named sub-grids; absent: one,
+ *     base: {}                     # named "default"
+ *     hetero: {clusters: [clusters/hetero.yaml], policies: [qos, horus]}
+ *
+ * A scenario inherits every top-level key it does not set; any key but
+ * `scenarios` may be overridden.  The grid of one scenario is the product
+ * of its axes, nested in the order of the summary.csv columns (policy,
+ * trace, cluster, models, load, seed; the seed varies fastest); scenarios
+ * follow one another in file order.  The run index is the position in
+ * that order, so it is stable as long as the spec is.
+ *
+ * Axis values are interned per axis by their text, so a trace named by
+ * three scenarios is loaded once.  Parsing goes through the yl_ helpers
+ * (models/mdlint.h): one libyaml document, every error at file:line:col.
+ * Strings point into allocations owned by struct swp_spec, never into
+ * the YAML document, which is closed before swp_spec_load returns.
+ */
+#include "sim/swpint.h"
+#include "models/mdlint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const swp_axis_key[SWP_NAXES] = {
+    "policies", "traces", "clusters", "models", "loads", "seeds",
+};
+
+const char *const swp_coord_name[SWP_NCOORD] = {
+    "run_id", "scenario", "policy", "trace", "cluster", "models", "load", "seed",
+};
+
+#define SWP_MAX_RUNS 10000000u
+#define SWP_MAX_SEED 1000000000000000000ull
+
+/* ------------------------------------------------------------ helpers */
+
+static bool is_null(const yaml_node_t *n)
+{
+    if (!n || n->type != YAML_SCALAR_NODE)
+        return false;
+    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return false;
+    const char *s = (const char *)n->data.scalar.value;
+    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+           !strcmp(s, "NULL");
+}
+
+/* A non-empty scalar string, else NULL. */
+static const char *str_of(const yaml_node_t *n)
+{
+    const char *s = yl_scalar(n);
+    return s && *s && !is_null(n) && strlen(s) == n->data.scalar.length ? s : NULL;
+}
+
+static char *resolve(const struct swp_spec *s, const char *text)
+{
+    if (text[0] == '/' || !s->dir)
+        return xstrdup(text);
+    size_t n = strlen(s->dir) + strlen(text) + 2;
+    char *p = xmalloc(n);
+    snprintf(p, n, "%s/%s", s->dir, text);
+    return p;
+}
+
+/* The index of the item of axis ax written as text, added when new. */
+static uint32_t intern(struct swp_spec *s, enum swp_axis ax, const char *text,
+                       const yaml_node_t *at, struct swp_item **isnew)
+{
+    *isnew = NULL;
+    for (uint32_t i = 0; i < s->nitems[ax]; i++)
+        if (!strcmp(s->items[ax][i].text, text))
+            return i;
+    xgrow(&s->items[ax], &s->cap[ax], s->nitems[ax] + 1, sizeof **s->items);
+    struct swp_item *it = &s->items[ax][s->nitems[ax]];
+    memset(it, 0, sizeof *it);
+    it->text = xstrdup(text);
+    it->line = at ? (long)at->start_mark.line + 1 : 1;
+    it->col = at ? (long)at->start_mark.column + 1 : 1;
+    *isnew = it;
+    return s->nitems[ax]++;
+}
+
+/* ------------------------------------------------------------ axes */
+
+struct axis_tmp {
+    uint32_t *v;
+    uint32_t n;
+    size_t cap;
+};
+
+static void push(struct axis_tmp *a, uint32_t v)
+{
+    xgrow(&a->v, &a->cap, a->n + 1, sizeof *a->v);
+    a->v[a->n++] = v;
+}
+
+/* The entries of an axis value: a list, or one scalar standing for a
+ * one-entry list.  Returns the count and fills *items (node ids). */
+static int entries(struct yload *L, const yaml_node_t *v, const char *key,
+                   const yaml_node_t ***out, uint32_t *n)
+{
+    if (v->type == YAML_SEQUENCE_NODE) {
+        yaml_node_item_t *b = v->data.sequence.items.start;
+        yaml_node_item_t *e = v->data.sequence.items.top;
+        *n = (uint32_t)(e - b);
+        if (!*n)
+            return yl_fail(L, v, "%s: an empty list", key);
+        const yaml_node_t **arr = xcalloc(*n, sizeof *arr);
+        for (uint32_t i = 0; i < *n; i++)
+            arr[i] = yl_node(L, b[i]);
+        *out = arr;
+        return 0;
+    }
+    if (v->type != YAML_SCALAR_NODE)
+        return yl_fail(L, v, "%s: expected a list", key);
+    const yaml_node_t **arr = xcalloc(1, sizeof *arr);
+    arr[0] = v;
+    *out = arr;
+    *n = 1;
+    return 0;
+}
+
+static int parse_seed(const char *s, uint64_t *out)
+{
+    long v;
+    if (sim_parse_long(s, &v) || v < 0 || (unsigned long long)v > SWP_MAX_SEED)
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+static int add_seed(struct swp_spec *s, struct axis_tmp *a, uint64_t seed,
+                    const yaml_node_t *at)
+{
+    char buf[24];
+    struct swp_item *it;
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
+    push(a, intern(s, SWP_SEED, buf, at, &it));
+    if (it)
+        it->seed = seed;
+    return 0;
+}
+
+/* seeds: [1, 2, 7] | 1..10 | 4 */
+static int parse_seeds(struct swp_spec *s, struct yload *L, const yaml_node_t *v,
+                       struct axis_tmp *a)
+{
+    const char *t = yl_scalar(v);
+    const char *dots = t ? strstr(t, "..") : NULL;
+    if (dots) {
+        char lo[32];
+        uint64_t a0, b0;
+        size_t n = (size_t)(dots - t);
+        if (n >= sizeof lo || (memcpy(lo, t, n), lo[n] = 0, parse_seed(lo, &a0)) ||
+            parse_seed(dots + 2, &b0) || b0 < a0)
+            return yl_fail(L, v, "seeds: expected A..B with integers 0 <= A <= B, "
+                           "got '%s'", t);
+        if (b0 - a0 >= SWP_MAX_RUNS)
+            return yl_fail(L, v, "seeds: the range '%s' is too long", t);
+        for (uint64_t k = a0; k <= b0; k++)
+            add_seed(s, a, k, v);
+        return 0;
+    }
+    const yaml_node_t **e = NULL;
+    uint32_t n;
+    int rc = entries(L, v, "seeds", &e, &n);
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        uint64_t seed;
+        const char *x = str_of(e[i]);
+        if (!x || parse_seed(x, &seed))
+            rc = yl_fail(L, e[i], "seeds[%u]: expected an integer >= 0 (or a "
+                         "range A..B)", i);
+        else
+            add_seed(s, a, seed, e[i]);
+    }
+    free(e);
+    return rc;
+}
+
+static int parse_models_entry(struct swp_spec *s, struct yload *L,
+                              const yaml_node_t *x, uint32_t i,
+                              struct axis_tmp *a)
+{
+    const yaml_node_t **args = NULL;
+    uint32_t nargs = 0;
+    const char *one = str_of(x);
+    if (x->type == YAML_SEQUENCE_NODE) {
+        yaml_node_item_t *b = x->data.sequence.items.start;
+        nargs = (uint32_t)(x->data.sequence.items.top - b);
+        args = xcalloc(nargs + 1, sizeof *args);
+        for (uint32_t k = 0; k < nargs; k++) {
+            args[k] = yl_node(L, b[k]);
+            if (!str_of(args[k])) {
+                const yaml_node_t *at = args[k] ? args[k] : x;
+                free(args);
+                return yl_fail(L, at, "models[%u][%u]: expected a --models "
+                               "argument (zoo or a file)", i, k);
+            }
+        }
+    } else if (is_null(x) || (one && !strcmp(one, "none"))) {
+        nargs = 0;
+    } else if (one) {
+        args = xcalloc(1, sizeof *args);
+        args[0] = x;
+        nargs = 1;
+    } else {
+        return yl_fail(L, x, "models[%u]: expected none, zoo, a file, or a "
+                       "list of them", i);
+    }
+    size_t len = 1;
+    for (uint32_t k = 0; k < nargs; k++)
+        len += strlen(yl_scalar(args[k])) + 1;
+    char *text = xcalloc(1, len);
+    for (uint32_t k = 0; k < nargs; k++) {
+        if (k)
+            strcat(text, "+");
+        strcat(text, yl_scalar(args[k]));
+    }
+    struct swp_item *it;
+    push(a, intern(s, SWP_MODELS, text, x, &it));
+    if (it && nargs) {
+        it->args = xcalloc(nargs, sizeof *it->args);
+        it->nargs = nargs;
+        for (uint32_t k = 0; k < nargs; k++) {
+            const char *arg = yl_scalar(args[k]);
+            it->args[k] = !strcmp(arg, "zoo") ? xstrdup(arg) : resolve(s, arg);
+        }
+    }
+    free(text);
+    free(args);
+    return 0;
+}
+
+static int parse_axis(struct swp_spec *s, struct yload *L, enum swp_axis ax,
+                      const yaml_node_t *v, struct axis_tmp *a)
+{
+    if (ax == SWP_SEED)
+        return parse_seeds(s, L, v, a);
+    const char *key = swp_axis_key[ax];
+    const yaml_node_t **e = NULL;
+    uint32_t n;
+    int rc = entries(L, v, key, &e, &n);
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        const yaml_node_t *x = e[i];
+        const char *t = str_of(x);
+        struct swp_item *it;
+        switch (ax) {
+        case SWP_MODELS:
+            rc = parse_models_entry(s, L, x, i, a);
+            break;
+        case SWP_LOAD: {
+            double d = 0;
+            if (is_null(x)) {
+                push(a, intern(s, ax, "", x, &it));
+                break;
+            }
+            if (!t || sim_parse_double(t, &d) || !(d > 0) || !isfinite(d) ||
+                d > 1e6) {
+                rc = yl_fail(L, x, "loads[%u]: expected an offered load > 0 or "
+                             "null (the trace's own arrivals)", i);
+                break;
+            }
+            push(a, intern(s, ax, t, x, &it));
+            if (it)
+                it->load = d;
+            break;
+        }
+        default:                /* policies, traces, clusters: strings */
+            if (!t) {
+                rc = yl_fail(L, x, "%s[%u]: expected a %s", key, i,
+                             ax == SWP_POLICY ? "policy (NAME or NAME:k=v,...)"
+                                              : "file name");
+                break;
+            }
+            push(a, intern(s, ax, t, x, &it));
+            if (it && ax != SWP_POLICY)
+                it->path = resolve(s, t);
+            break;
+        }
+    }
+    free(e);
+    return rc;
+}
+
+/* ------------------------------------------------------------ mappings */
+
+/* The settings of the top level or of one scenario; axes unset = n 0. */
+struct level {
+    struct axis_tmp ax[SWP_NAXES];
+    bool has[SWP_NAXES];
+    bool has_sample, has_check;
+    simtime_t sample;
+    bool check;
+};
+
+static void level_free(struct level *l)
+{
+    for (int k = 0; k < SWP_NAXES; k++)
+        free(l->ax[k].v);
+}
+
+/* One mapping: the top level (top set) or a scenario's overrides. */
+static int parse_level(struct swp_spec *s, struct yload *L, const yaml_node_t *m,
+                       bool top, struct level *lv, const yaml_node_t **scen)
+{
+    if (m->type != YAML_MAPPING_NODE)
+        return yl_fail(L, m, top ? "expected a mapping of policies, traces, ..."
+                                 : "a scenario: expected a mapping of axes to "
+                                   "override (or {})");
+    for (yaml_node_pair_t *q = m->data.mapping.pairs.start;
+         q < m->data.mapping.pairs.top; q++) {
+        const yaml_node_t *k, *v;
+        const char *key;
+        int rc = yl_pair(L, m, q, &k, &v, &key);
+        if (rc)
+            return rc;
+        int ax = -1;
+        for (int i = 0; i < SWP_NAXES; i++)
+            if (!strcmp(key, swp_axis_key[i]))
+                ax = i;
+        if (ax >= 0) {
+            lv->has[ax] = true;
+            if ((rc = parse_axis(s, L, (enum swp_axis)ax, v, &lv->ax[ax])))
+                return rc;
+        } else if (!strcmp(key, "sample")) {
+            const char *t = str_of(v);
+            if (!t || sim_parse_seconds(t, &lv->sample) || lv->sample < 0)
+                return yl_fail(L, v, "sample: expected seconds >= 0 (0 = no "
+                               "timeseries)");
+            lv->has_sample = true;
+        } else if (!strcmp(key, "check")) {
+            const char *t = str_of(v);
+            if (t && !strcmp(t, "true"))
+                lv->check = true;
+            else if (t && !strcmp(t, "false"))
+                lv->check = false;
+            else
+                return yl_fail(L, v, "check: expected true or false");
+            lv->has_check = true;
+        } else if (top && !strcmp(key, "scenarios")) {
+            *scen = v;
+        } else {
+            return yl_fail(L, k, "unknown key '%s' (valid: policies, traces, "
+                           "clusters, models, loads, seeds, sample, check%s)",
+                           key, top ? ", scenarios" : "");
+        }
+    }
+    return 0;
+}
+
+static void add_scenario(struct swp_spec *s, const char *name,
+                         const yaml_node_t *at, const struct level *top,
+                         const struct level *own, uint32_t builtin)
+{
+    s->sc = xrealloc(s->sc, (s->nsc + 1) * sizeof *s->sc);
+    struct swp_scenario *c = &s->sc[s->nsc++];
+    memset(c, 0, sizeof *c);
+    c->name = xstrdup(name);
+    c->line = at ? (long)at->start_mark.line + 1 : 1;
+    c->col = at ? (long)at->start_mark.column + 1 : 1;
+    for (int k = 0; k < SWP_NAXES; k++) {
+        const struct axis_tmp *a = own && own->has[k] ? &own->ax[k] : &top->ax[k];
+        c->n[k] = a->n;
+        c->v[k] = xcalloc(a->n ? a->n : 1, sizeof *c->v[k]);
+        if (a->n)
+            memcpy(c->v[k], a->v, a->n * sizeof *a->v);
+    }
+    if (!c->n[SWP_CLUSTER]) {           /* the built-in cluster */
+        c->v[SWP_CLUSTER][0] = builtin;
+        c->n[SWP_CLUSTER] = 1;
+    }
+    c->sample = own && own->has_sample ? own->sample
+              : top->has_sample ? top->sample : 300 * SIM_US_PER_S;
+    c->check = own && own->has_check ? own->check : top->check;
+}
+
+/* Defaults for the axes a spec may leave out: models none, load none,
+ * seed 1 (clusters: the built-in one, in add_scenario). */
+static void default_axes(struct swp_spec *s, struct level *top)
+{
+    struct swp_item *it;
+    if (!top->has[SWP_MODELS]) {
+        push(&top->ax[SWP_MODELS], intern(s, SWP_MODELS, "", NULL, &it));
+        top->has[SWP_MODELS] = true;
+    }
+    if (!top->has[SWP_LOAD]) {
+        push(&top->ax[SWP_LOAD], intern(s, SWP_LOAD, "", NULL, &it));
+        top->has[SWP_LOAD] = true;
+    }
+    if (!top->has[SWP_SEED]) {
+        add_seed(s, &top->ax[SWP_SEED], 1, NULL);
+        top->has[SWP_SEED] = true;
+    }
+}
+
+/* ------------------------------------------------------------ run ids */
+
+static void sanitize(char *out, size_t n, const char *s)
+{
+    size_t k = 0;
+    for (; *s && k + 1 < n; s++) {
+        unsigned char ch = (unsigned char)*s;
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                  (ch >= '0' && ch <= '9') || ch == '.' || ch == '-';
+        out[k++] = ok ? (char)ch : '_';
+    }
+    out[k] = 0;
+}
+
+/* The trace's file name without directories and .gz / .csv. */
+static void trace_base(char *out, size_t n, const char *text)
+{
+    const char *b = strrchr(text, '/');
+    b = b ? b + 1 : text;
+    char tmp[256];
+    snprintf(tmp, sizeof tmp, "%s", b);
+    size_t l = strlen(tmp);
+    if (l > 3 && !strcmp(tmp + l - 3, ".gz"))
+        tmp[l -= 3] = 0;
+    if (l > 4 && !strcmp(tmp + l - 4, ".csv"))
+        tmp[l -= 4] = 0;
+    sanitize(out, n, tmp);
+}
+
+static void make_id(struct swp_spec *s, struct swp_run *r, uint32_t i, int width,
+                    bool named)
+{
+    char pol[40], tr[40], sc[24], part[160];
+    sanitize(pol, sizeof pol, s->items[SWP_POLICY][r->ax[SWP_POLICY]].text);
+    trace_base(tr, sizeof tr, s->items[SWP_TRACE][r->ax[SWP_TRACE]].text);
+    sanitize(sc, sizeof sc, s->sc[r->sc].name);
+    const struct swp_item *ld = &s->items[SWP_LOAD][r->ax[SWP_LOAD]];
+    char load[24] = "";
+    if (ld->text[0])
+        snprintf(load, sizeof load, "-l%.12s", ld->text);
+    snprintf(part, sizeof part, "%s%s%s-%s%s-s%s", named ? sc : "",
+             named ? "-" : "", pol, tr, load,
+             s->items[SWP_SEED][r->ax[SWP_SEED]].text);
+    char clean[72];
+    sanitize(clean, sizeof clean, part);
+    snprintf(r->id, sizeof r->id, "%0*u-%s", width, i, clean);
+}
+
+static int expand(struct swp_spec *s, struct yload *L, bool named)
+{
+    uint64_t total = 0;
+    for (uint32_t c = 0; c < s->nsc; c++) {
+        struct swp_scenario *sc = &s->sc[c];
+        uint64_t n = 1;
+        for (int k = 0; k < SWP_NAXES; k++) {
+            if (!sc->n[k])
+                return dl_fail(L->err, L->file, sc->line, sc->col,
+                               "scenario '%s': no %s (set them at the top level "
+                               "or in the scenario)", sc->name, swp_axis_key[k]);
+            n *= sc->n[k];
+            if (n > SWP_MAX_RUNS)
+                break;
+        }
+        total += n;
+        if (total > SWP_MAX_RUNS)
+            return dl_fail(L->err, L->file, sc->line, sc->col,
+                           "the grid has over %u runs", SWP_MAX_RUNS);
+    }
+    s->nruns = (uint32_t)total;
+    s->runs = xcalloc(total ? total : 1, sizeof *s->runs);
+    int width = 4;
+    for (uint64_t m = 10000; m < total; m *= 10)
+        width++;
+    uint32_t i = 0;
+    for (uint32_t c = 0; c < s->nsc; c++) {
+        const struct swp_scenario *sc = &s->sc[c];
+        uint32_t idx[SWP_NAXES] = { 0 };
+        for (;;) {
+            struct swp_run *r = &s->runs[i];
+            r->sc = c;
+            for (int k = 0; k < SWP_NAXES; k++)
+                r->ax[k] = sc->v[k][idx[k]];
+            make_id(s, r, i, width, named);
+            i++;
+            int k = SWP_NAXES - 1;      /* odometer: the last axis fastest */
+            while (k >= 0 && ++idx[k] == sc->n[k])
+                idx[k--] = 0;
+            if (k < 0)
+                break;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ loading */
+
+int swp_spec_load(const char *path, struct swp_spec *s, struct dl_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->file = xstrdup(path);
+    const char *slash = strrchr(path, '/');
+    if (slash) {
+        s->dir = xstrdup(path);
+        s->dir[slash == path ? 1 : slash - path] = 0;
+    }
+    struct yload L;
+    int rc = yl_open(&L, path, err);
+    const yaml_node_t *root = rc ? NULL : yl_root(&L);
+    struct level top, own;
+    memset(&top, 0, sizeof top);
+    memset(&own, 0, sizeof own);
+    const yaml_node_t *scen = NULL;
+    if (!rc && !root)
+        rc = dl_fail(err, path, 1, 1, "empty spec: expected a mapping of "
+                     "policies, traces, ...");
+    if (!rc)
+        rc = parse_level(s, &L, root, true, &top, &scen);
+    if (!rc)
+        default_axes(s, &top);
+    /* the built-in cluster, for scenarios without clusters: an item of
+     * its own (never interned, so a file named demo-256 stays a file) */
+    uint32_t builtin = 0;
+    if (!rc) {
+        xgrow(&s->items[SWP_CLUSTER], &s->cap[SWP_CLUSTER],
+              s->nitems[SWP_CLUSTER] + 1, sizeof **s->items);
+        struct swp_item *it = &s->items[SWP_CLUSTER][s->nitems[SWP_CLUSTER]];
+        memset(it, 0, sizeof *it);
+        it->text = xstrdup("demo-256");
+        it->line = it->col = 1;
+        builtin = s->nitems[SWP_CLUSTER]++;
+    }
+    if (!rc && scen) {
+        if (scen->type != YAML_MAPPING_NODE || scen->data.mapping.pairs.start ==
+                                                   scen->data.mapping.pairs.top)
+            rc = yl_fail(&L, scen, "scenarios: expected a mapping of scenario "
+                         "names to their overrides");
+        for (yaml_node_pair_t *q = rc ? NULL : scen->data.mapping.pairs.start;
+             q && q < scen->data.mapping.pairs.top && !rc; q++) {
+            const yaml_node_t *k, *v;
+            const char *name;
+            if ((rc = yl_pair(&L, scen, q, &k, &v, &name)))
+                break;
+            if (!*name) {
+                rc = yl_fail(&L, k, "scenarios: an empty name");
+                break;
+            }
+            memset(&own, 0, sizeof own);
+            const yaml_node_t *dummy = NULL;
+            if (!is_null(v))
+                rc = parse_level(s, &L, v, false, &own, &dummy);
+            if (!rc)
+                add_scenario(s, name, k, &top, &own, builtin);
+            level_free(&own);
+        }
+    } else if (!rc) {
+        add_scenario(s, "default", root, &top, NULL, builtin);
+    }
+    if (!rc)
+        rc = expand(s, &L, scen != NULL);
+    level_free(&top);
+    yl_close(&L);
+    return rc;
+}
+
+void swp_spec_free(struct swp_spec *s)
+{
+    for (int k = 0; k < SWP_NAXES; k++) {
+        for (uint32_t i = 0; i < s->nitems[k]; i++) {
+            struct swp_item *it = &s->items[k][i];
+            free(it->text);
+            free(it->path);
+            for (uint32_t a = 0; a < it->nargs; a++)
+                free(it->args[a]);
+            free(it->args);
+            if (it->loaded && k == SWP_TRACE)
+                trc_free(&it->tr);
+            if (it->loaded && k == SWP_CLUSTER)
+                clu_free(&it->clu);
+            if (it->models) {
+                mdl_spec_free(it->models);
+                free(it->models);
+            }
+        }
+        free(s->items[k]);
+    }
+    for (uint32_t c = 0; c < s->nsc; c++) {
+        free(s->sc[c].name);
+        for (int k = 0; k < SWP_NAXES; k++)
+            free(s->sc[c].v[k]);
+    }
+    free(s->sc);
+    free(s->runs);
+    free(s->file);
+    free(s->dir);
+    memset(s, 0, sizeof *s);
+}
+
+/* ------------------------------------------------------------ validation */
+
+/* Prints the underlying error, then fails at the item's place in the spec. */
+static int fail_at(struct swp_spec *s, const struct swp_item *it, FILE *msgs,
+                   const struct dl_error *sub, struct dl_error *err,
+                   const char *what)
+{
+    if (msgs && sub)
+        dl_error_print(sub, msgs);
+    return dl_fail(err, s->file, it->line, it->col, "%s '%s': %s", what, it->text,
+                   sub ? "cannot be used (see above)" : "invalid");
+}
+
+static int check_policy(struct swp_spec *s, struct swp_item *it, struct dl_error *err)
+{
+    struct dl_error sub = { 0 };
+    const struct policy *p;
+    struct pol_args a;
+    void *st = NULL;
+    if (pol_parse(it->text, &p, &a, &sub) || p->create(&st, &a, &sub))
+        return dl_fail(err, s->file, it->line, it->col, "policies: %s", sub.msg);
+    if (p->destroy)
+        p->destroy(st);
+    return 0;
+}
+
+int swp_validate(struct swp_spec *s, FILE *msgs, struct dl_error *err)
+{
+    struct dl_error sub;
+    int rc = 0;
+    for (uint32_t i = 0; i < s->nitems[SWP_POLICY] && !rc; i++)
+        rc = check_policy(s, &s->items[SWP_POLICY][i], err);
+    for (uint32_t i = 0; i < s->nitems[SWP_MODELS] && !rc; i++) {
+        struct swp_item *it = &s->items[SWP_MODELS][i];
+        if (!it->nargs)
+            continue;
+        memset(&sub, 0, sizeof sub);
+        it->models = xcalloc(1, sizeof *it->models);
+        mdl_spec_init(it->models);
+        for (uint32_t a = 0; a < it->nargs && !rc; a++)
+            rc = mdl_spec_add(it->models, it->args[a], &sub);
+        if (!rc)
+            rc = mdl_spec_finish(it->models, &sub);
+        if (rc)
+            rc = fail_at(s, it, msgs, &sub, err, "models");
+    }
+    for (uint32_t i = 0; i < s->nitems[SWP_CLUSTER] && !rc; i++) {
+        struct swp_item *it = &s->items[SWP_CLUSTER][i];
+        memset(&sub, 0, sizeof sub);
+        if (!it->path)
+            clu_builtin_demo(&it->clu);
+        else if (cfg_load_cluster(it->path, &it->clu, &sub)) {
+            rc = fail_at(s, it, msgs, &sub, err, "cluster");
+            break;
+        }
+        it->loaded = true;
+    }
+    for (uint32_t i = 0; i < s->nitems[SWP_TRACE] && !rc; i++) {
+        struct swp_item *it = &s->items[SWP_TRACE][i];
+        memset(&sub, 0, sizeof sub);
+        if (trc_load(it->path, &it->tr, &sub, msgs)) {
+            rc = fail_at(s, it, msgs, &sub, err, "trace");
+            break;
+        }
+        it->loaded = true;
+    }
+    /* every (trace, cluster) a scenario rescales has a defined offered
+     * load; every trace's span fits the scenario's sample interval */
+    for (uint32_t c = 0; c < s->nsc && !rc; c++) {
+        const struct swp_scenario *sc = &s->sc[c];
+        for (uint32_t t = 0; t < sc->n[SWP_TRACE] && !rc; t++) {
+            struct swp_item *ti = &s->items[SWP_TRACE][sc->v[SWP_TRACE][t]];
+            const struct trace *tr = &ti->tr;
+            simtime_t span = tr->njobs ? tr->jobs[tr->njobs - 1].submit -
+                                         tr->jobs[0].submit : 0;
+            for (uint32_t k = 0; k < sc->n[SWP_CLUSTER] && !rc; k++) {
+                const struct swp_item *ci = &s->items[SWP_CLUSTER][sc->v[SWP_CLUSTER][k]];
+                double off = NAN;
+                for (uint32_t l = 0; l < sc->n[SWP_LOAD] && !rc; l++) {
+                    double target = s->items[SWP_LOAD][sc->v[SWP_LOAD][l]].load;
+                    double scaled = (double)span;
+                    if (target > 0) {
+                        if (isnan(off))
+                            off = trc_offered_load(tr, &ci->clu);
+                        if (!(off > 0) || !isfinite(off)) {
+                            rc = dl_fail(err, s->file, ti->line, ti->col,
+                                         "scenario '%s': trace '%s' has no "
+                                         "defined offered load on cluster '%s' "
+                                         "(one submit time, or no capacity), so "
+                                         "loads cannot rescale it", sc->name,
+                                         ti->text, ci->text);
+                            break;
+                        }
+                        scaled = (double)span * off / target;
+                    }
+                    if (sc->sample > 0 &&
+                        scaled / (double)sc->sample >= ENG_MAX_TS_ROWS)
+                        rc = dl_fail(err, s->file, ti->line, ti->col,
+                                     "scenario '%s': sample is too small for "
+                                     "trace '%s' (over 4,000,000 timeseries "
+                                     "rows)", sc->name, ti->text);
+                }
+            }
+        }
+    }
+    return rc;
+}
+
+void swp_coords(const struct swp_spec *s, uint32_t i, const char *f[SWP_NCOORD])
+{
+    const struct swp_run *r = &s->runs[i];
+    f[0] = r->id;
+    f[1] = s->sc[r->sc].name;
+    for (int k = 0; k < SWP_NAXES; k++)
+        f[2 + k] = s->items[k][r->ax[k]].text;
+}
+
+int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir)
+{
+    const struct swp_run *r = &s->runs[i];
+    const struct swp_scenario *sc = &s->sc[r->sc];
+    struct swp_item *ti = &s->items[SWP_TRACE][r->ax[SWP_TRACE]];
+    struct swp_item *ci = &s->items[SWP_CLUSTER][r->ax[SWP_CLUSTER]];
+    const struct swp_item *li = &s->items[SWP_LOAD][r->ax[SWP_LOAD]];
+    struct dl_error err = { 0 };
+    double k;
+    /* this process is a forked child: its copy of the trace is its own */
+    if (li->load > 0 && trc_scale_load(&ti->tr, &ci->clu, li->load, &k, &err)) {
+        dl_error_print(&err, stderr);
+        return 2;
+    }
+    struct eng_opts o = {
+        .policy = s->items[SWP_POLICY][r->ax[SWP_POLICY]].text,
+        .seed = s->items[SWP_SEED][r->ax[SWP_SEED]].seed,
+        .check = sc->check,
+        .sample = sc->sample,
+        .warn = stderr,
+        .models = s->items[SWP_MODELS][r->ax[SWP_MODELS]].models,
+    };
+    return cli_run_one(&ti->tr, &ci->clu, &o, tmpdir, NULL, false);
+}

@@ -1,0 +1,1376 @@
+/*
+ * sim/sweeprun.c - running a sweep (prefix swp_): the output directory
+ * protocol, the pool of run processes, resume, shards and merge, MPI,
+ * progress, and summary.csv.
+ *
+ * The protocol, which makes a kill at any moment harmless:
+ *
+ *   1. Every input is loaded and checked (sim/sweep.c) before DIR exists.
+ *   2. DIR/grid.csv (run_id + coordinates, one row per run) and
+ *      DIR/sweep.yaml are written atomically.  A DIR that already holds a
+ *      different grid is refused, so a resume can never mix two specs.
+ *   3. Each run is a forked child.  It writes into DIR/runs/.tmp-<id>.<pid>/
+ *      and renames that directory to DIR/runs/<id>/ when its files are
+ *      whole: a run is done iff DIR/runs/<id>/ exists, holding summary.json
+ *      (ok) or error.txt (failed).  A child that fails or dies is recorded
+ *      by its parent, which writes error.txt the same way (temporary
+ *      directory, rename).  Children die with their parent (PDEATHSIG),
+ *      and a rename onto an existing run is treated as done, so an orphan
+ *      racing a resumed sweep cannot clobber anything.
+ *   4. A finished run's row is appended to DIR/summary.csv.partial
+ *      (visible progress; order of completion).
+ *   5. At the end, summary.csv is rebuilt from DIR/runs/ alone, in grid
+ *      order, and renamed into place; the journal is removed.
+ *
+ * Since step 5 reads only the run directories, a parallel, resumed,
+ * sharded (--shard, then --merge) or MPI sweep gives the same bytes as a
+ * serial one.  --resume removes the stale temporary directories of the
+ * runs it redoes, and skips every run that is done (a failed run too: its
+ * failure is deterministic; delete DIR/runs/<id> to retry it).
+ *
+ * summary.csv: run_id,scenario,policy,trace,cluster,models,load,seed,
+ * status,error, then the fields of summary.json in their order except
+ * policy, trace, cluster, seed (coordinates already) and wall_seconds
+ * (not reproducible).  null is an empty field; fields are CSV-quoted when
+ * they hold a comma, a quote or a line break.
+ *
+ * MPI (built with -Dmpi, DLSIM_MPI): MPI_Init is called only when the
+ * process was started by mpirun (OMPI_COMM_WORLD_SIZE or PMI_SIZE set).
+ * Every rank validates the spec (each needs the inputs); rank 0 prepares
+ * DIR, hands out run indices one at a time to whichever rank asks
+ * (itself included: it polls its own child and the requests in turn),
+ * counts progress, and writes summary.csv.  Every rank writes its own run
+ * directories into the shared DIR.
+ */
+#include "sim/swpint.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef DLSIM_MPI
+#include <mpi.h>
+#endif
+
+/* summary.json's fields when no run succeeded (the order of out_); any
+ * successful run's own fields take precedence. */
+static const char *const fallback_keys[] = {
+    "jobs", "jobs_finished", "jobs_rejected", "makespan", "avg_jct", "p50_jct",
+    "p95_jct", "p99_jct", "avg_wait", "p50_wait", "p99_wait", "qos_jobs",
+    "qos_guarantee_rate", "gpu_util_alloc", "gpu_util_effective",
+    "colocated_gpu_time_frac", "interference_slowdown", "interfered_jobs",
+    "preemptions", "events",
+};
+#define NFALLBACK (sizeof fallback_keys / sizeof *fallback_keys)
+
+static bool excluded_key(const char *k)
+{
+    return !strcmp(k, "policy") || !strcmp(k, "trace") || !strcmp(k, "cluster") ||
+           !strcmp(k, "seed") || !strcmp(k, "wall_seconds");
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int usage_error(const char *msg)
+{
+    fprintf(stderr, "dlsim sweep: %s (see dlsim sweep --help)\n", msg);
+    return 2;
+}
+
+/* ------------------------------------------------------------ files */
+
+static char *path2(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *p = xmalloc(n);
+    snprintf(p, n, "%s/%s", a, b);
+    return p;
+}
+
+/* The whole file, NUL-terminated, or NULL. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *b = xmalloc(cap);
+    size_t got;
+    while ((got = fread(b + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n < 2)
+            b = xrealloc(b, cap *= 2);
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(b);
+        return NULL;
+    }
+    b[n] = 0;
+    if (len)
+        *len = n;
+    return b;
+}
+
+/* Removes a directory and what it holds (run directories are flat). */
+static void rm_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        unlink(dir);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *p = path2(dir, e->d_name);
+        if (unlink(p) && (errno == EISDIR || errno == EPERM))
+            rm_tree(p);
+        free(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static int write_atomic(const char *path, const char *data, size_t len,
+                        struct dl_error *err)
+{
+    char *tmp;
+    FILE *f = dl_tmp_open(path, &tmp, err);
+    if (!f)
+        return DL_EIO;
+    fwrite(data, 1, len, f);
+    return dl_tmp_commit(f, tmp, path, true, err);
+}
+
+/* ------------------------------------------------------------ CSV */
+
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* Splits one CSV record starting at *p (RFC 4180 quoting) into at most
+ * max fields, unquoted in place; advances *p past the line.  The count,
+ * or -1 on a malformed quote. */
+static int csv_split(char **p, char **f, int max)
+{
+    char *s = *p, *w;
+    int n = 0;
+    for (;;) {
+        if (n == max)
+            return -1;
+        f[n++] = w = s;
+        if (*s == '"') {
+            s++;
+            for (;;) {
+                if (!*s)
+                    return -1;
+                if (*s == '"' && s[1] == '"') {
+                    *w++ = '"';
+                    s += 2;
+                } else if (*s == '"') {
+                    s++;
+                    break;
+                } else {
+                    *w++ = *s++;
+                }
+            }
+        } else {
+            while (*s && *s != ',' && *s != '\n' && *s != '\r')
+                *w++ = *s++;
+        }
+        char c = *s;
+        *w = 0;
+        if (c == ',') {
+            s++;
+            continue;
+        }
+        if (c == '\r') {
+            s++;
+            if (*s == '\n')
+                s++;
+        } else if (c == '\n') {
+            s++;
+        } else if (c) {
+            return -1;          /* text after a closing quote */
+        }
+        *p = s;
+        return n;
+    }
+}
+
+/* ------------------------------------------------------------ summary.json */
+
+/* The flat object out_write_run writes: one "key": value per line. */
+struct sjson {
+    char *buf;
+    const char *key[64];
+    const char *val[64];        /* raw JSON; strings unescaped; null = "" */
+    int n;
+};
+
+static void unescape(char *s)
+{
+    char *w = s;
+    for (; *s; s++) {
+        if (*s != '\\') {
+            *w++ = *s;
+            continue;
+        }
+        s++;
+        switch (*s) {
+        case 'n': *w++ = '\n'; break;
+        case 't': *w++ = '\t'; break;
+        case 'r': *w++ = '\r'; break;
+        case 'b': *w++ = '\b'; break;
+        case 'f': *w++ = '\f'; break;
+        case 'u': {
+            unsigned v = 0;
+            for (int k = 1; k <= 4 && s[k]; k++)
+                v = v * 16 + (unsigned)(s[k] <= '9' ? s[k] - '0'
+                                                    : (s[k] | 32) - 'a' + 10);
+            *w++ = v < 0x80 ? (char)v : '?';
+            s += 4;
+            break;
+        }
+        case 0: s--; break;
+        default: *w++ = *s; break;
+        }
+    }
+    *w = 0;
+}
+
+/* 0, or -1 when the file is missing or not in the expected shape. */
+static int sjson_read(const char *path, struct sjson *j)
+{
+    memset(j, 0, sizeof *j);
+    j->buf = slurp(path, NULL);
+    if (!j->buf)
+        return -1;
+    char *line = j->buf, *next;
+    for (; *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        else
+            next = line + strlen(line);
+        while (*line == ' ')
+            line++;
+        if (!strcmp(line, "{") || !strcmp(line, "}") || !*line)
+            continue;
+        size_t l = strlen(line);
+        if (l && line[l - 1] == ',')
+            line[--l] = 0;
+        char *q = line[0] == '"' ? strstr(line + 1, "\": ") : NULL;
+        if (!q || j->n == 64)
+            goto bad;
+        *q = 0;
+        char *v = q + 3;
+        if (*v == '"') {
+            size_t vl = strlen(v);
+            if (vl < 2 || v[vl - 1] != '"')
+                goto bad;
+            v[vl - 1] = 0;
+            v++;
+            unescape(v);
+        } else if (!strcmp(v, "null")) {
+            v[0] = 0;
+        }
+        j->key[j->n] = line + 1;
+        j->val[j->n++] = v;
+    }
+    return 0;
+bad:
+    free(j->buf);
+    memset(j, 0, sizeof *j);
+    return -1;
+}
+
+/* ------------------------------------------------------------ runs */
+
+enum { RUN_MISSING, RUN_OK, RUN_FAILED };
+
+static int run_state(const char *dir, const char *id)
+{
+    char p[4096];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/runs/%s/summary.json", dir, id);
+    if (!stat(p, &st))
+        return RUN_OK;
+    snprintf(p, sizeof p, "%s/runs/%s/error.txt", dir, id);
+    if (!stat(p, &st))
+        return RUN_FAILED;
+    return RUN_MISSING;
+}
+
+/* The first line of runs/<id>/error.txt into buf. */
+static void run_error(const char *dir, const char *id, char *buf, size_t n)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/runs/%s/error.txt", dir, id);
+    char *t = slurp(p, NULL);
+    snprintf(buf, n, "%s", t ? t : "(error.txt unreadable)");
+    free(t);
+    buf[strcspn(buf, "\r\n")] = 0;
+}
+
+/* ------------------------------------------------------------ rows */
+
+/* The summary.csv columns after the coordinates and status,error. */
+struct keys {
+    const char *k[64];
+    int n;
+    struct sjson src;           /* owns the strings when from a run */
+};
+
+static void keys_fallback(struct keys *K)
+{
+    memset(K, 0, sizeof *K);
+    for (size_t i = 0; i < NFALLBACK; i++)
+        K->k[K->n++] = fallback_keys[i];
+}
+
+/* Keys from the first ok run among sel (grid order), else the fallback. */
+static void keys_find(struct keys *K, const char *dir,
+                      const char *const (*co)[SWP_NCOORD], const uint32_t *sel,
+                      uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const char *id = co[sel[i]][0];
+        char p[4096];
+        snprintf(p, sizeof p, "%s/runs/%s/summary.json", dir, id);
+        struct sjson j;
+        if (sjson_read(p, &j))
+            continue;
+        memset(K, 0, sizeof *K);
+        K->src = j;
+        for (int k = 0; k < j.n && K->n < 64; k++)
+            if (!excluded_key(j.key[k]))
+                K->k[K->n++] = j.key[k];
+        return;
+    }
+    keys_fallback(K);
+}
+
+static void keys_free(struct keys *K)
+{
+    free(K->src.buf);
+}
+
+static void write_header(FILE *f, const struct keys *K)
+{
+    for (int i = 0; i < SWP_NCOORD; i++)
+        fprintf(f, "%s,", swp_coord_name[i]);
+    fputs("status,error", f);
+    for (int i = 0; i < K->n; i++) {
+        fputc(',', f);
+        csv_field(f, K->k[i]);
+    }
+    fputc('\n', f);
+}
+
+/* One row for run id from its directory.  RUN_OK/RUN_FAILED, RUN_MISSING
+ * (nothing written), or -1 with why filled (fields differ from K). */
+static int write_row(FILE *f, const char *dir, const char *const co[SWP_NCOORD],
+                     const struct keys *K, char *why, size_t whyn)
+{
+    const char *id = co[0];
+    int st = run_state(dir, id);
+    if (st == RUN_MISSING)
+        return st;
+    struct sjson j = { 0 };
+    char err[1024] = "";
+    if (st == RUN_OK) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/runs/%s/summary.json", dir, id);
+        if (sjson_read(p, &j)) {
+            snprintf(why, whyn, "%s: unreadable or not a dlsim summary", p);
+            return -1;
+        }
+        int m = 0;
+        for (int k = 0; k < j.n; k++) {
+            if (excluded_key(j.key[k]))
+                continue;
+            if (m >= K->n || strcmp(K->k[m], j.key[k])) {
+                snprintf(why, whyn, "%s: its fields differ from the other runs' "
+                         "(made by another dlsim version?)", p);
+                free(j.buf);
+                return -1;
+            }
+            m++;
+        }
+        if (m != K->n) {
+            snprintf(why, whyn, "%s: its fields differ from the other runs'", p);
+            free(j.buf);
+            return -1;
+        }
+    } else {
+        run_error(dir, id, err, sizeof err);
+    }
+    for (int i = 0; i < SWP_NCOORD; i++) {
+        csv_field(f, co[i]);
+        fputc(',', f);
+    }
+    fputs(st == RUN_OK ? "ok," : "failed,", f);
+    csv_field(f, err);
+    if (st == RUN_OK) {
+        for (int k = 0; k < j.n; k++)
+            if (!excluded_key(j.key[k])) {
+                fputc(',', f);
+                csv_field(f, j.val[k]);
+            }
+    } else {
+        for (int k = 0; k < K->n; k++)
+            fputc(',', f);
+    }
+    fputc('\n', f);
+    free(j.buf);
+    return st;
+}
+
+/* Writes out (atomically) the rows of the runs sel[0..n) in that order.
+ * Counts the failed and missing runs (a missing run is written nowhere);
+ * with !partial_ok, any missing run aborts before writing.  0, DL_EIO,
+ * or 1 (missing runs, or inconsistent fields: message printed). */
+static int write_summary(const char *dir, const char *const (*co)[SWP_NCOORD],
+                         const uint32_t *sel, uint32_t n, const char *out,
+                         uint32_t *nfailed, uint32_t *nmissing, bool quiet)
+{
+    *nfailed = *nmissing = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int st = run_state(dir, co[sel[i]][0]);
+        if (st == RUN_MISSING) {
+            if (*nmissing < 10)
+                fprintf(stderr, "dlsim sweep: %s/runs/%s: missing (run %u not "
+                        "finished)\n", dir, co[sel[i]][0], sel[i]);
+            ++*nmissing;
+        }
+    }
+    if (*nmissing) {
+        fprintf(stderr, "dlsim sweep: %u of %u runs missing; %s not written\n",
+                *nmissing, n, out);
+        return 1;
+    }
+    struct keys K;
+    keys_find(&K, dir, co, sel, n);
+    struct dl_error err = { 0 };
+    char *tmp;
+    FILE *f = dl_tmp_open(out, &tmp, &err);
+    if (!f) {
+        keys_free(&K);
+        dl_error_print(&err, stderr);
+        return DL_EIO;
+    }
+    write_header(f, &K);
+    int bad = 0;
+    for (uint32_t i = 0; i < n && !bad; i++) {
+        char why[4400];
+        int st = write_row(f, dir, co[sel[i]], &K, why, sizeof why);
+        if (st < 0) {
+            fprintf(stderr, "dlsim sweep: %s\n", why);
+            bad = 1;
+        } else if (st == RUN_FAILED) {
+            ++*nfailed;
+        }
+    }
+    keys_free(&K);
+    if (bad) {
+        fclose(f);
+        unlink(tmp);
+        free(tmp);
+        return 1;
+    }
+    if (dl_tmp_commit(f, tmp, out, true, &err)) {
+        dl_error_print(&err, stderr);
+        return DL_EIO;
+    }
+    (void)quiet;
+    return 0;
+}
+
+/* ------------------------------------------------------------ progress */
+
+struct prog {
+    bool tty, quiet;
+    uint32_t total, done, failed;
+    double t0;
+    double drawn;               /* when the bar was last drawn */
+    int width;                  /* drawn bar width, 0 = none */
+};
+
+static void fmt_dur(char *b, size_t n, double s)
+{
+    long v = (long)(s + 0.5);
+    if (v >= 3600)
+        snprintf(b, n, "%ldh%02ldm", v / 3600, v / 60 % 60);
+    else if (v >= 60)
+        snprintf(b, n, "%ldm%02lds", v / 60, v % 60);
+    else
+        snprintf(b, n, "%lds", v);
+}
+
+static void prog_draw(struct prog *p)
+{
+    if (p->quiet || !p->tty)
+        return;
+    enum { W = 30 };
+    char bar[W + 1];
+    uint32_t fill = p->total ? (uint32_t)((uint64_t)W * p->done / p->total) : W;
+    for (int i = 0; i < W; i++)
+        bar[i] = (uint32_t)i < fill ? '#' : '.';
+    bar[W] = 0;
+    char eta[32] = "?";
+    double el = now_s() - p->t0;
+    if (p->done)
+        fmt_dur(eta, sizeof eta, el / p->done * (p->total - p->done));
+    fprintf(stderr, "\r[%s] %u/%u runs, %u failed, ETA %s\033[K", bar, p->done,
+            p->total, p->failed, p->done == p->total ? "0s" : eta);
+    fflush(stderr);
+    p->width = 1;
+}
+
+static void prog_run(struct prog *p, const char *id, int st, const char *err,
+                     double secs, int rank)
+{
+    char where[32] = "";
+    if (rank >= 0)
+        snprintf(where, sizeof where, ", rank %d", rank);
+    p->done++;
+    if (st != RUN_OK)
+        p->failed++;
+    if (p->quiet)
+        return;
+    if (p->tty) {
+        if (st != RUN_OK)
+            fprintf(stderr, "\r\033[K%s: failed: %s\n", id, err);
+        double t = now_s();     /* at most ten redraws a second */
+        if (st != RUN_OK || p->done == p->total || t - p->drawn >= 0.1) {
+            p->drawn = t;
+            prog_draw(p);
+        }
+    } else if (st == RUN_OK) {
+        fprintf(stderr, "sweep: [%u/%u] %s ok (%.1f s%s)\n", p->done, p->total, id,
+                secs, where);
+    } else {
+        fprintf(stderr, "sweep: [%u/%u] %s failed%s: %s\n", p->done, p->total, id,
+                rank >= 0 ? where + 1 : "", err);
+    }
+}
+
+static void prog_end(struct prog *p)
+{
+    if (!p->quiet && p->tty && p->width)
+        fputc('\n', stderr);
+}
+
+/* ------------------------------------------------------------ a sweep */
+
+struct sweep {
+    struct swp_spec *s;
+    const char *dir;
+    const char *const (*co)[SWP_NCOORD];
+    uint32_t *todo, ntodo;      /* runs to do now, grid order */
+    uint32_t *sel, nsel;        /* runs of this invocation (shard) */
+    double *started;            /* [nruns] wall time a run started */
+    FILE *journal;
+    struct keys jkeys;
+    struct prog prog;
+    uint32_t nfailed;
+};
+
+static void run_path(char *buf, size_t n, const struct sweep *w, const char *id,
+                     const char *sub)
+{
+    snprintf(buf, n, "%s/runs/%s%s", w->dir, sub ? sub : "", id);
+}
+
+/* The child: run i into a temporary directory, rename it into place. */
+static _Noreturn void child(struct sweep *w, uint32_t i, pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(1);
+    const char *id = w->s->runs[i].id;
+    char log[4096], tmp[4096], fin[4096];
+    snprintf(log, sizeof log, "%s/logs/%s.log", w->dir, id);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+        dup2(fd, 2);
+        close(fd);
+    }
+    int nul = open("/dev/null", O_WRONLY);
+    if (nul >= 0) {
+        dup2(nul, 1);
+        close(nul);
+    }
+    snprintf(tmp, sizeof tmp, "%s/runs/.tmp-%s.%ld", w->dir, id, (long)getpid());
+    run_path(fin, sizeof fin, w, id, NULL);
+    int rc = swp_exec(w->s, i, tmp);
+    if (rc) {
+        rm_tree(tmp);
+        fflush(stderr);
+        _exit(rc);
+    }
+    if (rename(tmp, fin)) {
+        int e = errno;
+        bool done = run_state(w->dir, id) != RUN_MISSING;
+        rm_tree(tmp);
+        if (!done) {
+            fprintf(stderr, "dlsim: %s: cannot rename into place: %s\n", fin,
+                    strerror(e));
+            _exit(1);
+        }
+    }
+    _exit(0);
+}
+
+static pid_t spawn(struct sweep *w, uint32_t i)
+{
+    pid_t parent = getpid();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("dlsim sweep: fork");
+        return -1;
+    }
+    if (pid == 0)
+        child(w, i, parent);
+    w->started[i] = now_s();
+    return pid;
+}
+
+/* The last non-empty line of the run's log, for its error message. */
+static void last_line(const char *path, char *buf, size_t n)
+{
+    buf[0] = 0;
+    size_t len;
+    char *t = slurp(path, &len);
+    if (!t)
+        return;
+    while (len && (t[len - 1] == '\n' || t[len - 1] == '\r' || t[len - 1] == ' '))
+        t[--len] = 0;
+    char *nl = strrchr(t, '\n');
+    snprintf(buf, n, "%s", nl ? nl + 1 : t);
+    free(t);
+}
+
+/* After a run process ended with status: records a failure as
+ * runs/<id>/error.txt; returns RUN_OK or RUN_FAILED, msg filled. */
+static int record(struct sweep *w, uint32_t i, int status, pid_t pid,
+                  char *msg, size_t msgn)
+{
+    const char *id = w->s->runs[i].id;
+    msg[0] = 0;
+    /* the directory is the truth: a run killed after its rename is done */
+    int st = run_state(w->dir, id);
+    if (st != RUN_MISSING) {
+        if (st == RUN_FAILED)
+            run_error(w->dir, id, msg, msgn);
+        return st;
+    }
+    char tmp[4096], log[4096], line[1024], fin[4096];
+    snprintf(tmp, sizeof tmp, "%s/runs/.tmp-%s.%ld", w->dir, id, (long)pid);
+    rm_tree(tmp);               /* what the dead child left */
+    snprintf(log, sizeof log, "%s/logs/%s.log", w->dir, id);
+    last_line(log, line, sizeof line);
+    char how[128];
+    if (WIFEXITED(status) && !WEXITSTATUS(status))
+        snprintf(how, sizeof how, "its directory is missing");
+    else if (WIFEXITED(status))
+        snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        snprintf(how, sizeof how, "killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else
+        snprintf(how, sizeof how, "ended abnormally");
+    if (!strncmp(line, "dlsim: ", 7))
+        memmove(line, line + 7, strlen(line + 7) + 1);
+    if (line[0])
+        snprintf(msg, msgn, "%s (%s)", line, how);
+    else
+        snprintf(msg, msgn, "%s", how);
+    for (char *p = msg; *p; p++)
+        if (*p == '\r' || *p == '\n')
+            *p = ' ';
+    /* error.txt through a temporary directory, like a run's outputs */
+    snprintf(tmp, sizeof tmp, "%s/runs/.tmp-%s.%ld", w->dir, id, (long)getpid());
+    run_path(fin, sizeof fin, w, id, NULL);
+    rm_tree(tmp);
+    if (mkdir(tmp, 0777) == 0) {
+        char *e = path2(tmp, "error.txt");
+        struct dl_error err = { 0 };
+        char *text = xmalloc(strlen(msg) + 2);
+        sprintf(text, "%s\n", msg);
+        if (write_atomic(e, text, strlen(text), &err) || rename(tmp, fin)) {
+            if (run_state(w->dir, id) == RUN_MISSING)
+                fprintf(stderr, "dlsim sweep: cannot record the failure of "
+                        "%s in %s\n", id, fin);
+            rm_tree(tmp);
+        }
+        free(text);
+        free(e);
+    }
+    return RUN_FAILED;
+}
+
+/* A run ended (on MPI rank, or -1 without MPI): its row to the journal,
+ * the progress line. */
+static void finished(struct sweep *w, uint32_t i, int st, const char *msg,
+                     int rank)
+{
+    if (st == RUN_FAILED)
+        w->nfailed++;
+    if (w->journal) {
+        char why[4400];
+        write_row(w->journal, w->dir, w->co[i], &w->jkeys, why, sizeof why);
+        fflush(w->journal);
+    }
+    prog_run(&w->prog, w->s->runs[i].id, st, msg, now_s() - w->started[i], rank);
+}
+
+/* The local pool: up to jobs children at once, todo in grid order. */
+static void run_local(struct sweep *w, int jobs)
+{
+    pid_t *pid = xcalloc((size_t)jobs, sizeof *pid);
+    uint32_t *who = xcalloc((size_t)jobs, sizeof *who);
+    uint32_t next = 0;
+    int running = 0;
+    for (;;) {
+        while (running < jobs && next < w->ntodo) {
+            int slot = 0;
+            while (pid[slot])
+                slot++;
+            pid_t p = spawn(w, w->todo[next]);
+            if (p < 0)
+                break;
+            pid[slot] = p;
+            who[slot] = w->todo[next++];
+            running++;
+        }
+        if (!running)
+            break;
+        int status;
+        pid_t p = waitpid(-1, &status, 0);
+        if (p < 0) {
+            if (errno == EINTR)
+                continue;
+            perror("dlsim sweep: waitpid");
+            break;
+        }
+        for (int slot = 0; slot < jobs; slot++)
+            if (pid[slot] == p) {
+                char msg[1200];
+                int st = record(w, who[slot], status, p, msg, sizeof msg);
+                finished(w, who[slot], st, msg, -1);
+                pid[slot] = 0;
+                running--;
+            }
+    }
+    free(pid);
+    free(who);
+}
+
+/* ------------------------------------------------------------ MPI */
+
+#ifdef DLSIM_MPI
+enum { TAG_REQ = 1, TAG_WORK = 2 };
+
+static bool mpi_launched(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE");
+}
+
+/* Rank 0: hands out w->todo one index at a time to whichever rank asks,
+ * and runs one of them at a time itself. */
+static void mpi_master(struct sweep *w, int size)
+{
+    uint32_t next = 0;
+    int active = size - 1;
+    pid_t mine = 0;
+    uint32_t mine_i = 0;
+    while (active > 0 || mine || next < w->ntodo) {
+        bool busy = false;
+        if (!mine && next < w->ntodo) {
+            mine_i = w->todo[next];
+            mine = spawn(w, w->todo[next++]);
+            if (mine < 0)
+                mine = 0;
+            busy = true;
+        }
+        int flag = 0;
+        MPI_Status ms;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQ, MPI_COMM_WORLD, &flag, &ms);
+        if (flag) {
+            int msg[2];
+            MPI_Recv(msg, 2, MPI_INT, ms.MPI_SOURCE, TAG_REQ, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            if (msg[0] >= 0) {
+                char err[1200] = "";
+                int st = run_state(w->dir, w->s->runs[msg[0]].id);
+                if (st == RUN_FAILED)
+                    run_error(w->dir, w->s->runs[msg[0]].id, err, sizeof err);
+                w->started[msg[0]] = now_s() - (double)msg[1] / 1000;
+                finished(w, (uint32_t)msg[0], st == RUN_OK ? RUN_OK : RUN_FAILED,
+                         err, ms.MPI_SOURCE);
+            }
+            int give = next < w->ntodo ? (int)w->todo[next++] : -1;
+            MPI_Send(&give, 1, MPI_INT, ms.MPI_SOURCE, TAG_WORK, MPI_COMM_WORLD);
+            if (give < 0)
+                active--;
+            busy = true;
+        }
+        int status;
+        if (mine && waitpid(mine, &status, WNOHANG) == mine) {
+            char msg[1200];
+            int st = record(w, mine_i, status, mine, msg, sizeof msg);
+            finished(w, mine_i, st, msg, 0);
+            mine = 0;
+            busy = true;
+        }
+        if (!busy) {
+            struct timespec ts = { 0, 1000000 };    /* 1 ms */
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* Other ranks: ask for a run, run it, report it, until told to stop. */
+static void mpi_worker(struct sweep *w)
+{
+    int msg[2] = { -1, 0 };
+    for (;;) {
+        int i;
+        MPI_Send(msg, 2, MPI_INT, 0, TAG_REQ, MPI_COMM_WORLD);
+        MPI_Recv(&i, 1, MPI_INT, 0, TAG_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (i < 0)
+            break;
+        double t0 = now_s();
+        pid_t p = spawn(w, (uint32_t)i);
+        int status = 0;
+        if (p > 0)
+            while (waitpid(p, &status, 0) < 0 && errno == EINTR)
+                ;
+        else
+            status = 1 << 8;
+        char err[1200];
+        record(w, (uint32_t)i, status, p, err, sizeof err);
+        msg[0] = i;
+        msg[1] = (int)((now_s() - t0) * 1000);
+    }
+}
+#endif
+
+/* ------------------------------------------------------------ the DIR */
+
+/* The grid as CSV text (grid.csv). */
+static char *grid_text(const struct sweep *w, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    for (int i = 0; i < SWP_NCOORD; i++)
+        fprintf(f, "%s%s", swp_coord_name[i], i + 1 < SWP_NCOORD ? "," : "\n");
+    for (uint32_t r = 0; r < w->s->nruns; r++)
+        for (int i = 0; i < SWP_NCOORD; i++) {
+            csv_field(f, w->co[r][i]);
+            fputc(i + 1 < SWP_NCOORD ? ',' : '\n', f);
+        }
+    fclose(f);
+    return buf;
+}
+
+static int mkdir_p(const char *dir)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(buf, 0777) && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+/* Only what a sweep killed before writing grid.csv can leave. */
+static bool only_sweep_debris(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    struct dirent *e;
+    bool ok = true;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "runs") ||
+            !strcmp(n, "logs") || !strcmp(n, "sweep.yaml") ||
+            !strncmp(n, "sweep.yaml.tmp.", 15) || !strncmp(n, "grid.csv.tmp.", 13))
+            continue;
+        ok = false;
+    }
+    closedir(d);
+    return ok;
+}
+
+static bool dir_empty(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return true;
+    struct dirent *e;
+    bool empty = true;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            empty = false;
+    closedir(d);
+    return empty;
+}
+
+/* Creates or checks DIR.  0, or the exit status with a message. */
+static int setup_dir(struct sweep *w, bool resume, bool shard)
+{
+    const char *dir = w->dir;
+    size_t glen;
+    char *grid = grid_text(w, &glen);
+    char *gpath = path2(dir, "grid.csv");
+    int rc = 0;
+    struct stat st;
+    if (!stat(dir, &st) && !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "dlsim sweep: %s: exists and is not a directory\n", dir);
+        rc = 2;
+    } else if (!dir_empty(dir)) {
+        size_t ol;
+        char *old = slurp(gpath, &ol);
+        if (old && (ol != glen || memcmp(old, grid, glen))) {
+            fprintf(stderr, "dlsim sweep: %s holds another sweep: its grid.csv "
+                    "differs from the grid of %s (the spec changed since that "
+                    "sweep started?); choose another --out\n", dir, w->s->file);
+            rc = 2;
+        } else if (!resume && !shard) {
+            fprintf(stderr, "dlsim sweep: %s is not empty: --resume continues "
+                    "the sweep there; or choose another --out\n", dir);
+            rc = 2;
+        } else if (!old && !only_sweep_debris(dir)) {
+            fprintf(stderr, "dlsim sweep: %s is not empty and holds no sweep "
+                    "(no grid.csv); choose another --out\n", dir);
+            rc = 2;
+        }
+        free(old);
+    }
+    struct dl_error err = { 0 };
+    char *runs = path2(dir, "runs"), *logs = path2(dir, "logs");
+    if (!rc && (mkdir_p(dir) || mkdir_p(runs) || mkdir_p(logs))) {
+        fprintf(stderr, "dlsim sweep: %s: cannot create: %s\n", dir, strerror(errno));
+        rc = 1;
+    }
+    if (!rc) {
+        size_t sl;
+        char *spec = slurp(w->s->file, &sl);
+        char *copy = path2(dir, "sweep.yaml");
+        if (!spec || write_atomic(copy, spec, sl, &err) ||
+            write_atomic(gpath, grid, glen, &err)) {
+            if (!spec)
+                fprintf(stderr, "dlsim sweep: %s: cannot read again\n", w->s->file);
+            else
+                dl_error_print(&err, stderr);
+            rc = 1;
+        }
+        free(spec);
+        free(copy);
+    }
+    free(runs);
+    free(logs);
+    free(grid);
+    free(gpath);
+    return rc;
+}
+
+/* The runs of sel not done yet, into todo; removes the stale temporary
+ * directories of those runs. */
+static void plan(struct sweep *w)
+{
+    uint32_t n = w->s->nruns;
+    bool *want = xcalloc(n ? n : 1, sizeof *want);
+    w->todo = xcalloc(w->nsel ? w->nsel : 1, sizeof *w->todo);
+    w->ntodo = 0;
+    for (uint32_t k = 0; k < w->nsel; k++) {
+        uint32_t i = w->sel[k];
+        int st = run_state(w->dir, w->s->runs[i].id);
+        if (st != RUN_MISSING)
+            continue;
+        char p[4096];
+        run_path(p, sizeof p, w, w->s->runs[i].id, NULL);
+        struct stat sb;
+        if (!stat(p, &sb))
+            rm_tree(p);         /* neither ok nor failed: not ours */
+        want[i] = true;
+        w->todo[w->ntodo++] = i;
+    }
+    char *runs = path2(w->dir, "runs");
+    DIR *d = opendir(runs);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, ".tmp-", 5))
+            continue;
+        char *dot = strrchr(e->d_name, '.');
+        unsigned long idx = strtoul(e->d_name + 5, NULL, 10);
+        const char *id = e->d_name + 5;
+        if (idx < n && want[idx] && dot &&
+            (size_t)(dot - id) == strlen(w->s->runs[idx].id) &&
+            !strncmp(id, w->s->runs[idx].id, (size_t)(dot - id))) {
+            char *p = path2(runs, e->d_name);
+            rm_tree(p);
+            free(p);
+        }
+    }
+    if (d)
+        closedir(d);
+    free(runs);
+    free(want);
+}
+
+/* ------------------------------------------------------------ merge */
+
+static int cmd_merge(const char *dir, bool quiet)
+{
+    char *gpath = path2(dir, "grid.csv");
+    size_t len;
+    char *text = slurp(gpath, &len);
+    if (!text) {
+        fprintf(stderr, "dlsim sweep: %s: cannot read (not a sweep directory?)\n",
+                gpath);
+        free(gpath);
+        return 2;
+    }
+    char *p = text, *f[SWP_NCOORD + 1];
+    int rc = 0;
+    uint32_t n = 0, cap = 0;
+    const char *(*co)[SWP_NCOORD] = NULL;
+    long line = 1;
+    int nf = csv_split(&p, f, SWP_NCOORD + 1);
+    if (nf != SWP_NCOORD || strcmp(f[0], "run_id")) {
+        fprintf(stderr, "%s:1: not a dlsim grid.csv header\n", gpath);
+        rc = 2;
+    }
+    while (!rc && *p) {
+        line++;
+        nf = csv_split(&p, f, SWP_NCOORD + 1);
+        if (nf != SWP_NCOORD) {
+            fprintf(stderr, "%s:%ld: expected %d fields\n", gpath, line, SWP_NCOORD);
+            rc = 2;
+            break;
+        }
+        if (n == cap)
+            co = xrealloc(co, (cap = cap ? 2 * cap : 256) * sizeof *co);
+        for (int i = 0; i < SWP_NCOORD; i++)
+            co[n][i] = f[i];
+        n++;
+    }
+    uint32_t *sel = xcalloc(n ? n : 1, sizeof *sel);
+    for (uint32_t i = 0; i < n; i++)
+        sel[i] = i;
+    uint32_t nfailed = 0, nmissing = 0;
+    char *out = path2(dir, "summary.csv");
+    if (!rc) {
+        rc = write_summary(dir, co, sel, n, out, &nfailed, &nmissing, quiet);
+        if (!rc && !quiet)
+            fprintf(stderr, "sweep: merged %u runs (%u failed) into %s\n", n,
+                    nfailed, out);
+        if (!rc && nfailed)
+            rc = 1;
+    }
+    free(out);
+    free(sel);
+    free(co);
+    free(text);
+    free(gpath);
+    return rc;
+}
+
+/* ------------------------------------------------------------ command */
+
+static const char sweep_help[] =
+    "usage: dlsim sweep SPEC.yaml [--jobs N] [--out DIR] [--resume]\n"
+    "                   [--shard I/N] [--quiet]\n"
+    "       dlsim sweep --merge DIR [--quiet]\n"
+    "\n"
+    "Runs the grid of SPEC.yaml (policies x traces x clusters x models x\n"
+    "loads x seeds, per named scenario; README \"Sweeps\"), each run in its\n"
+    "own process: DIR/runs/<run_id>/ gets what `dlsim run --out` writes (or\n"
+    "error.txt when the run failed), then DIR/summary.csv gets one row per\n"
+    "run in grid order.  Every input is loaded and checked before the first\n"
+    "run starts; a failed run is recorded and the others go on.\n"
+    "\n"
+    "  --jobs N     runs at once (default: the number of online CPUs)\n"
+    "  --out DIR    output directory (default: the spec's file name without\n"
+    "               .yaml, plus .out, in the current directory); it must be\n"
+    "               new or empty unless --resume\n"
+    "  --resume     continue an interrupted sweep in DIR: keep the finished\n"
+    "               runs (ok or failed), redo the others, rewrite summary.csv\n"
+    "  --shard I/N  only the runs whose index % N == I (0 <= I < N), e.g. one\n"
+    "               Slurm array task each, all with the same --out on a shared\n"
+    "               filesystem; finished runs of the shard are kept; writes\n"
+    "               DIR/summary.shard-I-of-N.csv\n"
+    "  --merge DIR  after the shards: check that every run of DIR/grid.csv is\n"
+    "               in DIR/runs/ and write DIR/summary.csv\n"
+    "  --quiet      no progress, log lines or final line (errors still shown)\n"
+    "\n"
+    "Under mpirun (a build with MPI): rank 0 hands out the runs one at a time\n"
+    "to every rank (itself included), each rank running one at a time (--jobs\n"
+    "is ignored); DIR must be on a filesystem that every rank sees.\n"
+    "\n"
+    "Progress goes to stderr: on a terminal one redrawn line (runs done,\n"
+    "failures, ETA), otherwise one line per finished run.\n"
+    "\n"
+    "Exit status: 0 every run succeeded; 1 some run failed (its row says\n"
+    "why; DIR/logs/<run_id>.log holds its stderr) or an I/O error; 2 bad\n"
+    "usage or a bad spec (file:line:col), nothing run.\n";
+
+static int parse_shard(const char *s, uint32_t *i, uint32_t *n)
+{
+    char *e;
+    unsigned long a = strtoul(s, &e, 10);
+    if (e == s || *e != '/')
+        return -1;
+    const char *t = e + 1;
+    unsigned long b = strtoul(t, &e, 10);
+    if (e == t || *e || b < 1 || b > 1000000 || a >= b || s[0] == '-' || t[0] == '-')
+        return -1;
+    *i = (uint32_t)a;
+    *n = (uint32_t)b;
+    return 0;
+}
+
+static char *default_out(const char *spec)
+{
+    const char *b = strrchr(spec, '/');
+    b = b ? b + 1 : spec;
+    size_t l = strlen(b);
+    if (l > 5 && !strcmp(b + l - 5, ".yaml"))
+        l -= 5;
+    else if (l > 4 && !strcmp(b + l - 4, ".yml"))
+        l -= 4;
+    char *o = xmalloc(l + 5);
+    memcpy(o, b, l);
+    strcpy(o + l, ".out");
+    return o;
+}
+
+int swp_cmd_sweep(int argc, char **argv)
+{
+    static const struct option lo[] = {
+        { "jobs", required_argument, 0, 'j' },
+        { "out", required_argument, 0, 'o' },
+        { "resume", no_argument, 0, 'r' },
+        { "shard", required_argument, 0, 'S' },
+        { "merge", required_argument, 0, 'M' },
+        { "quiet", no_argument, 0, 'q' },
+        { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 },
+    };
+    long jobs = 0;
+    const char *out = NULL, *merge = NULL;
+    bool resume = false, quiet = false, shard = false;
+    uint32_t shard_i = 0, shard_n = 1;
+    int ch;
+    optind = 0;
+    while ((ch = getopt_long(argc, argv, "j:o:rS:M:qh", lo, NULL)) != -1) {
+        switch (ch) {
+        case 'j':
+            if (sim_parse_long(optarg, &jobs) || jobs < 1 || jobs > 4096)
+                return usage_error("--jobs expects a number of processes >= 1");
+            break;
+        case 'o': out = optarg; break;
+        case 'r': resume = true; break;
+        case 'S':
+            if (parse_shard(optarg, &shard_i, &shard_n))
+                return usage_error("--shard expects I/N with 0 <= I < N");
+            shard = true;
+            break;
+        case 'M': merge = optarg; break;
+        case 'q': quiet = true; break;
+        case 'h': fputs(sweep_help, stdout); return 0;
+        default: return usage_error("bad option");
+        }
+    }
+    if (merge) {
+        if (optind < argc || out || resume || shard || jobs)
+            return usage_error("--merge DIR takes no spec and no other option "
+                               "but --quiet");
+        return cmd_merge(merge, quiet);
+    }
+    if (optind + 1 != argc)
+        return usage_error(optind < argc ? "expected one spec file"
+                                         : "a spec file is required");
+    const char *specfile = argv[optind];
+
+    int rank = 0, size = 1;
+#ifndef DLSIM_MPI
+    {   /* several ranks without MPI would each run the whole sweep */
+        const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+        if (!n)
+            n = getenv("PMI_SIZE");
+        if (n && atoi(n) > 1)
+            return usage_error("this dlsim was built without MPI (meson "
+                               "-Dmpi=enabled, libopenmpi-dev); under mpirun "
+                               "use one rank, or --shard");
+    }
+#endif
+#ifdef DLSIM_MPI
+    bool mpi = mpi_launched();
+    if (mpi) {
+        MPI_Init(NULL, NULL);
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+    }
+#endif
+    struct swp_spec s;
+    struct dl_error err = { 0 };
+    int rc = swp_spec_load(specfile, &s, &err);
+    if (!rc)
+        rc = swp_validate(&s, rank == 0 ? stderr : NULL, &err);
+    if (rc) {
+        if (rank == 0)
+            dl_error_print(&err, stderr);
+        rc = 2;                 /* a bad spec is bad input, whatever failed */
+    }
+    char *defout = out ? NULL : default_out(specfile);
+    struct sweep w;
+    memset(&w, 0, sizeof w);
+    w.s = &s;
+    w.dir = out ? out : defout;
+    const char *(*co)[SWP_NCOORD] = xcalloc(s.nruns ? s.nruns : 1, sizeof *co);
+    for (uint32_t i = 0; i < s.nruns && !rc; i++)
+        swp_coords(&s, i, co[i]);
+    w.co = co;
+    w.started = xcalloc(s.nruns ? s.nruns : 1, sizeof *w.started);
+    w.sel = xcalloc(s.nruns ? s.nruns : 1, sizeof *w.sel);
+    for (uint32_t i = 0; i < s.nruns && !rc; i++)
+        if (i % shard_n == shard_i)
+            w.sel[w.nsel++] = i;
+    if (!rc && rank == 0) {
+        rc = setup_dir(&w, resume, shard);
+        if (!rc)
+            plan(&w);
+    }
+#ifdef DLSIM_MPI
+    if (mpi) {              /* every rank learns whether rank 0 goes on */
+        int r = rc;
+        MPI_Allreduce(&r, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    }
+#endif
+    if (!rc && rank == 0) {
+        char jname[64];
+        if (shard)
+            snprintf(jname, sizeof jname, "summary.shard-%u-of-%u.csv.partial",
+                     shard_i, shard_n);
+        char *jp = path2(w.dir, shard ? jname : "summary.csv.partial");
+        w.journal = fopen(jp, "w");
+        free(jp);
+        keys_find(&w.jkeys, w.dir, w.co, w.sel, w.nsel);
+        if (w.journal) {
+            write_header(w.journal, &w.jkeys);
+            char why[4400];
+            for (uint32_t k = 0; k < w.nsel; k++)     /* already done */
+                write_row(w.journal, w.dir, w.co[w.sel[k]], &w.jkeys, why,
+                          sizeof why);
+            fflush(w.journal);
+        }
+        w.prog.tty = isatty(2);
+        w.prog.quiet = quiet;
+        w.prog.total = w.ntodo;
+        w.prog.t0 = now_s();
+        if (!quiet && w.nsel > w.ntodo)
+            fprintf(stderr, "sweep: %u of %u runs already done in %s\n",
+                    w.nsel - w.ntodo, w.nsel, w.dir);
+        prog_draw(&w.prog);
+    }
+    if (!rc) {
+#ifdef DLSIM_MPI
+        if (mpi && size > 1) {
+            if (rank == 0)
+                mpi_master(&w, size);
+            else
+                mpi_worker(&w);
+        } else
+#endif
+            run_local(&w, jobs ? (int)jobs
+                               : (int)(sysconf(_SC_NPROCESSORS_ONLN) > 0
+                                           ? sysconf(_SC_NPROCESSORS_ONLN) : 1));
+    }
+    if (!rc && rank == 0) {
+        prog_end(&w.prog);
+        char name[64];
+        if (shard)
+            snprintf(name, sizeof name, "summary.shard-%u-of-%u.csv", shard_i,
+                     shard_n);
+        char *sp = path2(w.dir, shard ? name : "summary.csv");
+        uint32_t nfailed, nmissing;
+        rc = write_summary(w.dir, w.co, w.sel, w.nsel, sp, &nfailed, &nmissing,
+                           quiet);
+        if (w.journal) {
+            fclose(w.journal);
+            w.journal = NULL;
+            if (!rc) {
+                char jname[80];
+                snprintf(jname, sizeof jname, "%s.partial", shard ? name
+                                                                  : "summary.csv");
+                char *jp = path2(w.dir, jname);
+                unlink(jp);
+                free(jp);
+            }
+        }
+        if (!rc && !quiet)
+            fprintf(stderr, "sweep: %u runs, %u failed%s; %s\n", w.nsel, nfailed,
+                    nfailed ? " (see the error column)" : "", sp);
+        if (!rc && nfailed)
+            rc = 1;
+        free(sp);
+    }
+    if (w.journal)
+        fclose(w.journal);
+    keys_free(&w.jkeys);
+#ifdef DLSIM_MPI
+    if (mpi) {
+        /* rank 0's status for every rank, so mpirun's exit status is its */
+        MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        MPI_Finalize();
+    }
+#endif
+    (void)size;
+    free(w.todo);
+    free(w.sel);
+    free(w.started);
+    free(co);
+    free(defout);
+    swp_spec_free(&s);
+    return rc;
+}

@@ -1,0 +1,108 @@
+/*
+ * sim/swpint.h - `dlsim sweep` (prefix swp_), private to sim/: the grid
+ * spec (sim/sweep.c) and its execution (sim/sweeprun.c).
+ *
+ * A spec is read whole, expanded into a list of runs in grid order, and
+ * validated (every trace, cluster and model file loaded, every policy
+ * created once) before any output exists.  The loaded inputs stay in the
+ * parent process; every run executes in a forked child, which sees them
+ * copy-on-write, so nothing is read twice and a crashing run cannot take
+ * the sweep down.
+ *
+ * The output directory DIR (see sim/sweeprun.c for the protocol):
+ *   DIR/sweep.yaml        a byte copy of the spec
+ *   DIR/grid.csv          run_id + grid coordinates, one row per run
+ *   DIR/runs/<run_id>/    what `dlsim run --out` writes, or error.txt
+ *   DIR/logs/<run_id>.log the run's stderr (warnings, the failure)
+ *   DIR/summary.csv       one row per run, grid order, written last
+ */
+#ifndef DLSIM_SWPINT_H
+#define DLSIM_SWPINT_H
+
+#include "sim/simint.h"
+#include "models/model.h"
+
+/* The axes, in the order of the summary.csv coordinate columns; the grid
+ * is their product, the last axis varying fastest. */
+enum swp_axis {
+    SWP_POLICY, SWP_TRACE, SWP_CLUSTER, SWP_MODELS, SWP_LOAD, SWP_SEED,
+    SWP_NAXES,
+};
+extern const char *const swp_axis_key[SWP_NAXES]; /* "policies", ... */
+
+/* One distinct value of an axis (values are shared by every scenario
+ * that names them, so each file is loaded once). */
+struct swp_item {
+    char *text;                 /* the coordinate as written in the spec */
+    long line, col;             /* where first written, for messages */
+    char *path;                 /* traces, clusters: resolved file path */
+    double load;                /* loads: > 0, or 0 = the trace's arrivals */
+    uint64_t seed;              /* seeds */
+    char **args;                /* models: resolved --models arguments */
+    uint32_t nargs;
+    /* filled by swp_validate */
+    struct trace tr;            /* traces */
+    struct cluster clu;         /* clusters (the built-in one: path NULL) */
+    struct mdl_spec *models;    /* models: NULL = none */
+    bool loaded;
+};
+
+struct swp_scenario {
+    char *name;
+    long line, col;
+    uint32_t *v[SWP_NAXES];     /* item indices, in the order written */
+    uint32_t n[SWP_NAXES];
+    simtime_t sample;           /* timeseries interval (us) */
+    bool check;
+};
+
+struct swp_run {
+    uint32_t sc;                /* scenario */
+    uint32_t ax[SWP_NAXES];     /* item index per axis */
+    char id[96];                /* run_id: index + readable part */
+};
+
+struct swp_spec {
+    char *file;                 /* the spec's path, for messages */
+    char *dir;                  /* relative paths resolve against it */
+    struct swp_item *items[SWP_NAXES];
+    uint32_t nitems[SWP_NAXES];
+    size_t cap[SWP_NAXES];
+    struct swp_scenario *sc;
+    uint32_t nsc;
+    struct swp_run *runs;       /* grid order */
+    uint32_t nruns;
+};
+
+/* Reads and expands a spec: 0, or DL_EINPUT / DL_EIO with err located at
+ * file:line:col.  swp_spec_free afterwards in every case. */
+int swp_spec_load(const char *path, struct swp_spec *s, struct dl_error *err);
+/* Loads every trace, cluster and model file and checks every policy and
+ * every (trace, cluster, load, sample) combination a run will use.  0, or
+ * DL_EINPUT with err located in the spec (the underlying error is
+ * printed to msgs first, when not NULL). */
+int swp_validate(struct swp_spec *s, FILE *msgs, struct dl_error *err);
+void swp_spec_free(struct swp_spec *s);
+
+/* The coordinates of a run: the 8 leading summary.csv fields, unquoted
+ * (run_id, scenario, policy, trace, cluster, models, load, seed). */
+#define SWP_NCOORD 8
+extern const char *const swp_coord_name[SWP_NCOORD];
+void swp_coords(const struct swp_spec *s, uint32_t i, const char *f[SWP_NCOORD]);
+
+/* Runs run i of a validated spec in the calling process (a forked child)
+ * into the directory tmpdir: 0, or the exit status of `dlsim run` with
+ * the message on stderr. */
+int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir);
+
+/* sim/cli.c's run path, shared with `dlsim run`: one simulation of t on c
+ * under o, its outputs written into dir (when not NULL), its table row to
+ * table (when not NULL); errors on stderr.  The exit status. */
+int cli_run_one(const struct trace *t, struct cluster *c,
+                const struct eng_opts *o, const char *dir, FILE *table,
+                bool header);
+
+/* `dlsim sweep ...`: the process exit status. */
+int swp_cmd_sweep(int argc, char **argv);
+
+#endif

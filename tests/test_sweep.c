@@ -1,0 +1,565 @@
+/*
+ * tests/test_sweep.c - `dlsim sweep`: grid expansion (counts, order,
+ * scenarios and overrides, run ids), located errors in bad specs, the
+ * outputs of a sweep against `dlsim run`'s, a run failing at run time,
+ * resume after kill -9, shards and merge, and a 2-rank mpirun against a
+ * local sweep.  The expansion tests call swp_ directly; the rest run the
+ * built binary ($DLSIM) in a temporary directory.
+ */
+#include "testutil.h"
+#include "sim/swpint.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+static char tmpdir[256];
+
+static void setup(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/dlsim-sweep-XXXXXX");
+    cr_assert(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static const char *path(const char *name)
+{
+    static char buf[8][512];
+    static int k;
+    k = (k + 1) % 8;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+    return buf[k];
+}
+
+static void put(const char *name, const char *text)
+{
+    FILE *f = fopen(path(name), "w");
+    cr_assert(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char out_text[1 << 16];
+
+/* Runs a shell command line in tmpdir with $DLSIM set; captures stdout and
+ * stderr into out_text; returns the exit status. */
+static int sh(const char *fmt, ...)
+{
+    const char *bin = getenv("DLSIM");
+    cr_assert(bin, "DLSIM is not set (run through meson test)");
+    char args[4096], cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "cd '%s' && DLSIM='%s' && %s 2>&1", tmpdir, bin, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t n = fread(out_text, 1, sizeof out_text - 1, p);
+    out_text[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static char *slurp(const char *name)
+{
+    FILE *f = fopen(path(name), "rb");
+    cr_assert(f, "no %s", name);
+    static char *bufs[4];
+    static int k;
+    k = (k + 1) % 4;
+    free(bufs[k]);
+    bufs[k] = xmalloc(1 << 22);
+    size_t n = fread(bufs[k], 1, (1 << 22) - 1, f);
+    bufs[k][n] = 0;
+    fclose(f);
+    return bufs[k];
+}
+
+static bool exists(const char *name)
+{
+    struct stat st;
+    return stat(path(name), &st) == 0;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* Two small generated traces (a.csv.gz, b.csv.gz) on demo-256. */
+static void make_traces(int jobs)
+{
+    cr_assert_eq(sh("$DLSIM trace gen --jobs %d --load 0.9 --seed 1 "
+                    "--deadline-slack 1.2:3 -o a.csv.gz && $DLSIM trace gen "
+                    "--jobs %d --load 0.9 --seed 2 --deadline-slack 1.5:4 -o "
+                    "b.csv.gz", jobs, jobs), 0, "%s", out_text);
+}
+
+TestSuite(sweep, .init = setup, .fini = teardown);
+
+/* ------------------------------------------------------------ expansion */
+
+static const char grid_spec[] =
+    "policies: [fifo, \"srtf:preempt_cost=5\"]\n"
+    "traces: [t/a.csv, /abs/b.csv.gz]\n"
+    "loads: [null, 0.9]\n"
+    "seeds: 3..5\n"
+    "scenarios:\n"
+    "  base: {}\n"
+    "  hetero:\n"
+    "    clusters: [c1.yaml, c2.yaml]\n"
+    "    policies: [\"qos:reserve=0,elastic=1\"]\n"
+    "    models: [none, [zoo, n.yaml]]\n"
+    "    seeds: [7]\n"
+    "    check: true\n";
+
+Test(sweep, grid_expansion_counts_order_and_ids)
+{
+    put("spec.yaml", grid_spec);
+    struct swp_spec s;
+    struct dl_error err = { 0 };
+    int rc = swp_spec_load(path("spec.yaml"), &s, &err);
+    cr_assert_eq(rc, 0, "%s:%ld:%ld: %s", err.file, err.line, err.col, err.msg);
+    /* base: 2 policies x 2 traces x 1 cluster x 1 models x 2 loads x 3
+     * seeds = 24; hetero: 1 x 2 x 2 x 2 x 2 x 1 = 16 */
+    cr_assert_eq(s.nsc, 2);
+    cr_assert_eq(s.nruns, 40);
+    cr_expect(!s.sc[0].check);
+    cr_expect(s.sc[1].check);
+    cr_expect_eq(s.sc[0].sample, 300 * SIM_US_PER_S);
+    const char *f[SWP_NCOORD];
+    /* the seed varies fastest, then load, ..., the policy slowest */
+    swp_coords(&s, 0, f);
+    cr_expect_str_eq(f[0], "0000-base-fifo-a-s3");
+    cr_expect_str_eq(f[1], "base");
+    cr_expect_str_eq(f[2], "fifo");
+    cr_expect_str_eq(f[3], "t/a.csv");
+    cr_expect_str_eq(f[4], "demo-256");
+    cr_expect_str_eq(f[5], "");
+    cr_expect_str_eq(f[6], "");
+    cr_expect_str_eq(f[7], "3");
+    swp_coords(&s, 5, f);               /* load 0.9, seed 5 */
+    cr_expect_str_eq(f[0], "0005-base-fifo-a-l0.9-s5");
+    cr_expect_str_eq(f[6], "0.9");
+    swp_coords(&s, 6, f);               /* next trace */
+    cr_expect_str_eq(f[3], "/abs/b.csv.gz");
+    cr_expect_str_eq(f[6], "");
+    swp_coords(&s, 12, f);              /* next policy */
+    cr_expect_str_eq(f[0], "0012-base-srtf_preempt_cost_5-a-s3");
+    cr_expect_str_eq(f[2], "srtf:preempt_cost=5");
+    swp_coords(&s, 24, f);              /* hetero starts */
+    cr_expect_str_eq(f[1], "hetero");
+    cr_expect_str_eq(f[2], "qos:reserve=0,elastic=1");
+    cr_expect_str_eq(f[4], "c1.yaml");
+    cr_expect_str_eq(f[5], "");
+    cr_expect_str_eq(f[7], "7");
+    swp_coords(&s, 26, f);              /* models: the second entry */
+    cr_expect_str_eq(f[5], "zoo+n.yaml");
+    cr_expect_str_eq(f[6], "");
+    swp_coords(&s, 28, f);              /* second cluster */
+    cr_expect_str_eq(f[4], "c2.yaml");
+    swp_coords(&s, 39, f);
+    cr_expect_str_eq(f[0], "0039-hetero-qos_reserve_0_elastic_1-b-l0.9-s7");
+    cr_expect_str_eq(f[3], "/abs/b.csv.gz");
+    /* paths resolve against the spec's directory, except absolute ones
+     * and zoo */
+    char want[600];
+    snprintf(want, sizeof want, "%s/t/a.csv", tmpdir);
+    cr_expect_str_eq(s.items[SWP_TRACE][0].path, want);
+    cr_expect_str_eq(s.items[SWP_TRACE][1].path, "/abs/b.csv.gz");
+    const struct swp_item *m = &s.items[SWP_MODELS][s.runs[26].ax[SWP_MODELS]];
+    cr_assert_eq(m->nargs, 2);
+    cr_expect_str_eq(m->args[0], "zoo");
+    snprintf(want, sizeof want, "%s/n.yaml", tmpdir);
+    cr_expect_str_eq(m->args[1], want);
+    /* every run id is distinct */
+    for (uint32_t i = 0; i < s.nruns; i++)
+        for (uint32_t j = i + 1; j < s.nruns; j++)
+            cr_assert_str_neq(s.runs[i].id, s.runs[j].id);
+    swp_spec_free(&s);
+}
+
+Test(sweep, grid_defaults_without_scenarios)
+{
+    put("spec.yaml", "policies: sjf\ntraces: [x.csv]\nsample: 60\n");
+    struct swp_spec s;
+    struct dl_error err = { 0 };
+    cr_assert_eq(swp_spec_load(path("spec.yaml"), &s, &err), 0, "%s", err.msg);
+    cr_assert_eq(s.nruns, 1);
+    const char *f[SWP_NCOORD];
+    swp_coords(&s, 0, f);
+    cr_expect_str_eq(f[0], "0000-sjf-x-s1");
+    cr_expect_str_eq(f[1], "default");
+    cr_expect_str_eq(f[4], "demo-256");
+    cr_expect_str_eq(f[7], "1");
+    cr_expect_eq(s.sc[0].sample, 60 * SIM_US_PER_S);
+    swp_spec_free(&s);
+}
+
+/* A spec that must fail to load at line:col with msg in the message. */
+static void bad_spec(const char *text, long line, long col, const char *msg)
+{
+    put("bad.yaml", text);
+    struct swp_spec s;
+    struct dl_error err = { 0 };
+    int rc = swp_spec_load(path("bad.yaml"), &s, &err);
+    swp_spec_free(&s);
+    cr_expect_eq(rc, DL_EINPUT, "accepted: %s", text);
+    cr_expect_eq(err.line, line, "%s: line %ld, expected %ld (%s)", text,
+                 err.line, line, err.msg);
+    cr_expect_eq(err.col, col, "%s: col %ld, expected %ld (%s)", text, err.col,
+                 col, err.msg);
+    cr_expect(strstr(err.msg, msg), "'%s' lacks '%s'", err.msg, msg);
+}
+
+Test(sweep, bad_specs_are_located)
+{
+    bad_spec("policies: [fifo]\ntraces: [a.csv]\nloads: [0.5, -1]\n", 3, 14,
+             "loads[1]");
+    bad_spec("policies: [fifo]\ntraces: [a.csv]\nseeds: 5..2\n", 3, 8, "A..B");
+    bad_spec("policies: [fifo]\ntraces: [a.csv]\nseeds: [1, x]\n", 3, 12,
+             "seeds[1]");
+    bad_spec("policies: [fifo]\ntraces: [a.csv]\nsurprise: 1\n", 3, 1,
+             "unknown key 'surprise'");
+    bad_spec("policies: [fifo]\ntraces: []\n", 2, 9, "empty list");
+    bad_spec("policies: [fifo]\n", 1, 1, "no traces");
+    bad_spec("traces: [a.csv]\nscenarios:\n  s1: {policies: [fifo]}\n  s2: {}\n",
+             4, 3, "scenario 's2': no policies");
+    bad_spec("policies: [fifo]\ntraces: [a.csv]\nscenarios:\n  s1: {scenarios: {}}\n",
+             4, 8, "unknown key 'scenarios'");
+    bad_spec("policies: [fifo]\ntraces: [a.csv]\ncheck: maybe\n", 3, 8,
+             "true or false");
+    bad_spec("policies: [fifo]\ntraces: [a.csv]\nsample: -5\n", 3, 9, "sample");
+    bad_spec("policies: [fifo]\ntraces: [a.csv]\nmodels: [[zoo, {a: 1}]]\n", 3,
+             16, "models[0][1]");
+    bad_spec("policies: [fifo\n", 2, 1, "YAML");
+    bad_spec("policies: [fifo]\ntraces: [a.csv]\npolicies: [sjf]\n", 3, 1,
+             "policies");
+}
+
+/* Validation: every file and policy is checked before anything runs, at
+ * the spec's line:col, exit 2, no output directory. */
+Test(sweep, validation_errors_exit_2_before_running)
+{
+    make_traces(50);
+    put("p.yaml", "policies: [fifo, \"srtf:nope=1\"]\ntraces: [a.csv.gz]\n");
+    cr_expect_eq(sh("$DLSIM sweep p.yaml --out o"), 2, "%s", out_text);
+    cr_expect(strstr(out_text, "p.yaml:1:18: policies:"), "%s", out_text);
+    cr_expect(strstr(out_text, "nope"), "%s", out_text);
+    put("t.yaml", "policies: [fifo]\ntraces: [a.csv.gz,\n   missing.csv]\n");
+    cr_expect_eq(sh("$DLSIM sweep t.yaml --out o"), 2, "%s", out_text);
+    cr_expect(strstr(out_text, "t.yaml:3:4: trace 'missing.csv'"), "%s", out_text);
+    put("c.yaml", "policies: [fifo]\ntraces: [a.csv.gz]\nclusters: [bad.yaml]\n");
+    put("bad.yaml", "name: x\ngpu_types: []\n");
+    cr_expect_eq(sh("$DLSIM sweep c.yaml --out o"), 2, "%s", out_text);
+    cr_expect(strstr(out_text, "bad.yaml:"), "%s", out_text);
+    cr_expect(strstr(out_text, "c.yaml:3:12: cluster 'bad.yaml'"), "%s", out_text);
+    put("m.yaml", "policies: [fifo]\ntraces: [a.csv.gz]\nmodels: [[nomodel.yaml]]\n");
+    cr_expect_eq(sh("$DLSIM sweep m.yaml --out o"), 2, "%s", out_text);
+    cr_expect(strstr(out_text, "m.yaml:3:10: models 'nomodel.yaml'"), "%s", out_text);
+    cr_expect(!exists("o"), "an output directory was left behind");
+    cr_expect_eq(sh("$DLSIM sweep"), 2);
+    cr_expect_eq(sh("$DLSIM sweep p.yaml --jobs 0"), 2);
+    cr_expect_eq(sh("$DLSIM sweep p.yaml --shard 2/2"), 2);
+    cr_expect_eq(sh("$DLSIM sweep --help"), 0);
+    cr_expect(strstr(out_text, "--resume") && strstr(out_text, "--shard") &&
+              strstr(out_text, "--merge") && strstr(out_text, "--jobs") &&
+              strstr(out_text, "--quiet") && strstr(out_text, "--out"));
+}
+
+/* ------------------------------------------------------------ running */
+
+static const char run_spec[] =
+    "policies: [fifo, \"qos:reserve=1,elastic=1\"]\n"
+    "traces: [a.csv.gz, b.csv.gz]\n"
+    "loads: [null, 1.1]\n"
+    "seeds: [1, 2]\n"
+    "sample: 3600\n";
+
+Test(sweep, outputs_match_dlsim_run)
+{
+    make_traces(200);
+    put("s.yaml", run_spec);
+    cr_assert_eq(sh("$DLSIM sweep s.yaml --jobs 2 --out o"), 0, "%s", out_text);
+    /* plain log lines when stderr is no terminal: one per run, then the end */
+    cr_expect(strstr(out_text, "sweep: [16/16] "), "%s", out_text);
+    cr_expect(strstr(out_text, "sweep: 16 runs, 0 failed; o/summary.csv"), "%s",
+              out_text);
+    const char *sum = slurp("o/summary.csv");
+    cr_expect_eq(count_lines(sum), 17);
+    cr_expect_eq(strncmp(sum, "run_id,scenario,policy,trace,cluster,models,load,"
+                         "seed,status,error,jobs,jobs_finished,jobs_rejected,"
+                         "makespan,avg_jct,", 95), 0, "%.200s", sum);
+    cr_expect(strstr(sum, ",events\n"), "the header ends with events");
+    cr_expect(!strstr(sum, "wall_seconds"));
+    /* run 11 = policy qos (index 1), trace a, load 1.1, seed 2: quoted */
+    cr_expect(strstr(sum, "\n0011-qos_reserve_1_elastic_1-a-l1.1-s2,default,"
+                     "\"qos:reserve=1,elastic=1\",a.csv.gz,demo-256,,1.1,2,ok,,200,"),
+              "%s", sum);
+    /* the run directory holds exactly what dlsim run --out writes */
+    cr_assert_eq(sh("$DLSIM run --trace a.csv.gz --policy qos:reserve=1,elastic=1"
+                    " --load 1.1 --seed 2 --sample 3600 --out r --quiet"), 0, "%s",
+                 out_text);
+    const char *id = "o/runs/0011-qos_reserve_1_elastic_1-a-l1.1-s2";
+    cr_expect_eq(sh("cmp r/jobs.csv %s/jobs.csv && cmp r/timeseries.csv "
+                    "%s/timeseries.csv && ls %s | tr '\\n' ' '", id, id, id), 0,
+                 "%s", out_text);
+    cr_expect_str_eq(out_text, "jobs.csv summary.json timeseries.csv ");
+    /* summary.json equal but for the trace path and wall_seconds */
+    cr_expect_eq(sh("diff r/summary.json %s/summary.json | grep '^[<>]' | "
+                    "grep -v wall_seconds | grep -v '\"trace\"' | wc -l", id), 0);
+    cr_expect_str_eq(out_text, "0\n");
+    /* no journal or temporary directory left; grid and spec kept */
+    cr_expect(!exists("o/summary.csv.partial"));
+    cr_expect_eq(sh("ls -a o/runs | grep -c tmp"), 1);
+    cr_expect_str_eq(out_text, "0\n");
+    cr_expect(exists("o/grid.csv") && exists("o/sweep.yaml"));
+    cr_expect_eq(count_lines(slurp("o/grid.csv")), 17);
+    /* same inputs, another worker count: the same bytes */
+    cr_assert_eq(sh("$DLSIM sweep s.yaml --jobs 1 --out o1 --quiet"), 0, "%s",
+                 out_text);
+    cr_expect_str_eq(out_text, "", "--quiet printed: %s", out_text);
+    cr_expect_eq(sh("cmp o/summary.csv o1/summary.csv"), 0, "%s", out_text);
+    /* an existing sweep directory is refused without --resume */
+    cr_expect_eq(sh("$DLSIM sweep s.yaml --out o"), 2, "%s", out_text);
+    cr_expect(strstr(out_text, "--resume"), "%s", out_text);
+    /* --resume of a finished sweep runs nothing and rewrites the same file */
+    cr_expect_eq(sh("$DLSIM sweep s.yaml --out o --resume"), 0, "%s", out_text);
+    cr_expect(strstr(out_text, "16 of 16 runs already done"), "%s", out_text);
+    cr_expect_eq(sh("cmp o/summary.csv o1/summary.csv"), 0);
+    /* a changed spec cannot resume into the old directory */
+    put("s.yaml", "policies: [sjf]\ntraces: [a.csv.gz]\n");
+    cr_expect_eq(sh("$DLSIM sweep s.yaml --out o --resume"), 2, "%s", out_text);
+    cr_expect(strstr(out_text, "holds another sweep"), "%s", out_text);
+}
+
+/* A run that fails at run time (not at validation): a job of 10^7 s after
+ * a 1 s span with sample: 1 needs 10 million timeseries rows. */
+Test(sweep, failing_run_is_recorded_and_others_complete)
+{
+    make_traces(100);
+    put("tail.csv", "job_id,submit_time,num_gpus,duration\n"
+                    "long,0,1,10000000\nshort,1,1,5\n");
+    put("f.yaml", "policies: [fifo, sjf]\ntraces: [a.csv.gz, tail.csv]\n"
+                  "sample: 1\n");
+    int rc = sh("$DLSIM sweep f.yaml --jobs 2 --out o");
+    cr_expect_eq(rc, 1, "exit %d: %s", rc, out_text);
+    cr_expect(strstr(out_text, "failed"), "%s", out_text);
+    const char *sum = slurp("o/summary.csv");
+    cr_expect_eq(count_lines(sum), 5);
+    cr_expect(strstr(sum, "\n0000-fifo-a-s1,default,fifo,a.csv.gz,demo-256,,,1,ok,,100,"),
+              "%s", sum);
+    cr_expect(strstr(sum, "\n0001-fifo-tail-s1,default,fifo,tail.csv,demo-256,,,1,"
+                     "failed,run failed: t=6: the timeseries would exceed "
+                     "4000000 rows: use a larger --sample (or --sample 0) (exit "
+                     "status 1),,,,"), "%s", sum);
+    cr_expect(strstr(sum, "\n0002-sjf-a-s1,default,sjf,a.csv.gz,demo-256,,,1,ok,,100,"),
+              "%s", sum);
+    cr_expect(strstr(sum, "\n0003-sjf-tail-s1,default,sjf,tail.csv,demo-256,,,1,failed,"),
+              "%s", sum);
+    cr_expect(exists("o/runs/0001-fifo-tail-s1/error.txt"));
+    cr_expect(!exists("o/runs/0001-fifo-tail-s1/summary.json"));
+    cr_expect(strstr(slurp("o/logs/0001-fifo-tail-s1.log"), "run failed"));
+    /* failed rows have as many fields as the header (empty metrics) */
+    cr_expect_eq(sh("awk -F, 'NR==1{n=NF} NR==3{print (NF==n)}' o/summary.csv"),
+                 0);
+    cr_expect_str_eq(out_text, "1\n");
+    /* a sweep whose every run fails still has the full header */
+    put("g.yaml", "policies: [fifo]\ntraces: [tail.csv]\nsample: 1\n");
+    cr_expect_eq(sh("$DLSIM sweep g.yaml --out g --quiet"), 1);
+    cr_expect_eq(sh("head -1 g/summary.csv > h1 && head -1 o/summary.csv > h2 && "
+                    "cmp h1 h2"), 0, "%s", out_text);
+}
+
+/* Starts a sweep in its own process group and kills the group with
+ * SIGKILL once at least min runs are complete.  Returns how many were. */
+static int sweep_and_kill(const char *spec, const char *out, int min, bool resume)
+{
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        if (chdir(tmpdir))
+            _exit(127);
+        freopen("/dev/null", "w", stdout);
+        freopen("/dev/null", "w", stderr);
+        execl(getenv("DLSIM"), "dlsim", "sweep", spec, "--jobs", "2", "--out", out,
+              resume ? "--resume" : (char *)NULL, (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    char runs[600];
+    snprintf(runs, sizeof runs, "%s/%s/runs", tmpdir, out);
+    int done = 0;
+    for (int k = 0; k < 30000; k++) {
+        struct timespec ts = { 0, 2000000 };
+        nanosleep(&ts, NULL);
+        done = 0;
+        DIR *d = opendir(runs);
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            done += e->d_name[0] != '.';
+        if (d)
+            closedir(d);
+        if (done >= min)
+            break;
+    }
+    kill(-pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFSIGNALED(st), "the sweep ended before it was killed");
+    return done;
+}
+
+Test(sweep, resume_after_kill_is_byte_identical, .timeout = 300)
+{
+    cr_assert_eq(sh("$DLSIM trace gen --jobs 20000 --load 0.95 --seed 3 -o "
+                    "k.csv.gz"), 0, "%s", out_text);
+    put("k.yaml", "policies: [srtf, \"fifo:backfill=1\"]\ntraces: [k.csv.gz]\n"
+                  "loads: [0.8, 0.9, 1.0, 1.1, 1.2]\nseeds: 1..2\n");
+    cr_assert_eq(sh("$DLSIM sweep k.yaml --jobs 1 --out full --quiet"), 0, "%s",
+                 out_text);
+    int done = sweep_and_kill("k.yaml", "cut", 3, false);
+    cr_expect(done >= 3 && done < 20, "%d runs were done at the kill", done);
+    cr_expect(!exists("cut/summary.csv"), "killed, yet summary.csv exists");
+    cr_expect(exists("cut/summary.csv.partial"));
+    /* kill it a second time, mid-resume */
+    int again = sweep_and_kill("k.yaml", "cut", done + 2, true);
+    cr_expect(again >= done + 2 && again < 20, "%d runs done at the second kill",
+              again);
+    cr_expect(!exists("cut/summary.csv"));
+    cr_assert_eq(sh("$DLSIM sweep k.yaml --out cut --resume --jobs 2"), 0, "%s",
+                 out_text);
+    cr_expect(strstr(out_text, "already done in cut"), "%s", out_text);
+    cr_expect_eq(sh("cmp full/summary.csv cut/summary.csv"), 0, "%s", out_text);
+    cr_expect_eq(sh("ls -a cut/runs | grep -c tmp"), 1);
+    cr_expect_str_eq(out_text, "0\n", "temporary directories left");
+}
+
+Test(sweep, shards_and_merge_equal_a_local_sweep)
+{
+    make_traces(100);
+    put("s.yaml", run_spec);
+    cr_assert_eq(sh("$DLSIM sweep s.yaml --out local --quiet"), 0, "%s", out_text);
+    cr_assert_eq(sh("$DLSIM sweep s.yaml --out sh --shard 1/2 --jobs 1 --quiet"), 0,
+                 "%s", out_text);
+    cr_expect_eq(count_lines(slurp("sh/summary.shard-1-of-2.csv")), 9);
+    cr_expect(strstr(slurp("sh/summary.shard-1-of-2.csv"), "\n0001-"));
+    cr_expect(!strstr(slurp("sh/summary.shard-1-of-2.csv"), "\n0000-"));
+    /* a merge before every shard is done names what is missing */
+    cr_expect_eq(sh("$DLSIM sweep --merge sh"), 1, "%s", out_text);
+    cr_expect(strstr(out_text, "8 of 16 runs missing"), "%s", out_text);
+    cr_expect(!exists("sh/summary.csv"));
+    cr_assert_eq(sh("$DLSIM sweep s.yaml --out sh --shard 0/2 --quiet"), 0, "%s",
+                 out_text);
+    cr_assert_eq(sh("$DLSIM sweep --merge sh"), 0, "%s", out_text);
+    cr_expect_eq(sh("cmp local/summary.csv sh/summary.csv"), 0, "%s", out_text);
+    /* a shard run again keeps its finished runs */
+    cr_assert_eq(sh("$DLSIM sweep s.yaml --out sh --shard 0/2"), 0, "%s", out_text);
+    cr_expect(strstr(out_text, "8 of 8 runs already done"), "%s", out_text);
+    cr_expect_eq(sh("$DLSIM sweep --merge nothere"), 2);
+}
+
+Test(sweep, mpirun_two_ranks_equal_a_local_sweep, .timeout = 300)
+{
+#ifndef DLSIM_MPI
+    cr_skip_test("this build has no MPI (meson -Dmpi=enabled needs libopenmpi-dev)");
+#else
+    if (sh("command -v mpirun"))
+        cr_skip_test("mpirun is not installed (openmpi-bin)");
+    make_traces(100);
+    put("s.yaml", run_spec);
+    cr_assert_eq(sh("$DLSIM sweep s.yaml --out local --quiet"), 0, "%s", out_text);
+    /* (OpenMPI's own allocations outlive MPI_Finalize: no leak reports
+     * from the ranks of a sanitizer build) */
+    int rc = sh("mpirun --allow-run-as-root --oversubscribe -n 2 -x "
+                "ASAN_OPTIONS=detect_leaks=0 $DLSIM sweep s.yaml --out mpi");
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, out_text);
+    cr_expect(strstr(out_text, "sweep: 16 runs, 0 failed"), "%s", out_text);
+    /* both ranks ran runs (the plain log lines name the rank) */
+    cr_expect(strstr(out_text, "s, rank 0)"), "%s", out_text);
+    cr_expect(strstr(out_text, "s, rank 1)"), "%s", out_text);
+    cr_expect_eq(sh("cmp local/summary.csv mpi/summary.csv"), 0, "%s", out_text);
+    cr_expect_eq(sh("ls mpi/runs | wc -l"), 0);
+    cr_expect_str_eq(out_text, "16\n");
+    /* a failing run under MPI: recorded, exit status 1 */
+    put("tail.csv", "job_id,submit_time,num_gpus,duration\n"
+                    "long,0,1,10000000\nshort,1,1,5\n");
+    put("f.yaml", "policies: [fifo, sjf]\ntraces: [a.csv.gz, tail.csv]\nsample: 1\n");
+    cr_assert_eq(sh("$DLSIM sweep f.yaml --out flocal --quiet"), 1, "%s", out_text);
+    rc = sh("mpirun --allow-run-as-root --oversubscribe -n 2 -x "
+            "ASAN_OPTIONS=detect_leaks=0 $DLSIM sweep f.yaml --out fmpi --quiet");
+    cr_expect_neq(rc, 0, "%s", out_text);
+    cr_expect_eq(sh("cmp flocal/summary.csv fmpi/summary.csv"), 0, "%s", out_text);
+#endif
+}
+
+/* A run that dies of a signal (here, sent from outside while it runs) is
+ * recorded with the signal; the rest of the sweep completes. */
+Test(sweep, run_killed_by_a_signal_is_recorded, .timeout = 300)
+{
+    cr_assert_eq(sh("$DLSIM trace gen --jobs 20000 --load 0.95 --seed 3 -o "
+                    "k.csv.gz"), 0, "%s", out_text);
+    /* gandiva swapping every second on an overloaded cluster: minutes */
+    put("k.yaml", "policies: [fifo, \"gandiva:quantum=1\"]\ntraces: [k.csv.gz]\n"
+                  "loads: [3]\nsample: 0\n");
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        if (chdir(tmpdir))
+            _exit(127);
+        freopen("/dev/null", "w", stdout);
+        freopen("/dev/null", "w", stderr);
+        execl(getenv("DLSIM"), "dlsim", "sweep", "k.yaml", "--jobs", "2", "--out",
+              "o", (char *)NULL);
+        _exit(127);
+    }
+    long victim = 0;
+    for (int k = 0; k < 5000 && !victim; k++) {
+        struct timespec ts = { 0, 10000000 };
+        nanosleep(&ts, NULL);
+        if (!exists("o/runs/0000-fifo-k-l3-s1"))
+            continue;
+        /* the run processes of the sweep; the newest is gandiva's */
+        char cp[128], buf[256] = "";
+        snprintf(cp, sizeof cp, "/proc/%ld/task/%ld/children", (long)pid,
+                 (long)pid);
+        FILE *f = fopen(cp, "r");
+        cr_assert(f, "no %s", cp);
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = 0;
+        fclose(f);
+        for (char *q = buf, *e; *q; q = e) {
+            long v = strtol(q, &e, 10);
+            if (e == q)
+                break;
+            if (v > victim)
+                victim = v;
+        }
+    }
+    cr_assert(victim > 0, "no run process to kill");
+    kill((pid_t)victim, SIGKILL);   /* (a sanitizer build catches SIGSEGV) */
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "sweep status %d", st);
+    const char *sum = slurp("o/summary.csv");
+    cr_expect(strstr(sum, "\n0000-fifo-k-l3-s1,default,fifo,k.csv.gz,demo-256,,3,1,ok,,"),
+              "%s", sum);
+    cr_expect(strstr(sum, "\n0001-gandiva_quantum_1-k-l3-s1,default,gandiva:quantum=1,"
+                     "k.csv.gz,demo-256,,3,1,failed,killed by signal 9 "
+                     "(Killed),"), "%s", sum);
+    cr_expect_eq(sh("ls -a o/runs | grep -c tmp"), 1);
+    cr_expect_str_eq(out_text, "0\n", "the dead run's temporary directory is left");
+}
