@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -158,8 +159,21 @@ void xgrow(void *arrp, size_t *cap, size_t need, size_t elt)
 
 /* ------------------------------------------------------ atomic files */
 
+int dl_out_check(const char *path, struct dl_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return dl_fail_io(err, path, "not a regular file: outputs are "
+                          "written to a temporary file renamed into place, "
+                          "which would replace it (give a file name)");
+    return 0;
+}
+
 FILE *dl_tmp_open(const char *path, char **tmp, struct dl_error *err)
 {
+    *tmp = NULL;
+    if (dl_out_check(path, err))
+        return NULL;
     size_t n = strlen(path) + 32;
     *tmp = xmalloc(n);
     snprintf(*tmp, n, "%s.tmp.%ld", path, (long)getpid());

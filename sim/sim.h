@@ -90,8 +90,13 @@ void xgrow(void *arrp, size_t *cap, size_t need, size_t elt);
  * dl_tmp_commit closes f and checks every write; with rename_now it
  * renames tmp over path and frees tmp, else the caller renames (and frees)
  * it later, so that several files can appear together.  On failure it
- * removes tmp.  0 or DL_EIO. */
+ * removes tmp.  0 or DL_EIO (also when path is not a regular file). */
 FILE *dl_tmp_open(const char *path, char **tmp, struct dl_error *err);
+/* 0, or DL_EIO when path exists and is not a regular file (a device
+ * such as /dev/null, a FIFO, a directory): the rename would replace it,
+ * and as root that destroys /dev/null.  dl_tmp_open and trc_write call
+ * it; so must any other writer that renames into place. */
+int dl_out_check(const char *path, struct dl_error *err);
 int dl_tmp_commit(FILE *f, char *tmp, const char *path, bool rename_now,
                   struct dl_error *err);
 

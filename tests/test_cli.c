@@ -257,11 +257,33 @@ Test(cli, failed_write_leaves_no_complete_set)
     cr_assert_eq(mkdir(path("o/timeseries.csv"), 0777), 0);
     cr_expect_eq(dlsim("run --trace t.csv --cluster c.yaml --out o --quiet"), 1, "%s",
                  out_text);
-    cr_expect(strstr(out_text, "o/timeseries.csv: cannot rename into place"), "%s",
+    cr_expect(strstr(out_text, "o/timeseries.csv: not a regular file"), "%s",
               out_text);
     cr_expect(!exists("o/summary.json"));
     char cmd[600];
     snprintf(cmd, sizeof cmd, "ls '%s/o' | grep -q tmp", tmpdir);
+    cr_expect_neq(system(cmd), 0, "temporary files left behind");
+}
+
+/* An output that exists and is not a regular file (a FIFO here; as root,
+ * /dev/null) is refused, never replaced by the rename of the atomic write. */
+Test(cli, special_file_outputs_are_not_replaced)
+{
+    put("t.csv", good_trace);
+    cr_assert_eq(mkfifo(path("fifo.csv"), 0666), 0);
+    cr_expect_eq(dlsim("trace gen --jobs 5 -o fifo.csv"), 1, "%s", out_text);
+    cr_expect(strstr(out_text, "fifo.csv: not a regular file"), "%s", out_text);
+    cr_expect_eq(dlsim("trace annotate t.csv --util const:0.5 -o fifo.csv"), 1,
+                 "%s", out_text);
+    char here[512], args[1024];
+    cr_assert(getcwd(here, sizeof here));
+    snprintf(args, sizeof args, "fit util '%s/data/util_tiny.csv' -o fifo.csv", here);
+    cr_expect_eq(dlsim("%s", args), 1, "%s", out_text);
+    struct stat st;
+    cr_assert_eq(stat(path("fifo.csv"), &st), 0);
+    cr_expect(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q tmp", tmpdir);
     cr_expect_neq(system(cmd), 0, "temporary files left behind");
 }
 

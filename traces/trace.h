@@ -56,7 +56,8 @@ void trc_init(struct trace *t, const char *name, uint32_t njobs);
 void trc_free(struct trace *t);
 
 /* Writes a trace in the native format; gzip when path ends in ".gz".
- * Atomic: a temporary file renamed into place.  0 or DL_EIO. */
+ * Atomic: a temporary file renamed into place.  0 or DL_EIO (also when
+ * path exists and is not a regular file: dl_out_check). */
 int trc_write(const struct trace *t, const char *path, struct dl_error *err);
 
 /* -------------------------------------------------------- distributions */

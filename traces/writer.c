@@ -115,6 +115,8 @@ int trc_write(const struct trace *t, const char *path, struct dl_error *err)
         used[O_PRIORITY] |= j->priority != 0;
     }
 
+    if (dl_out_check(path, err))
+        return DL_EIO;
     size_t plen = strlen(path);
     int gzip = plen >= 3 && !strcmp(path + plen - 3, ".gz");
     size_t tlen = plen + 32;
