@@ -486,6 +486,11 @@ Test(workload, yaml_reader_is_strict_and_located)
         {17, "jobs: 10\n", 17, 1, "repeated"},
         {6, "span_s: [\n", 8, 4, "YAML"},
         {14, "interarrivals:\n", 1, 1, "missing 'interarrival'"},
+        /* strtoul would take a sign or a blank; 8 hex digits only */
+        {3, "source: {trace: x.csv, crc32: \"-0000001\"}\n", 3, 31,
+         "8 hex digits"},
+        {3, "source: {trace: x.csv, crc32: \" 0000001\"}\n", 3, 31,
+         "8 hex digits"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *p = tu_tmp_file("bad.yaml", yaml_with(bad[i].line,
@@ -507,6 +512,42 @@ Test(workload, yaml_reader_is_strict_and_located)
                  out_text);
     cr_expect(strstr(out_text, "bad.yaml:13:23:"), "%s", out_text);
     cr_expect(!exists(tu_tmp_path("out.csv")));
+}
+
+/* Whatever the trace reader accepts, trace fit writes a file that trace
+ * gen --like reads back: a slack of 3e6 (a 1 s job with a 35-day
+ * deadline), mem_gb above 1e6, submit times past 1e11 s (the trace limit
+ * is 1e12 s). */
+Test(workload, fit_of_extreme_trace_reads_back)
+{
+    struct trace t;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline,mem_gb\n"
+             "a,200000000000,1,1,200003000000,2e6\n"
+             "b,900000000000,2,5,900000000020,\n");
+    struct trc_workload w, r;
+    fit(&t, &w);
+    cr_expect_float_eq(w.slack.q[w.slack.n - 1], 3e6, 1e-3);
+    struct dl_error e;
+    const char *p = tu_tmp_path("x.yaml");
+    cr_assert_eq(trc_wl_write(&w, p, &e), 0, "%s", e.msg);
+    wl_load_ok(p, &r);
+    cr_expect_float_eq(r.start_s, 2e11, 1);
+    cr_expect_float_eq(r.span_s, 7e11, 1);
+    cr_expect_float_eq(r.slack.q[r.slack.n - 1], 3e6, 1e-3);
+    cr_expect_float_eq(r.mem.q[0], 2e6, 1);
+    /* the generator then refuses times past its limit, with a message */
+    struct trc_like_opts o = {.seed = 1, .arrivals = TRC_ARR_REPLAY};
+    struct trace g;
+    cr_expect_eq(trc_generate_like(&o, &r, &g, &e), DL_EINPUT);
+    cr_expect(strstr(e.msg, "exceed"), "%s", e.msg);
+    trc_wl_free(&r);
+    trc_wl_free(&w);
+    trc_free(&t);
+    /* and through the commands, a deadline slack of 3e6 generates */
+    tu_tmp_file("s.csv", "job_id,submit_time,num_gpus,duration,deadline\n"
+                "a,0,1,1,3000000\nb,10,2,5,20\n");
+    cr_expect_eq(dlsim("trace fit s.csv -o s.yaml"), 0, "%s", out_text);
+    cr_expect_eq(dlsim("trace gen --like s.yaml -o g.csv"), 0, "%s", out_text);
 }
 
 /* ------------------------------------------------------------ generation */

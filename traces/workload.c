@@ -43,6 +43,7 @@
 #include "models/mdlint.h"
 #include "traces/trace.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -54,6 +55,11 @@
 #define WL_VERSION 1
 #define DAY_US (INT64_C(86400) * SIM_US_PER_S)
 #define HOUR_US (INT64_C(3600) * SIM_US_PER_S)
+/* The reader's ranges cover every value a trace the trace reader accepts
+ * can give, so that trace fit never writes a file trace gen refuses:
+ * times up to TRC_MAX_TIME (1e12 s), slack up to 1e12 s over 1 us. */
+#define WL_MAX_S 1e12
+#define WL_MAX_SLACK 1e18
 
 /* ------------------------------------------------------------ helpers */
 
@@ -597,10 +603,11 @@ static int read_source(struct rd *r, const yaml_node_t *n)
             rc = get_u64(r, v, "bytes", 0, 9e15, &r->w->source_bytes);
         } else if (!strcmp(key, "crc32")) {
             const char *s = yl_scalar(v);
-            char *end;
-            unsigned long c = s ? strtoul(s, &end, 16) : 0;
-            if (!s || strlen(s) != 8 || *end)
+            /* exactly 8 hex digits: strtoul alone would take a sign or
+             * leading blanks */
+            if (!s || strlen(s) != 8 || strspn(s, "0123456789abcdefABCDEF") != 8)
                 return yl_fail(&r->L, v, "crc32: expected 8 hex digits");
+            unsigned long c = strtoul(s, NULL, 16);
             r->w->source_crc32 = (uint32_t)c;
         } else {
             return unknown(r, k, key, "source", "trace, bytes, crc32");
@@ -918,10 +925,10 @@ static int read_root(struct rd *r)
         if (!strcmp(key, "source"))
             rc = read_source(r, v);
         else if (!strcmp(key, "start_s"))
-            rc = yl_num(&r->L, v, "start_s", 0, 1e11, false,
+            rc = yl_num(&r->L, v, "start_s", 0, WL_MAX_S, false,
                         &w->start_s), have_start = true;
         else if (!strcmp(key, "span_s"))
-            rc = yl_num(&r->L, v, "span_s", 0, 1e11, false,
+            rc = yl_num(&r->L, v, "span_s", 0, WL_MAX_S, false,
                         &w->span_s), have_span = true;
         else if (!strcmp(key, "interarrival"))
             rc = read_interarrival(r, v);
@@ -932,13 +939,13 @@ static int read_root(struct rd *r)
         else if (!strcmp(key, "gpu_types"))
             rc = read_mix(r, v, "gpu_types", &w->gpu_types);
         else if (!strcmp(key, "deadlines"))
-            rc = read_column(r, v, "deadlines", "slack_quantiles", 0, 1e6,
-                             &w->deadline_jobs, &w->slack);
+            rc = read_column(r, v, "deadlines", "slack_quantiles", 0,
+                             WL_MAX_SLACK, &w->deadline_jobs, &w->slack);
         else if (!strcmp(key, "util"))
             rc = read_column(r, v, "util", "quantiles", 0, 1, &w->util_jobs,
                              &w->util);
         else if (!strcmp(key, "mem_gb"))
-            rc = read_column(r, v, "mem_gb", "quantiles", 0, 1e6,
+            rc = read_column(r, v, "mem_gb", "quantiles", 0, FLT_MAX,
                              &w->mem_jobs, &w->mem);
         else
             return unknown(r, k, key, "workload", "kind, version, source, "
