@@ -145,7 +145,22 @@ static int read_input(const char *path, char **out, size_t *len,
         free(buf);
         return dl_fail(err, path, 0, 0, "a tar archive without a regular file");
     }
-done:
+done:;
+    /* the row splitter stops at a NUL: a NUL byte would silently drop
+     * every machine after it */
+    const char *z = memchr(buf, '\0', n);
+    if (z) {
+        long line = 1;
+        const char *bol = buf;
+        for (const char *q = buf; q < z; q++)
+            if (*q == '\n') {
+                line++;
+                bol = q + 1;
+            }
+        long col = (long)(z - bol) + 1;
+        free(buf);
+        return dl_fail(err, path, line, col, "NUL byte (not a text file?)");
+    }
     *out = buf;
     *len = n;
     return 0;

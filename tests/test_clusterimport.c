@@ -229,6 +229,17 @@ Test(cluster_import, bad_input_is_located_and_leaves_nothing)
     cr_assert_eq(dlsim("cluster import --format openb cpu.csv -o x.yaml"), 2);
     cr_assert(strstr(out_text, "no machine with GPUs"), "%s", out_text);
 
+    /* a NUL byte must not end the input early (2 machines, not 4) */
+    FILE *z = fopen(tu_tmp_path("nul.csv"), "wb");
+    cr_assert(z);
+    fwrite("m1,V100,96,512,8\nm2,V10\0,96,512,8\nm3,P100,96,512,8\n"
+           "m4,P100,96,512,8\n", 1, 68, z);
+    fclose(z);
+    cr_assert_eq(dlsim("cluster import --format pai nul.csv -o x.yaml"), 2,
+                 "%s", out_text);
+    cr_assert(strstr(out_text, "nul.csv:2:7: NUL byte"), "%s", out_text);
+    cr_assert(!exists("x.yaml"));
+
     tu_tmp_file("g.json", "{\"a\": [\"10:x:3\"]}");
     cr_assert_eq(dlsim("cluster import --format gavel g.json -o x.yaml"), 2);
     cr_assert(strstr(out_text, "g.json:1:8:"), "%s", out_text);
