@@ -96,6 +96,7 @@ struct run {
     const char *error, *load_text, *dir;
     double load;                /* NaN: the trace's own arrivals */
     bool failed;
+    long line, col;             /* of run_id in summary.csv */
     double v[NMET];             /* in shown units; NaN = none */
     uint32_t pol, set, grp;
 };
@@ -398,6 +399,32 @@ static struct run *new_run(struct rpt *R)
     return r;
 }
 
+static int cmp_run_id(const void *a, const void *b)
+{
+    const struct run *x = *(const struct run *const *)a;
+    const struct run *y = *(const struct run *const *)b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Two rows with one run_id name one directory: its seed would count twice
+ * in the means and its jobs twice in the CDFs, so that is bad input. */
+static int unique_ids(struct rpt *R, const char *path)
+{
+    const struct run **s = xmalloc(R->nrun * sizeof *s);
+    for (size_t i = 0; i < R->nrun; i++)
+        s[i] = &R->run[i];
+    qsort(s, R->nrun, sizeof *s, cmp_run_id);
+    int rc = 0;
+    for (size_t i = 1; i < R->nrun && !rc; i++)
+        if (!strcmp(s[i]->id, s[i - 1]->id))
+            rc = dl_fail(R->err, path, s[i]->line, s[i]->col, "run_id '%s' "
+                         "repeated (first on line %ld)", s[i]->id,
+                         s[i - 1]->line);
+    free(s);
+    return rc;
+}
+
 static int load_sweep(struct rpt *R, const char *path)
 {
     struct rcsv c;
@@ -430,6 +457,8 @@ static int load_sweep(struct rpt *R, const char *path)
         r->error = adup(R, rcsv_get(&c, i_error));
         r->load_text = adup(R, rcsv_get(&c, i_load));
         r->failed = !strcmp(rcsv_get(&c, i_status), "failed");
+        r->line = c.lineno;
+        r->col = c.col[i_id];
         if (!*r->policy) {
             rc = dl_fail(R->err, path, c.lineno, c.col[i_pol],
                          "column 'policy': empty");
@@ -481,6 +510,8 @@ static int load_sweep(struct rpt *R, const char *path)
     }
     if (!rc && !R->nrun)
         rc = dl_fail(R->err, path, c.lineno, 0, "no runs to report");
+    if (!rc)
+        rc = unique_ids(R, path);
 out:
     rcsv_close(&c);
     return rc < 0 ? rc : 0;
@@ -544,6 +575,11 @@ static int load_single(struct rpt *R, const char *path)
             if (!(rc = json_member(R, path, o, met[m].col, NULL, &r->v[m],
                                    m == M_QOS)))
                 r->v[m] *= met[m].scale;
+    if (!rc && r->v[M_QOS] > 1) {      /* as summary.csv's rows */
+        const struct mdl_json *v = mdl_json_get(o, met[M_QOS].col);
+        rc = dl_fail(R->err, path, v->line, v->col, "'%s': above 1: %.17g",
+                     met[M_QOS].col, r->v[M_QOS]);
+    }
     mdl_json_free(&d);
     return rc;
 }

@@ -379,6 +379,25 @@ Test(report, bad_inputs_are_located_exit_2, .init = setup, .fini = teardown)
               "%s", out_text);
     cr_expect(!exists("r/report.html"));
 
+    /* one run_id twice: that run would count as two seeds */
+    hand_sweep("s6", "0.8", 1);
+    cr_assert_eq(sh("sed -n 3p s6/summary.csv >> s6/summary.csv && "
+                    "$DLSIM report s6"), 2, "%s", out_text);
+    cr_expect(strstr(out_text, "s6/summary.csv:10:1: run_id 's0_0' repeated "
+                     "(first on line 3)"), "%s", out_text);
+    cr_expect(!exists("s6/report.html") && !exists("s6/report.md"));
+
+    /* a run's QoS rate above 1 is refused as in summary.csv */
+    put("r2/summary.json", "{\"policy\": \"fifo\", \"trace\": \"t\", "
+        "\"cluster\": \"c\", \"seed\": 1, \"qos_guarantee_rate\": 7,\n"
+        "\"gpu_util_alloc\": 0.5, \"gpu_util_effective\": 0.5, "
+        "\"makespan\": 10, \"avg_wait\": 1, \"p99_wait\": 2, "
+        "\"avg_jct\": 3}\n");
+    cr_assert_eq(sh("$DLSIM report r2"), 2, "%s", out_text);
+    cr_expect(strstr(out_text, "r2/summary.json:1:83: 'qos_guarantee_rate': "
+                     "above 1"), "%s", out_text);
+    cr_expect(!exists("r2/report.html"));
+
     cr_expect_eq(sh("$DLSIM report"), 2);
     cr_expect_eq(sh("$DLSIM report a b"), 2);
     cr_expect_eq(sh("$DLSIM report --bogus sw"), 2);
