@@ -561,9 +561,19 @@ static uint32_t pick_reference(const struct ci *C, const char *ref)
     }
     if (ref)
         return UINT32_MAX;
-    for (uint32_t i = 1; i < C->ntypes; i++)
-        if (C->types[i].gpus > C->types[best].gpus)
+    /* by output name: spellings that become one type (MISC and K80) count
+     * together, as in the file written; ties to the first */
+    uint64_t most = 0;
+    for (uint32_t i = 0; i < C->ntypes; i++) {
+        uint64_t n = 0;
+        for (uint32_t u = 0; u < C->ntypes; u++)
+            if (!strcmp(C->types[u].name, C->types[i].name))
+                n += C->types[u].gpus;
+        if (n > most) {
+            most = n;
             best = i;
+        }
+    }
     return best;
 }
 

@@ -173,6 +173,16 @@ Test(cluster_import, pai_tarball_and_no_header)
     cr_assert_eq(c.ngpus, 20);
     cr_assert_eq(c.nracks, 2);              /* 4 machines, 2 per rack */
     clu_free(&c);
+    /* spellings of one type count together: MISC 8 + K80 8 = 16 K80s
+     * outnumber 12 P100s, though each spelling alone does not */
+    tu_tmp_file("mg.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                "a,1,1,8,MISC\nb,1,1,8,K80\nc,1,1,8,P100\nd,1,1,4,P100\n");
+    cr_assert_eq(dlsim("cluster import --format openb mg.csv -o mg.yaml"), 0,
+                 "%s", out_text);
+    load("mg.yaml", &c);
+    cr_assert_eq(gpus_of(&c, "K80"), 16);
+    cr_assert_str_eq(c.types[c.ref_type].name, "K80");
+    clu_free(&c);
 }
 
 Test(cluster_import, gavel_and_philly)
