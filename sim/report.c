@@ -144,6 +144,7 @@ struct rpt {
     bool vary[4];               /* scenario, trace, cluster, models vary */
     /* drawing */
     const char *work;           /* gnuplot's directory */
+    bool keep;                  /* work is --plots PDIR, kept afterwards */
     FILE *gp;                   /* the script */
     struct fig *fig;
     size_t nfig, capfig;
@@ -1230,9 +1231,17 @@ static int run_gnuplot(struct rpt *R, const char *gnuplot)
         tail[n] = '\0';
         fclose(f);
     }
-    return dl_fail_io(R->err, "gnuplot", "failed (%s %d) on %s/report.gp:\n%s",
+    /* the temporary directory is removed on return: name the script only
+     * where it stays */
+    char script[4200];
+    if (R->keep)
+        snprintf(script, sizeof script, "%s/report.gp", R->work);
+    else
+        snprintf(script, sizeof script, "the report's report.gp (rerun with "
+                 "--plots DIR to keep it)");
+    return dl_fail_io(R->err, "gnuplot", "failed (%s %d) on %s:\n%s",
                       WIFEXITED(st) ? "exit status" : "signal",
-                      WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), R->work,
+                      WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), script,
                       tail);
 }
 
@@ -1621,6 +1630,7 @@ static int report_main(struct rpt *R, const char *out, const char *plots)
         }
     }
     R->work = work;
+    R->keep = plots != NULL;
     snprintf(path, sizeof path, "%s/report.gp", work);
     char *gtmp = NULL;
     R->gp = dl_tmp_open(path, &gtmp, R->err);

@@ -412,6 +412,21 @@ Test(report, missing_gnuplot_exit_1, .init = setup, .fini = teardown)
     cr_expect(strstr(out_text, "gnuplot not found") &&
               strstr(out_text, "gnuplot-nox"), "%s", out_text);
     cr_expect(!exists("sw/report.html"));
+
+    /* a gnuplot that fails: exit 1, its output shown; the message names
+     * the script only where it is kept (--plots), else says how to keep it */
+    put("bin/gnuplot", "#!/bin/sh\necho 'line 7: boom' >&2\nexit 3\n");
+    cr_assert_eq(sh("chmod +x bin/gnuplot && PATH=\"$PWD/bin:$PATH\" "
+                    "\"$DLSIM\" report sw"), 1, "%s", out_text);
+    cr_expect(strstr(out_text, "gnuplot: failed (exit status 3) on the "
+                     "report's report.gp (rerun with --plots DIR to keep "
+                     "it):\nline 7: boom"), "%s", out_text);
+    cr_assert_eq(sh("PATH=\"$PWD/bin:$PATH\" \"$DLSIM\" report sw --plots p"),
+                 1, "%s", out_text);
+    cr_expect(strstr(out_text, "failed (exit status 3) on p/report.gp:"),
+              "%s", out_text);
+    cr_expect(exists("p/report.gp"));
+    cr_expect(!exists("sw/report.html") && !exists("sw/report.md"));
 }
 
 Test(report, same_input_same_bytes, .init = setup, .fini = teardown)
