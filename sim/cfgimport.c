@@ -91,6 +91,27 @@ struct ci {
 
 /* ------------------------------------------------------------ input */
 
+/* The size field of a tar header: octal digits, blank-padded, NUL or
+ * blank-terminated.  strtoull would take "-1" as 2^64 - 1, and the member
+ * bounds check would wrap around. */
+static bool tar_size(const char *f, size_t *out)
+{
+    size_t v = 0;
+    int i = 0, digits = 0;
+    while (i < 12 && f[i] == ' ')
+        i++;
+    for (; i < 12 && f[i] >= '0' && f[i] <= '7'; i++, digits++) {
+        if (v > SIZE_MAX >> 3)
+            return false;
+        v = v * 8 + (size_t)(f[i] - '0');
+    }
+    for (; i < 12; i++)
+        if (f[i] != ' ' && f[i] != '\0')
+            return false;
+    *out = v;
+    return digits > 0;
+}
+
 /* Reads path whole (plain or gzip, by content).  A tar archive (the
  * published pai_machine_spec.tar.gz) yields its first regular file. */
 static int read_input(const char *path, char **out, size_t *len,
@@ -129,12 +150,14 @@ static int read_input(const char *path, char **out, size_t *len,
     if (n >= 512 && !memcmp(buf + 257, "ustar", 5)) {
         size_t off = 0;
         while (off + 512 <= n && buf[off]) {
-            char sz[13];
-            memcpy(sz, buf + off + 124, 12);
-            sz[12] = '\0';
-            size_t fsz = (size_t)strtoull(sz, NULL, 8);
+            size_t fsz;
+            if (!tar_size(buf + off + 124, &fsz) || fsz > n - off - 512) {
+                free(buf);
+                return dl_fail(err, path, 0, 0, "corrupt tar archive (bad "
+                               "member size at byte %zu)", off + 124);
+            }
             char flag = buf[off + 156];
-            if ((flag == '0' || flag == '\0') && off + 512 + fsz <= n) {
+            if (flag == '0' || flag == '\0') {
                 memmove(buf, buf + off + 512, fsz);
                 buf[fsz] = '\0';
                 n = fsz;

@@ -173,6 +173,26 @@ Test(cluster_import, pai_tarball_and_no_header)
     cr_assert_eq(c.ngpus, 20);
     cr_assert_eq(c.nracks, 2);              /* 4 machines, 2 per rack */
     clu_free(&c);
+    /* a tar header whose size field is "-1" (strtoull: 2^64 - 1) or
+     * larger than the archive: a located error, not a wild memmove */
+    static const char *const sizes[] = {"-1", "77777777777"};
+    for (int k = 0; k < 2; k++) {
+        char tar[1024] = {0};
+        memcpy(tar, "a.csv", 5);
+        memcpy(tar + 124, sizes[k], strlen(sizes[k]));
+        tar[156] = '0';
+        memcpy(tar + 257, "ustar", 5);
+        memcpy(tar + 512, "m1,V100,96,512,8\n", 17);
+        FILE *f = fopen(tu_tmp_path("evil.tar"), "wb");
+        cr_assert(f);
+        fwrite(tar, 1, sizeof tar, f);
+        fclose(f);
+        cr_assert_eq(dlsim("cluster import --format pai evil.tar -o e.yaml"),
+                     2, "%s", out_text);
+        cr_expect(strstr(out_text, "evil.tar: corrupt tar archive (bad member "
+                         "size at byte 124)"), "%s", out_text);
+        cr_expect(!exists("e.yaml"));
+    }
     /* spellings of one type count together: MISC 8 + K80 8 = 16 K80s
      * outnumber 12 P100s, though each spelling alone does not */
     tu_tmp_file("mg.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
