@@ -60,6 +60,8 @@
 #define CI_MAX_BYTES ((size_t)256 << 20)
 #define CI_MAX_TYPES 64
 #define CI_MAX_MAPS 16
+#define CI_MAX_NODE_GPUS 64     /* a cluster file's limit (clu_node.free_mask) */
+#define CI_MAX_GPUS (UINT64_C(1) << 24) /* and its limit on the whole cluster */
 
 struct ci_type {
     char name[64];              /* as in the output */
@@ -387,8 +389,8 @@ static int machine_row(struct ci *C, const char *count, long ccol,
                        struct dl_error *err)
 {
     uint64_t g = 0;
-    int rc = get_uint(C, line, ccol, "GPUs per machine", count, NULL, 0, 1024,
-                      &g, err);
+    int rc = get_uint(C, line, ccol, "GPUs per machine", count, NULL, 0,
+                      CI_MAX_NODE_GPUS, &g, err);
     if (rc)
         return rc;
     if (g == 0) {
@@ -446,8 +448,8 @@ static int tiresias_row(struct ci *C, char **f, const long *col, long line,
                        &sw, err)) ||
         (rc = get_uint(C, line, col[1], "num_node_p_switch", f[1], NULL, 1,
                        1 << 20, &nodes, err)) ||
-        (rc = get_uint(C, line, col[2], "num_gpu_p_node", f[2], NULL, 1, 1024,
-                       &gpus, err)))
+        (rc = get_uint(C, line, col[2], "num_gpu_p_node", f[2], NULL, 1,
+                       CI_MAX_NODE_GPUS, &gpus, err)))
         return rc;
     if (C->machines)
         return dl_fail(err, C->path, line, 1, "a Tiresias cluster spec has "
@@ -693,7 +695,7 @@ static const char import_help[] =
     "  --rack-nodes K     put every K machines, in input order, in one rack\n"
     "  --gpu-type TYPE    tiresias: the GPU type (default V100)\n"
     "  --select NAME      gavel: which spec of the file (default the first)\n"
-    "  --node-gpus N      gavel: GPUs per node (default 8)\n"
+    "  --node-gpus N      gavel: GPUs per node, 1..64 (default 8)\n"
     "\n"
     "Machines without GPUs are skipped and counted; CPU and memory columns\n"
     "are not modelled.  A summary goes to standard error.\n";
@@ -747,11 +749,12 @@ int cfg_cmd_import(int argc, char **argv)
         case O_NODEGPUS: {
             errno = 0;
             unsigned long long v = strtoull(optarg, &end, 10);
-            if (end == optarg || *end || errno || v < 1 || v > 1024 ||
+            unsigned hi = ch == O_RACK ? 1024 : CI_MAX_NODE_GPUS;
+            if (end == optarg || *end || errno || v < 1 || v > hi ||
                 optarg[0] == '-') {
                 fprintf(stderr, "dlsim cluster import: --%s: expected a whole "
-                        "number in [1, 1024], got '%s'\n",
-                        ch == O_RACK ? "rack-nodes" : "node-gpus", optarg);
+                        "number in [1, %u], got '%s'\n",
+                        ch == O_RACK ? "rack-nodes" : "node-gpus", hi, optarg);
                 goto done;
             }
             *(ch == O_RACK ? &rack_nodes : &node_gpus) = v;
@@ -842,6 +845,15 @@ int cfg_cmd_import(int argc, char **argv)
         goto fail;
     if (!C->ntypes) {
         rc = dl_fail(&err, C->path, 0, 0, "no machine with GPUs");
+        goto fail;
+    }
+    uint64_t total = 0;
+    for (uint32_t t = 0; t < C->ntypes; t++)
+        total += C->types[t].gpus;
+    if (total > CI_MAX_GPUS) {
+        rc = dl_fail(&err, C->path, 0, 0, "%llu GPUs, over a cluster file's "
+                     "limit of %llu", (unsigned long long)total,
+                     (unsigned long long)CI_MAX_GPUS);
         goto fail;
     }
     resolve_types(C, stderr);

@@ -270,6 +270,25 @@ Test(cluster_import, bad_input_is_located_and_leaves_nothing)
     cr_assert(strstr(out_text, "nul.csv:2:7: NUL byte"), "%s", out_text);
     cr_assert(!exists("x.yaml"));
 
+    /* the cluster file's limits (64 GPUs a node, 2^24 in all) are input
+     * errors located in the input, not in the never-written output */
+    tu_tmp_file("big.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                "n0,1,1,128,V100\n");
+    cr_assert_eq(dlsim("cluster import --format openb big.csv -o x.yaml"), 2);
+    cr_assert(strstr(out_text, "big.csv:2:8: GPUs per machine: expected a "
+                     "whole number in [0, 64], got '128'"), "%s", out_text);
+    tu_tmp_file("tir.csv", "num_switch,num_node_p_switch,num_gpu_p_node\n"
+                "1048576,1048576,64\n");
+    cr_assert_eq(dlsim("cluster import --format tiresias tir.csv -o x.yaml"), 2);
+    cr_assert(strstr(out_text, "tir.csv: 70368744177664 GPUs, over a cluster "
+                     "file's limit of 16777216"), "%s", out_text);
+    tu_tmp_file("g8.json", "{\"a\": [\"1000:0:0\"]}");
+    cr_assert_eq(dlsim("cluster import --format gavel g8.json --node-gpus 128"),
+                 2);
+    cr_assert(strstr(out_text, "--node-gpus: expected a whole number in [1, "
+                     "64]"), "%s", out_text);
+    cr_assert(!exists("x.yaml"));
+
     tu_tmp_file("g.json", "{\"a\": [\"10:x:3\"]}");
     cr_assert_eq(dlsim("cluster import --format gavel g.json -o x.yaml"), 2);
     cr_assert(strstr(out_text, "g.json:1:8:"), "%s", out_text);
