@@ -616,8 +616,11 @@ static void write_yaml(const struct ci *C, FILE *f, const char *name,
     uint64_t gpus = 0;
     for (uint32_t t = 0; t < C->ntypes; t++)
         gpus += C->types[t].gpus;
-    fprintf(f, "# Imported by `dlsim cluster import --format %s` from %s:\n",
-            format, src);
+    fprintf(f, "# Imported by `dlsim cluster import --format %s` from ",
+            format);
+    for (const char *p = src; *p; p++)      /* a newline would end the comment */
+        fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+    fputs(":\n", f);
     fprintf(f, "# %llu machines with GPUs, %llu GPUs; %llu machines without "
             "GPUs skipped.\n", (unsigned long long)C->machines,
             (unsigned long long)gpus, (unsigned long long)C->skipped_cpu);

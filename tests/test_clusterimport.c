@@ -289,6 +289,16 @@ Test(cluster_import, bad_input_is_located_and_leaves_nothing)
                      "64]"), "%s", out_text);
     cr_assert(!exists("x.yaml"));
 
+    /* a file name with a newline stays inside the header comment */
+    tu_tmp_file("n\nname: x.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                "n0,1,1,8,V100\n");
+    cr_assert_eq(dlsim("cluster import --format openb 'n\nname: x.csv' "
+                       "-o nl.yaml"), 0, "%s", out_text);
+    struct cluster c;
+    load("nl.yaml", &c);
+    cr_assert_str_eq(c.name, "openb");
+    clu_free(&c);
+
     tu_tmp_file("g.json", "{\"a\": [\"10:x:3\"]}");
     cr_assert_eq(dlsim("cluster import --format gavel g.json -o x.yaml"), 2);
     cr_assert(strstr(out_text, "g.json:1:8:"), "%s", out_text);
