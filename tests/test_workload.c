@@ -550,6 +550,31 @@ Test(workload, fit_of_extreme_trace_reads_back)
     cr_expect_eq(dlsim("trace gen --like s.yaml -o g.csv"), 0, "%s", out_text);
 }
 
+/* trace scale / --load: a deadline moves with its submit, so it must stay
+ * within the largest time a trace may hold, or the written trace would
+ * not read back */
+Test(workload, scale_keeps_deadlines_in_range)
+{
+    struct trace t;
+    struct cluster c;
+    tu_simple_cluster(&c, 1, 1);
+    /* 2000 GPU-s over a 1000 s span on 1 GPU: load 2; load 4e-9 stretches
+     * gaps 5e8 times: b at 5e11 s, its deadline at 1.4e12 s */
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+             "a,0,1,1000,\nb,1000,1,1000,900000001000\n");
+    double k = 0;
+    struct dl_error e = {0};
+    cr_expect_eq(trc_scale_load(&t, &c, 4e-9, &k, &e), DL_EINPUT);
+    cr_expect(strstr(e.msg, "past the largest time"), "%s", e.msg);
+    cr_expect_eq(t.jobs[1].submit, US(1000));      /* untouched */
+    /* a smaller stretch fits: b at 5e10 s, deadline 9.5e11 s */
+    cr_expect_eq(trc_scale_load(&t, &c, 4e-8, &k, &e), 0, "%s", e.msg);
+    cr_expect_eq(t.jobs[1].submit, US(50000000000));
+    cr_expect_eq(t.jobs[1].deadline, US(950000000000));
+    trc_free(&t);
+    clu_free(&c);
+}
+
 /* ------------------------------------------------------------ generation */
 
 Test(workload, apportioning_by_largest_remainder)
