@@ -184,8 +184,24 @@ void rpt_mean_std(const double *x, size_t n, double *mean, double *std)
     for (size_t i = 0; i < n; i++)
         s += x[i];
     double m = s / (double)n, q = 0;
+    if (!isfinite(m)) {         /* the sum overflowed: add x / n instead */
+        m = 0;
+        for (size_t i = 0; i < n; i++)
+            m += x[i] / (double)n;
+    }
     for (size_t i = 0; i < n; i++)
         q += (x[i] - m) * (x[i] - m);
+    if (!isfinite(q)) {         /* squares overflowed: scale by the largest */
+        double dmax = 0, z;
+        for (size_t i = 0; i < n; i++)
+            dmax = fmax(dmax, fabs(x[i] - m));
+        q = 0;
+        for (size_t i = 0; i < n; i++)
+            z = (x[i] - m) / dmax, q += z * z;
+        *mean = m;
+        *std = n > 1 ? dmax * sqrt(q / (double)(n - 1)) : 0;
+        return;
+    }
     *mean = m;
     *std = n > 1 ? sqrt(q / (double)(n - 1)) : 0;
 }
@@ -1282,6 +1298,13 @@ static void fmt_cell(const struct cell *c, int m, char *buf, size_t n)
     }
     double mean = c->mean[m], sd = c->std[m];
     double ref = fabs(mean) > 0 ? fabs(mean) : sd;
+    if (!(ref < 1e15)) {        /* fixed decimals would not fit the cell */
+        if (c->n[m] == 1)
+            snprintf(buf, n, "%.4g", mean);
+        else
+            snprintf(buf, n, "%.4g ± %.4g", mean, sd);
+        return;
+    }
     int d = ref > 0 ? 3 - (int)floor(log10(ref)) : 0;
     d = d < 0 ? 0 : d > 8 ? 8 : d;
     if (c->n[m] == 1)

@@ -149,6 +149,27 @@ Test(report, mean_and_sample_std_by_hand)
     cr_expect_eq(s, 0);
     rpt_mean_std(x, 0, &m, &s);
     cr_expect(isnan(m));
+    /* huge values: neither the sum nor the squares may overflow */
+    double h[] = { 1e308, 1.7e308, 1.3e308 };
+    rpt_mean_std(h, 3, &m, &s);
+    expect_rel(m, 1.3333333333333333e308, "huge mean");
+    /* deviations -1/3, 11/30, -1/30 (x 1e308): squares sum 0.2467, / 2 */
+    expect_rel(s, sqrt((1.0 / 9 + 121.0 / 900 + 1.0 / 900) / 2) * 1e308,
+               "huge std");
+}
+
+/* Table cells of absurdly large values stay whole: four significant
+ * digits in e-notation rather than a 300-digit number cut at 63 bytes. */
+Test(report, huge_values_fit_the_cells, .init = setup, .fini = teardown)
+{
+    put("h/summary.csv", "run_id,policy,status,seed,qos_guarantee_rate,"
+        "gpu_util_alloc,gpu_util_effective,makespan,avg_wait,p99_wait,avg_jct\n"
+        "a,fifo,ok,1,0.5,0.5,0.5,1e308,1,2,3\n"
+        "b,fifo,ok,2,0.5,0.5,0.5,1.7e308,1,2,3\n");
+    cr_assert_eq(sh("$DLSIM report h"), 0, "%s", out_text);
+    char *md = slurp("h/report.md", NULL);
+    cr_expect(strstr(md, "| 3.75e+304 ± 1.375e+304 |"), "%s", md);
+    free(md);
 }
 
 Test(report, cdf_points_at_nearest_ranks)
