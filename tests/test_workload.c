@@ -550,6 +550,39 @@ Test(workload, fit_of_extreme_trace_reads_back)
     cr_expect_eq(dlsim("trace gen --like s.yaml -o g.csv"), 0, "%s", out_text);
 }
 
+/* Names in the YAML: Unicode a YAML reader would refuse or fold (C1
+ * controls, NEL, LINE SEPARATOR) escaped so the names read back exactly;
+ * a model name that is not UTF-8 at all is refused at its line. */
+Test(workload, names_survive_the_yaml)
+{
+    struct trace t;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
+             "a,0,1,10,r\xc2\x85\xc2\x80x\xe2\x80\xa8,caf\xc3\xa9\n"
+             "b,5,1,20,ok,\n");
+    struct trc_workload w, r;
+    fit(&t, &w);
+    w.source = "p\xff.csv";                /* a path need not be UTF-8 */
+    struct dl_error e;
+    const char *p = tu_tmp_path("n.yaml");
+    cr_assert_eq(trc_wl_write(&w, p, &e), 0, "%s", e.msg);
+    wl_load_ok(p, &r);
+    cr_assert_eq(r.models.n, 2);
+    cr_expect_str_eq(r.models.name[1], "r\xc2\x85\xc2\x80x\xe2\x80\xa8");
+    cr_expect_str_eq(r.gpu_types.name[0], "caf\xc3\xa9");
+    cr_expect_str_eq(r.source, "p\xc3\xbf.csv");  /* read as U+00FF */
+    trc_wl_free(&r);
+    trc_wl_free(&w);
+    trc_free(&t);
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,model\n"
+             "a,0,1,10,ok\nb,5,1,20,r\xffx\n");
+    memset(&e, 0, sizeof e);
+    cr_expect_eq(trc_wl_fit(&t, &w, &e), DL_EINPUT);
+    cr_expect_eq(e.line, 3);
+    cr_expect(strstr(e.msg, "is not UTF-8"), "%s", e.msg);
+    trc_wl_free(&w);
+    trc_free(&t);
+}
+
 /* trace scale / --load: a deadline moves with its submit, so it must stay
  * within the largest time a trace may hold, or the written trace would
  * not read back */

@@ -63,6 +63,42 @@
 
 /* ------------------------------------------------------------ helpers */
 
+/* The length of the UTF-8 character at s and its code point, or 0 where s
+ * is not UTF-8 (overlong, surrogate, past U+10FFFF, cut short). */
+static int utf8_char(const unsigned char *s, uint32_t *cp)
+{
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+    if (!n || s[0] > 0xf4)
+        return 0;
+    uint32_t c = s[0] & (0x7fu >> n);
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        c = c << 6 | (s[i] & 0x3fu);
+    }
+    static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (c < least[n] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+static bool utf8_ok(const char *s)
+{
+    uint32_t c;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = utf8_char(p, &c);
+        if (!n)
+            return false;
+        p += n;
+    }
+    return true;
+}
+
 double trc_qtab_eval(const struct trc_qtab *t, double u, bool loglin)
 {
     DL_ASSERT(t->n >= 2);
@@ -210,6 +246,18 @@ int trc_wl_fit(const struct trace *t, struct trc_workload *w,
     if (n < 2)
         return dl_fail(err, t->path, 0, 0, "trace fit needs at least 2 jobs "
                        "(one inter-arrival gap), the trace has %u", n);
+    /* YAML is Unicode text: a name that is not UTF-8 could be written only
+     * changed (as Latin-1), and the generated jobs would not carry it */
+    for (uint32_t i = 0; i < n; i++) {
+        const struct trc_job *j = &t->jobs[i];
+        const char *bad = j->model && !utf8_ok(j->model) ? "model"
+                        : j->gpu_type && !utf8_ok(j->gpu_type) ? "gpu_type"
+                        : NULL;
+        if (bad)
+            return dl_fail(err, t->path, j->line, 0, "%s '%s' is not UTF-8 "
+                           "text, which a workload file cannot hold", bad,
+                           bad[0] == 'm' ? j->model : j->gpu_type);
+    }
     struct arena *a = w->arena = arena_new();
     w->source = arena_strndup(a, t->path ? t->path : "",
                               strlen(t->path ? t->path : ""));
@@ -376,13 +424,22 @@ int trc_wl_fit(const struct trace *t, struct trc_workload *w,
 static void put_str(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\x%02x", *p);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        uint32_t c;
+        int len = utf8_char(p, &c);
+        if (!len)               /* not UTF-8 (a path): the byte as U+00NN */
+            fprintf(f, "\\x%02x", *p++);
+        else if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", *p++);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\x%02x", *p++);
+        else if ((c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 ||
+                 c == 0xfeff || c == 0xfffe || c == 0xffff)
+            /* YAML's non-printable characters and line breaks (NEL, LS,
+             * PS), which a quoted scalar would fold: escaped */
+            fprintf(f, "\\u%04x", c), p += len;
         else
-            fputc(*p, f);
+            fwrite(p, 1, (size_t)len, f), p += len;
     }
     fputc('"', f);
 }
