@@ -618,8 +618,10 @@ static void write_yaml(const struct ci *C, FILE *f, const char *name,
         gpus += C->types[t].gpus;
     fprintf(f, "# Imported by `dlsim cluster import --format %s` from ",
             format);
-    for (const char *p = src; *p; p++)      /* a newline would end the comment */
-        fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+    /* printable ASCII only: a newline would end the comment, and a byte
+     * that is not UTF-8 would make the whole file unreadable YAML */
+    for (const unsigned char *p = (const unsigned char *)src; *p; p++)
+        fputc(*p < 0x20 || *p >= 0x7f ? '?' : *p, f);
     fputs(":\n", f);
     fprintf(f, "# %llu machines with GPUs, %llu GPUs; %llu machines without "
             "GPUs skipped.\n", (unsigned long long)C->machines,

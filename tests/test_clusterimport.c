@@ -298,6 +298,14 @@ Test(cluster_import, bad_input_is_located_and_leaves_nothing)
     load("nl.yaml", &c);
     cr_assert_str_eq(c.name, "openb");
     clu_free(&c);
+    /* nor does a file name that is not UTF-8 make the YAML unreadable */
+    tu_tmp_file("m\xff.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                "n0,1,1,8,V100\n");
+    cr_assert_eq(dlsim("cluster import --format openb 'm\xff.csv' "
+                       "-o ff.yaml"), 0, "%s", out_text);
+    load("ff.yaml", &c);
+    cr_assert_eq(c.ngpus, 8);
+    clu_free(&c);
 
     tu_tmp_file("g.json", "{\"a\": [\"10:x:3\"]}");
     cr_assert_eq(dlsim("cluster import --format gavel g.json -o x.yaml"), 2);
