@@ -63,35 +63,11 @@
 
 /* ------------------------------------------------------------ helpers */
 
-/* The length of the UTF-8 character at s and its code point, or 0 where s
- * is not UTF-8 (overlong, surrogate, past U+10FFFF, cut short). */
-static int utf8_char(const unsigned char *s, uint32_t *cp)
-{
-    if (s[0] < 0x80) {
-        *cp = s[0];
-        return 1;
-    }
-    int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-    if (!n || s[0] > 0xf4)
-        return 0;
-    uint32_t c = s[0] & (0x7fu >> n);
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        c = c << 6 | (s[i] & 0x3fu);
-    }
-    static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (c < least[n] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    *cp = c;
-    return n;
-}
-
 static bool utf8_ok(const char *s)
 {
     uint32_t c;
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        int n = utf8_char(p, &c);
+    for (const char *p = s; *p;) {
+        int n = sim_utf8_char(p, &c);
         if (!n)
             return false;
         p += n;
@@ -426,7 +402,7 @@ static void put_str(FILE *f, const char *s)
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         uint32_t c;
-        int len = utf8_char(p, &c);
+        int len = sim_utf8_char((const char *)p, &c);
         if (!len)               /* not UTF-8 (a path): the byte as U+00NN */
             fprintf(f, "\\x%02x", *p++);
         else if (c == '"' || c == '\\')
