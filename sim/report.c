@@ -760,12 +760,26 @@ static void setting_label(const struct rpt *R, uint32_t s, char *buf, size_t n)
 /* A gnuplot single-quoted string: '' for a quote, control bytes -> ' '. */
 static void gq(FILE *f, const char *s)
 {
+    /* gnuplot copies the text into the SVG, escaping only & and <: a byte
+     * that is not UTF-8 (or U+FFFE, U+FFFF) becomes U+FFFD and "]]>" gets
+     * a space, so that each figure stays well-formed XML (a browser draws
+     * nothing of a broken one) */
+    const char *start = s;
     fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
+    while (*s) {
+        uint32_t c;
+        int n = sim_utf8_char(s, &c);
+        if (!n || c == 0xfffe || c == 0xffff)
+            fputs("\xef\xbf\xbd", f), n = n ? n : 1;
+        else if (c == '\'')
             fputs("''", f);
+        else if (c < 0x20)
+            fputc(' ', f);
+        else if (c == '>' && s - start >= 2 && s[-1] == ']' && s[-2] == ']')
+            fputs(" >", f);
         else
-            fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+            fwrite(s, 1, (size_t)n, f);
+        s += n;
     }
     fputc('\'', f);
 }

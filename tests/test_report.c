@@ -262,6 +262,44 @@ static void hand_sweep(const char *sweep, const char *load, int copies)
     put(name, text);
 }
 
+/* Every SVG stays well-formed XML whatever the names: gnuplot escapes only
+ * & and <, so a byte that is not UTF-8, U+FFFE and "]]>" in a policy name
+ * are made harmless in the script. */
+Test(report, odd_names_keep_svgs_well_formed, .init = setup, .fini = teardown)
+{
+    hand_run("x", "a", 0, false);
+    put("x/summary.csv", "run_id,policy,status,seed,qos_guarantee_rate,"
+        "gpu_util_alloc,gpu_util_effective,makespan,avg_wait,p99_wait,avg_jct\n"
+        "a,\"a<b&c\xff]]>\xef\xbf\xbe\",ok,1,0.5,0.5,0.5,10,1,2,3\n");
+    cr_assert_eq(sh("$DLSIM report x --plots p"), 0, "%s", out_text);
+    char *gp = slurp("p/report.gp", NULL);
+    cr_expect(strstr(gp, "title 'a<b&c\xef\xbf\xbd]] >\xef\xbf\xbd'\n"),
+              "%s", gp);
+    free(gp);
+    int svgs = 0;
+    for (int i = 0; i < 20; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "p/f%03d.svg", i);
+        if (!exists(name))
+            continue;
+        svgs++;
+        char *svg = slurp(name, NULL);
+        cr_expect_null(strstr(svg, "]]>"), "%s", name);
+        uint32_t c;
+        for (const char *q = svg; *q;) {
+            int n = sim_utf8_char(q, &c);
+            if (!n || c == 0xfffe || c == 0xffff) {
+                cr_expect_fail("%s: not UTF-8 XML text at byte %td", name,
+                               q - svg);
+                break;
+            }
+            q += n;
+        }
+        free(svg);
+    }
+    cr_expect_eq(svgs, 11);
+}
+
 Test(report, hand_sweep_error_bars_cdfs_and_tables, .init = setup, .fini = teardown)
 {
     hand_sweep("sw", "0.8", 1);
