@@ -398,6 +398,29 @@ int sim_parse_double(const char *s, double *out)
     return 0;
 }
 
+int sim_utf8_char(const char *str, uint32_t *cp)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+    if (!n || s[0] > 0xf4)
+        return 0;
+    uint32_t c = s[0] & (0x7fu >> n);
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        c = c << 6 | (s[i] & 0x3fu);
+    }
+    static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (c < least[n] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+        return 0;
+    *cp = c;
+    return n;
+}
+
 int sim_parse_long(const char *s, long *out)
 {
     char *end;

@@ -60,6 +60,8 @@
 #define CI_MAX_BYTES ((size_t)256 << 20)
 #define CI_MAX_TYPES 64
 #define CI_MAX_MAPS 16
+#define CI_MAX_NODE_GPUS 64     /* a cluster file's limit (clu_node.free_mask) */
+#define CI_MAX_GPUS (UINT64_C(1) << 24) /* and its limit on the whole cluster */
 
 struct ci_type {
     char name[64];              /* as in the output */
@@ -90,6 +92,27 @@ struct ci {
 };
 
 /* ------------------------------------------------------------ input */
+
+/* The size field of a tar header: octal digits, blank-padded, NUL or
+ * blank-terminated.  strtoull would take "-1" as 2^64 - 1, and the member
+ * bounds check would wrap around. */
+static bool tar_size(const char *f, size_t *out)
+{
+    size_t v = 0;
+    int i = 0, digits = 0;
+    while (i < 12 && f[i] == ' ')
+        i++;
+    for (; i < 12 && f[i] >= '0' && f[i] <= '7'; i++, digits++) {
+        if (v > SIZE_MAX >> 3)
+            return false;
+        v = v * 8 + (size_t)(f[i] - '0');
+    }
+    for (; i < 12; i++)
+        if (f[i] != ' ' && f[i] != '\0')
+            return false;
+    *out = v;
+    return digits > 0;
+}
 
 /* Reads path whole (plain or gzip, by content).  A tar archive (the
  * published pai_machine_spec.tar.gz) yields its first regular file. */
@@ -129,12 +152,14 @@ static int read_input(const char *path, char **out, size_t *len,
     if (n >= 512 && !memcmp(buf + 257, "ustar", 5)) {
         size_t off = 0;
         while (off + 512 <= n && buf[off]) {
-            char sz[13];
-            memcpy(sz, buf + off + 124, 12);
-            sz[12] = '\0';
-            size_t fsz = (size_t)strtoull(sz, NULL, 8);
+            size_t fsz;
+            if (!tar_size(buf + off + 124, &fsz) || fsz > n - off - 512) {
+                free(buf);
+                return dl_fail(err, path, 0, 0, "corrupt tar archive (bad "
+                               "member size at byte %zu)", off + 124);
+            }
             char flag = buf[off + 156];
-            if ((flag == '0' || flag == '\0') && off + 512 + fsz <= n) {
+            if (flag == '0' || flag == '\0') {
                 memmove(buf, buf + off + 512, fsz);
                 buf[fsz] = '\0';
                 n = fsz;
@@ -145,7 +170,22 @@ static int read_input(const char *path, char **out, size_t *len,
         free(buf);
         return dl_fail(err, path, 0, 0, "a tar archive without a regular file");
     }
-done:
+done:;
+    /* the row splitter stops at a NUL: a NUL byte would silently drop
+     * every machine after it */
+    const char *z = memchr(buf, '\0', n);
+    if (z) {
+        long line = 1;
+        const char *bol = buf;
+        for (const char *q = buf; q < z; q++)
+            if (*q == '\n') {
+                line++;
+                bol = q + 1;
+            }
+        long col = (long)(z - bol) + 1;
+        free(buf);
+        return dl_fail(err, path, line, col, "NUL byte (not a text file?)");
+    }
     *out = buf;
     *len = n;
     return 0;
@@ -349,8 +389,8 @@ static int machine_row(struct ci *C, const char *count, long ccol,
                        struct dl_error *err)
 {
     uint64_t g = 0;
-    int rc = get_uint(C, line, ccol, "GPUs per machine", count, NULL, 0, 1024,
-                      &g, err);
+    int rc = get_uint(C, line, ccol, "GPUs per machine", count, NULL, 0,
+                      CI_MAX_NODE_GPUS, &g, err);
     if (rc)
         return rc;
     if (g == 0) {
@@ -408,8 +448,8 @@ static int tiresias_row(struct ci *C, char **f, const long *col, long line,
                        &sw, err)) ||
         (rc = get_uint(C, line, col[1], "num_node_p_switch", f[1], NULL, 1,
                        1 << 20, &nodes, err)) ||
-        (rc = get_uint(C, line, col[2], "num_gpu_p_node", f[2], NULL, 1, 1024,
-                       &gpus, err)))
+        (rc = get_uint(C, line, col[2], "num_gpu_p_node", f[2], NULL, 1,
+                       CI_MAX_NODE_GPUS, &gpus, err)))
         return rc;
     if (C->machines)
         return dl_fail(err, C->path, line, 1, "a Tiresias cluster spec has "
@@ -546,9 +586,19 @@ static uint32_t pick_reference(const struct ci *C, const char *ref)
     }
     if (ref)
         return UINT32_MAX;
-    for (uint32_t i = 1; i < C->ntypes; i++)
-        if (C->types[i].gpus > C->types[best].gpus)
+    /* by output name: spellings that become one type (MISC and K80) count
+     * together, as in the file written; ties to the first */
+    uint64_t most = 0;
+    for (uint32_t i = 0; i < C->ntypes; i++) {
+        uint64_t n = 0;
+        for (uint32_t u = 0; u < C->ntypes; u++)
+            if (!strcmp(C->types[u].name, C->types[i].name))
+                n += C->types[u].gpus;
+        if (n > most) {
+            most = n;
             best = i;
+        }
+    }
     return best;
 }
 
@@ -566,8 +616,13 @@ static void write_yaml(const struct ci *C, FILE *f, const char *name,
     uint64_t gpus = 0;
     for (uint32_t t = 0; t < C->ntypes; t++)
         gpus += C->types[t].gpus;
-    fprintf(f, "# Imported by `dlsim cluster import --format %s` from %s:\n",
-            format, src);
+    fprintf(f, "# Imported by `dlsim cluster import --format %s` from ",
+            format);
+    /* printable ASCII only: a newline would end the comment, and a byte
+     * that is not UTF-8 would make the whole file unreadable YAML */
+    for (const unsigned char *p = (const unsigned char *)src; *p; p++)
+        fputc(*p < 0x20 || *p >= 0x7f ? '?' : *p, f);
+    fputs(":\n", f);
     fprintf(f, "# %llu machines with GPUs, %llu GPUs; %llu machines without "
             "GPUs skipped.\n", (unsigned long long)C->machines,
             (unsigned long long)gpus, (unsigned long long)C->skipped_cpu);
@@ -645,7 +700,7 @@ static const char import_help[] =
     "  --rack-nodes K     put every K machines, in input order, in one rack\n"
     "  --gpu-type TYPE    tiresias: the GPU type (default V100)\n"
     "  --select NAME      gavel: which spec of the file (default the first)\n"
-    "  --node-gpus N      gavel: GPUs per node (default 8)\n"
+    "  --node-gpus N      gavel: GPUs per node, 1..64 (default 8)\n"
     "\n"
     "Machines without GPUs are skipped and counted; CPU and memory columns\n"
     "are not modelled.  A summary goes to standard error.\n";
@@ -699,11 +754,12 @@ int cfg_cmd_import(int argc, char **argv)
         case O_NODEGPUS: {
             errno = 0;
             unsigned long long v = strtoull(optarg, &end, 10);
-            if (end == optarg || *end || errno || v < 1 || v > 1024 ||
+            unsigned hi = ch == O_RACK ? 1024 : CI_MAX_NODE_GPUS;
+            if (end == optarg || *end || errno || v < 1 || v > hi ||
                 optarg[0] == '-') {
                 fprintf(stderr, "dlsim cluster import: --%s: expected a whole "
-                        "number in [1, 1024], got '%s'\n",
-                        ch == O_RACK ? "rack-nodes" : "node-gpus", optarg);
+                        "number in [1, %u], got '%s'\n",
+                        ch == O_RACK ? "rack-nodes" : "node-gpus", hi, optarg);
                 goto done;
             }
             *(ch == O_RACK ? &rack_nodes : &node_gpus) = v;
@@ -794,6 +850,15 @@ int cfg_cmd_import(int argc, char **argv)
         goto fail;
     if (!C->ntypes) {
         rc = dl_fail(&err, C->path, 0, 0, "no machine with GPUs");
+        goto fail;
+    }
+    uint64_t total = 0;
+    for (uint32_t t = 0; t < C->ntypes; t++)
+        total += C->types[t].gpus;
+    if (total > CI_MAX_GPUS) {
+        rc = dl_fail(&err, C->path, 0, 0, "%llu GPUs, over a cluster file's "
+                     "limit of %llu", (unsigned long long)total,
+                     (unsigned long long)CI_MAX_GPUS);
         goto fail;
     }
     resolve_types(C, stderr);

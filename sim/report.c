@@ -96,6 +96,7 @@ struct run {
     const char *error, *load_text, *dir;
     double load;                /* NaN: the trace's own arrivals */
     bool failed;
+    long line, col;             /* of run_id in summary.csv */
     double v[NMET];             /* in shown units; NaN = none */
     uint32_t pol, set, grp;
 };
@@ -143,6 +144,7 @@ struct rpt {
     bool vary[4];               /* scenario, trace, cluster, models vary */
     /* drawing */
     const char *work;           /* gnuplot's directory */
+    bool keep;                  /* work is --plots PDIR, kept afterwards */
     FILE *gp;                   /* the script */
     struct fig *fig;
     size_t nfig, capfig;
@@ -182,8 +184,24 @@ void rpt_mean_std(const double *x, size_t n, double *mean, double *std)
     for (size_t i = 0; i < n; i++)
         s += x[i];
     double m = s / (double)n, q = 0;
+    if (!isfinite(m)) {         /* the sum overflowed: add x / n instead */
+        m = 0;
+        for (size_t i = 0; i < n; i++)
+            m += x[i] / (double)n;
+    }
     for (size_t i = 0; i < n; i++)
         q += (x[i] - m) * (x[i] - m);
+    if (!isfinite(q)) {         /* squares overflowed: scale by the largest */
+        double dmax = 0, z;
+        for (size_t i = 0; i < n; i++)
+            dmax = fmax(dmax, fabs(x[i] - m));
+        q = 0;
+        for (size_t i = 0; i < n; i++)
+            z = (x[i] - m) / dmax, q += z * z;
+        *mean = m;
+        *std = n > 1 ? dmax * sqrt(q / (double)(n - 1)) : 0;
+        return;
+    }
     *mean = m;
     *std = n > 1 ? sqrt(q / (double)(n - 1)) : 0;
 }
@@ -398,6 +416,32 @@ static struct run *new_run(struct rpt *R)
     return r;
 }
 
+static int cmp_run_id(const void *a, const void *b)
+{
+    const struct run *x = *(const struct run *const *)a;
+    const struct run *y = *(const struct run *const *)b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Two rows with one run_id name one directory: its seed would count twice
+ * in the means and its jobs twice in the CDFs, so that is bad input. */
+static int unique_ids(struct rpt *R, const char *path)
+{
+    const struct run **s = xmalloc(R->nrun * sizeof *s);
+    for (size_t i = 0; i < R->nrun; i++)
+        s[i] = &R->run[i];
+    qsort(s, R->nrun, sizeof *s, cmp_run_id);
+    int rc = 0;
+    for (size_t i = 1; i < R->nrun && !rc; i++)
+        if (!strcmp(s[i]->id, s[i - 1]->id))
+            rc = dl_fail(R->err, path, s[i]->line, s[i]->col, "run_id '%s' "
+                         "repeated (first on line %ld)", s[i]->id,
+                         s[i - 1]->line);
+    free(s);
+    return rc;
+}
+
 static int load_sweep(struct rpt *R, const char *path)
 {
     struct rcsv c;
@@ -430,6 +474,8 @@ static int load_sweep(struct rpt *R, const char *path)
         r->error = adup(R, rcsv_get(&c, i_error));
         r->load_text = adup(R, rcsv_get(&c, i_load));
         r->failed = !strcmp(rcsv_get(&c, i_status), "failed");
+        r->line = c.lineno;
+        r->col = c.col[i_id];
         if (!*r->policy) {
             rc = dl_fail(R->err, path, c.lineno, c.col[i_pol],
                          "column 'policy': empty");
@@ -481,6 +527,8 @@ static int load_sweep(struct rpt *R, const char *path)
     }
     if (!rc && !R->nrun)
         rc = dl_fail(R->err, path, c.lineno, 0, "no runs to report");
+    if (!rc)
+        rc = unique_ids(R, path);
 out:
     rcsv_close(&c);
     return rc < 0 ? rc : 0;
@@ -544,6 +592,11 @@ static int load_single(struct rpt *R, const char *path)
             if (!(rc = json_member(R, path, o, met[m].col, NULL, &r->v[m],
                                    m == M_QOS)))
                 r->v[m] *= met[m].scale;
+    if (!rc && r->v[M_QOS] > 1) {      /* as summary.csv's rows */
+        const struct mdl_json *v = mdl_json_get(o, met[M_QOS].col);
+        rc = dl_fail(R->err, path, v->line, v->col, "'%s': above 1: %.17g",
+                     met[M_QOS].col, r->v[M_QOS]);
+    }
     mdl_json_free(&d);
     return rc;
 }
@@ -707,12 +760,26 @@ static void setting_label(const struct rpt *R, uint32_t s, char *buf, size_t n)
 /* A gnuplot single-quoted string: '' for a quote, control bytes -> ' '. */
 static void gq(FILE *f, const char *s)
 {
+    /* gnuplot copies the text into the SVG, escaping only & and <: a byte
+     * that is not UTF-8 (or U+FFFE, U+FFFF) becomes U+FFFD and "]]>" gets
+     * a space, so that each figure stays well-formed XML (a browser draws
+     * nothing of a broken one) */
+    const char *start = s;
     fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
+    while (*s) {
+        uint32_t c;
+        int n = sim_utf8_char(s, &c);
+        if (!n || c == 0xfffe || c == 0xffff)
+            fputs("\xef\xbf\xbd", f), n = n ? n : 1;
+        else if (c == '\'')
             fputs("''", f);
+        else if (c < 0x20)
+            fputc(' ', f);
+        else if (c == '>' && s - start >= 2 && s[-1] == ']' && s[-2] == ']')
+            fputs(" >", f);
         else
-            fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+            fwrite(s, 1, (size_t)n, f);
+        s += n;
     }
     fputc('\'', f);
 }
@@ -1194,9 +1261,17 @@ static int run_gnuplot(struct rpt *R, const char *gnuplot)
         tail[n] = '\0';
         fclose(f);
     }
-    return dl_fail_io(R->err, "gnuplot", "failed (%s %d) on %s/report.gp:\n%s",
+    /* the temporary directory is removed on return: name the script only
+     * where it stays */
+    char script[4200];
+    if (R->keep)
+        snprintf(script, sizeof script, "%s/report.gp", R->work);
+    else
+        snprintf(script, sizeof script, "the report's report.gp (rerun with "
+                 "--plots DIR to keep it)");
+    return dl_fail_io(R->err, "gnuplot", "failed (%s %d) on %s:\n%s",
                       WIFEXITED(st) ? "exit status" : "signal",
-                      WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), R->work,
+                      WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), script,
                       tail);
 }
 
@@ -1237,6 +1312,13 @@ static void fmt_cell(const struct cell *c, int m, char *buf, size_t n)
     }
     double mean = c->mean[m], sd = c->std[m];
     double ref = fabs(mean) > 0 ? fabs(mean) : sd;
+    if (!(ref < 1e15)) {        /* fixed decimals would not fit the cell */
+        if (c->n[m] == 1)
+            snprintf(buf, n, "%.4g", mean);
+        else
+            snprintf(buf, n, "%.4g ± %.4g", mean, sd);
+        return;
+    }
     int d = ref > 0 ? 3 - (int)floor(log10(ref)) : 0;
     d = d < 0 ? 0 : d > 8 ? 8 : d;
     if (c->n[m] == 1)
@@ -1585,6 +1667,7 @@ static int report_main(struct rpt *R, const char *out, const char *plots)
         }
     }
     R->work = work;
+    R->keep = plots != NULL;
     snprintf(path, sizeof path, "%s/report.gp", work);
     char *gtmp = NULL;
     R->gp = dl_tmp_open(path, &gtmp, R->err);

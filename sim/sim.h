@@ -118,6 +118,10 @@ size_t sim_fmt_seconds_raw(char *buf, simtime_t t);
 /* Strict number parsers: the whole string must be a number.  0 or -1. */
 int sim_parse_double(const char *s, double *out);
 int sim_parse_long(const char *s, long *out);
+/* The length (1..4) of the UTF-8 character at s and its code point, or 0
+ * where s does not start one (a stray byte, overlong, surrogate, past
+ * U+10FFFF, cut short by the NUL); reads no further than the NUL. */
+int sim_utf8_char(const char *s, uint32_t *cp);
 
 /* --------------------------------------------------------------- cluster */
 

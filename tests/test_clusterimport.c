@@ -173,6 +173,36 @@ Test(cluster_import, pai_tarball_and_no_header)
     cr_assert_eq(c.ngpus, 20);
     cr_assert_eq(c.nracks, 2);              /* 4 machines, 2 per rack */
     clu_free(&c);
+    /* a tar header whose size field is "-1" (strtoull: 2^64 - 1) or
+     * larger than the archive: a located error, not a wild memmove */
+    static const char *const sizes[] = {"-1", "77777777777"};
+    for (int k = 0; k < 2; k++) {
+        char tar[1024] = {0};
+        memcpy(tar, "a.csv", 5);
+        memcpy(tar + 124, sizes[k], strlen(sizes[k]));
+        tar[156] = '0';
+        memcpy(tar + 257, "ustar", 5);
+        memcpy(tar + 512, "m1,V100,96,512,8\n", 17);
+        FILE *f = fopen(tu_tmp_path("evil.tar"), "wb");
+        cr_assert(f);
+        fwrite(tar, 1, sizeof tar, f);
+        fclose(f);
+        cr_assert_eq(dlsim("cluster import --format pai evil.tar -o e.yaml"),
+                     2, "%s", out_text);
+        cr_expect(strstr(out_text, "evil.tar: corrupt tar archive (bad member "
+                         "size at byte 124)"), "%s", out_text);
+        cr_expect(!exists("e.yaml"));
+    }
+    /* spellings of one type count together: MISC 8 + K80 8 = 16 K80s
+     * outnumber 12 P100s, though each spelling alone does not */
+    tu_tmp_file("mg.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                "a,1,1,8,MISC\nb,1,1,8,K80\nc,1,1,8,P100\nd,1,1,4,P100\n");
+    cr_assert_eq(dlsim("cluster import --format openb mg.csv -o mg.yaml"), 0,
+                 "%s", out_text);
+    load("mg.yaml", &c);
+    cr_assert_eq(gpus_of(&c, "K80"), 16);
+    cr_assert_str_eq(c.types[c.ref_type].name, "K80");
+    clu_free(&c);
 }
 
 Test(cluster_import, gavel_and_philly)
@@ -228,6 +258,54 @@ Test(cluster_import, bad_input_is_located_and_leaves_nothing)
     tu_tmp_file("cpu.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,0,\n");
     cr_assert_eq(dlsim("cluster import --format openb cpu.csv -o x.yaml"), 2);
     cr_assert(strstr(out_text, "no machine with GPUs"), "%s", out_text);
+
+    /* a NUL byte must not end the input early (2 machines, not 4) */
+    FILE *z = fopen(tu_tmp_path("nul.csv"), "wb");
+    cr_assert(z);
+    fwrite("m1,V100,96,512,8\nm2,V10\0,96,512,8\nm3,P100,96,512,8\n"
+           "m4,P100,96,512,8\n", 1, 68, z);
+    fclose(z);
+    cr_assert_eq(dlsim("cluster import --format pai nul.csv -o x.yaml"), 2,
+                 "%s", out_text);
+    cr_assert(strstr(out_text, "nul.csv:2:7: NUL byte"), "%s", out_text);
+    cr_assert(!exists("x.yaml"));
+
+    /* the cluster file's limits (64 GPUs a node, 2^24 in all) are input
+     * errors located in the input, not in the never-written output */
+    tu_tmp_file("big.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                "n0,1,1,128,V100\n");
+    cr_assert_eq(dlsim("cluster import --format openb big.csv -o x.yaml"), 2);
+    cr_assert(strstr(out_text, "big.csv:2:8: GPUs per machine: expected a "
+                     "whole number in [0, 64], got '128'"), "%s", out_text);
+    tu_tmp_file("tir.csv", "num_switch,num_node_p_switch,num_gpu_p_node\n"
+                "1048576,1048576,64\n");
+    cr_assert_eq(dlsim("cluster import --format tiresias tir.csv -o x.yaml"), 2);
+    cr_assert(strstr(out_text, "tir.csv: 70368744177664 GPUs, over a cluster "
+                     "file's limit of 16777216"), "%s", out_text);
+    tu_tmp_file("g8.json", "{\"a\": [\"1000:0:0\"]}");
+    cr_assert_eq(dlsim("cluster import --format gavel g8.json --node-gpus 128"),
+                 2);
+    cr_assert(strstr(out_text, "--node-gpus: expected a whole number in [1, "
+                     "64]"), "%s", out_text);
+    cr_assert(!exists("x.yaml"));
+
+    /* a file name with a newline stays inside the header comment */
+    tu_tmp_file("n\nname: x.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                "n0,1,1,8,V100\n");
+    cr_assert_eq(dlsim("cluster import --format openb 'n\nname: x.csv' "
+                       "-o nl.yaml"), 0, "%s", out_text);
+    struct cluster c;
+    load("nl.yaml", &c);
+    cr_assert_str_eq(c.name, "openb");
+    clu_free(&c);
+    /* nor does a file name that is not UTF-8 make the YAML unreadable */
+    tu_tmp_file("m\xff.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                "n0,1,1,8,V100\n");
+    cr_assert_eq(dlsim("cluster import --format openb 'm\xff.csv' "
+                       "-o ff.yaml"), 0, "%s", out_text);
+    load("ff.yaml", &c);
+    cr_assert_eq(c.ngpus, 8);
+    clu_free(&c);
 
     tu_tmp_file("g.json", "{\"a\": [\"10:x:3\"]}");
     cr_assert_eq(dlsim("cluster import --format gavel g.json -o x.yaml"), 2);

@@ -149,6 +149,27 @@ Test(report, mean_and_sample_std_by_hand)
     cr_expect_eq(s, 0);
     rpt_mean_std(x, 0, &m, &s);
     cr_expect(isnan(m));
+    /* huge values: neither the sum nor the squares may overflow */
+    double h[] = { 1e308, 1.7e308, 1.3e308 };
+    rpt_mean_std(h, 3, &m, &s);
+    expect_rel(m, 1.3333333333333333e308, "huge mean");
+    /* deviations -1/3, 11/30, -1/30 (x 1e308): squares sum 0.2467, / 2 */
+    expect_rel(s, sqrt((1.0 / 9 + 121.0 / 900 + 1.0 / 900) / 2) * 1e308,
+               "huge std");
+}
+
+/* Table cells of absurdly large values stay whole: four significant
+ * digits in e-notation rather than a 300-digit number cut at 63 bytes. */
+Test(report, huge_values_fit_the_cells, .init = setup, .fini = teardown)
+{
+    put("h/summary.csv", "run_id,policy,status,seed,qos_guarantee_rate,"
+        "gpu_util_alloc,gpu_util_effective,makespan,avg_wait,p99_wait,avg_jct\n"
+        "a,fifo,ok,1,0.5,0.5,0.5,1e308,1,2,3\n"
+        "b,fifo,ok,2,0.5,0.5,0.5,1.7e308,1,2,3\n");
+    cr_assert_eq(sh("$DLSIM report h"), 0, "%s", out_text);
+    char *md = slurp("h/report.md", NULL);
+    cr_expect(strstr(md, "| 3.75e+304 ± 1.375e+304 |"), "%s", md);
+    free(md);
 }
 
 Test(report, cdf_points_at_nearest_ranks)
@@ -239,6 +260,44 @@ static void hand_sweep(const char *sweep, const char *load, int copies)
         load);
     snprintf(name, sizeof name, "%s/summary.csv", sweep);
     put(name, text);
+}
+
+/* Every SVG stays well-formed XML whatever the names: gnuplot escapes only
+ * & and <, so a byte that is not UTF-8, U+FFFE and "]]>" in a policy name
+ * are made harmless in the script. */
+Test(report, odd_names_keep_svgs_well_formed, .init = setup, .fini = teardown)
+{
+    hand_run("x", "a", 0, false);
+    put("x/summary.csv", "run_id,policy,status,seed,qos_guarantee_rate,"
+        "gpu_util_alloc,gpu_util_effective,makespan,avg_wait,p99_wait,avg_jct\n"
+        "a,\"a<b&c\xff]]>\xef\xbf\xbe\",ok,1,0.5,0.5,0.5,10,1,2,3\n");
+    cr_assert_eq(sh("$DLSIM report x --plots p"), 0, "%s", out_text);
+    char *gp = slurp("p/report.gp", NULL);
+    cr_expect(strstr(gp, "title 'a<b&c\xef\xbf\xbd]] >\xef\xbf\xbd'\n"),
+              "%s", gp);
+    free(gp);
+    int svgs = 0;
+    for (int i = 0; i < 20; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "p/f%03d.svg", i);
+        if (!exists(name))
+            continue;
+        svgs++;
+        char *svg = slurp(name, NULL);
+        cr_expect_null(strstr(svg, "]]>"), "%s", name);
+        uint32_t c;
+        for (const char *q = svg; *q;) {
+            int n = sim_utf8_char(q, &c);
+            if (!n || c == 0xfffe || c == 0xffff) {
+                cr_expect_fail("%s: not UTF-8 XML text at byte %td", name,
+                               q - svg);
+                break;
+            }
+            q += n;
+        }
+        free(svg);
+    }
+    cr_expect_eq(svgs, 11);
 }
 
 Test(report, hand_sweep_error_bars_cdfs_and_tables, .init = setup, .fini = teardown)
@@ -379,6 +438,25 @@ Test(report, bad_inputs_are_located_exit_2, .init = setup, .fini = teardown)
               "%s", out_text);
     cr_expect(!exists("r/report.html"));
 
+    /* one run_id twice: that run would count as two seeds */
+    hand_sweep("s6", "0.8", 1);
+    cr_assert_eq(sh("sed -n 3p s6/summary.csv >> s6/summary.csv && "
+                    "$DLSIM report s6"), 2, "%s", out_text);
+    cr_expect(strstr(out_text, "s6/summary.csv:10:1: run_id 's0_0' repeated "
+                     "(first on line 3)"), "%s", out_text);
+    cr_expect(!exists("s6/report.html") && !exists("s6/report.md"));
+
+    /* a run's QoS rate above 1 is refused as in summary.csv */
+    put("r2/summary.json", "{\"policy\": \"fifo\", \"trace\": \"t\", "
+        "\"cluster\": \"c\", \"seed\": 1, \"qos_guarantee_rate\": 7,\n"
+        "\"gpu_util_alloc\": 0.5, \"gpu_util_effective\": 0.5, "
+        "\"makespan\": 10, \"avg_wait\": 1, \"p99_wait\": 2, "
+        "\"avg_jct\": 3}\n");
+    cr_assert_eq(sh("$DLSIM report r2"), 2, "%s", out_text);
+    cr_expect(strstr(out_text, "r2/summary.json:1:83: 'qos_guarantee_rate': "
+                     "above 1"), "%s", out_text);
+    cr_expect(!exists("r2/report.html"));
+
     cr_expect_eq(sh("$DLSIM report"), 2);
     cr_expect_eq(sh("$DLSIM report a b"), 2);
     cr_expect_eq(sh("$DLSIM report --bogus sw"), 2);
@@ -393,6 +471,21 @@ Test(report, missing_gnuplot_exit_1, .init = setup, .fini = teardown)
     cr_expect(strstr(out_text, "gnuplot not found") &&
               strstr(out_text, "gnuplot-nox"), "%s", out_text);
     cr_expect(!exists("sw/report.html"));
+
+    /* a gnuplot that fails: exit 1, its output shown; the message names
+     * the script only where it is kept (--plots), else says how to keep it */
+    put("bin/gnuplot", "#!/bin/sh\necho 'line 7: boom' >&2\nexit 3\n");
+    cr_assert_eq(sh("chmod +x bin/gnuplot && PATH=\"$PWD/bin:$PATH\" "
+                    "\"$DLSIM\" report sw"), 1, "%s", out_text);
+    cr_expect(strstr(out_text, "gnuplot: failed (exit status 3) on the "
+                     "report's report.gp (rerun with --plots DIR to keep "
+                     "it):\nline 7: boom"), "%s", out_text);
+    cr_assert_eq(sh("PATH=\"$PWD/bin:$PATH\" \"$DLSIM\" report sw --plots p"),
+                 1, "%s", out_text);
+    cr_expect(strstr(out_text, "failed (exit status 3) on p/report.gp:"),
+              "%s", out_text);
+    cr_expect(exists("p/report.gp"));
+    cr_expect(!exists("sw/report.html") && !exists("sw/report.md"));
 }
 
 Test(report, same_input_same_bytes, .init = setup, .fini = teardown)

@@ -486,6 +486,11 @@ Test(workload, yaml_reader_is_strict_and_located)
         {17, "jobs: 10\n", 17, 1, "repeated"},
         {6, "span_s: [\n", 8, 4, "YAML"},
         {14, "interarrivals:\n", 1, 1, "missing 'interarrival'"},
+        /* strtoul would take a sign or a blank; 8 hex digits only */
+        {3, "source: {trace: x.csv, crc32: \"-0000001\"}\n", 3, 31,
+         "8 hex digits"},
+        {3, "source: {trace: x.csv, crc32: \" 0000001\"}\n", 3, 31,
+         "8 hex digits"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *p = tu_tmp_file("bad.yaml", yaml_with(bad[i].line,
@@ -507,6 +512,100 @@ Test(workload, yaml_reader_is_strict_and_located)
                  out_text);
     cr_expect(strstr(out_text, "bad.yaml:13:23:"), "%s", out_text);
     cr_expect(!exists(tu_tmp_path("out.csv")));
+}
+
+/* Whatever the trace reader accepts, trace fit writes a file that trace
+ * gen --like reads back: a slack of 3e6 (a 1 s job with a 35-day
+ * deadline), mem_gb above 1e6, submit times past 1e11 s (the trace limit
+ * is 1e12 s). */
+Test(workload, fit_of_extreme_trace_reads_back)
+{
+    struct trace t;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline,mem_gb\n"
+             "a,200000000000,1,1,200003000000,2e6\n"
+             "b,900000000000,2,5,900000000020,\n");
+    struct trc_workload w, r;
+    fit(&t, &w);
+    cr_expect_float_eq(w.slack.q[w.slack.n - 1], 3e6, 1e-3);
+    struct dl_error e;
+    const char *p = tu_tmp_path("x.yaml");
+    cr_assert_eq(trc_wl_write(&w, p, &e), 0, "%s", e.msg);
+    wl_load_ok(p, &r);
+    cr_expect_float_eq(r.start_s, 2e11, 1);
+    cr_expect_float_eq(r.span_s, 7e11, 1);
+    cr_expect_float_eq(r.slack.q[r.slack.n - 1], 3e6, 1e-3);
+    cr_expect_float_eq(r.mem.q[0], 2e6, 1);
+    /* the generator then refuses times past its limit, with a message */
+    struct trc_like_opts o = {.seed = 1, .arrivals = TRC_ARR_REPLAY};
+    struct trace g;
+    cr_expect_eq(trc_generate_like(&o, &r, &g, &e), DL_EINPUT);
+    cr_expect(strstr(e.msg, "exceed"), "%s", e.msg);
+    trc_wl_free(&r);
+    trc_wl_free(&w);
+    trc_free(&t);
+    /* and through the commands, a deadline slack of 3e6 generates */
+    tu_tmp_file("s.csv", "job_id,submit_time,num_gpus,duration,deadline\n"
+                "a,0,1,1,3000000\nb,10,2,5,20\n");
+    cr_expect_eq(dlsim("trace fit s.csv -o s.yaml"), 0, "%s", out_text);
+    cr_expect_eq(dlsim("trace gen --like s.yaml -o g.csv"), 0, "%s", out_text);
+}
+
+/* Names in the YAML: Unicode a YAML reader would refuse or fold (C1
+ * controls, NEL, LINE SEPARATOR) escaped so the names read back exactly;
+ * a model name that is not UTF-8 at all is refused at its line. */
+Test(workload, names_survive_the_yaml)
+{
+    struct trace t;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
+             "a,0,1,10,r\xc2\x85\xc2\x80x\xe2\x80\xa8,caf\xc3\xa9\n"
+             "b,5,1,20,ok,\n");
+    struct trc_workload w, r;
+    fit(&t, &w);
+    w.source = "p\xff.csv";                /* a path need not be UTF-8 */
+    struct dl_error e;
+    const char *p = tu_tmp_path("n.yaml");
+    cr_assert_eq(trc_wl_write(&w, p, &e), 0, "%s", e.msg);
+    wl_load_ok(p, &r);
+    cr_assert_eq(r.models.n, 2);
+    cr_expect_str_eq(r.models.name[1], "r\xc2\x85\xc2\x80x\xe2\x80\xa8");
+    cr_expect_str_eq(r.gpu_types.name[0], "caf\xc3\xa9");
+    cr_expect_str_eq(r.source, "p\xc3\xbf.csv");  /* read as U+00FF */
+    trc_wl_free(&r);
+    trc_wl_free(&w);
+    trc_free(&t);
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,model\n"
+             "a,0,1,10,ok\nb,5,1,20,r\xffx\n");
+    memset(&e, 0, sizeof e);
+    cr_expect_eq(trc_wl_fit(&t, &w, &e), DL_EINPUT);
+    cr_expect_eq(e.line, 3);
+    cr_expect(strstr(e.msg, "is not UTF-8"), "%s", e.msg);
+    trc_wl_free(&w);
+    trc_free(&t);
+}
+
+/* trace scale / --load: a deadline moves with its submit, so it must stay
+ * within the largest time a trace may hold, or the written trace would
+ * not read back */
+Test(workload, scale_keeps_deadlines_in_range)
+{
+    struct trace t;
+    struct cluster c;
+    tu_simple_cluster(&c, 1, 1);
+    /* 2000 GPU-s over a 1000 s span on 1 GPU: load 2; load 4e-9 stretches
+     * gaps 5e8 times: b at 5e11 s, its deadline at 1.4e12 s */
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+             "a,0,1,1000,\nb,1000,1,1000,900000001000\n");
+    double k = 0;
+    struct dl_error e = {0};
+    cr_expect_eq(trc_scale_load(&t, &c, 4e-9, &k, &e), DL_EINPUT);
+    cr_expect(strstr(e.msg, "past the largest time"), "%s", e.msg);
+    cr_expect_eq(t.jobs[1].submit, US(1000));      /* untouched */
+    /* a smaller stretch fits: b at 5e10 s, deadline 9.5e11 s */
+    cr_expect_eq(trc_scale_load(&t, &c, 4e-8, &k, &e), 0, "%s", e.msg);
+    cr_expect_eq(t.jobs[1].submit, US(50000000000));
+    cr_expect_eq(t.jobs[1].deadline, US(950000000000));
+    trc_free(&t);
+    clu_free(&c);
 }
 
 /* ------------------------------------------------------------ generation */

@@ -61,6 +61,9 @@ int trc_scale_load(struct trace *t, const struct cluster *c, double load,
     simtime_t first = t->jobs[0].submit;
     for (uint32_t j = 0; j < t->njobs; j++) {
         double s = (double)first + round((double)(t->jobs[j].submit - first) * k);
+        /* a deadline moves with its submit and must stay a valid time too */
+        if (t->jobs[j].deadline != SIM_NEVER)
+            s += (double)(t->jobs[j].deadline - t->jobs[j].submit);
         if (!(s <= (double)TRC_MAX_TIME))
             return dl_fail(err, t->path, t->jobs[j].line, 0, "--load %g puts "
                            "job %s past the largest time a trace may hold",

@@ -43,6 +43,7 @@
 #include "models/mdlint.h"
 #include "traces/trace.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -54,8 +55,25 @@
 #define WL_VERSION 1
 #define DAY_US (INT64_C(86400) * SIM_US_PER_S)
 #define HOUR_US (INT64_C(3600) * SIM_US_PER_S)
+/* The reader's ranges cover every value a trace the trace reader accepts
+ * can give, so that trace fit never writes a file trace gen refuses:
+ * times up to TRC_MAX_TIME (1e12 s), slack up to 1e12 s over 1 us. */
+#define WL_MAX_S 1e12
+#define WL_MAX_SLACK 1e18
 
 /* ------------------------------------------------------------ helpers */
+
+static bool utf8_ok(const char *s)
+{
+    uint32_t c;
+    for (const char *p = s; *p;) {
+        int n = sim_utf8_char(p, &c);
+        if (!n)
+            return false;
+        p += n;
+    }
+    return true;
+}
 
 double trc_qtab_eval(const struct trc_qtab *t, double u, bool loglin)
 {
@@ -204,6 +222,18 @@ int trc_wl_fit(const struct trace *t, struct trc_workload *w,
     if (n < 2)
         return dl_fail(err, t->path, 0, 0, "trace fit needs at least 2 jobs "
                        "(one inter-arrival gap), the trace has %u", n);
+    /* YAML is Unicode text: a name that is not UTF-8 could be written only
+     * changed (as Latin-1), and the generated jobs would not carry it */
+    for (uint32_t i = 0; i < n; i++) {
+        const struct trc_job *j = &t->jobs[i];
+        const char *bad = j->model && !utf8_ok(j->model) ? "model"
+                        : j->gpu_type && !utf8_ok(j->gpu_type) ? "gpu_type"
+                        : NULL;
+        if (bad)
+            return dl_fail(err, t->path, j->line, 0, "%s '%s' is not UTF-8 "
+                           "text, which a workload file cannot hold", bad,
+                           bad[0] == 'm' ? j->model : j->gpu_type);
+    }
     struct arena *a = w->arena = arena_new();
     w->source = arena_strndup(a, t->path ? t->path : "",
                               strlen(t->path ? t->path : ""));
@@ -370,13 +400,22 @@ int trc_wl_fit(const struct trace *t, struct trc_workload *w,
 static void put_str(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\x%02x", *p);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        uint32_t c;
+        int len = sim_utf8_char((const char *)p, &c);
+        if (!len)               /* not UTF-8 (a path): the byte as U+00NN */
+            fprintf(f, "\\x%02x", *p++);
+        else if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", *p++);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\x%02x", *p++);
+        else if ((c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 ||
+                 c == 0xfeff || c == 0xfffe || c == 0xffff)
+            /* YAML's non-printable characters and line breaks (NEL, LS,
+             * PS), which a quoted scalar would fold: escaped */
+            fprintf(f, "\\u%04x", c), p += len;
         else
-            fputc(*p, f);
+            fwrite(p, 1, (size_t)len, f), p += len;
     }
     fputc('"', f);
 }
@@ -597,10 +636,11 @@ static int read_source(struct rd *r, const yaml_node_t *n)
             rc = get_u64(r, v, "bytes", 0, 9e15, &r->w->source_bytes);
         } else if (!strcmp(key, "crc32")) {
             const char *s = yl_scalar(v);
-            char *end;
-            unsigned long c = s ? strtoul(s, &end, 16) : 0;
-            if (!s || strlen(s) != 8 || *end)
+            /* exactly 8 hex digits: strtoul alone would take a sign or
+             * leading blanks */
+            if (!s || strlen(s) != 8 || strspn(s, "0123456789abcdefABCDEF") != 8)
                 return yl_fail(&r->L, v, "crc32: expected 8 hex digits");
+            unsigned long c = strtoul(s, NULL, 16);
             r->w->source_crc32 = (uint32_t)c;
         } else {
             return unknown(r, k, key, "source", "trace, bytes, crc32");
@@ -918,10 +958,10 @@ static int read_root(struct rd *r)
         if (!strcmp(key, "source"))
             rc = read_source(r, v);
         else if (!strcmp(key, "start_s"))
-            rc = yl_num(&r->L, v, "start_s", 0, 1e11, false,
+            rc = yl_num(&r->L, v, "start_s", 0, WL_MAX_S, false,
                         &w->start_s), have_start = true;
         else if (!strcmp(key, "span_s"))
-            rc = yl_num(&r->L, v, "span_s", 0, 1e11, false,
+            rc = yl_num(&r->L, v, "span_s", 0, WL_MAX_S, false,
                         &w->span_s), have_span = true;
         else if (!strcmp(key, "interarrival"))
             rc = read_interarrival(r, v);
@@ -932,13 +972,13 @@ static int read_root(struct rd *r)
         else if (!strcmp(key, "gpu_types"))
             rc = read_mix(r, v, "gpu_types", &w->gpu_types);
         else if (!strcmp(key, "deadlines"))
-            rc = read_column(r, v, "deadlines", "slack_quantiles", 0, 1e6,
-                             &w->deadline_jobs, &w->slack);
+            rc = read_column(r, v, "deadlines", "slack_quantiles", 0,
+                             WL_MAX_SLACK, &w->deadline_jobs, &w->slack);
         else if (!strcmp(key, "util"))
             rc = read_column(r, v, "util", "quantiles", 0, 1, &w->util_jobs,
                              &w->util);
         else if (!strcmp(key, "mem_gb"))
-            rc = read_column(r, v, "mem_gb", "quantiles", 0, 1e6,
+            rc = read_column(r, v, "mem_gb", "quantiles", 0, FLT_MAX,
                              &w->mem_jobs, &w->mem);
         else
             return unknown(r, k, key, "workload", "kind, version, source, "
