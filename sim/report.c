@@ -733,8 +733,30 @@ static void group_heading(const struct rpt *R, uint32_t g, char *buf, size_t n)
 #undef ADD
 }
 
+/* The length of a path's file name without its directory and without
+ * the extensions .gz, .csv, .yaml, .yml, .json (at most two); *name is
+ * set to its start. */
+static size_t short_name(const char *path, const char **name)
+{
+    const char *v = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t l = strlen(v);
+    static const char *const ext[] = { ".gz", ".csv", ".yaml", ".yml",
+                                       ".json" };
+    for (int round = 0; round < 2; round++)
+        for (size_t e = 0; e < sizeof ext / sizeof ext[0]; e++) {
+            size_t el = strlen(ext[e]);
+            if (l > el && !strncmp(v + l - el, ext[e], el)) {
+                l -= el;
+                break;
+            }
+        }
+    *name = v;
+    return l;
+}
+
 /* A short label of a setting for chart axes: what varies between
- * settings, else the trace's file name. */
+ * settings (file names without directory and extensions), else the
+ * trace's file name. */
 static void setting_label(const struct rpt *R, uint32_t s, char *buf, size_t n)
 {
     const struct setting *S = &R->set[s];
@@ -745,13 +767,18 @@ static void setting_label(const struct rpt *R, uint32_t s, char *buf, size_t n)
         if (!R->vary[i])
             continue;
         const char *v = f[i];
-        if (i == 1 && strrchr(v, '/'))
-            v = strrchr(v, '/') + 1;
-        k += (size_t)snprintf(buf + k, k < n ? n - k : 0, "%s%s", k ? " " : "", v);
+        size_t l = strlen(v);
+        if (i > 0)
+            l = short_name(f[i], &v);
+        if (!l)
+            continue;
+        k += (size_t)snprintf(buf + k, k < n ? n - k : 0, "%s%.*s",
+                              k ? " " : "", (int)l, v);
     }
     if (!k) {
-        const char *v = strrchr(S->trace, '/') ? strrchr(S->trace, '/') + 1 : S->trace;
-        snprintf(buf, n, "%s", *v ? v : "all runs");
+        const char *v;
+        size_t l = short_name(S->trace, &v);
+        snprintf(buf, n, "%.*s", (int)l, l ? v : "all runs");
     }
 }
 
@@ -864,7 +891,8 @@ static void draw_bars(struct rpt *R, int m)
     FILE *g = R->gp;
     fprintf(g, "set boxwidth %.9g absolute\nset style fill solid 0.85 border "
             "lc rgb '#333333'\nset xrange [-0.5:%.1f]\nset yrange [0:*]\n"
-            "set xtics (", w * 0.9, S - 0.5);
+            "%sset xtics (", w * 0.9, S - 0.5,
+            S > 2 ? "set xtics rotate by -20 left\nset bmargin 6\n" : "");
     for (uint32_t s = 0; s < S; s++) {
         char lab[512], full[600];
         setting_label(R, s, lab, sizeof lab);
