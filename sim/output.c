@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int mkdirs(const char *dir)
+int out_mkdirs(const char *dir)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", dir);
@@ -238,7 +238,7 @@ int out_write_run(const struct eng *e, const struct met_summary *m,
                   const char *dir, const char *policy, const char *trace,
                   const char *cluster, struct dl_error *err)
 {
-    if (mkdirs(dir))
+    if (out_mkdirs(dir))
         return dl_fail_io(err, dir, "cannot create directory: %s", strerror(errno));
     /* summary.json marks a whole set: remove the old one first, write every
      * file under a temporary name, then rename them, summary.json last */

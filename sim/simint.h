@@ -168,6 +168,9 @@ void met_summarize(const struct eng *e, struct met_summary *m);
 int out_write_run(const struct eng *e, const struct met_summary *m,
                   const char *dir, const char *policy, const char *trace,
                   const char *cluster, struct dl_error *err);
+/* mkdir -p: dir and its missing parents (mode 0777).  0, or -1 with
+ * errno. */
+int out_mkdirs(const char *dir);
 /* The stdout table: one header line, then out_table_row per run. */
 void out_table_header(FILE *to);
 void out_table_row(FILE *to, const char *policy, const struct met_summary *m);

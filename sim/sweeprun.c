@@ -905,21 +905,6 @@ static char *grid_text(const struct sweep *w, size_t *len)
     return buf;
 }
 
-static int mkdir_p(const char *dir)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(buf, 0777) && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
-}
-
 /* Only what a sweep killed before writing grid.csv can leave. */
 static bool only_sweep_debris(const char *dir)
 {
@@ -987,7 +972,7 @@ static int setup_dir(struct sweep *w, bool resume, bool shard)
     }
     struct dl_error err = { 0 };
     char *runs = path2(dir, "runs"), *logs = path2(dir, "logs");
-    if (!rc && (mkdir_p(dir) || mkdir_p(runs) || mkdir_p(logs))) {
+    if (!rc && (out_mkdirs(dir) || out_mkdirs(runs) || out_mkdirs(logs))) {
         fprintf(stderr, "dlsim sweep: %s: cannot create: %s\n", dir, strerror(errno));
         rc = 1;
     }

@@ -31,55 +31,10 @@
 
 TestSuite(annotate, .fini = tu_tmp_cleanup);
 
-/* The test's temporary directory, made now (commands run inside it). */
-static const char *tmpdir_now(void)
-{
-    tu_tmp_path("");
-    return tu_tmpdir;
-}
-
-static const char *write_text(const char *name, const char *text)
-{
-    const char *p = tu_tmp_path(name);
-    FILE *f = fopen(p, "w");
-    cr_assert(f);
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
-
-/* The whole file into a malloc'd buffer; *n its length. */
-static char *slurp(const char *p, size_t *n)
-{
-    FILE *f = fopen(p, "rb");
-    cr_assert(f, "cannot open %s", p);
-    size_t cap = 1 << 16, len = 0;
-    char *b = malloc(cap);
-    size_t got;
-    while ((got = fread(b + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap)
-            b = realloc(b, cap *= 2);
-    }
-    fclose(f);
-    *n = len;
-    return b;
-}
-
-static bool same_file(const char *a, const char *b)
-{
-    size_t na, nb;
-    char *x = slurp(a, &na), *y = slurp(b, &nb);
-    bool same = na == nb && !memcmp(x, y, na);
-    free(x);
-    free(y);
-    return same;
-}
-
 /* Files in tmpdir whose name starts with prefix. */
 static int count_files(const char *prefix)
 {
-    DIR *d = opendir(tmpdir_now());
+    DIR *d = opendir(tu_tmp_dir());
     cr_assert(d);
     int n = 0;
     struct dirent *e;
@@ -123,28 +78,6 @@ static void load(const char *p, struct trace *t)
                  e.msg);
 }
 
-static char out_text[65536];
-
-/* Runs "$DLSIM args" in tmpdir (shell syntax), stdout+stderr into
- * out_text; returns the exit status. */
-static int dlsim(const char *fmt, ...)
-{
-    const char *bin = getenv("DLSIM");
-    cr_assert(bin, "DLSIM is not set (run through meson test)");
-    char args[2048], cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", tmpdir_now(), bin, args);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p);
-    size_t n = fread(out_text, 1, sizeof out_text - 1, p);
-    out_text[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 /* ---------------------------------------------------------- determinism */
 
 Test(annotate, deterministic_bytes_for_a_seed)
@@ -156,23 +89,23 @@ Test(annotate, deterministic_bytes_for_a_seed)
     const char *opts = "--deadline-slack 1.5:4 --deadline-frac 0.6 "
                        "--models resnet50@64:2,bert,vgg16:0.5 "
                        "--util beta:2,5 --mem lognormal:2,0.5";
-    cr_assert_eq(dlsim("trace annotate in.csv -o a.csv %s --seed 9", opts), 0,
-                 "%s", out_text);
-    cr_assert_eq(dlsim("trace annotate %s --seed 9 -o b.csv in.csv", opts), 0,
-                 "%s", out_text);
-    cr_assert(same_file(tu_tmp_path("a.csv"), tu_tmp_path("b.csv")));
-    cr_assert_eq(dlsim("trace annotate in.csv -o c.csv %s --seed 10", opts),
-                 0, "%s", out_text);
-    cr_assert(!same_file(tu_tmp_path("a.csv"), tu_tmp_path("c.csv")));
+    cr_assert_eq(tu_dlsim("trace annotate in.csv -o a.csv %s --seed 9", opts), 0,
+                 "%s", tu_out);
+    cr_assert_eq(tu_dlsim("trace annotate %s --seed 9 -o b.csv in.csv", opts), 0,
+                 "%s", tu_out);
+    cr_assert(tu_same_file(tu_tmp_path("a.csv"), tu_tmp_path("b.csv")));
+    cr_assert_eq(tu_dlsim("trace annotate in.csv -o c.csv %s --seed 10", opts),
+                 0, "%s", tu_out);
+    cr_assert(!tu_same_file(tu_tmp_path("a.csv"), tu_tmp_path("c.csv")));
     /* the default seed is 1 */
-    cr_assert_eq(dlsim("trace annotate in.csv -o d.csv %s", opts), 0);
-    cr_assert_eq(dlsim("trace annotate in.csv -o e.csv %s --seed 1", opts), 0);
-    cr_assert(same_file(tu_tmp_path("d.csv"), tu_tmp_path("e.csv")));
+    cr_assert_eq(tu_dlsim("trace annotate in.csv -o d.csv %s", opts), 0);
+    cr_assert_eq(tu_dlsim("trace annotate in.csv -o e.csv %s --seed 1", opts), 0);
+    cr_assert(tu_same_file(tu_tmp_path("d.csv"), tu_tmp_path("e.csv")));
     /* gzip output: the same records */
-    cr_assert_eq(dlsim("trace annotate in.csv -o a.csv.gz %s --seed 9", opts),
-                 0, "%s", out_text);
+    cr_assert_eq(tu_dlsim("trace annotate in.csv -o a.csv.gz %s --seed 9", opts),
+                 0, "%s", tu_out);
     size_t n;
-    char *z = slurp(tu_tmp_path("a.csv.gz"), &n);
+    char *z = tu_slurp(tu_tmp_path("a.csv.gz"), &n);
     cr_assert(n > 2 && (unsigned char)z[0] == 0x1f &&
               (unsigned char)z[1] == 0x8b, "not gzip");
     free(z);
@@ -329,13 +262,13 @@ static void assert_rest_same(const struct trace *x, const struct trace *y)
 Test(annotate, existing_fields_kept_without_overwrite)
 {
     struct trace in, out;
-    load(write_text("in.csv", mixed), &in);
-    cr_assert_eq(dlsim("trace annotate in.csv -o out.csv --deadline-slack 2:3 "
+    load(tu_tmp_file("in.csv", mixed), &in);
+    cr_assert_eq(tu_dlsim("trace annotate in.csv -o out.csv --deadline-slack 2:3 "
                        "--models x,y --util uniform:0.1,0.2 --mem const:4"),
-                 0, "%s", out_text);
-    cr_assert(strstr(out_text, "wrote 4 jobs to out.csv: deadline filled 2 "
+                 0, "%s", tu_out);
+    cr_assert(strstr(tu_out, "wrote 4 jobs to out.csv: deadline filled 2 "
                      "kept 2, model filled 2 kept 2, util filled 2 kept 2, "
-                     "mem_gb filled 2 kept 2"), "%s", out_text);
+                     "mem_gb filled 2 kept 2"), "%s", tu_out);
     load(tu_tmp_path("out.csv"), &out);
     assert_rest_same(&in, &out);
     const struct trc_job *j = out.jobs;
@@ -365,13 +298,13 @@ Test(annotate, existing_fields_kept_without_overwrite)
 Test(annotate, overwrite_replaces_existing_fields)
 {
     struct trace in, out;
-    load(write_text("in.csv", mixed), &in);
-    cr_assert_eq(dlsim("trace annotate in.csv -o out.csv.gz --overwrite "
+    load(tu_tmp_file("in.csv", mixed), &in);
+    cr_assert_eq(tu_dlsim("trace annotate in.csv -o out.csv.gz --overwrite "
                        "--deadline-slack 2 --models x --util const:0.75 "
-                       "--mem const:2"), 0, "%s", out_text);
-    cr_assert(strstr(out_text, "deadline filled 4 replaced 2, model filled 4 "
+                       "--mem const:2"), 0, "%s", tu_out);
+    cr_assert(strstr(tu_out, "deadline filled 4 replaced 2, model filled 4 "
                      "replaced 2, util filled 4 replaced 2, mem_gb filled 4 "
-                     "replaced 2"), "%s", out_text);
+                     "replaced 2"), "%s", tu_out);
     load(tu_tmp_path("out.csv.gz"), &out);
     assert_rest_same(&in, &out);
     for (uint32_t i = 0; i < out.njobs; i++) {
@@ -400,9 +333,9 @@ Test(annotate, overwrite_replaces_existing_fields)
 
 Test(annotate, output_may_be_the_input)
 {
-    write_text("t.csv", mixed);
-    cr_assert_eq(dlsim("trace annotate t.csv -o t.csv --util const:0.5"), 0,
-                 "%s", out_text);
+    tu_tmp_file("t.csv", mixed);
+    cr_assert_eq(tu_dlsim("trace annotate t.csv -o t.csv --util const:0.5"), 0,
+                 "%s", tu_out);
     struct trace t;
     load(tu_tmp_path("t.csv"), &t);
     cr_assert_eq(t.njobs, 4);
@@ -625,7 +558,7 @@ Test(annotate, bad_options_rejected_trace_unchanged)
         {NULL, NULL, NULL, 1, 2, 1.5, "fraction"},
     };
     struct trace t;
-    load(write_text("in.csv", mixed), &t);
+    load(tu_tmp_file("in.csv", mixed), &t);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct trc_annot_opts o;
         trc_annot_defaults(&o);
@@ -652,7 +585,7 @@ Test(annotate, bad_options_rejected_trace_unchanged)
 
 Test(annotate, cli_exit_statuses_and_no_output_left)
 {
-    write_text("in.csv", mixed);
+    tu_tmp_file("in.csv", mixed);
     /* bad option values: 2, nothing written */
     const char *bad[] = {
         "--util beta:0,1", "--util weird", "--mem exp:0", "--models a,,b",
@@ -662,61 +595,61 @@ Test(annotate, cli_exit_statuses_and_no_output_left)
         "--util", "--bogus", "", "--util const:1 extra.csv",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        cr_assert_eq(dlsim("trace annotate in.csv -o out.csv %s", bad[i]), 2,
-                     "'%s': %s", bad[i], out_text);
-        cr_assert(strstr(out_text, "dlsim trace annotate"), "'%s': %s",
-                  bad[i], out_text);
+        cr_assert_eq(tu_dlsim("trace annotate in.csv -o out.csv %s", bad[i]), 2,
+                     "'%s': %s", bad[i], tu_out);
+        cr_assert(strstr(tu_out, "dlsim trace annotate"), "'%s': %s",
+                  bad[i], tu_out);
         cr_assert_eq(count_files("out"), 0, "'%s'", bad[i]);
     }
-    cr_assert_eq(dlsim("trace annotate in.csv --util const:1"), 2);
-    cr_assert(strstr(out_text, "missing -o"), "%s", out_text);
-    cr_assert_eq(dlsim("trace annotate -o out.csv --util const:1"), 2);
-    cr_assert(strstr(out_text, "missing the input"), "%s", out_text);
+    cr_assert_eq(tu_dlsim("trace annotate in.csv --util const:1"), 2);
+    cr_assert(strstr(tu_out, "missing -o"), "%s", tu_out);
+    cr_assert_eq(tu_dlsim("trace annotate -o out.csv --util const:1"), 2);
+    cr_assert(strstr(tu_out, "missing the input"), "%s", tu_out);
 
     /* malformed input: 2 with file:line */
-    write_text("bad.csv", "job_id,submit_time,num_gpus,duration\n"
+    tu_tmp_file("bad.csv", "job_id,submit_time,num_gpus,duration\n"
                           "a,5,1,10\nb,1,1,10\n");
-    cr_assert_eq(dlsim("trace annotate bad.csv -o out.csv --util const:1"),
-                 2, "%s", out_text);
-    cr_assert(strstr(out_text, "bad.csv:3:"), "%s", out_text);
-    write_text("bad2.csv", "job_id,submit_time,num_gpus,duration,util\n"
+    cr_assert_eq(tu_dlsim("trace annotate bad.csv -o out.csv --util const:1"),
+                 2, "%s", tu_out);
+    cr_assert(strstr(tu_out, "bad.csv:3:"), "%s", tu_out);
+    tu_tmp_file("bad2.csv", "job_id,submit_time,num_gpus,duration,util\n"
                            "a,5,1,10,1.5\n");
-    cr_assert_eq(dlsim("trace annotate bad2.csv -o out.csv.gz --util "
-                       "const:1 --overwrite"), 2, "%s", out_text);
-    cr_assert(strstr(out_text, "bad2.csv:2:"), "%s", out_text);
+    cr_assert_eq(tu_dlsim("trace annotate bad2.csv -o out.csv.gz --util "
+                       "const:1 --overwrite"), 2, "%s", tu_out);
+    cr_assert(strstr(tu_out, "bad2.csv:2:"), "%s", tu_out);
     cr_assert_eq(count_files("out"), 0);
 
     /* unreadable input, unwritable output: 1 */
-    cr_assert_eq(dlsim("trace annotate missing.csv -o out.csv --util "
-                       "const:1"), 1, "%s", out_text);
-    cr_assert(strstr(out_text, "missing.csv"), "%s", out_text);
-    cr_assert_eq(dlsim("trace annotate in.csv -o nodir/out.csv --util "
-                       "const:1"), 1, "%s", out_text);
+    cr_assert_eq(tu_dlsim("trace annotate missing.csv -o out.csv --util "
+                       "const:1"), 1, "%s", tu_out);
+    cr_assert(strstr(tu_out, "missing.csv"), "%s", tu_out);
+    cr_assert_eq(tu_dlsim("trace annotate in.csv -o nodir/out.csv --util "
+                       "const:1"), 1, "%s", tu_out);
     cr_assert_eq(count_files("out"), 0);
     cr_assert_eq(count_files("in.csv.tmp"), 0);
 
     /* standard input */
-    cr_assert_eq(dlsim("trace annotate - -o out.csv --models m < in.csv"), 0,
-                 "%s", out_text);
-    cr_assert(strstr(out_text, "wrote 4 jobs to out.csv: model filled 2 "
-                     "kept 2"), "%s", out_text);
+    cr_assert_eq(tu_dlsim("trace annotate - -o out.csv --models m < in.csv"), 0,
+                 "%s", tu_out);
+    cr_assert(strstr(tu_out, "wrote 4 jobs to out.csv: model filled 2 "
+                     "kept 2"), "%s", tu_out);
 }
 
 Test(annotate, cli_help_documents_every_flag)
 {
-    cr_assert_eq(dlsim("trace annotate --help"), 0);
+    cr_assert_eq(tu_dlsim("trace annotate --help"), 0);
     const char *flags[] = {"--deadline-slack", "--deadline-frac", "--models",
                            "--util", "--mem", "--seed", "--overwrite",
                            "--output", "beta:A,B", "--help"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-        cr_assert(strstr(out_text, flags[i]), "no %s in:\n%s", flags[i],
-                  out_text);
-    cr_assert_eq(dlsim("trace --help"), 0);
-    cr_assert(strstr(out_text, "annotate"), "%s", out_text);
-    cr_assert_eq(dlsim("trace"), 2);
-    cr_assert(strstr(out_text, "annotate"), "%s", out_text);
-    cr_assert_eq(dlsim("--help"), 0);
-    cr_assert(strstr(out_text, "trace annotate"), "%s", out_text);
+        cr_assert(strstr(tu_out, flags[i]), "no %s in:\n%s", flags[i],
+                  tu_out);
+    cr_assert_eq(tu_dlsim("trace --help"), 0);
+    cr_assert(strstr(tu_out, "annotate"), "%s", tu_out);
+    cr_assert_eq(tu_dlsim("trace"), 2);
+    cr_assert(strstr(tu_out, "annotate"), "%s", tu_out);
+    cr_assert_eq(tu_dlsim("--help"), 0);
+    cr_assert(strstr(tu_out, "trace annotate"), "%s", tu_out);
 }
 
 /* --load: three 10 s one-GPU jobs at 0, 10, 20 on one GPU offer 30 GPU-s

@@ -47,37 +47,12 @@ static char *written(void (*fn)(FILE *, const void *, int), const void *rows,
     return buf;
 }
 
-static char out_text[65536];
-
-/* Runs a shell command line (stdout+stderr into out_text); exit status. */
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    strcat(cmd, " 2>&1");
-    FILE *p = popen(cmd, "r");
-    cr_assert(p);
-    size_t n = fread(out_text, 1, sizeof out_text - 1, p);
-    out_text[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 static const char *tool(void)
 {
     const char *t = getenv("DLSIM_CALIBRATE");
     if (!t || !*t)
         cr_skip_test("dlsim-calibrate was not built (no CUDA compiler)");
     return t;
-}
-
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
 }
 
 /* ---------------------------------------------------------- arguments */
@@ -507,7 +482,7 @@ Test(calib_nvml, absent_library_is_reported_not_fatal)
 
 Test(calib_nvml, the_real_library_if_any_fails_cleanly_without_a_gpu)
 {
-    if (exists("/dev/nvidia0"))
+    if (tu_exists("/dev/nvidia0"))
         cr_skip_test("a GPU is present");
     char why[256] = "";
     struct cal_nvml *n = cal_nvml_open(NULL, NULL, why, sizeof why);
@@ -590,20 +565,20 @@ Test(calib_fit, dlsim_fit_accepts_the_written_csvs)
     synthetic(dir);
     char cwd[1024];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
-    cr_assert_eq(sh("cd '%s' && '%s' fit runtime runtime.csv --zoo "
+    cr_assert_eq(tu_sh_here("cd '%s' && '%s' fit runtime runtime.csv --zoo "
                     "'%s/../models' -o rt.yaml", dir, bin, cwd),
-                 0, "%s", out_text);
+                 0, "%s", tu_out);
     cr_assert(file_has(tu_tmp_path("rt.yaml"), "kind: runtime"));
     cr_assert(file_has(tu_tmp_path("rt.yaml"), "name: \"H200\""),
               "H200 has its own efficiencies (>= 8 rows)");
-    cr_assert_eq(sh("cd '%s' && '%s' fit slowdown pairs-timeslice.csv -o "
-                    "sd.yaml", dir, bin), 0, "%s", out_text);
-    cr_assert(strstr(out_text, "H200"), "%s", out_text);
+    cr_assert_eq(tu_sh_here("cd '%s' && '%s' fit slowdown pairs-timeslice.csv -o "
+                    "sd.yaml", dir, bin), 0, "%s", tu_out);
+    cr_assert(strstr(tu_out, "H200"), "%s", tu_out);
     cr_assert(file_has(tu_tmp_path("sd.yaml"), "kind: slowdown"));
     /* the synthetic rates are exactly rank one: the form fits them */
     cr_assert(file_has(tu_tmp_path("sd.yaml"), "form: sensitivity_pressure"));
-    cr_assert_eq(sh("cd '%s' && '%s' fit util util.csv -o ut.yaml", dir, bin),
-                 0, "%s", out_text);
+    cr_assert_eq(tu_sh_here("cd '%s' && '%s' fit util util.csv -o ut.yaml", dir, bin),
+                 0, "%s", tu_out);
     cr_assert(file_has(tu_tmp_path("ut.yaml"), "kind: util"));
     tu_tmp_cleanup();
 }
@@ -616,8 +591,8 @@ Test(calib_fit, script_from_dir_fits_and_ties_the_models)
     char dir[512];
     snprintf(dir, sizeof dir, "%s", tu_tmp_path(""));
     synthetic(dir);
-    cr_assert_eq(sh("'%s/scripts/calibrate.sh' --from '%s' --dlsim '%s'", src,
-                    dir, bin), 0, "%s", out_text);
+    cr_assert_eq(tu_sh_here("'%s/scripts/calibrate.sh' --from '%s' --dlsim '%s'", src,
+                    dir, bin), 0, "%s", tu_out);
     cr_assert(file_has(tu_tmp_path("runtime-H200.yaml"), "kind: runtime"));
     cr_assert(file_has(tu_tmp_path("slowdown-H200.yaml"), "kind: slowdown"));
     cr_assert(file_has(tu_tmp_path("slowdown-streams-H200.yaml"),
@@ -638,15 +613,15 @@ Test(calib_fit, script_from_dir_fits_and_ties_the_models)
     fputs("job_id,submit_time,num_gpus,duration,model\n"
           "a,0,1,100,bert@64\nb,0,1,100,lstm@20\n", f);
     fclose(f);
-    cr_assert_eq(sh("cd '%s' && '%s' run --trace t.csv --cluster c.yaml "
+    cr_assert_eq(tu_sh_here("cd '%s' && '%s' run --trace t.csv --cluster c.yaml "
                     "--models models-H200.yaml --out run --quiet", dir, bin),
-                 0, "%s", out_text);
-    cr_assert(exists(tu_tmp_path("run/summary.json")));
+                 0, "%s", tu_out);
+    cr_assert(tu_exists(tu_tmp_path("run/summary.json")));
     /* a bad directory fails early with a message */
-    cr_assert_eq(sh("'%s/scripts/calibrate.sh' --from /nonexistent-dir "
-                    "--dlsim '%s'", src, bin), 2, "%s", out_text);
-    cr_assert(strstr(out_text, "/nonexistent-dir"), "%s", out_text);
-    sh("rm -rf '%s/run'", dir);
+    cr_assert_eq(tu_sh_here("'%s/scripts/calibrate.sh' --from /nonexistent-dir "
+                    "--dlsim '%s'", src, bin), 2, "%s", tu_out);
+    cr_assert(strstr(tu_out, "/nonexistent-dir"), "%s", tu_out);
+    tu_sh_here("rm -rf '%s/run'", dir);
     tu_tmp_cleanup();
 }
 
@@ -655,46 +630,46 @@ Test(calib_fit, script_from_dir_fits_and_ties_the_models)
 Test(calib_tool, help_usage_and_list)
 {
     const char *t = tool();
-    cr_assert_eq(sh("'%s' --help", t), 0, "%s", out_text);
-    cr_assert(!strncmp(out_text, cal_usage_text, strlen(cal_usage_text)),
-                       "%s", out_text);
-    cr_assert_eq(sh("'%s' probe --repeats 0", t), 2);
-    cr_assert_str_eq(out_text, "dlsim-calibrate: --repeats: bad value '0' "
+    cr_assert_eq(tu_sh_here("'%s' --help", t), 0, "%s", tu_out);
+    cr_assert(!strncmp(tu_out, cal_usage_text, strlen(cal_usage_text)),
+                       "%s", tu_out);
+    cr_assert_eq(tu_sh_here("'%s' probe --repeats 0", t), 2);
+    cr_assert_str_eq(tu_out, "dlsim-calibrate: --repeats: bad value '0' "
                      "(see dlsim-calibrate --help)\n");
-    cr_assert_eq(sh("'%s'", t), 2);
-    cr_assert_eq(sh("'%s' bogus", t), 2);
-    cr_assert_eq(sh("'%s' list", t), 0, "%s", out_text);
+    cr_assert_eq(tu_sh_here("'%s'", t), 2);
+    cr_assert_eq(tu_sh_here("'%s' bogus", t), 2);
+    cr_assert_eq(tu_sh_here("'%s' list", t), 0, "%s", tu_out);
     int lines = 0;
-    for (const char *p = out_text; (p = strchr(p, '\n')); p++)
+    for (const char *p = tu_out; (p = strchr(p, '\n')); p++)
         lines++;
     cr_assert_eq(lines, 1 + cal_nproxies);
-    cr_assert(strstr(out_text, "\nresnet50@64 "), "%s", out_text);
+    cr_assert(strstr(tu_out, "\nresnet50@64 "), "%s", tu_out);
 }
 
 Test(calib_tool, no_gpu_is_exit_3_with_one_line)
 {
     const char *t = tool();
-    if (exists("/dev/nvidia0"))
+    if (tu_exists("/dev/nvidia0"))
         cr_skip_test("a GPU is present");
     static const char *const cmds[] = { "probe", "suite", "proxies", "pairs",
                                         "all" };
     char dir[512];
     snprintf(dir, sizeof dir, "%s", tu_tmp_path("out"));
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
-        cr_assert_eq(sh("'%s' %s --out '%s'", t, cmds[i], dir), 3, "%s: %s",
-                     cmds[i], out_text);
+        cr_assert_eq(tu_sh_here("'%s' %s --out '%s'", t, cmds[i], dir), 3, "%s: %s",
+                     cmds[i], tu_out);
         /* this machine has the CUDA runtime but no driver */
-        cr_assert_str_eq(out_text, "dlsim-calibrate: no usable GPU: CUDA "
+        cr_assert_str_eq(tu_out, "dlsim-calibrate: no usable GPU: CUDA "
                          "driver version is insufficient for CUDA runtime "
                          "version\n", "%s", cmds[i]);
-        cr_assert(!exists(dir), "nothing is written");
+        cr_assert(!tu_exists(dir), "nothing is written");
     }
     /* the script fails as early, with the same line */
     const char *src = getenv("DLSIM_SOURCE");
-    cr_assert_eq(sh("'%s/scripts/calibrate.sh' --out '%s' --tool '%s' "
+    cr_assert_eq(tu_sh_here("'%s/scripts/calibrate.sh' --out '%s' --tool '%s' "
                     "--dlsim '%s'", src, dir, t, getenv("DLSIM")), 3, "%s",
-                 out_text);
-    cr_assert(strstr(out_text, "dlsim-calibrate: no usable GPU: "), "%s",
-              out_text);
+                 tu_out);
+    cr_assert(strstr(tu_out, "dlsim-calibrate: no usable GPU: "), "%s",
+              tu_out);
     tu_tmp_cleanup();
 }

@@ -10,76 +10,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-static char tmpdir[256];
-
-static void setup(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/dlsim-cli-XXXXXX");
-    cr_assert(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    cr_assert_eq(system(cmd), 0);
-}
-
-static const char *path(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-static void put(const char *name, const char *text)
-{
-    FILE *f = fopen(path(name), "w");
-    cr_assert(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static char out_text[65536];
-
-/* Runs "$DLSIM args" (shell syntax), captures stdout+stderr into
- * out_text, returns the exit status. */
-static int dlsim(const char *fmt, ...)
-{
-    const char *bin = getenv("DLSIM");
-    cr_assert(bin, "DLSIM is not set (run through meson test)");
-    char args[2048], cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", tmpdir, bin, args);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p);
-    size_t n = fread(out_text, 1, sizeof out_text - 1, p);
-    out_text[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-/* The whole file name (at most n - 1 bytes) into buf, NUL-terminated. */
-static void slurp(const char *name, char *buf, size_t n)
-{
-    FILE *f = fopen(path(name), "r");
-    cr_assert(f, "no %s", name);
-    size_t got = fread(buf, 1, n - 1, f);
-    buf[got] = 0;
-    fclose(f);
-}
-
-static bool exists(const char *name)
-{
-    struct stat st;
-    return stat(path(name), &st) == 0;
-}
-
 static const char good_trace[] =
     "job_id,submit_time,num_gpus,duration,deadline\n"
     "a,0,2,100,150\nb,10,4,50,\nc,20,1,30,60\n";
@@ -87,17 +17,17 @@ static const char good_cluster[] =
     "name: tiny\ngpu_types:\n  - {name: V100, memory_gb: 32}\n"
     "nodes:\n  - {count: 1, gpus: 4, gpu_type: V100}\n";
 
-TestSuite(cli, .init = setup, .fini = teardown);
+TestSuite(cli, .fini = tu_tmp_cleanup);
 
 Test(cli, run_writes_outputs)
 {
-    put("t.csv", good_trace);
-    put("c.yaml", good_cluster);
-    cr_assert_eq(dlsim("run --trace t.csv --cluster c.yaml --policy fifo --out o --check"),
-                 0, "%s", out_text);
-    cr_expect(strstr(out_text, "fifo"), "%s", out_text);
-    cr_expect(exists("o/jobs.csv") && exists("o/summary.json") && exists("o/timeseries.csv"));
-    FILE *f = fopen(path("o/jobs.csv"), "r");
+    tu_tmp_file("t.csv", good_trace);
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --policy fifo --out o --check"),
+                 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "fifo"), "%s", tu_out);
+    cr_expect(tu_tmp_exists("o/jobs.csv") && tu_tmp_exists("o/summary.json") && tu_tmp_exists("o/timeseries.csv"));
+    FILE *f = fopen(tu_tmp_path("o/jobs.csv"), "r");
     char line[512];
     cr_assert(fgets(line, sizeof line, f));
     cr_expect_str_eq(line, "job_id,submit_time,start_time,finish_time,wait_time,jct,"
@@ -111,8 +41,7 @@ Test(cli, run_writes_outputs)
     cr_assert(fgets(line, sizeof line, f));
     cr_expect_str_eq(line, "c,20,150,180,130,160,1,V100,n0:0,0,60,0,30.000000,5.333333\n");
     fclose(f);
-    char js[4096];
-    slurp("o/summary.json", js, sizeof js);
+    const char *js = tu_tmp_text("o/summary.json");
     const char *keys[] = { "policy", "trace", "cluster", "seed", "jobs", "jobs_finished",
                            "makespan", "avg_jct", "p50_jct", "p95_jct", "p99_jct",
                            "avg_wait", "p50_wait", "p99_wait", "qos_jobs",
@@ -129,25 +58,25 @@ Test(cli, run_writes_outputs)
 
 Test(cli, byte_identical_reruns)
 {
-    put("c.yaml", good_cluster);
-    cr_assert_eq(dlsim("trace gen --cluster c.yaml --jobs 400 --load 0.95 --seed 9 "
-                       "--deadline-slack 1.5:3 -o t.csv.gz"), 0, "%s", out_text);
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("trace gen --cluster c.yaml --jobs 400 --load 0.95 --seed 9 "
+                       "--deadline-slack 1.5:3 -o t.csv.gz"), 0, "%s", tu_out);
     for (int i = 0; i < 2; i++)
-        cr_assert_eq(dlsim("run --trace t.csv.gz --cluster c.yaml --policy srtf "
-                           "--seed 3 --sample 60 --out r%d", i), 0, "%s", out_text);
+        cr_assert_eq(tu_dlsim("run --trace t.csv.gz --cluster c.yaml --policy srtf "
+                           "--seed 3 --sample 60 --out r%d", i), 0, "%s", tu_out);
     cr_expect_eq(system(NULL), 1);
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
              "cd '%s' && cmp r0/jobs.csv r1/jobs.csv && cmp r0/timeseries.csv "
              "r1/timeseries.csv && diff <(grep -v wall_seconds r0/summary.json) "
-             "<(grep -v wall_seconds r1/summary.json) >/dev/null", tmpdir);
+             "<(grep -v wall_seconds r1/summary.json) >/dev/null", tu_tmp_dir());
     char full[1200];
     snprintf(full, sizeof full, "bash -c \"%s\"", cmd);
     cr_expect_eq(system(full), 0, "outputs differ between identical runs");
     /* and the generator itself is reproducible */
-    cr_assert_eq(dlsim("trace gen --cluster c.yaml --jobs 400 --load 0.95 --seed 9 "
+    cr_assert_eq(tu_dlsim("trace gen --cluster c.yaml --jobs 400 --load 0.95 --seed 9 "
                        "--deadline-slack 1.5:3 -o u.csv.gz"), 0);
-    snprintf(cmd, sizeof cmd, "cd '%s' && cmp t.csv.gz u.csv.gz", tmpdir);
+    snprintf(cmd, sizeof cmd, "cd '%s' && cmp t.csv.gz u.csv.gz", tu_tmp_dir());
     cr_expect_eq(system(cmd), 0);
 }
 
@@ -156,12 +85,12 @@ struct bad { const char *trace, *cluster, *policy, *expect; };
 
 static void expect_bad(const struct bad *b)
 {
-    put("t.csv", b->trace);
-    put("c.yaml", b->cluster);
-    int rc = dlsim("run --trace t.csv --cluster c.yaml --policy '%s' --out o", b->policy);
-    cr_expect_eq(rc, 2, "exit %d for %s: %s", rc, b->expect, out_text);
-    cr_expect(strstr(out_text, b->expect), "expected '%s' in: %s", b->expect, out_text);
-    cr_expect(!exists("o"), "output directory left behind for %s", b->expect);
+    tu_tmp_file("t.csv", b->trace);
+    tu_tmp_file("c.yaml", b->cluster);
+    int rc = tu_dlsim("run --trace t.csv --cluster c.yaml --policy '%s' --out o", b->policy);
+    cr_expect_eq(rc, 2, "exit %d for %s: %s", rc, b->expect, tu_out);
+    cr_expect(strstr(tu_out, b->expect), "expected '%s' in: %s", b->expect, tu_out);
+    cr_expect(!tu_tmp_exists("o"), "output directory left behind for %s", b->expect);
 }
 
 Test(cli, bad_inputs_exit_2_located)
@@ -190,47 +119,47 @@ Test(cli, bad_inputs_exit_2_located)
 
 Test(cli, truncated_gzip_is_an_error)
 {
-    put("c.yaml", good_cluster);
-    cr_assert_eq(dlsim("trace gen --cluster c.yaml --jobs 3000 --seed 1 -o t.csv.gz"), 0);
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("trace gen --cluster c.yaml --jobs 3000 --seed 1 -o t.csv.gz"), 0);
     char cmd[600];
-    snprintf(cmd, sizeof cmd, "cd '%s' && head -c 20000 t.csv.gz > cut.csv.gz", tmpdir);
+    snprintf(cmd, sizeof cmd, "cd '%s' && head -c 20000 t.csv.gz > cut.csv.gz", tu_tmp_dir());
     cr_assert_eq(system(cmd), 0);
-    int rc = dlsim("run --trace cut.csv.gz --cluster c.yaml --out o");
-    cr_expect_eq(rc, 2, "%s", out_text);
-    cr_expect(strstr(out_text, "cut.csv.gz:"), "%s", out_text);
-    cr_expect(!exists("o"));
+    int rc = tu_dlsim("run --trace cut.csv.gz --cluster c.yaml --out o");
+    cr_expect_eq(rc, 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "cut.csv.gz:"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("o"));
 }
 
 Test(cli, usage_errors)
 {
-    cr_expect_eq(dlsim("run"), 2);
-    cr_expect(strstr(out_text, "--trace is required"), "%s", out_text);
-    cr_expect_eq(dlsim("frobnicate"), 2);
-    cr_expect_eq(dlsim("run --trace nowhere.csv"), 1, "%s", out_text);
-    cr_expect(strstr(out_text, "nowhere.csv"), "%s", out_text);
-    cr_expect_eq(dlsim("--help"), 0);
-    cr_expect_eq(dlsim("run --help"), 0);
-    cr_expect(strstr(out_text, "--check"));
-    cr_expect_eq(dlsim("trace gen --help"), 0);
-    cr_expect_eq(dlsim("trace stats --help"), 0);
+    cr_expect_eq(tu_dlsim("run"), 2);
+    cr_expect(strstr(tu_out, "--trace is required"), "%s", tu_out);
+    cr_expect_eq(tu_dlsim("frobnicate"), 2);
+    cr_expect_eq(tu_dlsim("run --trace nowhere.csv"), 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "nowhere.csv"), "%s", tu_out);
+    cr_expect_eq(tu_dlsim("--help"), 0);
+    cr_expect_eq(tu_dlsim("run --help"), 0);
+    cr_expect(strstr(tu_out, "--check"));
+    cr_expect_eq(tu_dlsim("trace gen --help"), 0);
+    cr_expect_eq(tu_dlsim("trace stats --help"), 0);
 }
 
 Test(cli, policies_listed)
 {
-    cr_assert_eq(dlsim("policies"), 0);
+    cr_assert_eq(tu_dlsim("policies"), 0);
     const char *want[] = { "fifo", "sjf", "srtf", "backfill", "preempt_cost",
                            "placement", "does not fit" };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
-        cr_expect(strstr(out_text, want[i]), "no %s in: %s", want[i], out_text);
+        cr_expect(strstr(tu_out, want[i]), "no %s in: %s", want[i], tu_out);
 }
 
 Test(cli, never_fitting_jobs_reported)
 {
-    put("t.csv", "job_id,submit_time,num_gpus,duration\nok,0,1,10\nbig,0,64,10\n");
-    put("c.yaml", good_cluster);
-    cr_assert_eq(dlsim("run --trace t.csv --cluster c.yaml --out o"), 0, "%s", out_text);
-    cr_expect(strstr(out_text, "t.csv:3: job big (64 GPUs) can never fit"), "%s", out_text);
-    FILE *f = fopen(path("o/jobs.csv"), "r");
+    tu_tmp_file("t.csv", "job_id,submit_time,num_gpus,duration\nok,0,1,10\nbig,0,64,10\n");
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --out o"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "t.csv:3: job big (64 GPUs) can never fit"), "%s", tu_out);
+    FILE *f = fopen(tu_tmp_path("o/jobs.csv"), "r");
     char line[512];
     cr_assert(fgets(line, sizeof line, f) && fgets(line, sizeof line, f) &&
               fgets(line, sizeof line, f));
@@ -240,28 +169,28 @@ Test(cli, never_fitting_jobs_reported)
 
 Test(cli, demo_runs)
 {
-    cr_assert_eq(dlsim("demo --jobs 300 --seed 2"), 0, "%s", out_text);
-    cr_expect(strstr(out_text, "srtf"));
-    cr_expect(strstr(out_text, "sjf"));
+    cr_assert_eq(tu_dlsim("demo --jobs 300 --seed 2"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "srtf"));
+    cr_expect(strstr(tu_out, "sjf"));
 }
 
 /* A failed write leaves no summary.json (so the set does not look whole)
  * and no temporary files. */
 Test(cli, failed_write_leaves_no_complete_set)
 {
-    put("t.csv", good_trace);
-    put("c.yaml", good_cluster);
-    cr_assert_eq(dlsim("run --trace t.csv --cluster c.yaml --out o --quiet"), 0, "%s",
-                 out_text);
-    cr_assert_eq(unlink(path("o/timeseries.csv")), 0);
-    cr_assert_eq(mkdir(path("o/timeseries.csv"), 0777), 0);
-    cr_expect_eq(dlsim("run --trace t.csv --cluster c.yaml --out o --quiet"), 1, "%s",
-                 out_text);
-    cr_expect(strstr(out_text, "o/timeseries.csv: not a regular file"), "%s",
-              out_text);
-    cr_expect(!exists("o/summary.json"));
+    tu_tmp_file("t.csv", good_trace);
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --out o --quiet"), 0, "%s",
+                 tu_out);
+    cr_assert_eq(unlink(tu_tmp_path("o/timeseries.csv")), 0);
+    cr_assert_eq(mkdir(tu_tmp_path("o/timeseries.csv"), 0777), 0);
+    cr_expect_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --out o --quiet"), 1, "%s",
+                 tu_out);
+    cr_expect(strstr(tu_out, "o/timeseries.csv: not a regular file"), "%s",
+              tu_out);
+    cr_expect(!tu_tmp_exists("o/summary.json"));
     char cmd[600];
-    snprintf(cmd, sizeof cmd, "ls '%s/o' | grep -q tmp", tmpdir);
+    snprintf(cmd, sizeof cmd, "ls '%s/o' | grep -q tmp", tu_tmp_dir());
     cr_expect_neq(system(cmd), 0, "temporary files left behind");
 }
 
@@ -269,21 +198,21 @@ Test(cli, failed_write_leaves_no_complete_set)
  * /dev/null) is refused, never replaced by the rename of the atomic write. */
 Test(cli, special_file_outputs_are_not_replaced)
 {
-    put("t.csv", good_trace);
-    cr_assert_eq(mkfifo(path("fifo.csv"), 0666), 0);
-    cr_expect_eq(dlsim("trace gen --jobs 5 -o fifo.csv"), 1, "%s", out_text);
-    cr_expect(strstr(out_text, "fifo.csv: not a regular file"), "%s", out_text);
-    cr_expect_eq(dlsim("trace annotate t.csv --util const:0.5 -o fifo.csv"), 1,
-                 "%s", out_text);
+    tu_tmp_file("t.csv", good_trace);
+    cr_assert_eq(mkfifo(tu_tmp_path("fifo.csv"), 0666), 0);
+    cr_expect_eq(tu_dlsim("trace gen --jobs 5 -o fifo.csv"), 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "fifo.csv: not a regular file"), "%s", tu_out);
+    cr_expect_eq(tu_dlsim("trace annotate t.csv --util const:0.5 -o fifo.csv"), 1,
+                 "%s", tu_out);
     char here[512], args[1024];
     cr_assert(getcwd(here, sizeof here));
     snprintf(args, sizeof args, "fit util '%s/data/util_tiny.csv' -o fifo.csv", here);
-    cr_expect_eq(dlsim("%s", args), 1, "%s", out_text);
+    cr_expect_eq(tu_dlsim("%s", args), 1, "%s", tu_out);
     struct stat st;
-    cr_assert_eq(stat(path("fifo.csv"), &st), 0);
+    cr_assert_eq(stat(tu_tmp_path("fifo.csv"), &st), 0);
     cr_expect(S_ISFIFO(st.st_mode), "the FIFO was replaced");
     char cmd[600];
-    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q tmp", tmpdir);
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q tmp", tu_tmp_dir());
     cr_expect_neq(system(cmd), 0, "temporary files left behind");
 }
 
@@ -291,17 +220,17 @@ Test(cli, special_file_outputs_are_not_replaced)
  * models file (exit 2, nothing written), a missing file (exit 1). */
 Test(cli, run_with_models)
 {
-    put("t.csv", "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
+    tu_tmp_file("t.csv", "job_id,submit_time,num_gpus,duration,model,gpu_type\n"
                  "a,0,1,3600,resnet50@64,K80\nb,0,1,3600,resnet50@64,V100\n"
                  "c,0,1,3600,,K80\n");
-    put("c.yaml", "name: two\nreference_gpu: V100\ngpu_types:\n"
+    tu_tmp_file("c.yaml", "name: two\nreference_gpu: V100\ngpu_types:\n"
                   "  - {name: V100, memory_gb: 32}\n"
                   "  - {name: K80, memory_gb: 12, speed: 0.25}\n"
                   "nodes:\n  - {count: 1, gpus: 2, gpu_type: V100}\n"
                   "  - {count: 1, gpus: 2, gpu_type: K80}\n");
-    cr_assert_eq(dlsim("run --trace t.csv --cluster c.yaml --models zoo --out o "
-                       "--check"), 0, "%s", out_text);
-    FILE *f = fopen(path("o/jobs.csv"), "r");
+    cr_assert_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --models zoo --out o "
+                       "--check"), 0, "%s", tu_out);
+    FILE *f = fopen(tu_tmp_path("o/jobs.csv"), "r");
     char line[512];
     cr_assert(fgets(line, sizeof line, f));
     /* Gavel measured resnet50@64 at 0.7458616 it/s on K80, 4.525762 on
@@ -318,20 +247,19 @@ Test(cli, run_with_models)
     cr_assert(fgets(line, sizeof line, f));
     cr_expect(strstr(line, ",14400.000000,1.000000\n"), "%s", line);
     fclose(f);
-    char js[4096];
-    slurp("o/summary.json", js, sizeof js);
+    const char *js = tu_tmp_text("o/summary.json");
     cr_expect(strstr(js, "\"colocated_gpu_time_frac\": 0.000000,"), "%s", js);
     cr_expect(strstr(js, "\"interference_slowdown\": 1.000000,"), "%s", js);
 
-    put("m.yaml", "kind: models\npredict:\n  runtime: psychic\n");
-    cr_expect_eq(dlsim("run --trace t.csv --cluster c.yaml --models m.yaml --out p"), 2);
-    cr_expect(strstr(out_text, "m.yaml:3:12: runtime: expected 'model', 'roofline' or 'oracle'"),
-              "%s", out_text);
-    cr_expect(!exists("p"));
-    put("m.yaml", "kind: models\nslowdown: none.yaml\n");
-    cr_expect_eq(dlsim("run --trace t.csv --cluster c.yaml --models m.yaml --out p"), 1);
-    cr_expect(strstr(out_text, "none.yaml"), "%s", out_text);
-    cr_expect(!exists("p"));
+    tu_tmp_file("m.yaml", "kind: models\npredict:\n  runtime: psychic\n");
+    cr_expect_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --models m.yaml --out p"), 2);
+    cr_expect(strstr(tu_out, "m.yaml:3:12: runtime: expected 'model', 'roofline' or 'oracle'"),
+              "%s", tu_out);
+    cr_expect(!tu_tmp_exists("p"));
+    tu_tmp_file("m.yaml", "kind: models\nslowdown: none.yaml\n");
+    cr_expect_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --models m.yaml --out p"), 1);
+    cr_expect(strstr(tu_out, "none.yaml"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("p"));
 }
 
 /* The calibration loop end to end: `dlsim fit` writes model files that
@@ -340,21 +268,21 @@ Test(cli, fitted_models_feed_a_run)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "cp data/pairs_tiny.csv data/util_tiny.csv '%s'/",
-             tmpdir);
+             tu_tmp_dir());
     cr_assert_eq(system(cmd), 0);
-    cr_assert_eq(dlsim("fit slowdown pairs_tiny.csv --folds 2 -o sd.yaml"), 0,
-                 "%s", out_text);
-    cr_assert_eq(dlsim("fit util util_tiny.csv --folds 2 -o util.yaml"), 0,
-                 "%s", out_text);
-    put("m.yaml", "kind: models\nslowdown: sd.yaml\nutil: util.yaml\n"
+    cr_assert_eq(tu_dlsim("fit slowdown pairs_tiny.csv --folds 2 -o sd.yaml"), 0,
+                 "%s", tu_out);
+    cr_assert_eq(tu_dlsim("fit util util_tiny.csv --folds 2 -o util.yaml"), 0,
+                 "%s", tu_out);
+    tu_tmp_file("m.yaml", "kind: models\nslowdown: sd.yaml\nutil: util.yaml\n"
                   "max_jobs_per_gpu: 2\npredict: {util_noise: 0.1}\n");
-    put("t.csv", "job_id,submit_time,num_gpus,duration,model\n"
+    tu_tmp_file("t.csv", "job_id,submit_time,num_gpus,duration,model\n"
                  "a,0,1,100,resnet50@64\nb,5,1,50,vgg16\n");
-    put("c.yaml", good_cluster);
-    cr_assert_eq(dlsim("run --trace t.csv --cluster c.yaml --models m.yaml --out o "
-                       "--check"), 0, "%s", out_text);
-    cr_expect(exists("o/summary.json"));
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --models m.yaml --out o "
+                       "--check"), 0, "%s", tu_out);
+    cr_expect(tu_tmp_exists("o/summary.json"));
     /* models given twice: the later file's settings win */
-    cr_assert_eq(dlsim("run --trace t.csv --cluster c.yaml --models m.yaml "
-                       "--models sd.yaml --out o2 --check"), 0, "%s", out_text);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --models m.yaml "
+                       "--models sd.yaml --out o2 --check"), 0, "%s", tu_out);
 }

@@ -15,29 +15,6 @@
 
 #define DATA "../../shared/data/traces/"
 
-static char out_text[65536];
-
-/* Runs "$DLSIM args" (shell syntax) in the test's temporary directory,
- * captures stdout+stderr into out_text, returns the exit status. */
-static int dlsim(const char *fmt, ...)
-{
-    const char *bin = getenv("DLSIM");
-    cr_assert(bin, "DLSIM is not set (run through meson test)");
-    char args[2048], cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", tu_tmp_path(""),
-             bin, args);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p);
-    size_t n = fread(out_text, 1, sizeof out_text - 1, p);
-    out_text[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 static void load(const char *name, struct cluster *c)
 {
     struct dl_error err = { 0 };
@@ -54,18 +31,12 @@ static uint32_t gpus_of(const struct cluster *c, const char *type)
     return n;
 }
 
-static bool exists(const char *name)
-{
-    struct stat st;
-    return stat(tu_tmp_path(name), &st) == 0;
-}
-
 Test(cluster_import, tiresias_exact_output)
 {
     tu_tmp_file("spec.csv", "num_switch,num_node_p_switch,num_gpu_p_node,"
                 "num_cpu_p_node,mem_p_node\n2,3,4,40,256\n");
-    cr_assert_eq(dlsim("cluster import --format tiresias spec.csv -o c.yaml"
-                       " --name tir"), 0, "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format tiresias spec.csv -o c.yaml"
+                       " --name tir"), 0, "%s", tu_out);
     char buf[4096];
     FILE *f = fopen(tu_tmp_path("c.yaml"), "r");
     cr_assert(f);
@@ -109,13 +80,13 @@ Test(cluster_import, openb_aliases_cpu_nodes_and_map)
                 "V100M16,8,n3,96000,786432\n"
                 "G2,8,n4,96000,786432\n"
                 "T4,2,n5,96000,786432\n");
-    cr_assert_eq(dlsim("cluster import --format openb nodes.csv -o a.yaml"), 0,
-                 "%s", out_text);
-    cr_assert(strstr(out_text, "'G2' is not in the zoo's gpus.csv"), "%s",
-              out_text);
-    cr_assert(strstr(out_text, "5 machines, 34 GPUs of 4 types"), "%s",
-              out_text);
-    cr_assert(strstr(out_text, "skipped 1 machines without GPUs"));
+    cr_assert_eq(tu_dlsim("cluster import --format openb nodes.csv -o a.yaml"), 0,
+                 "%s", tu_out);
+    cr_assert(strstr(tu_out, "'G2' is not in the zoo's gpus.csv"), "%s",
+              tu_out);
+    cr_assert(strstr(tu_out, "5 machines, 34 GPUs of 4 types"), "%s",
+              tu_out);
+    cr_assert(strstr(tu_out, "skipped 1 machines without GPUs"));
     struct cluster c;
     load("a.yaml", &c);
     cr_assert_eq(c.ngpus, 34);
@@ -133,9 +104,9 @@ Test(cluster_import, openb_aliases_cpu_nodes_and_map)
     clu_free(&c);
 
     /* --map gives G2 a known type's figures, keeping its name */
-    cr_assert_eq(dlsim("cluster import --format openb nodes.csv -o b.yaml "
-                       "--map G2=P100 --reference T4"), 0, "%s", out_text);
-    cr_assert_null(strstr(out_text, "'G2' is not in"), "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format openb nodes.csv -o b.yaml "
+                       "--map G2=P100 --reference T4"), 0, "%s", tu_out);
+    cr_assert_null(strstr(tu_out, "'G2' is not in"), "%s", tu_out);
     load("b.yaml", &c);
     uint32_t g2 = clu_type_find(&c, "G2");
     cr_assert_str_eq(c.types[c.ref_type].name, "T4");
@@ -152,14 +123,14 @@ Test(cluster_import, pai_tarball_and_no_header)
                 "m2,P100,64,512,2\n"
                 "m3,V100M32,96,512,8\n"
                 "m4,P100,64,512,2\n");
-    cr_assert_eq(dlsim("cluster import --format pai pai_machine_spec.csv "
-                       "-o plain.yaml"), 0, "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format pai pai_machine_spec.csv "
+                       "-o plain.yaml"), 0, "%s", tu_out);
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "cd '%s' && tar czf spec.tar.gz "
              "pai_machine_spec.csv", tu_tmp_path(""));
     cr_assert_eq(system(cmd), 0);
-    cr_assert_eq(dlsim("cluster import --format pai spec.tar.gz -o tar.yaml "
-                       "--rack-nodes 2"), 0, "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format pai spec.tar.gz -o tar.yaml "
+                       "--rack-nodes 2"), 0, "%s", tu_out);
     struct cluster c;
     load("plain.yaml", &c);
     cr_assert_eq(c.ngpus, 20);
@@ -187,18 +158,18 @@ Test(cluster_import, pai_tarball_and_no_header)
         cr_assert(f);
         fwrite(tar, 1, sizeof tar, f);
         fclose(f);
-        cr_assert_eq(dlsim("cluster import --format pai evil.tar -o e.yaml"),
-                     2, "%s", out_text);
-        cr_expect(strstr(out_text, "evil.tar: corrupt tar archive (bad member "
-                         "size at byte 124)"), "%s", out_text);
-        cr_expect(!exists("e.yaml"));
+        cr_assert_eq(tu_dlsim("cluster import --format pai evil.tar -o e.yaml"),
+                     2, "%s", tu_out);
+        cr_expect(strstr(tu_out, "evil.tar: corrupt tar archive (bad member "
+                         "size at byte 124)"), "%s", tu_out);
+        cr_expect(!tu_tmp_exists("e.yaml"));
     }
     /* spellings of one type count together: MISC 8 + K80 8 = 16 K80s
      * outnumber 12 P100s, though each spelling alone does not */
     tu_tmp_file("mg.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
                 "a,1,1,8,MISC\nb,1,1,8,K80\nc,1,1,8,P100\nd,1,1,4,P100\n");
-    cr_assert_eq(dlsim("cluster import --format openb mg.csv -o mg.yaml"), 0,
-                 "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format openb mg.csv -o mg.yaml"), 0,
+                 "%s", tu_out);
     load("mg.yaml", &c);
     cr_assert_eq(gpus_of(&c, "K80"), 16);
     cr_assert_str_eq(c.types[c.ref_type].name, "K80");
@@ -209,8 +180,8 @@ Test(cluster_import, gavel_and_philly)
 {
     tu_tmp_file("specs.json", "{\"small\": [\"10:0:3\"], "
                 "\"other\": [\"1:2:3\"]}\n");
-    cr_assert_eq(dlsim("cluster import --format gavel specs.json -o g.yaml "
-                       "--node-gpus 4"), 0, "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format gavel specs.json -o g.yaml "
+                       "--node-gpus 4"), 0, "%s", tu_out);
     struct cluster c;
     load("g.yaml", &c);
     cr_assert_eq(gpus_of(&c, "V100"), 10);
@@ -218,16 +189,16 @@ Test(cluster_import, gavel_and_philly)
     cr_assert_eq(c.nnodes, 3 + 1);          /* 4+4+2 V100, 3 K80 */
     cr_assert_eq(c.max_node_gpus, 4);
     clu_free(&c);
-    cr_assert_eq(dlsim("cluster import --format gavel specs.json -o h.yaml "
-                       "--select other"), 0, "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format gavel specs.json -o h.yaml "
+                       "--select other"), 0, "%s", tu_out);
     load("h.yaml", &c);
     cr_assert_eq(gpus_of(&c, "P100"), 2);
     clu_free(&c);
 
     tu_tmp_file("machines.csv", "machineId,number of GPUs,single GPU mem\n"
                 "m1,8,24GB\nm2,2,12GB\nm3,8,24GB\nm4,0,12GB\n");
-    cr_assert_eq(dlsim("cluster import --format philly machines.csv -o p.yaml "
-                       "--map GPU-24GB=P100"), 0, "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format philly machines.csv -o p.yaml "
+                       "--map GPU-24GB=P100"), 0, "%s", tu_out);
     load("p.yaml", &c);
     cr_assert_eq(gpus_of(&c, "GPU-24GB"), 16);
     cr_assert_eq(gpus_of(&c, "GPU-12GB"), 2);
@@ -245,19 +216,19 @@ Test(cluster_import, bad_input_is_located_and_leaves_nothing)
     tu_tmp_file("bad.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
                 "n0,1,1,8,V100\n"
                 "n1,1,1,eight,V100\n");
-    cr_assert_eq(dlsim("cluster import --format openb bad.csv -o x.yaml"), 2);
-    cr_assert(strstr(out_text, "bad.csv:3:"), "%s", out_text);
-    cr_assert(strstr(out_text, "'eight'"), "%s", out_text);
-    cr_assert(!exists("x.yaml"));
+    cr_assert_eq(tu_dlsim("cluster import --format openb bad.csv -o x.yaml"), 2);
+    cr_assert(strstr(tu_out, "bad.csv:3:"), "%s", tu_out);
+    cr_assert(strstr(tu_out, "'eight'"), "%s", tu_out);
+    cr_assert(!tu_tmp_exists("x.yaml"));
 
     tu_tmp_file("nocol.csv", "sn,cpu_milli,memory_mib,gpus,model\nn0,1,1,8,V100\n");
-    cr_assert_eq(dlsim("cluster import --format openb nocol.csv -o x.yaml"), 2);
-    cr_assert(strstr(out_text, "nocol.csv:1:1: missing column 'gpu'"), "%s",
-              out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format openb nocol.csv -o x.yaml"), 2);
+    cr_assert(strstr(tu_out, "nocol.csv:1:1: missing column 'gpu'"), "%s",
+              tu_out);
 
     tu_tmp_file("cpu.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,0,\n");
-    cr_assert_eq(dlsim("cluster import --format openb cpu.csv -o x.yaml"), 2);
-    cr_assert(strstr(out_text, "no machine with GPUs"), "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format openb cpu.csv -o x.yaml"), 2);
+    cr_assert(strstr(tu_out, "no machine with GPUs"), "%s", tu_out);
 
     /* a NUL byte must not end the input early (2 machines, not 4) */
     FILE *z = fopen(tu_tmp_path("nul.csv"), "wb");
@@ -265,35 +236,35 @@ Test(cluster_import, bad_input_is_located_and_leaves_nothing)
     fwrite("m1,V100,96,512,8\nm2,V10\0,96,512,8\nm3,P100,96,512,8\n"
            "m4,P100,96,512,8\n", 1, 68, z);
     fclose(z);
-    cr_assert_eq(dlsim("cluster import --format pai nul.csv -o x.yaml"), 2,
-                 "%s", out_text);
-    cr_assert(strstr(out_text, "nul.csv:2:7: NUL byte"), "%s", out_text);
-    cr_assert(!exists("x.yaml"));
+    cr_assert_eq(tu_dlsim("cluster import --format pai nul.csv -o x.yaml"), 2,
+                 "%s", tu_out);
+    cr_assert(strstr(tu_out, "nul.csv:2:7: NUL byte"), "%s", tu_out);
+    cr_assert(!tu_tmp_exists("x.yaml"));
 
     /* the cluster file's limits (64 GPUs a node, 2^24 in all) are input
      * errors located in the input, not in the never-written output */
     tu_tmp_file("big.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
                 "n0,1,1,128,V100\n");
-    cr_assert_eq(dlsim("cluster import --format openb big.csv -o x.yaml"), 2);
-    cr_assert(strstr(out_text, "big.csv:2:8: GPUs per machine: expected a "
-                     "whole number in [0, 64], got '128'"), "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format openb big.csv -o x.yaml"), 2);
+    cr_assert(strstr(tu_out, "big.csv:2:8: GPUs per machine: expected a "
+                     "whole number in [0, 64], got '128'"), "%s", tu_out);
     tu_tmp_file("tir.csv", "num_switch,num_node_p_switch,num_gpu_p_node\n"
                 "1048576,1048576,64\n");
-    cr_assert_eq(dlsim("cluster import --format tiresias tir.csv -o x.yaml"), 2);
-    cr_assert(strstr(out_text, "tir.csv: 70368744177664 GPUs, over a cluster "
-                     "file's limit of 16777216"), "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format tiresias tir.csv -o x.yaml"), 2);
+    cr_assert(strstr(tu_out, "tir.csv: 70368744177664 GPUs, over a cluster "
+                     "file's limit of 16777216"), "%s", tu_out);
     tu_tmp_file("g8.json", "{\"a\": [\"1000:0:0\"]}");
-    cr_assert_eq(dlsim("cluster import --format gavel g8.json --node-gpus 128"),
+    cr_assert_eq(tu_dlsim("cluster import --format gavel g8.json --node-gpus 128"),
                  2);
-    cr_assert(strstr(out_text, "--node-gpus: expected a whole number in [1, "
-                     "64]"), "%s", out_text);
-    cr_assert(!exists("x.yaml"));
+    cr_assert(strstr(tu_out, "--node-gpus: expected a whole number in [1, "
+                     "64]"), "%s", tu_out);
+    cr_assert(!tu_tmp_exists("x.yaml"));
 
     /* a file name with a newline stays inside the header comment */
     tu_tmp_file("n\nname: x.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
                 "n0,1,1,8,V100\n");
-    cr_assert_eq(dlsim("cluster import --format openb 'n\nname: x.csv' "
-                       "-o nl.yaml"), 0, "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format openb 'n\nname: x.csv' "
+                       "-o nl.yaml"), 0, "%s", tu_out);
     struct cluster c;
     load("nl.yaml", &c);
     cr_assert_str_eq(c.name, "openb");
@@ -301,27 +272,27 @@ Test(cluster_import, bad_input_is_located_and_leaves_nothing)
     /* nor does a file name that is not UTF-8 make the YAML unreadable */
     tu_tmp_file("m\xff.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
                 "n0,1,1,8,V100\n");
-    cr_assert_eq(dlsim("cluster import --format openb 'm\xff.csv' "
-                       "-o ff.yaml"), 0, "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format openb 'm\xff.csv' "
+                       "-o ff.yaml"), 0, "%s", tu_out);
     load("ff.yaml", &c);
     cr_assert_eq(c.ngpus, 8);
     clu_free(&c);
 
     tu_tmp_file("g.json", "{\"a\": [\"10:x:3\"]}");
-    cr_assert_eq(dlsim("cluster import --format gavel g.json -o x.yaml"), 2);
-    cr_assert(strstr(out_text, "g.json:1:8:"), "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format gavel g.json -o x.yaml"), 2);
+    cr_assert(strstr(tu_out, "g.json:1:8:"), "%s", tu_out);
 
-    cr_assert_eq(dlsim("cluster import --format nope bad.csv"), 2);
-    cr_assert(strstr(out_text, "expected one of pai, openb"), "%s", out_text);
-    cr_assert_eq(dlsim("cluster import --format openb missing.csv"), 1);
+    cr_assert_eq(tu_dlsim("cluster import --format nope bad.csv"), 2);
+    cr_assert(strstr(tu_out, "expected one of pai, openb"), "%s", tu_out);
+    cr_assert_eq(tu_dlsim("cluster import --format openb missing.csv"), 1);
     tu_tmp_file("ok.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,8,V100\n");
-    cr_assert_eq(dlsim("cluster import --format openb ok.csv --reference H100"),
+    cr_assert_eq(tu_dlsim("cluster import --format openb ok.csv --reference H100"),
                  2);
-    cr_assert(strstr(out_text, "no GPU type 'H100'"), "%s", out_text);
-    cr_assert_eq(dlsim("cluster import --format openb ok.csv --map G2"), 2);
-    cr_assert(!exists("x.yaml"));
-    cr_assert_eq(dlsim("cluster import --help"), 0);
-    cr_assert(strstr(out_text, "--node-gpus"));
+    cr_assert(strstr(tu_out, "no GPU type 'H100'"), "%s", tu_out);
+    cr_assert_eq(tu_dlsim("cluster import --format openb ok.csv --map G2"), 2);
+    cr_assert(!tu_tmp_exists("x.yaml"));
+    cr_assert_eq(tu_dlsim("cluster import --help"), 0);
+    cr_assert(strstr(tu_out, "--node-gpus"));
 }
 
 /* The published machine lists against their READMEs' figures. */
@@ -331,10 +302,10 @@ static void real(const char *format, const char *file, uint32_t gpus,
 {
     char here[1024];
     cr_assert(getcwd(here, sizeof here));
-    cr_assert_eq(dlsim("cluster import --format %s '%s/" DATA "%s' -o r.yaml",
-                       format, here, file), 0, "%s", out_text);
+    cr_assert_eq(tu_dlsim("cluster import --format %s '%s/" DATA "%s' -o r.yaml",
+                       format, here, file), 0, "%s", tu_out);
     if (skipped)
-        cr_assert(strstr(out_text, skipped), "%s", out_text);
+        cr_assert(strstr(tu_out, skipped), "%s", tu_out);
     struct cluster c;
     load("r.yaml", &c);
     cr_assert_eq(c.ngpus, gpus);
@@ -343,7 +314,7 @@ static void real(const char *format, const char *file, uint32_t gpus,
     clu_free(&c);
     /* byte-identical on a second import */
     char cmd[1024];
-    cr_assert_eq(dlsim("cluster import --format %s '%s/" DATA "%s' -o r2.yaml",
+    cr_assert_eq(tu_dlsim("cluster import --format %s '%s/" DATA "%s' -o r2.yaml",
                        format, here, file), 0);
     snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", tu_tmp_path("r.yaml"),
              tu_tmp_path("r2.yaml"));
@@ -399,11 +370,11 @@ Test(cluster_import_real, imported_cluster_runs)
 {
     char here[1024];
     cr_assert(getcwd(here, sizeof here));
-    cr_assert_eq(dlsim("cluster import --format pai '%s/" DATA
+    cr_assert_eq(tu_dlsim("cluster import --format pai '%s/" DATA
                        "alibaba-gpu-v2020-pai/pai_machine_spec.tar.gz' "
-                       "-o pai.yaml", here), 0, "%s", out_text);
-    cr_assert_eq(dlsim("trace gen --cluster pai.yaml --jobs 300 --seed 3 "
-                       "-o t.csv"), 0, "%s", out_text);
-    cr_assert_eq(dlsim("run --trace t.csv --cluster pai.yaml --policy srtf "
-                       "--check --quiet"), 0, "%s", out_text);
+                       "-o pai.yaml", here), 0, "%s", tu_out);
+    cr_assert_eq(tu_dlsim("trace gen --cluster pai.yaml --jobs 300 --seed 3 "
+                       "-o t.csv"), 0, "%s", tu_out);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --cluster pai.yaml --policy srtf "
+                       "--check --quiet"), 0, "%s", tu_out);
 }

@@ -18,66 +18,27 @@
 
 #define DATA "../../shared/data/traces/"
 
-static char tmpdir[256];
-
-static void setup(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/dlsim-imp-XXXXXX");
-    cr_assert(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    cr_assert_eq(system(cmd), 0);
-}
-
-static const char *path(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-static void put(const char *name, const char *text)
-{
-    FILE *f = fopen(path(name), "w");
-    cr_assert(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static char out_text[65536];
-
-/* Runs "$DLSIM trace import args" from tmpdir, stdout+stderr captured. */
+/* Runs "$DLSIM trace import args" in the temporary directory, $DATA
+ * naming the real traces. */
+__attribute__((format(printf, 1, 2)))
 static int imp(const char *fmt, ...)
 {
-    const char *bin = getenv("DLSIM");
-    cr_assert(bin, "DLSIM is not set (run through meson test)");
-    char args[2048], cmd[4096], cwd[1024];
+    char cwd[1024], pre[1200];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(pre, sizeof pre, "DATA='%s/" DATA "' && '%s' trace import ", cwd,
+             tu_bin());
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
+    int rc = tu_vrun(tu_tmp_dir(), pre, fmt, ap);
     va_end(ap);
-    cr_assert(getcwd(cwd, sizeof cwd));
-    snprintf(cmd, sizeof cmd, "cd '%s' && DATA='%s/" DATA "' && '%s' trace "
-             "import %s 2>&1", tmpdir, cwd, bin, args);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p);
-    size_t n = fread(out_text, 1, sizeof out_text - 1, p);
-    out_text[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    return rc;
 }
 
 static char file_text[1 << 16];
 
 static const char *slurp(const char *name)
 {
-    gzFile f = gzopen(path(name), "rb");
+    gzFile f = gzopen(tu_tmp_path(name), "rb");
     cr_assert(f, "no %s", name);
     int n = gzread(f, file_text, sizeof file_text - 1);
     cr_assert(n >= 0);
@@ -86,28 +47,22 @@ static const char *slurp(const char *name)
     return file_text;
 }
 
-static bool exists(const char *name)
-{
-    struct stat st;
-    return stat(path(name), &st) == 0;
-}
-
 /* Imports IN (written from text) and checks the output exactly. */
 static void expect_import(const char *args, const char *in_name,
                           const char *in, const char *want)
 {
-    put(in_name, in);
+    tu_tmp_file(in_name, in);
     int rc = imp("%s %s -o out.csv", args, in_name);
-    cr_assert_eq(rc, 0, "%s: exit %d: %s", args, rc, out_text);
-    cr_expect_str_eq(slurp("out.csv"), want, "%s\nreport: %s", args, out_text);
+    cr_assert_eq(rc, 0, "%s: exit %d: %s", args, rc, tu_out);
+    cr_expect_str_eq(slurp("out.csv"), want, "%s\nreport: %s", args, tu_out);
 }
 
 static void expect_report(const char *what)
 {
-    cr_expect(strstr(out_text, what), "expected '%s' in:\n%s", what, out_text);
+    cr_expect(strstr(tu_out, what), "expected '%s' in:\n%s", what, tu_out);
 }
 
-TestSuite(import, .init = setup, .fini = teardown);
+TestSuite(import, .fini = tu_tmp_cleanup);
 
 /* ------------------------------------------------------- small inputs */
 
@@ -135,7 +90,7 @@ Test(import, itp_sorts_skips_and_rebases)
                      "b,40,1,10\nf,40,4,7\na,100,2,50\n");
     /* a window [40, 100) in seconds of the input's clock */
     cr_assert_eq(imp("--format itp --filter start=40,end=100 c1.csv -o w.csv"),
-                 0, "%s", out_text);
+                 0, "%s", tu_out);
     cr_expect_str_eq(slurp("w.csv"), "job_id,submit_time,num_gpus,duration\n"
                      "b,0,1,10\nf,0,4,7\n");
     expect_report("skipped 1: filtered out: submit time outside the window");
@@ -182,19 +137,19 @@ Test(import, philly_csv_wall_clock_and_filters)
                   "2,0,1,2951,6214e9\n1,2932,1,66,11cb48\n"
                   "3,64017,4,10.5,6214e9\n");
     cr_assert_eq(imp("--format philly --filter vc=6214e9 philly.csv -o v.csv"),
-                 0, "%s", out_text);
+                 0, "%s", tu_out);
     cr_expect_str_eq(slurp("v.csv"), "job_id,submit_time,num_gpus,duration,"
                      "user\n2,0,1,2951,6214e9\n3,64017,4,10.5,6214e9\n");
     expect_report("skipped 1: filtered out: virtual cluster");
     /* a window given as dates, on the wall clock: [07:00, 10-10) */
     cr_assert_eq(imp("--format philly --filter start=2017-10-09T07:00:00,"
-                     "end=2017-10-10 philly.csv -o w.csv"), 0, "%s", out_text);
+                     "end=2017-10-10 philly.csv -o w.csv"), 0, "%s", tu_out);
     cr_expect_str_eq(slurp("w.csv"), "job_id,submit_time,num_gpus,duration,"
                      "user\n1,0,1,66,11cb48\n");
     expect_report("skipped 2: filtered out: submit time outside the window");
     /* several VCs as a list, and --epoch trace = seconds since 1970 */
     cr_assert_eq(imp("--format philly --filter vc=11cb48,6214e9 --epoch trace "
-                     "philly.csv -o e.csv"), 0, "%s", out_text);
+                     "philly.csv -o e.csv"), 0, "%s", tu_out);
     cr_expect(strstr(slurp("e.csv"), "\n2,1507529583,1,2951,6214e9\n"),
               "%s", file_text);
 }
@@ -233,21 +188,21 @@ Test(import, philly_json_attempts_and_statuses)
     expect_report("skipped 2: failed, killed or cancelled");
     expect_report("skipped 1: not finished");
     cr_assert_eq(imp("--format philly-json --keep-failed log.json -o k.csv"),
-                 0, "%s", out_text);
+                 0, "%s", tu_out);
     cr_expect_str_eq(slurp("k.csv"), "job_id,submit_time,num_gpus,duration,"
                      "user\napp_1,0,1,10,u1\napp_2,700,4,3674,ce2f4c\n");
     expect_report("skipped 2: not finished");     /* app_3, app_4 */
     /* a syntax error deep in the file is located on its line */
-    put("bad.json", "[\n {\"status\": \"Pass\",\n  \"vc\": tru}\n]\n");
+    tu_tmp_file("bad.json", "[\n {\"status\": \"Pass\",\n  \"vc\": tru}\n]\n");
     cr_expect_eq(imp("--format philly-json bad.json -o b.csv"), 2);
-    cr_expect(strstr(out_text, "bad.json:3:"), "%s", out_text);
-    cr_expect(!exists("b.csv"));
+    cr_expect(strstr(tu_out, "bad.json:3:"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("b.csv"));
 }
 
 Test(import, pai_joins_tasks)
 {
     /* headerless, as published; times in seconds */
-    put("task.csv",
+    tu_tmp_file("task.csv",
         "j1,worker,2.0,Terminated,100.0,400.0,600.0,29.3,50.0,V100\n"
         "j1,ps,1.0,Terminated,90.0,410.0,600.0,29.3,0.0,\n"
         "j2,tensorflow,1.0,Terminated,60.0,100.0,600.0,29.3,25.0,T4\n"
@@ -301,7 +256,7 @@ Test(import, openb_fractional_and_types)
     expect_report("skipped 1: not finished");
     expect_report("note 1: several GPU types allowed");
     cr_assert_eq(imp("--format openb --multi-type first --keep-failed "
-                     "pods.csv -o f.csv"), 0, "%s", out_text);
+                     "pods.csv -o f.csv"), 0, "%s", tu_out);
     cr_expect(strstr(slurp("f.csv"), "\np2,25,2,20,V100,,,1\n"
                      "p4,27,1,10,V100-32GB,,,2\n"), "%s", file_text);
 }
@@ -328,7 +283,7 @@ Test(import, helios_states)
     expect_report("skipped 2: failed");
     expect_report("skipped 1: not finished");
     cr_assert_eq(imp("--format helios --keep-failed --filter vc=vcpDC "
-                     "cluster_log.csv -o k.csv"), 0, "%s", out_text);
+                     "cluster_log.csv -o k.csv"), 0, "%s", tu_out);
     cr_expect_str_eq(slurp("k.csv"), "job_id,submit_time,num_gpus,duration,"
                      "user\n10,0,8,60,uE\n13,88,1,675233,uC\n");
     /* Lucid-style: numeric times, no duration column */
@@ -374,7 +329,7 @@ Test(import, chronus_deadlines_and_unit)
                   "1,395220,1,6360,alexnet,409320,vc_6214e9,2\n");
     cr_assert_eq(imp("--format chronus --deadline last --time-unit s "
                      "--filter vc=vc_ed69ec mix.csv -o l.csv"), 0, "%s",
-                 out_text);
+                 tu_out);
     cr_expect_str_eq(slurp("l.csv"), "job_id,submit_time,num_gpus,duration,"
                      "model,deadline,user,priority\n"
                      "0,0,1,96,mobilenet_v2,289,vc_ed69ec,1\n");
@@ -382,25 +337,25 @@ Test(import, chronus_deadlines_and_unit)
 
 Test(import, gavel_steps_to_seconds)
 {
-    put("tp.json",
+    tu_tmp_file("tp.json",
         "{\"v100\": {\"('ResNet-50 (batch size 64)', 1)\": {\"null\": 4.0},"
         " \"('ResNet-50 (batch size 64)', 8)\": {\"null\": 20.0},"
         " \"('LM (batch size 20)', 2)\": {\"null\": 100.0}},"
         " \"k80\": {}}\n");
     cr_assert_eq(system(NULL), 1);
     char dir[600];
-    snprintf(dir, sizeof dir, "mkdir -p '%s/seed=0'", tmpdir);
+    snprintf(dir, sizeof dir, "mkdir -p '%s/seed=0'", tu_tmp_dir());
     cr_assert_eq(system(dir), 0);
-    put("seed=0/vcb.trace",
+    tu_tmp_file("seed=0/vcb.trace",
         "ResNet-50 (batch size 64)\tcmd\t-n\t1\t400\t10.5\t1\n"
         "ResNet-50 (batch size 64)\tcmd\t-n\t1\t4000\t0.0\t16\n"
         "LM (batch size 20)\tcmd\t-n\t1\t4000\t3.0\t1\n");
-    put("seed=0/vca.trace",
+    tu_tmp_file("seed=0/vca.trace",
         "LM (batch size 20)\tcmd\t-n\t1\t5000\t2.0\t2\n");
     /* 400/4 = 100 s; 16 GPUs from the 8-GPU gang: 4000 / (20 * 2) = 100 s;
      * LM on 1 GPU was never measured: skipped */
     cr_assert_eq(imp("--format gavel --throughputs tp.json seed=0 -o g.csv"),
-                 0, "%s", out_text);
+                 0, "%s", tu_out);
     cr_expect_str_eq(slurp("g.csv"), "job_id,submit_time,num_gpus,duration,"
                      "model,user\n"
                      "vcb-2,0,16,100,resnet50@64,vcb\n"
@@ -439,20 +394,20 @@ Test(import, malformed_input_is_located)
         { "--format itp", "", "in.csv:1: empty file" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        put("in.csv", cases[i].text);
+        tu_tmp_file("in.csv", cases[i].text);
         int rc = imp("%s in.csv -o o.csv", cases[i].args);
         cr_expect_eq(rc, 2, "exit %d for %s: %s", rc, cases[i].expect,
-                     out_text);
-        cr_expect(strstr(out_text, cases[i].expect), "expected '%s' in: %s",
-                  cases[i].expect, out_text);
-        cr_expect(!exists("o.csv"), "output left behind for %s",
+                     tu_out);
+        cr_expect(strstr(tu_out, cases[i].expect), "expected '%s' in: %s",
+                  cases[i].expect, tu_out);
+        cr_expect(!tu_tmp_exists("o.csv"), "output left behind for %s",
                   cases[i].expect);
     }
     /* nothing left after the filters: an error, nothing written */
-    put("in.csv", "job_id,submission_time,duration,num_gpu\na,1,2,0\n");
+    tu_tmp_file("in.csv", "job_id,submission_time,duration,num_gpu\na,1,2,0\n");
     cr_expect_eq(imp("--format itp in.csv -o o.csv"), 2);
     expect_report("no jobs left to write");
-    cr_expect(!exists("o.csv"));
+    cr_expect(!tu_tmp_exists("o.csv"));
     cr_expect_eq(imp("--format itp missing.csv -o o.csv"), 1);
 }
 
@@ -465,9 +420,9 @@ Test(import, help_lists_every_format)
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         char k[40];
         snprintf(k, sizeof k, "\n  %s ", names[i]);
-        cr_expect(strstr(out_text, k), "--help lacks %s", names[i]);
+        cr_expect(strstr(tu_out, k), "--help lacks %s", names[i]);
     }
-    cr_expect(strstr(out_text, "--keep-failed"));
+    cr_expect(strstr(tu_out, "--keep-failed"));
 }
 
 /* ------------------------------------------------------- real traces */
@@ -484,7 +439,7 @@ static struct tsum summarize(const char *name)
 {
     struct trace t;
     struct dl_error err;
-    int r = trc_load(path(name), &t, &err, NULL);
+    int r = trc_load(tu_tmp_path(name), &t, &err, NULL);
     cr_assert_eq(r, 0, "%s: %s", name, err.msg);
     struct tsum s = { t.njobs, 0, 0, 0, 0 };
     const char *seen[64];
@@ -552,7 +507,7 @@ Test(import, real_itp)
     };
     for (size_t i = 0; i < 10; i++) {
         cr_assert_eq(imp("--format itp \"$DATA/microsoft-itp-elasticflow/raw/"
-                         "%s.csv.gz\" -o c.csv.gz", t[i].c), 0, "%s", out_text);
+                         "%s.csv.gz\" -o c.csv.gz", t[i].c), 0, "%s", tu_out);
         struct tsum s = summarize("c.csv.gz");
         cr_expect_eq(s.jobs, t[i].jobs, "%s: %u jobs", t[i].c, s.jobs);
         cr_expect(fabs(s.span_s / 86400 - t[i].days) < 0.051, "%s: %.3f days",
@@ -561,7 +516,7 @@ Test(import, real_itp)
     /* all ten together: 69,351 jobs, ~1.63M GPU-hours (README), and the
      * exact GPU-seconds of the raw files */
     cr_assert_eq(imp("--format itp \"$DATA\"/microsoft-itp-elasticflow/raw/"
-                     "*.csv.gz -o all.csv.gz"), 0, "%s", out_text);
+                     "*.csv.gz -o all.csv.gz"), 0, "%s", tu_out);
     struct tsum s = summarize("all.csv.gz");
     cr_expect_eq(s.jobs, 69351);
     cr_expect(fabs(s.gpu_h - 1.63e6) < 0.005e6, "%.0f GPU-hours", s.gpu_h);
@@ -592,7 +547,7 @@ Test(import, real_itp)
 Test(import, real_philly_pollux)
 {
     cr_assert_eq(imp("--format philly \"$DATA/philly-pollux/philly.csv.gz\" "
-                     "-o p.csv.gz"), 0, "%s", out_text);
+                     "-o p.csv.gz"), 0, "%s", tu_out);
     struct tsum s = summarize("p.csv.gz");
     cr_expect_eq(s.jobs, 82247);
     /* 2017-09-04 10:30:41 .. 2017-12-22 08:02:11 */
@@ -613,7 +568,7 @@ Test(import, real_openb)
 {
     cr_assert_eq(imp("--format openb --keep-failed \"$DATA/alibaba-gpu-v2023-"
                      "openb/csv/openb_pod_list_default.csv.gz\" -o o.csv.gz"),
-                 0, "%s", out_text);
+                 0, "%s", tu_out);
     /* 8,152 pods: 1,088 CPU-only (README); of the 7,064 GPU pods, those
      * never scheduled (Pending, no scheduled_time) are skipped: 6,203 left
      * (counted with awk over the raw file) */
@@ -645,7 +600,7 @@ Test(import, real_chronus_muri_gavel_tiresias)
     for (int i = 0; i < 3; i++) {
         cr_assert_eq(imp("--format chronus \"$DATA/philly-chronus-deadline/"
                          "trace_job_Philly_%s.csv.gz\" -o c.csv.gz", mix[i]),
-                     0, "%s", out_text);
+                     0, "%s", tu_out);
         expect_report("read 30940 jobs");
         uint32_t gpu_rows;
         double gpu_min;
@@ -661,19 +616,19 @@ Test(import, real_chronus_muri_gavel_tiresias)
         cr_expect_eq(s.users, 11, "%s: %u VCs", mix[i], s.users);
     }
     cr_assert_eq(imp("--format muri \"$DATA/muri/trace1.csv.gz\" -o m.csv.gz"),
-                 0, "%s", out_text);
+                 0, "%s", tu_out);
     struct tsum s = summarize("m.csv.gz");
     cr_expect_eq(s.jobs, 1494);
     cr_expect(fabs(s.span_s / 86400 - 125) < 0.5, "%f days", s.span_s / 86400);
     cr_assert_eq(imp("--format gavel --throughputs \"$DATA/philly-gavel/"
                      "simulation_throughputs.json.gz\" \"$DATA/philly-gavel/msr/"
-                     "seed=0\" -o g.csv.gz"), 0, "%s", out_text);
+                     "seed=0\" -o g.csv.gz"), 0, "%s", tu_out);
     s = summarize("g.csv.gz");
     cr_expect_eq(s.jobs, 15264);
     cr_expect_eq(s.users, 15);
     cr_expect(s.span_s / 86400 < 126, "%f days", s.span_s / 86400);
     cr_assert_eq(imp("--format tiresias \"$DATA/tiresias/60_job.csv\" "
-                     "-o t.csv.gz"), 0, "%s", out_text);
+                     "-o t.csv.gz"), 0, "%s", tu_out);
     s = summarize("t.csv.gz");
     cr_expect_eq(s.jobs, 60);
 }

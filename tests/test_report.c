@@ -19,93 +19,6 @@
 #include <sys/wait.h>
 #include <zlib.h>
 
-static char tmpdir[256];
-
-static void setup(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/dlsim-report-test-XXXXXX");
-    cr_assert(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    cr_assert_eq(system(cmd), 0);
-}
-
-static const char *path(const char *fmt, ...)
-{
-    static char buf[8][1024];
-    static int k;
-    char name[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(name, sizeof name, fmt, ap);
-    va_end(ap);
-    k = (k + 1) % 8;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-/* Creates the parent directories of name (inside tmpdir) and the file. */
-static void put(const char *name, const char *text)
-{
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", path("%s", name));
-    cr_assert_eq(system(cmd), 0);
-    FILE *f = fopen(path("%s", name), "w");
-    cr_assert(f, "cannot write %s", name);
-    fputs(text, f);
-    fclose(f);
-}
-
-static char out_text[65536];
-
-/* Runs a shell command in tmpdir, "$DLSIM" being the tool; captures
- * stdout+stderr into out_text, returns the exit status. */
-static int sh(const char *fmt, ...)
-{
-    const char *bin = getenv("DLSIM");
-    cr_assert(bin, "DLSIM is not set (run through meson test)");
-    char args[4096], cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && DLSIM='%s' && %s 2>&1", tmpdir, bin,
-             args);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p);
-    size_t n = fread(out_text, 1, sizeof out_text - 1, p);
-    out_text[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-/* The whole file (malloc'd, NUL-terminated). */
-static char *slurp(const char *name, size_t *len)
-{
-    FILE *f = fopen(path("%s", name), "rb");
-    cr_assert(f, "no %s", name);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = 0;
-    fclose(f);
-    if (len)
-        *len = (size_t)n;
-    return b;
-}
-
-static bool exists(const char *name)
-{
-    struct stat st;
-    return stat(path("%s", name), &st) == 0;
-}
-
 /* The rows of gnuplot data block name in script: up to max rows of up to
  * three numbers.  Returns the row count; asserts the block exists. */
 static int block(const char *script, const char *name, double (*row)[3], int max)
@@ -160,14 +73,14 @@ Test(report, mean_and_sample_std_by_hand)
 
 /* Table cells of absurdly large values stay whole: four significant
  * digits in e-notation rather than a 300-digit number cut at 63 bytes. */
-Test(report, huge_values_fit_the_cells, .init = setup, .fini = teardown)
+Test(report, huge_values_fit_the_cells, .fini = tu_tmp_cleanup)
 {
-    put("h/summary.csv", "run_id,policy,status,seed,qos_guarantee_rate,"
+    tu_tmp_file("h/summary.csv", "run_id,policy,status,seed,qos_guarantee_rate,"
         "gpu_util_alloc,gpu_util_effective,makespan,avg_wait,p99_wait,avg_jct\n"
         "a,fifo,ok,1,0.5,0.5,0.5,1e308,1,2,3\n"
         "b,fifo,ok,2,0.5,0.5,0.5,1.7e308,1,2,3\n");
-    cr_assert_eq(sh("$DLSIM report h"), 0, "%s", out_text);
-    char *md = slurp("h/report.md", NULL);
+    cr_assert_eq(tu_sh("$DLSIM report h"), 0, "%s", tu_out);
+    char *md = tu_slurp(tu_tmp_path("h/report.md"), NULL);
     cr_expect(strstr(md, "| 3.75e+304 ± 1.375e+304 |"), "%s", md);
     free(md);
 }
@@ -223,9 +136,9 @@ static void hand_run(const char *sweep, const char *id, int base, bool unfinishe
         k += (size_t)snprintf(text + k, sizeof text - k,
                               "late,0,,,,,1,,,0,,,,\n");
     snprintf(name, sizeof name, "%s/runs/%s/jobs.csv", sweep, id);
-    put(name, text);
+    tu_tmp_file(name, text);
     snprintf(name, sizeof name, "%s/runs/%s/timeseries.csv", sweep, id);
-    put(name, "time,queued_jobs,running_jobs,busy_gpus,util_alloc,util_effective\n"
+    tu_tmp_file(name, "time,queued_jobs,running_jobs,busy_gpus,util_alloc,util_effective\n"
               "0,2,1,1,0.25,0.2\n3600,1,2,2,0.5,0.4\n7200,0,1,1,0.25,0.2\n");
 }
 
@@ -259,20 +172,20 @@ static void hand_sweep(const char *sweep, const char *load, int copies)
         "bad,,srtf,t.csv,tiny,,%s,1,failed,\"out of memory, \"\"badly\"\"\",,,,,,,,,,,,\n",
         load);
     snprintf(name, sizeof name, "%s/summary.csv", sweep);
-    put(name, text);
+    tu_tmp_file(name, text);
 }
 
 /* Every SVG stays well-formed XML whatever the names: gnuplot escapes only
  * & and <, so a byte that is not UTF-8, U+FFFE and "]]>" in a policy name
  * are made harmless in the script. */
-Test(report, odd_names_keep_svgs_well_formed, .init = setup, .fini = teardown)
+Test(report, odd_names_keep_svgs_well_formed, .fini = tu_tmp_cleanup)
 {
     hand_run("x", "a", 0, false);
-    put("x/summary.csv", "run_id,policy,status,seed,qos_guarantee_rate,"
+    tu_tmp_file("x/summary.csv", "run_id,policy,status,seed,qos_guarantee_rate,"
         "gpu_util_alloc,gpu_util_effective,makespan,avg_wait,p99_wait,avg_jct\n"
         "a,\"a<b&c\xff]]>\xef\xbf\xbe\",ok,1,0.5,0.5,0.5,10,1,2,3\n");
-    cr_assert_eq(sh("$DLSIM report x --plots p"), 0, "%s", out_text);
-    char *gp = slurp("p/report.gp", NULL);
+    cr_assert_eq(tu_sh("$DLSIM report x --plots p"), 0, "%s", tu_out);
+    char *gp = tu_slurp(tu_tmp_path("p/report.gp"), NULL);
     cr_expect(strstr(gp, "title 'a<b&c\xef\xbf\xbd]] >\xef\xbf\xbd'\n"),
               "%s", gp);
     free(gp);
@@ -280,10 +193,10 @@ Test(report, odd_names_keep_svgs_well_formed, .init = setup, .fini = teardown)
     for (int i = 0; i < 20; i++) {
         char name[32];
         snprintf(name, sizeof name, "p/f%03d.svg", i);
-        if (!exists(name))
+        if (!tu_tmp_exists(name))
             continue;
         svgs++;
-        char *svg = slurp(name, NULL);
+        char *svg = tu_slurp(tu_tmp_path(name), NULL);
         cr_expect_null(strstr(svg, "]]>"), "%s", name);
         uint32_t c;
         for (const char *q = svg; *q;) {
@@ -300,18 +213,18 @@ Test(report, odd_names_keep_svgs_well_formed, .init = setup, .fini = teardown)
     cr_expect_eq(svgs, 11);
 }
 
-Test(report, hand_sweep_error_bars_cdfs_and_tables, .init = setup, .fini = teardown)
+Test(report, hand_sweep_error_bars_cdfs_and_tables, .fini = tu_tmp_cleanup)
 {
     hand_sweep("sw", "0.8", 1);
     /* a run whose jobs.csv is gone: left out of the CDFs, with a note; a
      * stale figure in the plots directory is replaced */
-    put("plots/f099.svg", "old");
-    cr_assert_eq(sh("rm sw/runs/s0_2/jobs.csv && $DLSIM report sw --plots plots"),
-                 0, "%s", out_text);
-    cr_assert(exists("sw/report.html") && exists("sw/report.md"));
-    cr_expect(!exists("plots/f099.svg") && exists("plots/f010.svg") &&
-              !exists("plots/f011.svg"));
-    char *gp = slurp("plots/report.gp", NULL);
+    tu_tmp_file("plots/f099.svg", "old");
+    cr_assert_eq(tu_sh("rm sw/runs/s0_2/jobs.csv && $DLSIM report sw --plots plots"),
+                 0, "%s", tu_out);
+    cr_assert(tu_tmp_exists("sw/report.html") && tu_tmp_exists("sw/report.md"));
+    cr_expect(!tu_tmp_exists("plots/f099.svg") && tu_tmp_exists("plots/f010.svg") &&
+              !tu_tmp_exists("plots/f011.svg"));
+    char *gp = tu_slurp(tu_tmp_path("plots/report.gp"), NULL);
     double r[500][3];
     /* error bars: fifo's mean JCT 1, 2, 4 h over three seeds */
     cr_assert_eq(block(gp, "bars_avg_jct_p0", r, 500), 1);
@@ -347,7 +260,7 @@ Test(report, hand_sweep_error_bars_cdfs_and_tables, .init = setup, .fini = teard
     cr_expect_null(strstr(gp, "$load_"));
     free(gp);
 
-    char *md = slurp("sw/report.md", NULL);
+    char *md = tu_slurp(tu_tmp_path("sw/report.md"), NULL);
     cr_expect(strstr(md, "| fifo | 0.7500 ± 0.2500 | 0.4000 ± 0.2000 | "
                      "0.2000 ± 0.1000 | 20.00 ± 10.00 | 0 ± 0 | 0 ± 0 | "
                      "2.333 ± 1.528 | 3 | 0 |"), "%s", md);
@@ -356,7 +269,7 @@ Test(report, hand_sweep_error_bars_cdfs_and_tables, .init = setup, .fini = teard
     cr_expect(strstr(md, "### trace t.csv, cluster tiny, load 0.8"), "%s", md);
     free(md);
 
-    char *html = slurp("sw/report.html", NULL);
+    char *html = tu_slurp(tu_tmp_path("sw/report.html"), NULL);
     cr_expect(strstr(html, "<h2 id=\"failed\">Failed runs</h2>"));
     cr_expect(strstr(html, "out of memory, &quot;badly&quot;"));
     cr_expect(strstr(html, "<li>sjf:backfill=1,predicted=0: no run has QoS jobs"));
@@ -375,15 +288,15 @@ Test(report, hand_sweep_error_bars_cdfs_and_tables, .init = setup, .fini = teard
     cr_expect_eq(imgs, 11);
     free(html);
     /* nothing left behind but the outputs */
-    cr_expect_eq(sh("ls sw | tr '\\n' ' '"), 0);
-    cr_expect_str_eq(out_text, "report.html report.md runs summary.csv ");
+    cr_expect_eq(tu_sh("ls sw | tr '\\n' ' '"), 0);
+    cr_expect_str_eq(tu_out, "report.html report.md runs summary.csv ");
 }
 
-Test(report, two_loads_draw_metric_versus_load, .init = setup, .fini = teardown)
+Test(report, two_loads_draw_metric_versus_load, .fini = tu_tmp_cleanup)
 {
     hand_sweep("sw", "0.5", 2);     /* loads 0.5 and 1 */
-    cr_assert_eq(sh("$DLSIM report sw --plots plots"), 0, "%s", out_text);
-    char *gp = slurp("plots/report.gp", NULL);
+    cr_assert_eq(tu_sh("$DLSIM report sw --plots plots"), 0, "%s", tu_out);
+    char *gp = tu_slurp(tu_tmp_path("plots/report.gp"), NULL);
     double r[8][3];
     cr_assert_eq(block(gp, "load_avg_jct_s0_p0", r, 8), 2);
     expect_rel(r[0][0], 0.5, "load");
@@ -395,126 +308,126 @@ Test(report, two_loads_draw_metric_versus_load, .init = setup, .fini = teardown)
     cr_assert_eq(block(gp, "bars_avg_jct_p0", r, 8), 1);
     expect_rel(r[0][1], 14.0 / 3, "bar at load 1");
     free(gp);
-    char *html = slurp("sw/report.html", NULL);
+    char *html = tu_slurp(tu_tmp_path("sw/report.html"), NULL);
     cr_expect(strstr(html, "<h2 id=\"versus-load\">"));
     cr_expect(strstr(html, "<body data-images=\"18\">"));  /* 7 + 7 + 2 + 2 */
     free(html);
 }
 
-Test(report, bad_inputs_are_located_exit_2, .init = setup, .fini = teardown)
+Test(report, bad_inputs_are_located_exit_2, .fini = tu_tmp_cleanup)
 {
-    cr_assert_eq(sh("mkdir empty && $DLSIM report empty"), 2);
-    cr_expect(strstr(out_text, "empty: neither summary.csv"), "%s", out_text);
+    cr_assert_eq(tu_sh("mkdir empty && $DLSIM report empty"), 2);
+    cr_expect(strstr(tu_out, "empty: neither summary.csv"), "%s", tu_out);
 
     hand_sweep("sw", "0.8", 1);
     /* a non-number in avg_jct on line 4 */
-    cr_assert_eq(sh("sed -i '4s/,7200,/,7x00,/' sw/summary.csv && "
-                    "$DLSIM report sw"), 2, "%s", out_text);
-    cr_expect(strstr(out_text, "sw/summary.csv:4:"), "%s", out_text);
-    cr_expect(strstr(out_text, "column 'avg_jct': not a number"), "%s", out_text);
-    cr_expect(!exists("sw/report.html") && !exists("sw/report.md"));
+    cr_assert_eq(tu_sh("sed -i '4s/,7200,/,7x00,/' sw/summary.csv && "
+                    "$DLSIM report sw"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "sw/summary.csv:4:"), "%s", tu_out);
+    cr_expect(strstr(tu_out, "column 'avg_jct': not a number"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("sw/report.html") && !tu_tmp_exists("sw/report.md"));
 
-    put("s2/summary.csv", "run_id,policy,status\nx,fifo,ok\n");
-    cr_assert_eq(sh("$DLSIM report s2"), 2);
-    cr_expect(strstr(out_text, "s2/summary.csv:1: missing column"), "%s", out_text);
+    tu_tmp_file("s2/summary.csv", "run_id,policy,status\nx,fifo,ok\n");
+    cr_assert_eq(tu_sh("$DLSIM report s2"), 2);
+    cr_expect(strstr(tu_out, "s2/summary.csv:1: missing column"), "%s", tu_out);
 
     hand_sweep("s3", "0.8", 1);
-    cr_assert_eq(sh("sed -i '4s/,x$//' s3/summary.csv && $DLSIM report s3"), 2);
-    cr_expect(strstr(out_text, "s3/summary.csv:4: 21 fields where the header "
-                     "has 22"), "%s", out_text);
+    cr_assert_eq(tu_sh("sed -i '4s/,x$//' s3/summary.csv && $DLSIM report s3"), 2);
+    cr_expect(strstr(tu_out, "s3/summary.csv:4: 21 fields where the header "
+                     "has 22"), "%s", tu_out);
 
     hand_sweep("s4", "0.8", 1);
-    cr_assert_eq(sh("sed -i '2s/^f0_0,/..,/' s4/summary.csv && $DLSIM report s4"), 2);
-    cr_expect(strstr(out_text, "s4/summary.csv:2:1: column 'run_id'"), "%s", out_text);
+    cr_assert_eq(tu_sh("sed -i '2s/^f0_0,/..,/' s4/summary.csv && $DLSIM report s4"), 2);
+    cr_expect(strstr(tu_out, "s4/summary.csv:2:1: column 'run_id'"), "%s", tu_out);
 
     hand_sweep("s5", "0.8", 1);
-    cr_assert_eq(sh("sed -i '2s/,fifo,/,\"fi\"fo,/' s5/summary.csv && "
+    cr_assert_eq(tu_sh("sed -i '2s/,fifo,/,\"fi\"fo,/' s5/summary.csv && "
                     "$DLSIM report s5"), 2);
-    cr_expect(strstr(out_text, "s5/summary.csv:2:"), "%s", out_text);
+    cr_expect(strstr(tu_out, "s5/summary.csv:2:"), "%s", tu_out);
 
-    put("r/summary.json", "{\"policy\": \"fifo\", \"trace\": \"t\"}\n");
-    cr_assert_eq(sh("$DLSIM report r"), 2);
-    cr_expect(strstr(out_text, "r/summary.json:1:1: missing member 'cluster'"),
-              "%s", out_text);
-    cr_expect(!exists("r/report.html"));
+    tu_tmp_file("r/summary.json", "{\"policy\": \"fifo\", \"trace\": \"t\"}\n");
+    cr_assert_eq(tu_sh("$DLSIM report r"), 2);
+    cr_expect(strstr(tu_out, "r/summary.json:1:1: missing member 'cluster'"),
+              "%s", tu_out);
+    cr_expect(!tu_tmp_exists("r/report.html"));
 
     /* one run_id twice: that run would count as two seeds */
     hand_sweep("s6", "0.8", 1);
-    cr_assert_eq(sh("sed -n 3p s6/summary.csv >> s6/summary.csv && "
-                    "$DLSIM report s6"), 2, "%s", out_text);
-    cr_expect(strstr(out_text, "s6/summary.csv:10:1: run_id 's0_0' repeated "
-                     "(first on line 3)"), "%s", out_text);
-    cr_expect(!exists("s6/report.html") && !exists("s6/report.md"));
+    cr_assert_eq(tu_sh("sed -n 3p s6/summary.csv >> s6/summary.csv && "
+                    "$DLSIM report s6"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "s6/summary.csv:10:1: run_id 's0_0' repeated "
+                     "(first on line 3)"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("s6/report.html") && !tu_tmp_exists("s6/report.md"));
 
     /* a run's QoS rate above 1 is refused as in summary.csv */
-    put("r2/summary.json", "{\"policy\": \"fifo\", \"trace\": \"t\", "
+    tu_tmp_file("r2/summary.json", "{\"policy\": \"fifo\", \"trace\": \"t\", "
         "\"cluster\": \"c\", \"seed\": 1, \"qos_guarantee_rate\": 7,\n"
         "\"gpu_util_alloc\": 0.5, \"gpu_util_effective\": 0.5, "
         "\"makespan\": 10, \"avg_wait\": 1, \"p99_wait\": 2, "
         "\"avg_jct\": 3}\n");
-    cr_assert_eq(sh("$DLSIM report r2"), 2, "%s", out_text);
-    cr_expect(strstr(out_text, "r2/summary.json:1:83: 'qos_guarantee_rate': "
-                     "above 1"), "%s", out_text);
-    cr_expect(!exists("r2/report.html"));
+    cr_assert_eq(tu_sh("$DLSIM report r2"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "r2/summary.json:1:83: 'qos_guarantee_rate': "
+                     "above 1"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("r2/report.html"));
 
-    cr_expect_eq(sh("$DLSIM report"), 2);
-    cr_expect_eq(sh("$DLSIM report a b"), 2);
-    cr_expect_eq(sh("$DLSIM report --bogus sw"), 2);
-    cr_expect_eq(sh("$DLSIM report --help"), 0);
-    cr_expect(strstr(out_text, "--plots PDIR") && strstr(out_text, "-o, --out OUT"));
+    cr_expect_eq(tu_sh("$DLSIM report"), 2);
+    cr_expect_eq(tu_sh("$DLSIM report a b"), 2);
+    cr_expect_eq(tu_sh("$DLSIM report --bogus sw"), 2);
+    cr_expect_eq(tu_sh("$DLSIM report --help"), 0);
+    cr_expect(strstr(tu_out, "--plots PDIR") && strstr(tu_out, "-o, --out OUT"));
 }
 
-Test(report, missing_gnuplot_exit_1, .init = setup, .fini = teardown)
+Test(report, missing_gnuplot_exit_1, .fini = tu_tmp_cleanup)
 {
     hand_sweep("sw", "0.8", 1);
-    cr_assert_eq(sh("PATH=/nonexistent \"$DLSIM\" report sw"), 1, "%s", out_text);
-    cr_expect(strstr(out_text, "gnuplot not found") &&
-              strstr(out_text, "gnuplot-nox"), "%s", out_text);
-    cr_expect(!exists("sw/report.html"));
+    cr_assert_eq(tu_sh("PATH=/nonexistent \"$DLSIM\" report sw"), 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "gnuplot not found") &&
+              strstr(tu_out, "gnuplot-nox"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("sw/report.html"));
 
     /* a gnuplot that fails: exit 1, its output shown; the message names
      * the script only where it is kept (--plots), else says how to keep it */
-    put("bin/gnuplot", "#!/bin/sh\necho 'line 7: boom' >&2\nexit 3\n");
-    cr_assert_eq(sh("chmod +x bin/gnuplot && PATH=\"$PWD/bin:$PATH\" "
-                    "\"$DLSIM\" report sw"), 1, "%s", out_text);
-    cr_expect(strstr(out_text, "gnuplot: failed (exit status 3) on the "
+    tu_tmp_file("bin/gnuplot", "#!/bin/sh\necho 'line 7: boom' >&2\nexit 3\n");
+    cr_assert_eq(tu_sh("chmod +x bin/gnuplot && PATH=\"$PWD/bin:$PATH\" "
+                    "\"$DLSIM\" report sw"), 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "gnuplot: failed (exit status 3) on the "
                      "report's report.gp (rerun with --plots DIR to keep "
-                     "it):\nline 7: boom"), "%s", out_text);
-    cr_assert_eq(sh("PATH=\"$PWD/bin:$PATH\" \"$DLSIM\" report sw --plots p"),
-                 1, "%s", out_text);
-    cr_expect(strstr(out_text, "failed (exit status 3) on p/report.gp:"),
-              "%s", out_text);
-    cr_expect(exists("p/report.gp"));
-    cr_expect(!exists("sw/report.html") && !exists("sw/report.md"));
+                     "it):\nline 7: boom"), "%s", tu_out);
+    cr_assert_eq(tu_sh("PATH=\"$PWD/bin:$PATH\" \"$DLSIM\" report sw --plots p"),
+                 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "failed (exit status 3) on p/report.gp:"),
+              "%s", tu_out);
+    cr_expect(tu_tmp_exists("p/report.gp"));
+    cr_expect(!tu_tmp_exists("sw/report.html") && !tu_tmp_exists("sw/report.md"));
 }
 
-Test(report, same_input_same_bytes, .init = setup, .fini = teardown)
+Test(report, same_input_same_bytes, .fini = tu_tmp_cleanup)
 {
     hand_sweep("sw", "0.8", 2);
-    cr_assert_eq(sh("$DLSIM report sw -o a.html && $DLSIM report sw -o b.html && "
-                    "cmp a.html b.html && cmp a.md b.md"), 0, "%s", out_text);
-    cr_expect(!exists("sw/report.html"));
+    cr_assert_eq(tu_sh("$DLSIM report sw -o a.html && $DLSIM report sw -o b.html && "
+                    "cmp a.html b.html && cmp a.md b.md"), 0, "%s", tu_out);
+    cr_expect(!tu_tmp_exists("sw/report.html"));
 }
 
 /* A run of 150,000 jobs (jct = job number in seconds): the CDF gets 400
  * points at nearest ranks, never the whole file. */
-Test(report, huge_jobs_csv_downsampled, .init = setup, .fini = teardown)
+Test(report, huge_jobs_csv_downsampled, .fini = tu_tmp_cleanup)
 {
-    FILE *f = fopen(path("big.csv"), "w");
+    FILE *f = fopen(tu_tmp_pathf("big.csv"), "w");
     cr_assert(f);
     fputs("job_id,wait_time,jct\n", f);
     for (int i = 1; i <= 150000; i++)
         fprintf(f, "j%d,%d,%d\n", i, i % 7, i);
     fclose(f);
-    put("run/summary.json",
+    tu_tmp_file("run/summary.json",
         "{\"policy\": \"sjf\", \"trace\": \"t.csv\", \"cluster\": \"c\", "
         "\"seed\": 3, \"makespan\": 7200, \"avg_jct\": 75000.5, \"avg_wait\": 3, "
         "\"p99_wait\": 6, \"qos_guarantee_rate\": null, \"gpu_util_alloc\": 0.5, "
         "\"gpu_util_effective\": 0.25}\n");
-    put("run/timeseries.csv", "time,queued_jobs,util_alloc,util_effective\n");
-    cr_assert_eq(sh("mv big.csv run/jobs.csv && $DLSIM report run --plots p"), 0,
-                 "%s", out_text);
-    char *gp = slurp("p/report.gp", NULL);
+    tu_tmp_file("run/timeseries.csv", "time,queued_jobs,util_alloc,util_effective\n");
+    cr_assert_eq(tu_sh("mv big.csv run/jobs.csv && $DLSIM report run --plots p"), 0,
+                 "%s", tu_out);
+    char *gp = tu_slurp(tu_tmp_path("p/report.gp"), NULL);
     static double r[500][3];
     cr_assert_eq(block(gp, "cdf_jct_s0_p0", r, 500), 401);
     /* point i at rank ceil(150000 i / 400) = 375 i: jct 375 i s */
@@ -522,11 +435,11 @@ Test(report, huge_jobs_csv_downsampled, .init = setup, .fini = teardown)
     expect_rel(r[200][1], 0.5, "median F");
     expect_rel(r[400][0], 150000.0 / 3600, "max");
     free(gp);
-    char *md = slurp("run/report.md", NULL);
+    char *md = tu_slurp(tu_tmp_path("run/report.md"), NULL);
     cr_expect(strstr(md, "| sjf | – | 0.5000 | 0.2500 | 2.000 | 0.0008333 | "
                      "0.001667 | 20.83 | 1 | 0 |"), "%s", md);
     free(md);
-    char *html = slurp("run/report.html", NULL);
+    char *html = tu_slurp(tu_tmp_path("run/report.html"), NULL);
     cr_expect(strstr(html, "<body data-images=\"2\">"));   /* CDFs only */
     cr_expect(strstr(html, "no rows"));
     free(html);
@@ -552,21 +465,21 @@ static int e2e_sweep(struct e2e_run *runs)
 {
     static const char *const pol[2] = { "fifo", "sjf:backfill=1,predicted=0" };
     static const char *const loads[2] = { "0.9", "1.6" };
-    cr_assert_eq(sh("$DLSIM trace gen --jobs 300 --seed 5 --deadline-slack 1.2:3 "
+    cr_assert_eq(tu_sh("$DLSIM trace gen --jobs 300 --seed 5 --deadline-slack 1.2:3 "
                     "--deadline-frac 0.5 "
-                    "-o t.csv"), 0, "%s", out_text);
-    FILE *f = fopen(path("sw.csv"), "w");
+                    "-o t.csv"), 0, "%s", tu_out);
+    FILE *f = fopen(tu_tmp_pathf("sw.csv"), "w");
     cr_assert(f);
     int n = 0;
     for (int p = 0; p < 2; p++)
         for (int l = 0; l < 2; l++)
             for (int s = 1; s <= 2; s++, n++) {
-                cr_assert_eq(sh("$DLSIM run --trace t.csv --policy '%s' --seed %d "
+                cr_assert_eq(tu_sh("$DLSIM run --trace t.csv --policy '%s' --seed %d "
                                 "--load %s --sample 3600 --quiet --out sw/runs/r%d",
-                                pol[p], s, loads[l], n), 0, "%s", out_text);
+                                pol[p], s, loads[l], n), 0, "%s", tu_out);
                 struct mdl_json_doc d;
                 struct dl_error err = { 0 };
-                cr_assert_eq(mdl_json_load(path("sw/runs/r%d/summary.json", n), &d,
+                cr_assert_eq(mdl_json_load(tu_tmp_pathf("sw/runs/r%d/summary.json", n), &d,
                                            &err), 0, "%s", err.msg);
                 const struct mdl_json *o = d.root;
                 if (!n) {
@@ -607,7 +520,7 @@ static int e2e_sweep(struct e2e_run *runs)
                 mdl_json_free(&d);
             }
     fclose(f);
-    cr_assert_eq(rename(path("sw.csv"), path("sw/summary.csv")), 0);
+    cr_assert_eq(rename(tu_tmp_pathf("sw.csv"), tu_tmp_pathf("sw/summary.csv")), 0);
     return n;
 }
 
@@ -717,13 +630,13 @@ static long png_ink(const unsigned char *p, size_t len, long *total)
     return ink;
 }
 
-Test(report, end_to_end_in_headless_chromium, .init = setup, .fini = teardown,
+Test(report, end_to_end_in_headless_chromium, .fini = tu_tmp_cleanup,
      .timeout = 580)
 {
     struct e2e_run runs[8];
     int n = e2e_sweep(runs);
-    cr_assert_eq(sh("$DLSIM report sw"), 0, "%s", out_text);
-    char *html = slurp("sw/report.html", NULL);
+    cr_assert_eq(tu_sh("$DLSIM report sw"), 0, "%s", tu_out);
+    char *html = tu_slurp(tu_tmp_path("sw/report.html"), NULL);
     check_numbers(html, runs, n);
     cr_expect(strstr(html, "<h2 id=\"versus-load\">"));
     int images = 0;
@@ -734,30 +647,30 @@ Test(report, end_to_end_in_headless_chromium, .init = setup, .fini = teardown,
     free(html);
 
     /* Chromium must be there (scripts/setup.sh installs it) */
-    cr_assert_eq(sh("command -v chromium || command -v chromium-browser"), 0,
+    cr_assert_eq(tu_sh("command -v chromium || command -v chromium-browser"), 0,
                  "chromium is not installed (scripts/setup.sh installs it)");
     char browser[512];
-    size_t bl = strcspn(out_text, "\n");
+    size_t bl = strcspn(tu_out, "\n");
     cr_assert(bl < sizeof browser);
-    memcpy(browser, out_text, bl);
+    memcpy(browser, tu_out, bl);
     browser[bl] = 0;
     /* 1: the page's own script records how many images loaded */
-    cr_assert_eq(sh("timeout 240 '%s' --no-sandbox --headless --disable-gpu "
+    cr_assert_eq(tu_sh("timeout 240 '%s' --no-sandbox --headless --disable-gpu "
                     "--user-data-dir=\"$(mktemp -d -p .)\" --virtual-time-budget=15000 "
                     "--dump-dom sw/report.html > dom.html 2>/dev/null", browser), 0,
-                 "%s", out_text);
-    char *dom = slurp("dom.html", NULL), want[64];
+                 "%s", tu_out);
+    char *dom = tu_slurp(tu_tmp_path("dom.html"), NULL), want[64];
     snprintf(want, sizeof want, "data-images-loaded=\"%d/%d\"", images, images);
     cr_expect(strstr(dom, want), "not every image loaded: %.300s",
               strstr(dom, "<body") ? strstr(dom, "<body") : dom);
     free(dom);
     /* 2: a screenshot that is not blank */
-    cr_assert_eq(sh("timeout 240 '%s' --no-sandbox --headless --disable-gpu "
+    cr_assert_eq(tu_sh("timeout 240 '%s' --no-sandbox --headless --disable-gpu "
                     "--user-data-dir=\"$(mktemp -d -p .)\" --screenshot=shot.png "
                     "--window-size=1400,4000 sw/report.html >/dev/null 2>&1",
-                    browser), 0, "%s", out_text);
+                    browser), 0, "%s", tu_out);
     size_t len;
-    unsigned char *png = (unsigned char *)slurp("shot.png", &len);
+    unsigned char *png = (unsigned char *)tu_slurp(tu_tmp_path("shot.png"), &len);
     long total = 0, ink = png_ink(png, len, &total);
     cr_assert(ink >= 0, "cannot decode the screenshot");
     cr_expect_eq(total, 1400L * 4000);
@@ -766,19 +679,19 @@ Test(report, end_to_end_in_headless_chromium, .init = setup, .fini = teardown,
     free(png);
 }
 
-Test(report, every_run_failed_still_reports, .init = setup, .fini = teardown)
+Test(report, every_run_failed_still_reports, .fini = tu_tmp_cleanup)
 {
-    put("sw/summary.csv",
+    tu_tmp_file("sw/summary.csv",
         "run_id,policy,status,error,qos_guarantee_rate,gpu_util_alloc,"
         "gpu_util_effective,makespan,avg_wait,p99_wait,avg_jct\n"
         "a,fifo,failed,\"trace.csv:3: bad <num_gpus>\",,,,,,,\n");
-    cr_assert_eq(sh("$DLSIM report sw"), 0, "%s", out_text);
-    char *html = slurp("sw/report.html", NULL);
+    cr_assert_eq(tu_sh("$DLSIM report sw"), 0, "%s", tu_out);
+    char *html = tu_slurp(tu_tmp_path("sw/report.html"), NULL);
     cr_expect(strstr(html, "<body data-images=\"0\">"));
     cr_expect(strstr(html, "<td>trace.csv:3: bad &lt;num_gpus&gt;</td>"));
     cr_expect(strstr(html, "Every run failed"));
     free(html);
-    char *md = slurp("sw/report.md", NULL);
+    char *md = tu_slurp(tu_tmp_path("sw/report.md"), NULL);
     cr_expect(strstr(md, "| fifo | – | – | – | – | – | – | – | 0 | 1 |"), "%s", md);
     free(md);
 }

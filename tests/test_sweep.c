@@ -15,81 +15,6 @@
 #include <sys/wait.h>
 #include <time.h>
 
-static char tmpdir[256];
-
-static void setup(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/dlsim-sweep-XXXXXX");
-    cr_assert(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    cr_assert_eq(system(cmd), 0);
-}
-
-static const char *path(const char *name)
-{
-    static char buf[8][512];
-    static int k;
-    k = (k + 1) % 8;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-static void put(const char *name, const char *text)
-{
-    FILE *f = fopen(path(name), "w");
-    cr_assert(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static char out_text[1 << 16];
-
-/* Runs a shell command line in tmpdir with $DLSIM set; captures stdout and
- * stderr into out_text; returns the exit status. */
-static int sh(const char *fmt, ...)
-{
-    const char *bin = getenv("DLSIM");
-    cr_assert(bin, "DLSIM is not set (run through meson test)");
-    char args[4096], cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && DLSIM='%s' && %s 2>&1", tmpdir, bin, args);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p);
-    size_t n = fread(out_text, 1, sizeof out_text - 1, p);
-    out_text[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-static char *slurp(const char *name)
-{
-    FILE *f = fopen(path(name), "rb");
-    cr_assert(f, "no %s", name);
-    static char *bufs[4];
-    static int k;
-    k = (k + 1) % 4;
-    free(bufs[k]);
-    bufs[k] = xmalloc(1 << 22);
-    size_t n = fread(bufs[k], 1, (1 << 22) - 1, f);
-    bufs[k][n] = 0;
-    fclose(f);
-    return bufs[k];
-}
-
-static bool exists(const char *name)
-{
-    struct stat st;
-    return stat(path(name), &st) == 0;
-}
-
 static int count_lines(const char *s)
 {
     int n = 0;
@@ -101,13 +26,13 @@ static int count_lines(const char *s)
 /* Two small generated traces (a.csv.gz, b.csv.gz) on demo-256. */
 static void make_traces(int jobs)
 {
-    cr_assert_eq(sh("$DLSIM trace gen --jobs %d --load 0.9 --seed 1 "
+    cr_assert_eq(tu_sh("$DLSIM trace gen --jobs %d --load 0.9 --seed 1 "
                     "--deadline-slack 1.2:3 -o a.csv.gz && $DLSIM trace gen "
                     "--jobs %d --load 0.9 --seed 2 --deadline-slack 1.5:4 -o "
-                    "b.csv.gz", jobs, jobs), 0, "%s", out_text);
+                    "b.csv.gz", jobs, jobs), 0, "%s", tu_out);
 }
 
-TestSuite(sweep, .init = setup, .fini = teardown);
+TestSuite(sweep, .fini = tu_tmp_cleanup);
 
 /* ------------------------------------------------------------ expansion */
 
@@ -127,10 +52,10 @@ static const char grid_spec[] =
 
 Test(sweep, grid_expansion_counts_order_and_ids)
 {
-    put("spec.yaml", grid_spec);
+    tu_tmp_file("spec.yaml", grid_spec);
     struct swp_spec s;
     struct dl_error err = { 0 };
-    int rc = swp_spec_load(path("spec.yaml"), &s, &err);
+    int rc = swp_spec_load(tu_tmp_path("spec.yaml"), &s, &err);
     cr_assert_eq(rc, 0, "%s:%ld:%ld: %s", err.file, err.line, err.col, err.msg);
     /* base: 2 policies x 2 traces x 1 cluster x 1 models x 2 loads x 3
      * seeds = 24; hetero: 1 x 2 x 2 x 2 x 2 x 1 = 16 */
@@ -176,13 +101,13 @@ Test(sweep, grid_expansion_counts_order_and_ids)
     /* paths resolve against the spec's directory, except absolute ones
      * and zoo */
     char want[600];
-    snprintf(want, sizeof want, "%s/t/a.csv", tmpdir);
+    snprintf(want, sizeof want, "%s/t/a.csv", tu_tmp_dir());
     cr_expect_str_eq(s.items[SWP_TRACE][0].path, want);
     cr_expect_str_eq(s.items[SWP_TRACE][1].path, "/abs/b.csv.gz");
     const struct swp_item *m = &s.items[SWP_MODELS][s.runs[26].ax[SWP_MODELS]];
     cr_assert_eq(m->nargs, 2);
     cr_expect_str_eq(m->args[0], "zoo");
-    snprintf(want, sizeof want, "%s/n.yaml", tmpdir);
+    snprintf(want, sizeof want, "%s/n.yaml", tu_tmp_dir());
     cr_expect_str_eq(m->args[1], want);
     /* every run id is distinct */
     for (uint32_t i = 0; i < s.nruns; i++)
@@ -193,10 +118,10 @@ Test(sweep, grid_expansion_counts_order_and_ids)
 
 Test(sweep, grid_defaults_without_scenarios)
 {
-    put("spec.yaml", "policies: sjf\ntraces: [x.csv]\nsample: 60\n");
+    tu_tmp_file("spec.yaml", "policies: sjf\ntraces: [x.csv]\nsample: 60\n");
     struct swp_spec s;
     struct dl_error err = { 0 };
-    cr_assert_eq(swp_spec_load(path("spec.yaml"), &s, &err), 0, "%s", err.msg);
+    cr_assert_eq(swp_spec_load(tu_tmp_path("spec.yaml"), &s, &err), 0, "%s", err.msg);
     cr_assert_eq(s.nruns, 1);
     const char *f[SWP_NCOORD];
     swp_coords(&s, 0, f);
@@ -211,10 +136,10 @@ Test(sweep, grid_defaults_without_scenarios)
 /* A spec that must fail to load at line:col with msg in the message. */
 static void bad_spec(const char *text, long line, long col, const char *msg)
 {
-    put("bad.yaml", text);
+    tu_tmp_file("bad.yaml", text);
     struct swp_spec s;
     struct dl_error err = { 0 };
-    int rc = swp_spec_load(path("bad.yaml"), &s, &err);
+    int rc = swp_spec_load(tu_tmp_path("bad.yaml"), &s, &err);
     swp_spec_free(&s);
     cr_expect_eq(rc, DL_EINPUT, "accepted: %s", text);
     cr_expect_eq(err.line, line, "%s: line %ld, expected %ld (%s)", text,
@@ -254,29 +179,29 @@ Test(sweep, bad_specs_are_located)
 Test(sweep, validation_errors_exit_2_before_running)
 {
     make_traces(50);
-    put("p.yaml", "policies: [fifo, \"srtf:nope=1\"]\ntraces: [a.csv.gz]\n");
-    cr_expect_eq(sh("$DLSIM sweep p.yaml --out o"), 2, "%s", out_text);
-    cr_expect(strstr(out_text, "p.yaml:1:18: policies:"), "%s", out_text);
-    cr_expect(strstr(out_text, "nope"), "%s", out_text);
-    put("t.yaml", "policies: [fifo]\ntraces: [a.csv.gz,\n   missing.csv]\n");
-    cr_expect_eq(sh("$DLSIM sweep t.yaml --out o"), 2, "%s", out_text);
-    cr_expect(strstr(out_text, "t.yaml:3:4: trace 'missing.csv'"), "%s", out_text);
-    put("c.yaml", "policies: [fifo]\ntraces: [a.csv.gz]\nclusters: [bad.yaml]\n");
-    put("bad.yaml", "name: x\ngpu_types: []\n");
-    cr_expect_eq(sh("$DLSIM sweep c.yaml --out o"), 2, "%s", out_text);
-    cr_expect(strstr(out_text, "bad.yaml:"), "%s", out_text);
-    cr_expect(strstr(out_text, "c.yaml:3:12: cluster 'bad.yaml'"), "%s", out_text);
-    put("m.yaml", "policies: [fifo]\ntraces: [a.csv.gz]\nmodels: [[nomodel.yaml]]\n");
-    cr_expect_eq(sh("$DLSIM sweep m.yaml --out o"), 2, "%s", out_text);
-    cr_expect(strstr(out_text, "m.yaml:3:10: models 'nomodel.yaml'"), "%s", out_text);
-    cr_expect(!exists("o"), "an output directory was left behind");
-    cr_expect_eq(sh("$DLSIM sweep"), 2);
-    cr_expect_eq(sh("$DLSIM sweep p.yaml --jobs 0"), 2);
-    cr_expect_eq(sh("$DLSIM sweep p.yaml --shard 2/2"), 2);
-    cr_expect_eq(sh("$DLSIM sweep --help"), 0);
-    cr_expect(strstr(out_text, "--resume") && strstr(out_text, "--shard") &&
-              strstr(out_text, "--merge") && strstr(out_text, "--jobs") &&
-              strstr(out_text, "--quiet") && strstr(out_text, "--out"));
+    tu_tmp_file("p.yaml", "policies: [fifo, \"srtf:nope=1\"]\ntraces: [a.csv.gz]\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep p.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "p.yaml:1:18: policies:"), "%s", tu_out);
+    cr_expect(strstr(tu_out, "nope"), "%s", tu_out);
+    tu_tmp_file("t.yaml", "policies: [fifo]\ntraces: [a.csv.gz,\n   missing.csv]\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep t.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "t.yaml:3:4: trace 'missing.csv'"), "%s", tu_out);
+    tu_tmp_file("c.yaml", "policies: [fifo]\ntraces: [a.csv.gz]\nclusters: [bad.yaml]\n");
+    tu_tmp_file("bad.yaml", "name: x\ngpu_types: []\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep c.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "bad.yaml:"), "%s", tu_out);
+    cr_expect(strstr(tu_out, "c.yaml:3:12: cluster 'bad.yaml'"), "%s", tu_out);
+    tu_tmp_file("m.yaml", "policies: [fifo]\ntraces: [a.csv.gz]\nmodels: [[nomodel.yaml]]\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep m.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "m.yaml:3:10: models 'nomodel.yaml'"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("o"), "an output directory was left behind");
+    cr_expect_eq(tu_sh("$DLSIM sweep"), 2);
+    cr_expect_eq(tu_sh("$DLSIM sweep p.yaml --jobs 0"), 2);
+    cr_expect_eq(tu_sh("$DLSIM sweep p.yaml --shard 2/2"), 2);
+    cr_expect_eq(tu_sh("$DLSIM sweep --help"), 0);
+    cr_expect(strstr(tu_out, "--resume") && strstr(tu_out, "--shard") &&
+              strstr(tu_out, "--merge") && strstr(tu_out, "--jobs") &&
+              strstr(tu_out, "--quiet") && strstr(tu_out, "--out"));
 }
 
 /* ------------------------------------------------------------ running */
@@ -291,13 +216,13 @@ static const char run_spec[] =
 Test(sweep, outputs_match_dlsim_run)
 {
     make_traces(200);
-    put("s.yaml", run_spec);
-    cr_assert_eq(sh("$DLSIM sweep s.yaml --jobs 2 --out o"), 0, "%s", out_text);
+    tu_tmp_file("s.yaml", run_spec);
+    cr_assert_eq(tu_sh("$DLSIM sweep s.yaml --jobs 2 --out o"), 0, "%s", tu_out);
     /* plain log lines when stderr is no terminal: one per run, then the end */
-    cr_expect(strstr(out_text, "sweep: [16/16] "), "%s", out_text);
-    cr_expect(strstr(out_text, "sweep: 16 runs, 0 failed; o/summary.csv"), "%s",
-              out_text);
-    const char *sum = slurp("o/summary.csv");
+    cr_expect(strstr(tu_out, "sweep: [16/16] "), "%s", tu_out);
+    cr_expect(strstr(tu_out, "sweep: 16 runs, 0 failed; o/summary.csv"), "%s",
+              tu_out);
+    const char *sum = tu_tmp_text("o/summary.csv");
     cr_expect_eq(count_lines(sum), 17);
     cr_expect_eq(strncmp(sum, "run_id,scenario,policy,trace,cluster,models,load,"
                          "seed,status,error,jobs,jobs_finished,jobs_rejected,"
@@ -309,40 +234,40 @@ Test(sweep, outputs_match_dlsim_run)
                      "\"qos:reserve=1,elastic=1\",a.csv.gz,demo-256,,1.1,2,ok,,200,"),
               "%s", sum);
     /* the run directory holds exactly what dlsim run --out writes */
-    cr_assert_eq(sh("$DLSIM run --trace a.csv.gz --policy qos:reserve=1,elastic=1"
+    cr_assert_eq(tu_sh("$DLSIM run --trace a.csv.gz --policy qos:reserve=1,elastic=1"
                     " --load 1.1 --seed 2 --sample 3600 --out r --quiet"), 0, "%s",
-                 out_text);
+                 tu_out);
     const char *id = "o/runs/0011-qos_reserve_1_elastic_1-a-l1.1-s2";
-    cr_expect_eq(sh("cmp r/jobs.csv %s/jobs.csv && cmp r/timeseries.csv "
+    cr_expect_eq(tu_sh("cmp r/jobs.csv %s/jobs.csv && cmp r/timeseries.csv "
                     "%s/timeseries.csv && ls %s | tr '\\n' ' '", id, id, id), 0,
-                 "%s", out_text);
-    cr_expect_str_eq(out_text, "jobs.csv summary.json timeseries.csv ");
+                 "%s", tu_out);
+    cr_expect_str_eq(tu_out, "jobs.csv summary.json timeseries.csv ");
     /* summary.json equal but for the trace path and wall_seconds */
-    cr_expect_eq(sh("diff r/summary.json %s/summary.json | grep '^[<>]' | "
+    cr_expect_eq(tu_sh("diff r/summary.json %s/summary.json | grep '^[<>]' | "
                     "grep -v wall_seconds | grep -v '\"trace\"' | wc -l", id), 0);
-    cr_expect_str_eq(out_text, "0\n");
+    cr_expect_str_eq(tu_out, "0\n");
     /* no journal or temporary directory left; grid and spec kept */
-    cr_expect(!exists("o/summary.csv.partial"));
-    cr_expect_eq(sh("ls -a o/runs | grep -c tmp"), 1);
-    cr_expect_str_eq(out_text, "0\n");
-    cr_expect(exists("o/grid.csv") && exists("o/sweep.yaml"));
-    cr_expect_eq(count_lines(slurp("o/grid.csv")), 17);
+    cr_expect(!tu_tmp_exists("o/summary.csv.partial"));
+    cr_expect_eq(tu_sh("ls -a o/runs | grep -c tmp"), 1);
+    cr_expect_str_eq(tu_out, "0\n");
+    cr_expect(tu_tmp_exists("o/grid.csv") && tu_tmp_exists("o/sweep.yaml"));
+    cr_expect_eq(count_lines(tu_tmp_text("o/grid.csv")), 17);
     /* same inputs, another worker count: the same bytes */
-    cr_assert_eq(sh("$DLSIM sweep s.yaml --jobs 1 --out o1 --quiet"), 0, "%s",
-                 out_text);
-    cr_expect_str_eq(out_text, "", "--quiet printed: %s", out_text);
-    cr_expect_eq(sh("cmp o/summary.csv o1/summary.csv"), 0, "%s", out_text);
+    cr_assert_eq(tu_sh("$DLSIM sweep s.yaml --jobs 1 --out o1 --quiet"), 0, "%s",
+                 tu_out);
+    cr_expect_str_eq(tu_out, "", "--quiet printed: %s", tu_out);
+    cr_expect_eq(tu_sh("cmp o/summary.csv o1/summary.csv"), 0, "%s", tu_out);
     /* an existing sweep directory is refused without --resume */
-    cr_expect_eq(sh("$DLSIM sweep s.yaml --out o"), 2, "%s", out_text);
-    cr_expect(strstr(out_text, "--resume"), "%s", out_text);
+    cr_expect_eq(tu_sh("$DLSIM sweep s.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "--resume"), "%s", tu_out);
     /* --resume of a finished sweep runs nothing and rewrites the same file */
-    cr_expect_eq(sh("$DLSIM sweep s.yaml --out o --resume"), 0, "%s", out_text);
-    cr_expect(strstr(out_text, "16 of 16 runs already done"), "%s", out_text);
-    cr_expect_eq(sh("cmp o/summary.csv o1/summary.csv"), 0);
+    cr_expect_eq(tu_sh("$DLSIM sweep s.yaml --out o --resume"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "16 of 16 runs already done"), "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp o/summary.csv o1/summary.csv"), 0);
     /* a changed spec cannot resume into the old directory */
-    put("s.yaml", "policies: [sjf]\ntraces: [a.csv.gz]\n");
-    cr_expect_eq(sh("$DLSIM sweep s.yaml --out o --resume"), 2, "%s", out_text);
-    cr_expect(strstr(out_text, "holds another sweep"), "%s", out_text);
+    tu_tmp_file("s.yaml", "policies: [sjf]\ntraces: [a.csv.gz]\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep s.yaml --out o --resume"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "holds another sweep"), "%s", tu_out);
 }
 
 /* A run that fails at run time (not at validation): a job of 10^7 s after
@@ -350,14 +275,14 @@ Test(sweep, outputs_match_dlsim_run)
 Test(sweep, failing_run_is_recorded_and_others_complete)
 {
     make_traces(100);
-    put("tail.csv", "job_id,submit_time,num_gpus,duration\n"
+    tu_tmp_file("tail.csv", "job_id,submit_time,num_gpus,duration\n"
                     "long,0,1,10000000\nshort,1,1,5\n");
-    put("f.yaml", "policies: [fifo, sjf]\ntraces: [a.csv.gz, tail.csv]\n"
+    tu_tmp_file("f.yaml", "policies: [fifo, sjf]\ntraces: [a.csv.gz, tail.csv]\n"
                   "sample: 1\n");
-    int rc = sh("$DLSIM sweep f.yaml --jobs 2 --out o");
-    cr_expect_eq(rc, 1, "exit %d: %s", rc, out_text);
-    cr_expect(strstr(out_text, "failed"), "%s", out_text);
-    const char *sum = slurp("o/summary.csv");
+    int rc = tu_sh("$DLSIM sweep f.yaml --jobs 2 --out o");
+    cr_expect_eq(rc, 1, "exit %d: %s", rc, tu_out);
+    cr_expect(strstr(tu_out, "failed"), "%s", tu_out);
+    const char *sum = tu_tmp_text("o/summary.csv");
     cr_expect_eq(count_lines(sum), 5);
     cr_expect(strstr(sum, "\n0000-fifo-a-s1,default,fifo,a.csv.gz,demo-256,,,1,ok,,100,"),
               "%s", sum);
@@ -369,18 +294,18 @@ Test(sweep, failing_run_is_recorded_and_others_complete)
               "%s", sum);
     cr_expect(strstr(sum, "\n0003-sjf-tail-s1,default,sjf,tail.csv,demo-256,,,1,failed,"),
               "%s", sum);
-    cr_expect(exists("o/runs/0001-fifo-tail-s1/error.txt"));
-    cr_expect(!exists("o/runs/0001-fifo-tail-s1/summary.json"));
-    cr_expect(strstr(slurp("o/logs/0001-fifo-tail-s1.log"), "run failed"));
+    cr_expect(tu_tmp_exists("o/runs/0001-fifo-tail-s1/error.txt"));
+    cr_expect(!tu_tmp_exists("o/runs/0001-fifo-tail-s1/summary.json"));
+    cr_expect(strstr(tu_tmp_text("o/logs/0001-fifo-tail-s1.log"), "run failed"));
     /* failed rows have as many fields as the header (empty metrics) */
-    cr_expect_eq(sh("awk -F, 'NR==1{n=NF} NR==3{print (NF==n)}' o/summary.csv"),
+    cr_expect_eq(tu_sh("awk -F, 'NR==1{n=NF} NR==3{print (NF==n)}' o/summary.csv"),
                  0);
-    cr_expect_str_eq(out_text, "1\n");
+    cr_expect_str_eq(tu_out, "1\n");
     /* a sweep whose every run fails still has the full header */
-    put("g.yaml", "policies: [fifo]\ntraces: [tail.csv]\nsample: 1\n");
-    cr_expect_eq(sh("$DLSIM sweep g.yaml --out g --quiet"), 1);
-    cr_expect_eq(sh("head -1 g/summary.csv > h1 && head -1 o/summary.csv > h2 && "
-                    "cmp h1 h2"), 0, "%s", out_text);
+    tu_tmp_file("g.yaml", "policies: [fifo]\ntraces: [tail.csv]\nsample: 1\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep g.yaml --out g --quiet"), 1);
+    cr_expect_eq(tu_sh("head -1 g/summary.csv > h1 && head -1 o/summary.csv > h2 && "
+                    "cmp h1 h2"), 0, "%s", tu_out);
 }
 
 /* Starts a sweep in its own process group and kills the group with
@@ -391,7 +316,7 @@ static int sweep_and_kill(const char *spec, const char *out, int min, bool resum
     cr_assert(pid >= 0);
     if (pid == 0) {
         setpgid(0, 0);
-        if (chdir(tmpdir))
+        if (chdir(tu_tmp_dir()))
             _exit(127);
         freopen("/dev/null", "w", stdout);
         freopen("/dev/null", "w", stderr);
@@ -401,7 +326,7 @@ static int sweep_and_kill(const char *spec, const char *out, int min, bool resum
     }
     setpgid(pid, pid);
     char runs[600];
-    snprintf(runs, sizeof runs, "%s/%s/runs", tmpdir, out);
+    snprintf(runs, sizeof runs, "%s/%s/runs", tu_tmp_dir(), out);
     int done = 0;
     for (int k = 0; k < 30000; k++) {
         struct timespec ts = { 0, 2000000 };
@@ -425,51 +350,51 @@ static int sweep_and_kill(const char *spec, const char *out, int min, bool resum
 
 Test(sweep, resume_after_kill_is_byte_identical, .timeout = 300)
 {
-    cr_assert_eq(sh("$DLSIM trace gen --jobs 20000 --load 0.95 --seed 3 -o "
-                    "k.csv.gz"), 0, "%s", out_text);
-    put("k.yaml", "policies: [srtf, \"fifo:backfill=1\"]\ntraces: [k.csv.gz]\n"
+    cr_assert_eq(tu_sh("$DLSIM trace gen --jobs 20000 --load 0.95 --seed 3 -o "
+                    "k.csv.gz"), 0, "%s", tu_out);
+    tu_tmp_file("k.yaml", "policies: [srtf, \"fifo:backfill=1\"]\ntraces: [k.csv.gz]\n"
                   "loads: [0.8, 0.9, 1.0, 1.1, 1.2]\nseeds: 1..2\n");
-    cr_assert_eq(sh("$DLSIM sweep k.yaml --jobs 1 --out full --quiet"), 0, "%s",
-                 out_text);
+    cr_assert_eq(tu_sh("$DLSIM sweep k.yaml --jobs 1 --out full --quiet"), 0, "%s",
+                 tu_out);
     int done = sweep_and_kill("k.yaml", "cut", 3, false);
     cr_expect(done >= 3 && done < 20, "%d runs were done at the kill", done);
-    cr_expect(!exists("cut/summary.csv"), "killed, yet summary.csv exists");
-    cr_expect(exists("cut/summary.csv.partial"));
+    cr_expect(!tu_tmp_exists("cut/summary.csv"), "killed, yet summary.csv exists");
+    cr_expect(tu_tmp_exists("cut/summary.csv.partial"));
     /* kill it a second time, mid-resume */
     int again = sweep_and_kill("k.yaml", "cut", done + 2, true);
     cr_expect(again >= done + 2 && again < 20, "%d runs done at the second kill",
               again);
-    cr_expect(!exists("cut/summary.csv"));
-    cr_assert_eq(sh("$DLSIM sweep k.yaml --out cut --resume --jobs 2"), 0, "%s",
-                 out_text);
-    cr_expect(strstr(out_text, "already done in cut"), "%s", out_text);
-    cr_expect_eq(sh("cmp full/summary.csv cut/summary.csv"), 0, "%s", out_text);
-    cr_expect_eq(sh("ls -a cut/runs | grep -c tmp"), 1);
-    cr_expect_str_eq(out_text, "0\n", "temporary directories left");
+    cr_expect(!tu_tmp_exists("cut/summary.csv"));
+    cr_assert_eq(tu_sh("$DLSIM sweep k.yaml --out cut --resume --jobs 2"), 0, "%s",
+                 tu_out);
+    cr_expect(strstr(tu_out, "already done in cut"), "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp full/summary.csv cut/summary.csv"), 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("ls -a cut/runs | grep -c tmp"), 1);
+    cr_expect_str_eq(tu_out, "0\n", "temporary directories left");
 }
 
 Test(sweep, shards_and_merge_equal_a_local_sweep)
 {
     make_traces(100);
-    put("s.yaml", run_spec);
-    cr_assert_eq(sh("$DLSIM sweep s.yaml --out local --quiet"), 0, "%s", out_text);
-    cr_assert_eq(sh("$DLSIM sweep s.yaml --out sh --shard 1/2 --jobs 1 --quiet"), 0,
-                 "%s", out_text);
-    cr_expect_eq(count_lines(slurp("sh/summary.shard-1-of-2.csv")), 9);
-    cr_expect(strstr(slurp("sh/summary.shard-1-of-2.csv"), "\n0001-"));
-    cr_expect(!strstr(slurp("sh/summary.shard-1-of-2.csv"), "\n0000-"));
+    tu_tmp_file("s.yaml", run_spec);
+    cr_assert_eq(tu_sh("$DLSIM sweep s.yaml --out local --quiet"), 0, "%s", tu_out);
+    cr_assert_eq(tu_sh("$DLSIM sweep s.yaml --out sh --shard 1/2 --jobs 1 --quiet"), 0,
+                 "%s", tu_out);
+    cr_expect_eq(count_lines(tu_tmp_text("sh/summary.shard-1-of-2.csv")), 9);
+    cr_expect(strstr(tu_tmp_text("sh/summary.shard-1-of-2.csv"), "\n0001-"));
+    cr_expect(!strstr(tu_tmp_text("sh/summary.shard-1-of-2.csv"), "\n0000-"));
     /* a merge before every shard is done names what is missing */
-    cr_expect_eq(sh("$DLSIM sweep --merge sh"), 1, "%s", out_text);
-    cr_expect(strstr(out_text, "8 of 16 runs missing"), "%s", out_text);
-    cr_expect(!exists("sh/summary.csv"));
-    cr_assert_eq(sh("$DLSIM sweep s.yaml --out sh --shard 0/2 --quiet"), 0, "%s",
-                 out_text);
-    cr_assert_eq(sh("$DLSIM sweep --merge sh"), 0, "%s", out_text);
-    cr_expect_eq(sh("cmp local/summary.csv sh/summary.csv"), 0, "%s", out_text);
+    cr_expect_eq(tu_sh("$DLSIM sweep --merge sh"), 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "8 of 16 runs missing"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("sh/summary.csv"));
+    cr_assert_eq(tu_sh("$DLSIM sweep s.yaml --out sh --shard 0/2 --quiet"), 0, "%s",
+                 tu_out);
+    cr_assert_eq(tu_sh("$DLSIM sweep --merge sh"), 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp local/summary.csv sh/summary.csv"), 0, "%s", tu_out);
     /* a shard run again keeps its finished runs */
-    cr_assert_eq(sh("$DLSIM sweep s.yaml --out sh --shard 0/2"), 0, "%s", out_text);
-    cr_expect(strstr(out_text, "8 of 8 runs already done"), "%s", out_text);
-    cr_expect_eq(sh("$DLSIM sweep --merge nothere"), 2);
+    cr_assert_eq(tu_sh("$DLSIM sweep s.yaml --out sh --shard 0/2"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "8 of 8 runs already done"), "%s", tu_out);
+    cr_expect_eq(tu_sh("$DLSIM sweep --merge nothere"), 2);
 }
 
 Test(sweep, mpirun_two_ranks_equal_a_local_sweep, .timeout = 300)
@@ -477,32 +402,32 @@ Test(sweep, mpirun_two_ranks_equal_a_local_sweep, .timeout = 300)
 #ifndef DLSIM_MPI
     cr_skip_test("this build has no MPI (meson -Dmpi=enabled needs libopenmpi-dev)");
 #else
-    if (sh("command -v mpirun"))
+    if (tu_sh("command -v mpirun"))
         cr_skip_test("mpirun is not installed (openmpi-bin)");
     make_traces(100);
-    put("s.yaml", run_spec);
-    cr_assert_eq(sh("$DLSIM sweep s.yaml --out local --quiet"), 0, "%s", out_text);
+    tu_tmp_file("s.yaml", run_spec);
+    cr_assert_eq(tu_sh("$DLSIM sweep s.yaml --out local --quiet"), 0, "%s", tu_out);
     /* (OpenMPI's own allocations outlive MPI_Finalize: no leak reports
      * from the ranks of a sanitizer build) */
-    int rc = sh("mpirun --allow-run-as-root --oversubscribe -n 2 -x "
+    int rc = tu_sh("mpirun --allow-run-as-root --oversubscribe -n 2 -x "
                 "ASAN_OPTIONS=detect_leaks=0 $DLSIM sweep s.yaml --out mpi");
-    cr_assert_eq(rc, 0, "exit %d: %s", rc, out_text);
-    cr_expect(strstr(out_text, "sweep: 16 runs, 0 failed"), "%s", out_text);
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, tu_out);
+    cr_expect(strstr(tu_out, "sweep: 16 runs, 0 failed"), "%s", tu_out);
     /* both ranks ran runs (the plain log lines name the rank) */
-    cr_expect(strstr(out_text, "s, rank 0)"), "%s", out_text);
-    cr_expect(strstr(out_text, "s, rank 1)"), "%s", out_text);
-    cr_expect_eq(sh("cmp local/summary.csv mpi/summary.csv"), 0, "%s", out_text);
-    cr_expect_eq(sh("ls mpi/runs | wc -l"), 0);
-    cr_expect_str_eq(out_text, "16\n");
+    cr_expect(strstr(tu_out, "s, rank 0)"), "%s", tu_out);
+    cr_expect(strstr(tu_out, "s, rank 1)"), "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp local/summary.csv mpi/summary.csv"), 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("ls mpi/runs | wc -l"), 0);
+    cr_expect_str_eq(tu_out, "16\n");
     /* a failing run under MPI: recorded, exit status 1 */
-    put("tail.csv", "job_id,submit_time,num_gpus,duration\n"
+    tu_tmp_file("tail.csv", "job_id,submit_time,num_gpus,duration\n"
                     "long,0,1,10000000\nshort,1,1,5\n");
-    put("f.yaml", "policies: [fifo, sjf]\ntraces: [a.csv.gz, tail.csv]\nsample: 1\n");
-    cr_assert_eq(sh("$DLSIM sweep f.yaml --out flocal --quiet"), 1, "%s", out_text);
-    rc = sh("mpirun --allow-run-as-root --oversubscribe -n 2 -x "
+    tu_tmp_file("f.yaml", "policies: [fifo, sjf]\ntraces: [a.csv.gz, tail.csv]\nsample: 1\n");
+    cr_assert_eq(tu_sh("$DLSIM sweep f.yaml --out flocal --quiet"), 1, "%s", tu_out);
+    rc = tu_sh("mpirun --allow-run-as-root --oversubscribe -n 2 -x "
             "ASAN_OPTIONS=detect_leaks=0 $DLSIM sweep f.yaml --out fmpi --quiet");
-    cr_expect_neq(rc, 0, "%s", out_text);
-    cr_expect_eq(sh("cmp flocal/summary.csv fmpi/summary.csv"), 0, "%s", out_text);
+    cr_expect_neq(rc, 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp flocal/summary.csv fmpi/summary.csv"), 0, "%s", tu_out);
 #endif
 }
 
@@ -510,15 +435,15 @@ Test(sweep, mpirun_two_ranks_equal_a_local_sweep, .timeout = 300)
  * recorded with the signal; the rest of the sweep completes. */
 Test(sweep, run_killed_by_a_signal_is_recorded, .timeout = 300)
 {
-    cr_assert_eq(sh("$DLSIM trace gen --jobs 20000 --load 0.95 --seed 3 -o "
-                    "k.csv.gz"), 0, "%s", out_text);
+    cr_assert_eq(tu_sh("$DLSIM trace gen --jobs 20000 --load 0.95 --seed 3 -o "
+                    "k.csv.gz"), 0, "%s", tu_out);
     /* gandiva swapping every second on an overloaded cluster: minutes */
-    put("k.yaml", "policies: [fifo, \"gandiva:quantum=1\"]\ntraces: [k.csv.gz]\n"
+    tu_tmp_file("k.yaml", "policies: [fifo, \"gandiva:quantum=1\"]\ntraces: [k.csv.gz]\n"
                   "loads: [3]\nsample: 0\n");
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
-        if (chdir(tmpdir))
+        if (chdir(tu_tmp_dir()))
             _exit(127);
         freopen("/dev/null", "w", stdout);
         freopen("/dev/null", "w", stderr);
@@ -530,7 +455,7 @@ Test(sweep, run_killed_by_a_signal_is_recorded, .timeout = 300)
     for (int k = 0; k < 5000 && !victim; k++) {
         struct timespec ts = { 0, 10000000 };
         nanosleep(&ts, NULL);
-        if (!exists("o/runs/0000-fifo-k-l3-s1"))
+        if (!tu_tmp_exists("o/runs/0000-fifo-k-l3-s1"))
             continue;
         /* the run processes of the sweep; the newest is gandiva's */
         char cp[128], buf[256] = "";
@@ -554,12 +479,12 @@ Test(sweep, run_killed_by_a_signal_is_recorded, .timeout = 300)
     int st;
     waitpid(pid, &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "sweep status %d", st);
-    const char *sum = slurp("o/summary.csv");
+    const char *sum = tu_tmp_text("o/summary.csv");
     cr_expect(strstr(sum, "\n0000-fifo-k-l3-s1,default,fifo,k.csv.gz,demo-256,,3,1,ok,,"),
               "%s", sum);
     cr_expect(strstr(sum, "\n0001-gandiva_quantum_1-k-l3-s1,default,gandiva:quantum=1,"
                      "k.csv.gz,demo-256,,3,1,failed,killed by signal 9 "
                      "(Killed),"), "%s", sum);
-    cr_expect_eq(sh("ls -a o/runs | grep -c tmp"), 1);
-    cr_expect_str_eq(out_text, "0\n", "the dead run's temporary directory is left");
+    cr_expect_eq(tu_sh("ls -a o/runs | grep -c tmp"), 1);
+    cr_expect_str_eq(tu_out, "0\n", "the dead run's temporary directory is left");
 }

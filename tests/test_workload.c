@@ -45,61 +45,6 @@ TestSuite(workload, .fini = tu_tmp_cleanup);
 
 #define ITP "../../shared/data/traces/microsoft-itp-elasticflow"
 
-static char out_text[65536];
-
-/* Runs "$DLSIM args" in the temporary directory; returns the exit
- * status, stdout and stderr in out_text. */
-static int dlsim(const char *fmt, ...)
-{
-    const char *bin = getenv("DLSIM");
-    cr_assert(bin, "DLSIM is not set (run through meson test)");
-    char args[2048], cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    tu_tmp_path("");
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", tu_tmpdir, bin,
-             args);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p);
-    size_t n = fread(out_text, 1, sizeof out_text - 1, p);
-    out_text[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-static char *slurp(const char *p, size_t *n)
-{
-    FILE *f = fopen(p, "rb");
-    cr_assert(f, "cannot open %s", p);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)len + 1);
-    cr_assert_eq(fread(b, 1, (size_t)len, f), (size_t)len);
-    b[len] = 0;
-    fclose(f);
-    *n = (size_t)len;
-    return b;
-}
-
-static bool same_file(const char *a, const char *b)
-{
-    size_t na, nb;
-    char *x = slurp(a, &na), *y = slurp(b, &nb);
-    bool same = na == nb && !memcmp(x, y, na);
-    free(x);
-    free(y);
-    return same;
-}
-
-static bool exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
 static void fit(const struct trace *t, struct trc_workload *w)
 {
     struct dl_error e = {0};
@@ -400,7 +345,7 @@ Test(workload, yaml_round_trip_same_bytes)
     for (int h = 0; h < 24; h++)
         cr_expect_float_eq(r.hourly[h], w.hourly[h], 1e-8);
     cr_assert_eq(trc_wl_write(&r, p2, &e), 0, "%s", e.msg);
-    cr_expect(same_file(p1, p2), "a second write differs");
+    cr_expect(tu_same_file(p1, p2), "a second write differs");
     /* and the generator reads the same from both */
     struct trace g1, g2;
     like(&w, 50, 4, TRC_ARR_DIURNAL, NULL, &g1);
@@ -508,10 +453,10 @@ Test(workload, yaml_reader_is_strict_and_located)
     cr_expect_eq(trc_wl_load(tu_tmp_path("none.yaml"), &w, &e), DL_EIO);
     /* through the command: exit 2, the location, no output */
     tu_tmp_file("bad.yaml", yaml_with(13, "    quantiles_s: [10, 5, 40]\n"));
-    cr_expect_eq(dlsim("trace gen --like bad.yaml -o out.csv"), 2, "%s",
-                 out_text);
-    cr_expect(strstr(out_text, "bad.yaml:13:23:"), "%s", out_text);
-    cr_expect(!exists(tu_tmp_path("out.csv")));
+    cr_expect_eq(tu_dlsim("trace gen --like bad.yaml -o out.csv"), 2, "%s",
+                 tu_out);
+    cr_expect(strstr(tu_out, "bad.yaml:13:23:"), "%s", tu_out);
+    cr_expect(!tu_exists(tu_tmp_path("out.csv")));
 }
 
 /* Whatever the trace reader accepts, trace fit writes a file that trace
@@ -546,8 +491,8 @@ Test(workload, fit_of_extreme_trace_reads_back)
     /* and through the commands, a deadline slack of 3e6 generates */
     tu_tmp_file("s.csv", "job_id,submit_time,num_gpus,duration,deadline\n"
                 "a,0,1,1,3000000\nb,10,2,5,20\n");
-    cr_expect_eq(dlsim("trace fit s.csv -o s.yaml"), 0, "%s", out_text);
-    cr_expect_eq(dlsim("trace gen --like s.yaml -o g.csv"), 0, "%s", out_text);
+    cr_expect_eq(tu_dlsim("trace fit s.csv -o s.yaml"), 0, "%s", tu_out);
+    cr_expect_eq(tu_dlsim("trace gen --like s.yaml -o g.csv"), 0, "%s", tu_out);
 }
 
 /* Names in the YAML: Unicode a YAML reader would refuse or fold (C1
@@ -673,14 +618,14 @@ Test(workload, generation_deterministic_and_streams_independent)
     trc_free(&c);
     trc_wl_free(&w);
     /* the command: the same bytes for a seed, others for another */
-    cr_assert_eq(dlsim("trace gen --like w.yaml --jobs 300 --seed 5 "
-                       "-o a.csv"), 0, "%s", out_text);
-    cr_assert_eq(dlsim("trace gen --seed 5 -o b.csv --like w.yaml --jobs "
-                       "300"), 0, "%s", out_text);
-    cr_assert_eq(dlsim("trace gen --like w.yaml --jobs 300 --seed 6 "
-                       "-o c.csv"), 0, "%s", out_text);
-    cr_expect(same_file(tu_tmp_path("a.csv"), tu_tmp_path("b.csv")));
-    cr_expect(!same_file(tu_tmp_path("a.csv"), tu_tmp_path("c.csv")));
+    cr_assert_eq(tu_dlsim("trace gen --like w.yaml --jobs 300 --seed 5 "
+                       "-o a.csv"), 0, "%s", tu_out);
+    cr_assert_eq(tu_dlsim("trace gen --seed 5 -o b.csv --like w.yaml --jobs "
+                       "300"), 0, "%s", tu_out);
+    cr_assert_eq(tu_dlsim("trace gen --like w.yaml --jobs 300 --seed 6 "
+                       "-o c.csv"), 0, "%s", tu_out);
+    cr_expect(tu_same_file(tu_tmp_path("a.csv"), tu_tmp_path("b.csv")));
+    cr_expect(!tu_same_file(tu_tmp_path("a.csv"), tu_tmp_path("c.csv")));
 }
 
 /* The exact share of arrivals by hour of day (and weekday) over [t0, t1]
@@ -936,23 +881,23 @@ Test(workload, itp_elasticflow_models_and_deadlines, .timeout = 300)
 Test(workload, commands_fit_gen_compare_scale)
 {
     /* a trace of 400 jobs over 3 days, from the classic generator */
-    cr_assert_eq(dlsim("trace gen --jobs 400 --load 0.05 --seed 2 "
+    cr_assert_eq(tu_dlsim("trace gen --jobs 400 --load 0.05 --seed 2 "
                        "--deadline-slack 2:3 --models a,b -o real.csv"), 0,
-                 "%s", out_text);
-    cr_assert_eq(dlsim("trace fit real.csv -o w.yaml"), 0, "%s", out_text);
-    cr_expect(strstr(out_text, "fitted 400 jobs"), "%s", out_text);
-    cr_assert_eq(dlsim("trace fit real.csv -o w2.yaml"), 0);
-    cr_expect(same_file(tu_tmp_path("w.yaml"), tu_tmp_path("w2.yaml")));
+                 "%s", tu_out);
+    cr_assert_eq(tu_dlsim("trace fit real.csv -o w.yaml"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "fitted 400 jobs"), "%s", tu_out);
+    cr_assert_eq(tu_dlsim("trace fit real.csv -o w2.yaml"), 0);
+    cr_expect(tu_same_file(tu_tmp_path("w.yaml"), tu_tmp_path("w2.yaml")));
     size_t n;
-    char *y = slurp(tu_tmp_path("w.yaml"), &n);
+    char *y = tu_slurp(tu_tmp_path("w.yaml"), &n);
     cr_expect(strstr(y, "kind: workload\nversion: 1\n"), "%s", y);
     cr_expect(strstr(y, "  trace: \"real.csv\"\n"), "%s", y);
     free(y);
     /* --like with --load: the offered load on the cluster is exactly X */
-    cr_assert_eq(dlsim("trace gen --like w.yaml --arrivals poisson --load 0.7 "
-                       "-o g.csv"), 0, "%s", out_text);
-    cr_expect(strstr(out_text, "offered load 0.7000 on demo-256"), "%s",
-              out_text);
+    cr_assert_eq(tu_dlsim("trace gen --like w.yaml --arrivals poisson --load 0.7 "
+                       "-o g.csv"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "offered load 0.7000 on demo-256"), "%s",
+              tu_out);
     struct trace g;
     struct cluster c;
     load_path(tu_tmp_path("g.csv"), &g);
@@ -960,8 +905,8 @@ Test(workload, commands_fit_gen_compare_scale)
     cr_expect_float_eq(trc_offered_load(&g, &c), 0.7, 1e-5);
     trc_free(&g);
     /* --models zoo: the zoo's names in equal shares (within one) */
-    cr_assert_eq(dlsim("trace gen --like w.yaml --models zoo --jobs 1000 "
-                       "-o z.csv"), 0, "%s", out_text);
+    cr_assert_eq(tu_dlsim("trace gen --like w.yaml --models zoo --jobs 1000 "
+                       "-o z.csv"), 0, "%s", tu_out);
     load_path(tu_tmp_path("z.csv"), &g);
     const char *names[64];
     uint32_t cnt[64] = {0}, nn = 0;
@@ -982,43 +927,43 @@ Test(workload, commands_fit_gen_compare_scale)
                       names[k], cnt[k]);
     trc_free(&g);
     /* trace scale materializes --load */
-    cr_assert_eq(dlsim("trace scale real.csv --load 1.3 -o s.csv.gz"), 0,
-                 "%s", out_text);
+    cr_assert_eq(tu_dlsim("trace scale real.csv --load 1.3 -o s.csv.gz"), 0,
+                 "%s", tu_out);
     load_path(tu_tmp_path("s.csv.gz"), &g);
     cr_expect_float_eq(trc_offered_load(&g, &c), 1.3, 1e-5);
     trc_free(&g);
     clu_free(&c);
     /* compare prints the statistics */
-    cr_assert_eq(dlsim("trace compare real.csv g.csv"), 0, "%s", out_text);
-    cr_expect(strstr(out_text, "durations"), "%s", out_text);
-    const char *tv = strstr(out_text, "GPU counts: TV distance");
+    cr_assert_eq(tu_dlsim("trace compare real.csv g.csv"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "durations"), "%s", tu_out);
+    const char *tv = strstr(tu_out, "GPU counts: TV distance");
     double tvd = -1;
     cr_expect(tv && sscanf(tv + 23, "%lf", &tvd) == 1 && tvd == 0, "%s",
-              out_text);
+              tu_out);
     /* usage errors: exit 2 and no output */
-    cr_expect_eq(dlsim("trace gen --like w.yaml --gpus 1 -o x.csv"), 2);
-    cr_expect(strstr(out_text, "--gpus does not apply with --like"), "%s",
-              out_text);
-    cr_expect_eq(dlsim("trace gen --arrivals poisson -o x.csv"), 2);
-    cr_expect_eq(dlsim("trace gen --like w.yaml --arrivals hourly -o x.csv"),
+    cr_expect_eq(tu_dlsim("trace gen --like w.yaml --gpus 1 -o x.csv"), 2);
+    cr_expect(strstr(tu_out, "--gpus does not apply with --like"), "%s",
+              tu_out);
+    cr_expect_eq(tu_dlsim("trace gen --arrivals poisson -o x.csv"), 2);
+    cr_expect_eq(tu_dlsim("trace gen --like w.yaml --arrivals hourly -o x.csv"),
                  2);
-    cr_expect_eq(dlsim("trace gen --like w.yaml --models a,,b -o x.csv"), 2);
-    cr_expect_eq(dlsim("trace gen --like w.yaml --cluster c.yaml -o x.csv"),
+    cr_expect_eq(tu_dlsim("trace gen --like w.yaml --models a,,b -o x.csv"), 2);
+    cr_expect_eq(tu_dlsim("trace gen --like w.yaml --cluster c.yaml -o x.csv"),
                  2);
-    cr_expect(strstr(out_text, "--cluster only serves --load"), "%s",
-              out_text);
-    cr_expect_eq(dlsim("trace gen --like none.yaml -o x.csv"), 1);
-    cr_expect_eq(dlsim("trace scale real.csv -o x.csv"), 2);
-    cr_expect_eq(dlsim("trace compare real.csv"), 2);
-    cr_expect(!exists(tu_tmp_path("x.csv")));
+    cr_expect(strstr(tu_out, "--cluster only serves --load"), "%s",
+              tu_out);
+    cr_expect_eq(tu_dlsim("trace gen --like none.yaml -o x.csv"), 1);
+    cr_expect_eq(tu_dlsim("trace scale real.csv -o x.csv"), 2);
+    cr_expect_eq(tu_dlsim("trace compare real.csv"), 2);
+    cr_expect(!tu_exists(tu_tmp_path("x.csv")));
     tu_tmp_file("bad.csv", "job_id,submit_time,num_gpus,duration\na,0,1,1\n"
                 "b,x,1,1\n");
-    cr_expect_eq(dlsim("trace fit bad.csv -o b.yaml"), 2);
-    cr_expect(strstr(out_text, "bad.csv:3"), "%s", out_text);
-    cr_expect(!exists(tu_tmp_path("b.yaml")));
+    cr_expect_eq(tu_dlsim("trace fit bad.csv -o b.yaml"), 2);
+    cr_expect(strstr(tu_out, "bad.csv:3"), "%s", tu_out);
+    cr_expect(!tu_exists(tu_tmp_path("b.yaml")));
     tu_tmp_file("one.csv", "job_id,submit_time,num_gpus,duration\na,0,1,1\n");
-    cr_expect_eq(dlsim("trace fit one.csv -o b.yaml"), 2);
-    cr_expect(!exists(tu_tmp_path("b.yaml")));
+    cr_expect_eq(tu_dlsim("trace fit one.csv -o b.yaml"), 2);
+    cr_expect(!tu_exists(tu_tmp_path("b.yaml")));
 }
 
 Test(workload, help_documents_every_flag)
@@ -1031,11 +976,11 @@ Test(workload, help_documents_every_flag)
         {"trace scale", {"--load", "--cluster", "--output", "--help"}},
     };
     for (size_t i = 0; i < sizeof h / sizeof h[0]; i++) {
-        cr_assert_eq(dlsim("%s --help", h[i].cmd), 0);
+        cr_assert_eq(tu_dlsim("%s --help", h[i].cmd), 0);
         for (int k = 0; k < 8 && h[i].flags[k]; k++)
-            cr_expect(strstr(out_text, h[i].flags[k]), "%s: no %s",
+            cr_expect(strstr(tu_out, h[i].flags[k]), "%s: no %s",
                       h[i].cmd, h[i].flags[k]);
     }
-    cr_assert_eq(dlsim("trace --help"), 0);
-    cr_expect(strstr(out_text, "fit|compare|scale"), "%s", out_text);
+    cr_assert_eq(tu_dlsim("trace --help"), 0);
+    cr_expect(strstr(tu_out, "fit|compare|scale"), "%s", tu_out);
 }

@@ -1,7 +1,9 @@
 /*
  * tests/testutil.h - helpers shared by the tests: traces and clusters from
- * inline text, and one-call simulation runs.  Header-only (static) so each
- * test binary stays a single file.
+ * inline text, one-call simulation runs, a temporary directory per test
+ * with files written and read back there, and the built tools run through
+ * the shell with their output captured.  Header-only (static) so each test
+ * binary stays a single file.
  */
 #ifndef DLSIM_TESTUTIL_H
 #define DLSIM_TESTUTIL_H
@@ -10,10 +12,14 @@
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define US(s) ((simtime_t)((s) * (double)SIM_US_PER_S + 0.5))
@@ -28,12 +34,12 @@ static inline int tu_fd_with(const char *data, size_t len)
 }
 
 /* ---- a temporary directory per test process (criterion forks one per
- * test), made on first use */
+ * test), made on first use; suites remove it with .fini = tu_tmp_cleanup */
 static char tu_tmpdir[256];
 
 static inline const char *tu_tmp_path(const char *name)
 {
-    static char buf[8][512];
+    static char buf[8][1024];
     static int k;
     if (!tu_tmpdir[0]) {
         snprintf(tu_tmpdir, sizeof tu_tmpdir, "/tmp/dlsim-test-XXXXXX");
@@ -44,12 +50,38 @@ static inline const char *tu_tmp_path(const char *name)
     return buf[k];
 }
 
-/* Writes text to the file name there; returns its path. */
+/* tu_tmp_path of a printf-formatted name. */
+__attribute__((format(printf, 1, 2)))
+static inline const char *tu_tmp_pathf(const char *fmt, ...)
+{
+    char name[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    return tu_tmp_path(name);
+}
+
+/* The directory itself, made now (commands run inside it). */
+static inline const char *tu_tmp_dir(void)
+{
+    tu_tmp_path("");
+    return tu_tmpdir;
+}
+
+/* Writes text to the file name there, making its parent directories;
+ * returns its path. */
 static inline const char *tu_tmp_file(const char *name, const char *text)
 {
+    for (const char *s = strchr(name, '/'); s; s = strchr(s + 1, '/')) {
+        char dir[512];
+        snprintf(dir, sizeof dir, "%.*s", (int)(s - name), name);
+        cr_assert(mkdir(tu_tmp_path(dir), 0777) == 0 || errno == EEXIST,
+                  "cannot make %s", dir);
+    }
     const char *path = tu_tmp_path(name);
     FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
+    cr_assert_not_null(f, "cannot write %s", name);
     fputs(text, f);
     fclose(f);
     return path;
@@ -79,9 +111,141 @@ static inline int tu_tmp_files(bool remove)
     return n;
 }
 
+/* Removes the directory and everything below it (the next use makes a
+ * new one). */
 static inline void tu_tmp_cleanup(void)
 {
-    tu_tmp_files(true);
+    if (!tu_tmpdir[0])
+        return;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tu_tmpdir);
+    cr_assert_eq(system(cmd), 0);
+    tu_tmpdir[0] = '\0';
+}
+
+static inline bool tu_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static inline bool tu_tmp_exists(const char *name)
+{
+    return tu_exists(tu_tmp_path(name));
+}
+
+/* The whole file at path, malloc'd and NUL-terminated (the caller frees
+ * it); its length in *len unless len is NULL. */
+static inline char *tu_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    size_t cap = 1 << 16, n = 0, got;
+    char *b = malloc(cap + 1);
+    cr_assert(b);
+    while ((got = fread(b + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            b = realloc(b, (cap *= 2) + 1);
+            cr_assert(b);
+        }
+    }
+    fclose(f);
+    b[n] = 0;
+    if (len)
+        *len = n;
+    return b;
+}
+
+/* The whole file name in the temporary directory, NUL-terminated, in one
+ * of four buffers used in turn (not to be freed). */
+static inline char *tu_tmp_text(const char *name)
+{
+    static char *bufs[4];
+    static int k;
+    k = (k + 1) % 4;
+    free(bufs[k]);
+    bufs[k] = tu_slurp(tu_tmp_path(name), NULL);
+    return bufs[k];
+}
+
+/* Whether the files at a and b hold the same bytes. */
+static inline bool tu_same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    char *x = tu_slurp(a, &na), *y = tu_slurp(b, &nb);
+    bool same = na == nb && !memcmp(x, y, na);
+    free(x);
+    free(y);
+    return same;
+}
+
+/* ---- commands through the shell: stdout and stderr into tu_out, the
+ * exit status returned (128 when the command did not exit) */
+static char tu_out[1 << 16];
+
+/* Runs "cd DIR && PRE<fmt, ap> 2>&1" (no cd when dir is NULL). */
+static inline int tu_vrun(const char *dir, const char *pre, const char *fmt,
+                          va_list ap)
+{
+    char cmd[16384];
+    int n = 0;
+    if (dir)
+        n = snprintf(cmd, sizeof cmd, "cd '%s' && ", dir);
+    n += snprintf(cmd + n, sizeof cmd - (size_t)n, "%s", pre);
+    n += vsnprintf(cmd + n, sizeof cmd - (size_t)n, fmt, ap);
+    cr_assert((size_t)n + 8 < sizeof cmd, "command line too long");
+    strcat(cmd, " 2>&1");
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    size_t got = fread(tu_out, 1, sizeof tu_out - 1, p);
+    tu_out[got] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* The built dlsim ($DLSIM, set by meson test). */
+static inline const char *tu_bin(void)
+{
+    const char *bin = getenv("DLSIM");
+    cr_assert(bin, "DLSIM is not set (run through meson test)");
+    return bin;
+}
+
+/* Runs a shell command line in the current directory (tests/). */
+__attribute__((format(printf, 1, 2)))
+static inline int tu_sh_here(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = tu_vrun(NULL, "", fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* Runs a shell command line in the temporary directory, "$DLSIM" being
+ * the built tool. */
+__attribute__((format(printf, 1, 2)))
+static inline int tu_sh(const char *fmt, ...)
+{
+    tu_bin();
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = tu_vrun(tu_tmp_dir(), "", fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* Runs "$DLSIM args" (shell syntax) in the temporary directory. */
+__attribute__((format(printf, 1, 2)))
+static inline int tu_dlsim(const char *fmt, ...)
+{
+    tu_bin();
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = tu_vrun(tu_tmp_dir(), "\"$DLSIM\" ", fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 /* Loads a native trace from text; asserts it parses. */

@@ -114,9 +114,7 @@ int imp_openb(struct imp *m, const char *path)
         if (!imp_vc_ok(m, vc))
             continue;
         struct trc_job j;
-        memset(&j, 0, sizeof j);
-        j.deadline = SIM_NEVER;
-        j.util = j.mem_gb = -1.0f;
+        imp_job_init(&j);
         j.id = imp_fld(&c, idx[O_NAME]);
         long ngpu, milli;
         const char *s = imp_fld(&c, idx[O_NGPU]);
@@ -366,9 +364,7 @@ int imp_pai(struct imp *m, const char *path)
             break;
         }
         struct trc_job j;
-        memset(&j, 0, sizeof j);
-        j.deadline = SIM_NEVER;
-        j.util = j.mem_gb = -1.0f;
+        imp_job_init(&j);
         j.id = c.f[J_JOB];
         j.user = c.f[J_USER];
         int t = imp_time(c.f[J_START], IMP_SEC, 0, &j.submit);

@@ -185,9 +185,7 @@ static int read_named(struct imp *m, const char *path, const struct spec *sp)
         if (!imp_vc_ok(m, vc))
             continue;
         struct trc_job j;
-        memset(&j, 0, sizeof j);
-        j.deadline = SIM_NEVER;
-        j.util = j.mem_gb = -1.0f;
+        imp_job_init(&j);
         j.id = idx[K_ID] >= 0 ? imp_fld(&c, idx[K_ID]) : NULL;
         if (j.id && !*j.id) {
             r = imp_bad(m, &c, sp->name[K_ID], "empty job id", "");

@@ -200,9 +200,7 @@ int imp_gavel(struct imp *m, const char *path)
         if (!imp_vc_ok(m, vc))
             continue;
         struct trc_job j;
-        memset(&j, 0, sizeof j);
-        j.deadline = SIM_NEVER;
-        j.util = j.mem_gb = -1.0f;
+        imp_job_init(&j);
         double steps;
         long sf;
         if (sim_parse_double(c.f[G_STEPS], &steps) < 0 || steps < 0) {

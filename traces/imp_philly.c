@@ -89,9 +89,7 @@ static int one_job(struct imp *m, const struct mdl_json *o, const char *path,
         }
     }
     struct trc_job j;
-    memset(&j, 0, sizeof j);
-    j.deadline = SIM_NEVER;
-    j.util = j.mem_gb = -1.0f;
+    imp_job_init(&j);
     j.id = id;
     j.user = str_of(mdl_json_get(o, "user"));
     const char *sub = str_of(mdl_json_get(o, "submitted_time"));

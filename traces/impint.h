@@ -106,6 +106,9 @@ void imp_skip(struct imp *m, enum imp_skip why);
  * unknown).  A NULL id becomes the job's place in its input file (1, 2,
  * ...: the jobs read so far, imp_read_one).  Returns true when kept. */
 bool imp_add(struct imp *m, const struct trc_job *j);
+/* A job with nothing known: zeros, deadline SIM_NEVER, util and mem_gb
+ * -1 (unknown). */
+void imp_job_init(struct trc_job *j);
 const char *imp_str(struct imp *m, const char *s);
 
 /* ------------------------------------------------- streaming CSV reader

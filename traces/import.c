@@ -123,6 +123,13 @@ void imp_read_one(struct imp *m)
     m->nread++;
 }
 
+void imp_job_init(struct trc_job *j)
+{
+    memset(j, 0, sizeof *j);
+    j->deadline = SIM_NEVER;
+    j->util = j->mem_gb = -1.0f;
+}
+
 void imp_skip(struct imp *m, enum imp_skip why)
 {
     m->skip[why]++;

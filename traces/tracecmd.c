@@ -160,6 +160,49 @@ static int getopt_error(const char *cmd, char **argv, int ch)
     return usage_error(cmd, "unknown option '%s'", arg);
 }
 
+/* Makes getopt_long start afresh on a new argv (GNU: optind = 0 is a full
+ * reset), silent: the commands print their own errors. */
+static void opt_reset(void)
+{
+    optind = 0;
+    opterr = 0;
+}
+
+/* The option loop's default case: -h prints usage (0); ':' or '?' are
+ * usage errors (2). */
+static int opt_other(const char *cmd, const char *usage, char **argv, int ch)
+{
+    if (ch == 'h') {
+        fputs(usage, stdout);
+        return 0;
+    }
+    return getopt_error(cmd, argv, ch);
+}
+
+/* Exactly one operand after the options: 0, or 2 after the message
+ * (missing names the operand). */
+static int one_operand(const char *cmd, int argc, char **argv,
+                       const char *missing)
+{
+    if (optind >= argc)
+        return usage_error(cmd, "%s", missing);
+    if (optind + 1 < argc)
+        return usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    return 0;
+}
+
+/* Loads the trace at path: 0, or the exit status after the message. */
+static int load_trace(const char *path, struct trace *t)
+{
+    struct dl_error err;
+    int r = trc_load(path, t, &err, stderr);
+    if (r) {
+        dl_error_print(&err, stderr);
+        return dl_exit_status(r);
+    }
+    return 0;
+}
+
 /* Loads --cluster, or the built-in cluster when path is NULL.  0 or the
  * exit status after printing the error. */
 static int load_cluster(const char *path, struct cluster *c)
@@ -246,16 +289,12 @@ int trc_cmd_gen(int argc, char **argv)
     bool jobs_given = false, load_given = false;
     struct trc_gen_opts o;
     trc_gen_defaults(&o);
-    optind = 0;                 /* full reset (GNU): callable repeatedly */
-    opterr = 0;
+    opt_reset();
     int ch, st;
     while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         long l;
         double d;
         switch (ch) {
-        case 'h':
-            fputs(gen_usage, stdout);
-            return 0;
         case 'o':
             out = optarg;
             break;
@@ -320,7 +359,7 @@ int trc_cmd_gen(int argc, char **argv)
             o.models = optarg;
             break;
         default:
-            return getopt_error(cmd, argv, ch);
+            return opt_other(cmd, gen_usage, argv, ch);
         }
     }
     if (optind < argc)
@@ -381,37 +420,26 @@ int trc_cmd_stats(int argc, char **argv)
     };
     static const char shortopts[] = ":h";
     const char *cmd = "stats", *cluster_path = NULL;
-    optind = 0;
-    opterr = 0;
-    int ch;
+    opt_reset();
+    int ch, st;
     while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (ch) {
-        case 'h':
-            fputs(stats_usage, stdout);
-            return 0;
         case OPT_CLUSTER:
             cluster_path = optarg;
             break;
         default:
-            return getopt_error(cmd, argv, ch);
+            return opt_other(cmd, stats_usage, argv, ch);
         }
     }
-    if (optind >= argc)
-        return usage_error(cmd, "%s", "missing the trace file");
-    if (optind + 1 < argc)
-        return usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    if ((st = one_operand(cmd, argc, argv, "missing the trace file")))
+        return st;
     const char *path = argv[optind];
 
     struct trace t;
-    struct dl_error err;
-    int r = trc_load(path, &t, &err, stderr);
-    if (r) {
-        dl_error_print(&err, stderr);
-        return dl_exit_status(r);
-    }
+    if ((st = load_trace(path, &t)))
+        return st;
     struct cluster c;
-    int st = load_cluster(cluster_path, &c);
-    if (st) {
+    if ((st = load_cluster(cluster_path, &c))) {
         trc_free(&t);
         return st;
     }
@@ -460,15 +488,11 @@ int trc_cmd_annotate(int argc, char **argv)
     bool frac_given = false;
     struct trc_annot_opts o;
     trc_annot_defaults(&o);
-    optind = 0;
-    opterr = 0;
+    opt_reset();
     int ch, st;
     while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         double d;
         switch (ch) {
-        case 'h':
-            fputs(annotate_usage, stdout);
-            return 0;
         case 'o':
             out = optarg;
             break;
@@ -502,13 +526,11 @@ int trc_cmd_annotate(int argc, char **argv)
                                    "in 0..2^64-1", optarg);
             break;
         default:
-            return getopt_error(cmd, argv, ch);
+            return opt_other(cmd, annotate_usage, argv, ch);
         }
     }
-    if (optind >= argc)
-        return usage_error(cmd, "%s", "missing the input trace IN");
-    if (optind + 1 < argc)
-        return usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    if ((st = one_operand(cmd, argc, argv, "missing the input trace IN")))
+        return st;
     if (!out)
         return usage_error(cmd, "%s", "missing -o OUT.csv[.gz]");
     if (!o.deadline_lo && !o.models && !o.util && !o.mem)
@@ -527,11 +549,8 @@ int trc_cmd_annotate(int argc, char **argv)
 
     const char *in = argv[optind];
     struct trace t;
-    r = trc_load(in, &t, &err, stderr);
-    if (r) {
-        dl_error_print(&err, stderr);
-        return dl_exit_status(r);
-    }
+    if ((st = load_trace(in, &t)))
+        return st;
     struct trc_annot_stats sts;
     r = trc_annotate(&o, &t, &sts, &err);
     DL_ASSERT(r == 0);          /* the options were checked above */
@@ -712,25 +731,19 @@ int trc_cmd_fit(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "fit", *out = NULL;
-    optind = 0;
-    opterr = 0;
-    int ch;
+    opt_reset();
+    int ch, st;
     while ((ch = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'h':
-            fputs(fit_usage, stdout);
-            return 0;
         case 'o':
             out = optarg;
             break;
         default:
-            return getopt_error(cmd, argv, ch);
+            return opt_other(cmd, fit_usage, argv, ch);
         }
     }
-    if (optind >= argc)
-        return usage_error(cmd, "%s", "missing the trace file");
-    if (optind + 1 < argc)
-        return usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    if ((st = one_operand(cmd, argc, argv, "missing the trace file")))
+        return st;
     if (!out)
         return usage_error(cmd, "%s", "missing -o WORKLOAD.yaml");
     const char *path = argv[optind];
@@ -738,12 +751,10 @@ int trc_cmd_fit(int argc, char **argv)
         return usage_error(cmd, "%s", "the trace must be a file (its size "
                            "and CRC-32 are recorded)");
     struct trace t;
+    if ((st = load_trace(path, &t)))
+        return st;
     struct dl_error err;
-    int r = trc_load(path, &t, &err, stderr);
-    if (r) {
-        dl_error_print(&err, stderr);
-        return dl_exit_status(r);
-    }
+    int r;
     struct trc_workload w;
     if (!(r = trc_wl_fit(&t, &w, &err)) &&
         !(r = file_crc(path, &w.source_bytes, &w.source_crc32, &err)))
@@ -813,19 +824,15 @@ int trc_cmd_compare(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "compare", *cluster_path = NULL;
-    optind = 0;
-    opterr = 0;
+    opt_reset();
     int ch;
     while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'h':
-            fputs(compare_usage, stdout);
-            return 0;
         case OPT_CLUSTER:
             cluster_path = optarg;
             break;
         default:
-            return getopt_error(cmd, argv, ch);
+            return opt_other(cmd, compare_usage, argv, ch);
         }
     }
     if (argc - optind != 2)
@@ -834,11 +841,10 @@ int trc_cmd_compare(int argc, char **argv)
     struct dl_error err;
     int r = 0, st;
     for (int k = 0; k < 2; k++)
-        if ((r = trc_load(argv[optind + k], &t[k], &err, stderr))) {
-            dl_error_print(&err, stderr);
+        if ((st = load_trace(argv[optind + k], &t[k]))) {
             if (k)
                 trc_free(&t[0]);
-            return dl_exit_status(r);
+            return st;
         }
     struct cluster c;
     if ((st = load_cluster(cluster_path, &c))) {
@@ -908,14 +914,10 @@ int trc_cmd_scale(int argc, char **argv)
     };
     const char *cmd = "scale", *cluster_path = NULL, *out = NULL;
     double load = 0;
-    optind = 0;
-    opterr = 0;
-    int ch;
+    opt_reset();
+    int ch, st;
     while ((ch = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'h':
-            fputs(scale_usage, stdout);
-            return 0;
         case 'o':
             out = optarg;
             break;
@@ -929,30 +931,25 @@ int trc_cmd_scale(int argc, char **argv)
                                    "> 0", optarg);
             break;
         default:
-            return getopt_error(cmd, argv, ch);
+            return opt_other(cmd, scale_usage, argv, ch);
         }
     }
-    if (optind >= argc)
-        return usage_error(cmd, "%s", "missing the input trace IN");
-    if (optind + 1 < argc)
-        return usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    if ((st = one_operand(cmd, argc, argv, "missing the input trace IN")))
+        return st;
     if (!(load > 0))
         return usage_error(cmd, "%s", "missing --load X");
     if (!out)
         return usage_error(cmd, "%s", "missing -o OUT.csv[.gz]");
     struct trace t;
-    struct dl_error err;
-    int r = trc_load(argv[optind], &t, &err, stderr);
-    if (r) {
-        dl_error_print(&err, stderr);
-        return dl_exit_status(r);
-    }
+    if ((st = load_trace(argv[optind], &t)))
+        return st;
     struct cluster c;
-    int st = load_cluster(cluster_path, &c);
-    if (st) {
+    if ((st = load_cluster(cluster_path, &c))) {
         trc_free(&t);
         return st;
     }
+    struct dl_error err;
+    int r;
     double before = trc_offered_load(&t, &c), k = 1;
     if (!(r = trc_scale_load(&t, &c, load, &k, &err)) &&
         !(r = trc_write(&t, out, &err)))
