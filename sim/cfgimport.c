@@ -91,6 +91,23 @@ struct ci {
 
 /* ------------------------------------------------------------ input */
 
+/* A tar header's 12-byte size field: octal digits, optionally led by
+ * spaces, ended by NUL or space (at most 11 digits, so < 8 GiB and no
+ * overflow anywhere after).  0 or -1. */
+static int tar_size(const char *f, size_t *out)
+{
+    int i = 0, nd = 0;
+    size_t v = 0;
+    while (i < 12 && f[i] == ' ')
+        i++;
+    for (; i < 12 && f[i] >= '0' && f[i] <= '7'; i++, nd++)
+        v = v * 8 + (size_t)(f[i] - '0');
+    if (!nd || nd > 11 || (i < 12 && f[i] != '\0' && f[i] != ' '))
+        return -1;
+    *out = v;
+    return 0;
+}
+
 /* Reads path whole (plain or gzip, by content).  A tar archive (the
  * published pai_machine_spec.tar.gz) yields its first regular file. */
 static int read_input(const char *path, char **out, size_t *len,
@@ -113,28 +130,37 @@ static int read_input(const char *path, char **out, size_t *len,
             buf = xrealloc(buf, cap + 1);
         }
         int r = gzread(f, buf + n, (unsigned)(cap - n));
-        if (r < 0) {
-            int e;
-            const char *m = gzerror(f, &e);
+        if (r > 0) {
+            n += (size_t)r;
+            continue;
+        }
+        /* the end, an error, or a truncated gzip stream (gzread then
+         * returns 0 with Z_BUF_ERROR): the message belongs to f, so it
+         * is copied before gzclose */
+        int e = Z_OK;
+        const char *m = gzerror(f, &e);
+        if (r < 0 || (e != Z_OK && e != Z_STREAM_END)) {
+            int rc = dl_fail(err, path, 0, 0, "corrupt or truncated input: "
+                             "%s", m && *m ? m : "read error");
             gzclose(f);
             free(buf);
-            return dl_fail(err, path, 0, 0, "corrupt input: %s", m);
+            return rc;
         }
-        if (r == 0)
-            break;
-        n += (size_t)r;
+        break;
     }
     gzclose(f);
     buf[n] = '\0';
     if (n >= 512 && !memcmp(buf + 257, "ustar", 5)) {
         size_t off = 0;
         while (off + 512 <= n && buf[off]) {
-            char sz[13];
-            memcpy(sz, buf + off + 124, 12);
-            sz[12] = '\0';
-            size_t fsz = (size_t)strtoull(sz, NULL, 8);
+            size_t fsz;
+            if (tar_size(buf + off + 124, &fsz) < 0) {
+                free(buf);
+                return dl_fail(err, path, 0, 0, "tar header at byte %zu: "
+                               "the size field is not an octal number", off);
+            }
             char flag = buf[off + 156];
-            if ((flag == '0' || flag == '\0') && off + 512 + fsz <= n) {
+            if ((flag == '0' || flag == '\0') && fsz <= n - off - 512) {
                 memmove(buf, buf + off + 512, fsz);
                 buf[fsz] = '\0';
                 n = fsz;

@@ -246,6 +246,69 @@ Test(cluster_import, bad_input_is_located_and_leaves_nothing)
     cr_assert(strstr(out_text, "--node-gpus"));
 }
 
+/* Found by tests/fuzz/fuzz_clusterimport.c: a truncated gzip stream was
+ * taken as the part that decompressed (and a corrupt one's message was
+ * read after zlib freed it); a tar header's size field was parsed with
+ * strtoull, so "-1" wrapped (a copy of 2^64 - 1 bytes) and "-1000" made
+ * the header walk stand still forever. */
+Test(cluster_import, truncated_gzip_and_bad_tar_headers)
+{
+    const char *rows = "m1,V100,96,512,8\nm2,P100,64,512,2\n"
+                       "m3,V100,96,512,8\nm4,T4,64,512,2\n";
+    tu_tmp_file("spec.csv", rows);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd '%s' && gzip -c spec.csv > full.gz && "
+             "head -c 40 full.gz > cut.gz", tu_tmp_path(""));
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(dlsim("cluster import --format pai full.gz -o x.yaml"), 0,
+                 "%s", out_text);
+    cr_assert(exists("x.yaml"));
+    cr_assert_eq(dlsim("cluster import --format pai cut.gz -o y.yaml"), 2,
+                 "%s", out_text);
+    cr_assert(strstr(out_text, "cut.gz: corrupt or truncated input"), "%s",
+              out_text);
+    cr_assert(!exists("y.yaml"));
+
+    /* one ustar header with a given size field, then a data block */
+    static const char *const sizes[] = { "-1", "-1000", "12x", "" };
+    for (int k = 0; k < 4; k++) {
+        char tar[1024];
+        memset(tar, 0, sizeof tar);
+        memcpy(tar, "spec.csv", 8);
+        memcpy(tar + 124, sizes[k], strlen(sizes[k]));
+        tar[156] = k == 1 ? '5' : '0';      /* "-1000": a directory */
+        memcpy(tar + 257, "ustar", 5);
+        memcpy(tar + 512, rows, strlen(rows));
+        FILE *f = fopen(tu_tmp_path("bad.tar"), "wb");
+        cr_assert(f);
+        cr_assert_eq(fwrite(tar, 1, sizeof tar, f), sizeof tar);
+        fclose(f);
+        cr_assert_eq(dlsim("cluster import --format pai bad.tar -o z.yaml"),
+                     2, "size '%s': %s", sizes[k], out_text);
+        cr_assert(strstr(out_text, "bad.tar: tar header at byte 0: the size "
+                         "field is not an octal number"), "%s", out_text);
+        cr_assert(!exists("z.yaml"));
+    }
+    /* the same archive with a good size field reads the file */
+    char tar[1024];
+    memset(tar, 0, sizeof tar);
+    memcpy(tar, "spec.csv", 8);
+    snprintf(tar + 124, 12, "%011o", (unsigned)strlen(rows));
+    tar[156] = '0';
+    memcpy(tar + 257, "ustar", 5);
+    memcpy(tar + 512, rows, strlen(rows));
+    FILE *f = fopen(tu_tmp_path("good.tar"), "wb");
+    cr_assert(f);
+    cr_assert_eq(fwrite(tar, 1, sizeof tar, f), sizeof tar);
+    fclose(f);
+    cr_assert_eq(dlsim("cluster import --format pai good.tar -o t.yaml"), 0,
+                 "%s", out_text);
+    struct cluster c;
+    load("t.yaml", &c);
+    cr_assert_eq(c.ngpus, 20);
+    clu_free(&c);
+}
+
 /* The published machine lists against their READMEs' figures. */
 static void real(const char *format, const char *file, uint32_t gpus,
                  const char *const *types, const uint32_t *counts, int n,
