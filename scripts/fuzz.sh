@@ -77,7 +77,9 @@ build modelfile tests/fuzz/fuzz_modelfile.c models/perf.c models/sdfile.c \
 
 # The command-level harnesses (trace import, cluster import, workload)
 # link the whole core library (meson.build's core_src), compiled once here
-# with the same sanitizers, in parallel.
+# with the same sanitizers, in parallel (and, as for fuzz_cluster, a
+# 65536-GPU cluster limit, so that a one-line machine list cannot ask for a
+# legal but slow million-node cluster).
 mapfile -t core < <(sed -n '/^core_src = files(/,/^)/p' meson.build |
                     grep -o "'[^']*\.c'" | tr -d "'")
 objs=()
@@ -89,7 +91,7 @@ if want import || want workload || want clusterimport; then
     version=$(sed -n "s/^ *version *: *'\([^']*\)'.*/\1/p" meson.build |
               head -n 1)
     ccflags=("${cflags[@]/#-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}"
-             "-DDLSIM_VERSION=\"${version:-unknown}\"")
+             "-DDLSIM_VERSION=\"${version:-unknown}\"" -DCFG_MAX_GPUS=65536)
     if ! printf '%s\n' "${core[@]}" |
             xargs -P "$(nproc)" -I{} sh -c \
                 'o="$1/obj/$(echo "$0" | tr / _).o"; shift

@@ -822,6 +822,17 @@ int cfg_cmd_import(int argc, char **argv)
         rc = dl_fail(&err, C->path, 0, 0, "no machine with GPUs");
         goto fail;
     }
+    /* over the cluster limit: say so now rather than write and parse a
+     * cluster file of millions of entries only for cfg to refuse it */
+    uint64_t total = 0;
+    for (uint32_t t = 0; t < C->ntypes; t++)
+        total += C->types[t].gpus;
+    if (total > CFG_MAX_GPUS) {
+        rc = dl_fail(&err, C->path, 0, 0, "%llu GPUs, over the cluster limit "
+                     "of %llu", (unsigned long long)total,
+                     (unsigned long long)CFG_MAX_GPUS);
+        goto fail;
+    }
     resolve_types(C, stderr);
     uint32_t r = pick_reference(C, ref);
     if (r == UINT32_MAX) {

@@ -309,6 +309,36 @@ Test(cluster_import, truncated_gzip_and_bad_tar_headers)
     clu_free(&c);
 }
 
+/* Found by fuzz_clusterimport: a one-line Tiresias spec of 100,000
+ * switches (one rack each) took 15 s to load, racks being looked up by a
+ * linear search (sim/cluster.c now hashes them); and a spec over the
+ * cluster limit was written out whole before cfg refused it. */
+Test(cluster_import, many_racks_and_the_gpu_limit)
+{
+    tu_tmp_file("racks.csv", "num_switch,num_node_p_switch,num_gpu_p_node\n"
+                "3000,2,1\n");
+    cr_assert_eq(dlsim("cluster import --format tiresias racks.csv "
+                       "-o r.yaml"), 0, "%s", out_text);
+    struct cluster c;
+    load("r.yaml", &c);
+    cr_assert_eq(c.nracks, 3000);
+    cr_assert_eq(c.nnodes, 6000);
+    for (uint32_t i = 0; i < c.nnodes; i++)
+        cr_assert_eq(c.nodes[i].rack, i / 2, "node %u", i);
+    for (uint32_t r = 1; r < c.nracks; r++)
+        cr_assert_str_neq(c.racks[r], c.racks[r - 1]);
+    clu_free(&c);
+
+    /* 5000 x 5000 x 1 = 25 million GPUs, over 2^24 */
+    tu_tmp_file("big.csv", "num_switch,num_node_p_switch,num_gpu_p_node\n"
+                "5000,5000,1\n");
+    cr_assert_eq(dlsim("cluster import --format tiresias big.csv -o b.yaml"),
+                 2, "%s", out_text);
+    cr_assert(strstr(out_text, "big.csv: 25000000 GPUs, over the cluster "
+                     "limit of 16777216"), "%s", out_text);
+    cr_assert(!exists("b.yaml"));
+}
+
 /* The published machine lists against their READMEs' figures. */
 static void real(const char *format, const char *file, uint32_t gpus,
                  const char *const *types, const uint32_t *counts, int n,
