@@ -7,15 +7,17 @@
  *   byte 0      the format, modulo 6: pai openb spot philly tiresias gavel
  *   byte 1      option bits: 1 --rack-nodes 3, 2 --map G1=V100,
  *               4 --reference V100, 8 --node-gpus 4 and --gpu-type T4,
- *               16 --select b, 32 --name fuzz
+ *               16 --select b, 32 --name fuzz, 64 the model zoo
  *   the rest    the input file (written to a memfd, read back through
  *               /proc/self/fd/N, so gzip and tar detection by content run)
  *
  * The command runs through its real argv path without -o, so the cluster
  * goes to stdout, which is a second memfd while it runs; stderr goes to
- * /dev/null (the sanitizers keep reporting on the real stderr).  The GPU
- * figures come from the model zoo when one is found (DLSIM_MODELS, or
- * ./models from the repository root), else placeholders.  Beyond "no
+ * /dev/null (the sanitizers keep reporting on the real stderr).  With bit
+ * 64 the GPU figures come from the model zoo when one is found
+ * (DLSIM_MODELS, or ./models from the repository root); without it
+ * DLSIM_MODELS names no directory, so every type gets placeholders (loading
+ * the zoo is 50 times slower than the rest of a run).  Beyond "no
  * crash, no leak, no UB", it checks the contract: exit status 0, 1 or 2;
  * on 0 stdout holds a cluster file that cfg_load_cluster_mem accepts, on
  * failure stdout is empty.  A broken promise aborts (a libFuzzer crash).
@@ -43,6 +45,7 @@ static const char *const formats[] = {
 enum { NFMT = sizeof formats / sizeof formats[0] };
 
 static int real_err = -1, devnull = -1;
+static char *zoo_env;           /* DLSIM_MODELS as found, or NULL */
 
 static void check(int ok, const char *what)
 {
@@ -60,6 +63,8 @@ static void setup(void)
     real_err = dup(2);
     devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
     check(real_err >= 0 && devnull >= 0, "dup stderr, open /dev/null");
+    const char *z = getenv("DLSIM_MODELS");
+    zoo_env = z ? strdup(z) : NULL;
     if (__sanitizer_set_report_fd)
         __sanitizer_set_report_fd((void *)(intptr_t)real_err);
 }
@@ -115,6 +120,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     argv[argc++] = path;
     argv[argc] = NULL;
+    if (!(bits & 64))
+        setenv("DLSIM_MODELS", "/nonexistent/dlsim-fuzz-no-zoo", 1);
+    else if (zoo_env)
+        setenv("DLSIM_MODELS", zoo_env, 1);
+    else
+        unsetenv("DLSIM_MODELS");
 
     fflush(stdout);
     fflush(stderr);
