@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses of the cluster loader, the trace reader,
-# the JSON reader of measurement files and the YAML model-file readers
-# with clang (ASan + UBSan) in build-fuzz/ and runs each for SECONDS seconds
+# the JSON reader of measurement files, the YAML model-file readers, and
+# the commands `trace import`, `cluster import` and the workload reader of
+# `trace gen --like` (tests/fuzz/README.md lists them) with clang (ASan + UBSan) in build-fuzz/ and runs each for SECONDS seconds
 # on a copy of its seed corpus (tests/fuzz/corpus_NAME plus the past crashes
 # in tests/fuzz/regress_NAME); the repository's directories are never
 # written.
-#   scripts/fuzz.sh [SECONDS]            (default 60; SECONDS per fuzzer)
+#   scripts/fuzz.sh [SECONDS [NAME...]]  (default 60; SECONDS per fuzzer;
+#                                        NAMEs: only those fuzzers)
 # Prints one line "fuzz ok NAME: ..." per fuzzer that found nothing, or
 # "fuzz FAILED NAME: artifact PATH" (after the tail of the fuzzer's log)
 # and exits 1 once all have run.  Needs clang and its fuzzer runtime:
@@ -16,9 +18,15 @@ root=$(pwd)
 
 secs=${1:-60}
 if ! [[ "$secs" =~ ^[1-9][0-9]*$ ]]; then
-    echo "usage: scripts/fuzz.sh [SECONDS]   (a positive integer)" >&2
+    echo "usage: scripts/fuzz.sh [SECONDS [NAME...]]   (SECONDS a positive" \
+         "integer; NAME one of cluster trace json modelfile import workload" \
+         "clusterimport)" >&2
     exit 2
 fi
+shift || true
+only=" $* "
+# want NAME: true when NAME is to be built and run (all without NAMEs).
+want() { [ "$only" = "  " ] || [[ "$only" == *" $1 "* ]]; }
 
 out=build-fuzz
 CLANG=${CLANG:-clang}
@@ -50,6 +58,7 @@ cflags=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 build() {
     local name=$1
     shift
+    want "$name" || return 0
     if ! "$CLANG" "${cflags[@]}" "$@" -o "$out/fuzz_$name" \
             >"$out/build-$name.log" 2>&1; then
         cat "$out/build-$name.log" >&2
@@ -66,11 +75,45 @@ build modelfile tests/fuzz/fuzz_modelfile.c models/perf.c models/sdfile.c \
     models/yload.c models/runtime.c models/fit.c models/zoo.c models/csv.c \
     models/json.c sim/base.c -lyaml -lgsl -lgslcblas -lm
 
+# The command-level harnesses (trace import, cluster import, workload)
+# link the whole core library (meson.build's core_src), compiled once here
+# with the same sanitizers, in parallel (and, as for fuzz_cluster, a
+# 65536-GPU cluster limit, so that a one-line machine list cannot ask for a
+# legal but slow million-node cluster).
+mapfile -t core < <(sed -n '/^core_src = files(/,/^)/p' meson.build |
+                    grep -o "'[^']*\.c'" | tr -d "'")
+objs=()
+if want import || want workload || want clusterimport; then
+    mkdir -p "$out/obj"
+    for src in "${core[@]}"; do
+        objs+=("$out/obj/$(echo "$src" | tr / _).o")
+    done
+    version=$(sed -n "s/^ *version *: *'\([^']*\)'.*/\1/p" meson.build |
+              head -n 1)
+    ccflags=("${cflags[@]/#-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}"
+             "-DDLSIM_VERSION=\"${version:-unknown}\"" -DCFG_MAX_GPUS=65536)
+    if ! printf '%s\n' "${core[@]}" |
+            xargs -P "$(nproc)" -I{} sh -c \
+                'o="$1/obj/$(echo "$0" | tr / _).o"; shift
+                 exec "$@" -c "$0" -o "$o"' {} "$out" "$CLANG" \
+                "${ccflags[@]}" >"$out/build-core.log" 2>&1; then
+        cat "$out/build-core.log" >&2
+        echo "fuzz FAILED core: build failed" >&2
+        exit 1
+    fi
+fi
+corelibs=(-lyaml -lgsl -lgslcblas -lz -lm)
+build import tests/fuzz/fuzz_import.c "${objs[@]}" "${corelibs[@]}"
+build workload tests/fuzz/fuzz_workload.c "${objs[@]}" "${corelibs[@]}"
+build clusterimport tests/fuzz/fuzz_clusterimport.c "${objs[@]}" \
+    "${corelibs[@]}"
+
 # run NAME MAX_LEN [libFuzzer options...]; sets $failed on a crash.
 failed=0
 run() {
     local name=$1 max_len=$2
     shift 2
+    want "$name" || return 0
     local corpus="$out/corpus-$name" arts="$out/artifacts-$name"
     local log="$out/fuzz-$name.log"
     rm -rf "$corpus" "$arts"
@@ -117,4 +160,7 @@ run cluster 8192 -dict=tests/fuzz/cluster.dict
 run trace 65536
 run json 65536
 run modelfile 8192 -dict=tests/fuzz/modelfile.dict
+run import 65536
+run workload 65536
+run clusterimport 65536
 [ "$failed" -eq 0 ] || exit 1

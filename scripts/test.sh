@@ -2,8 +2,9 @@
 # Installs what is missing, builds, and runs every test:
 #   1. the unit, golden, queueing-theory, property and CLI tests (release);
 #   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. the fuzzers of the trace reader, the cluster loader and the JSON
-#      reader of measurement files, for a
+#   3. the fuzzers of the trace reader, the cluster loader, the JSON
+#      reader of measurement files, the model files, trace import, the
+#      workload reader and cluster import (7; tests/fuzz/README.md), for a
 #      bounded time (FUZZ_SECONDS each, default 60), plus the replay of
 #      every input they ever crashed on.
 # Ends with one line "tests: N passed, M failed".

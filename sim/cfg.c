@@ -58,10 +58,8 @@
 #include <string.h>
 #include <yaml.h>
 
-/* Must stay below SIM_NONE (clu_finish asserts it). */
-#ifndef CFG_MAX_GPUS
-#define CFG_MAX_GPUS (UINT32_C(1) << 24)
-#endif
+/* CFG_MAX_GPUS (sim/sim.h) must stay below SIM_NONE (clu_finish asserts
+ * it). */
 _Static_assert(CFG_MAX_GPUS >= 1 && CFG_MAX_GPUS < UINT32_MAX,
                "CFG_MAX_GPUS must leave SIM_NONE free");
 

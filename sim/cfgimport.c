@@ -61,7 +61,6 @@
 #define CI_MAX_TYPES 64
 #define CI_MAX_MAPS 16
 #define CI_MAX_NODE_GPUS 64     /* a cluster file's limit (clu_node.free_mask) */
-#define CI_MAX_GPUS (UINT64_C(1) << 24) /* and its limit on the whole cluster */
 
 struct ci_type {
     char name[64];              /* as in the output */
@@ -136,16 +135,23 @@ static int read_input(const char *path, char **out, size_t *len,
             buf = xrealloc(buf, cap + 1);
         }
         int r = gzread(f, buf + n, (unsigned)(cap - n));
-        if (r < 0) {
-            int e;
-            const char *m = gzerror(f, &e);
+        if (r > 0) {
+            n += (size_t)r;
+            continue;
+        }
+        /* the end, an error, or a truncated gzip stream (gzread then
+         * returns 0 with Z_BUF_ERROR): the message belongs to f, so it
+         * is copied before gzclose */
+        int e = Z_OK;
+        const char *m = gzerror(f, &e);
+        if (r < 0 || (e != Z_OK && e != Z_STREAM_END)) {
+            int rc = dl_fail(err, path, 0, 0, "corrupt or truncated input: "
+                             "%s", m && *m ? m : "read error");
             gzclose(f);
             free(buf);
-            return dl_fail(err, path, 0, 0, "corrupt input: %s", m);
+            return rc;
         }
-        if (r == 0)
-            break;
-        n += (size_t)r;
+        break;
     }
     gzclose(f);
     buf[n] = '\0';
@@ -852,13 +858,15 @@ int cfg_cmd_import(int argc, char **argv)
         rc = dl_fail(&err, C->path, 0, 0, "no machine with GPUs");
         goto fail;
     }
+    /* over the cluster limit: say so now rather than write and parse a
+     * cluster file of millions of entries only for cfg to refuse it */
     uint64_t total = 0;
     for (uint32_t t = 0; t < C->ntypes; t++)
         total += C->types[t].gpus;
-    if (total > CI_MAX_GPUS) {
-        rc = dl_fail(&err, C->path, 0, 0, "%llu GPUs, over a cluster file's "
-                     "limit of %llu", (unsigned long long)total,
-                     (unsigned long long)CI_MAX_GPUS);
+    if (total > CFG_MAX_GPUS) {
+        rc = dl_fail(&err, C->path, 0, 0, "%llu GPUs, over the cluster limit "
+                     "of %llu", (unsigned long long)total,
+                     (unsigned long long)CFG_MAX_GPUS);
         goto fail;
     }
     resolve_types(C, stderr);

@@ -57,15 +57,56 @@ uint32_t clu_add_type(struct cluster *c, const char *name, double memory_gb,
     return c->ntypes++;
 }
 
+/* The capacity of an array of n elements grown by grow_cap: 0 for none,
+ * else the power of two >= n (at least 16), so that adding entries one
+ * call at a time costs amortized O(1) instead of a copy per call. */
+static size_t grow_cap(size_t n)
+{
+    size_t c = 16;
+    while (c < n)
+        c *= 2;
+    return n ? c : 0;
+}
+
+static uint32_t rack_hash(const char *s)
+{
+    uint32_t h = 2166136261u;                   /* FNV-1a */
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 16777619u;
+    return h;
+}
+
+/* The index of rack (interned on first use).  A hash index (rack_ix, at
+ * most half full) keeps a cluster of many racks linear to build; a linear
+ * search made a one-rack-per-node list of 100,000 nodes take 15 s. */
 static uint32_t rack_intern(struct cluster *c, const char *rack)
 {
     if (!rack)
         rack = "";
-    for (uint32_t r = 0; r < c->nracks; r++)
-        if (!strcmp(c->racks[r], rack))
-            return r;
-    c->racks = xrealloc(c->racks, (c->nracks + 1) * sizeof *c->racks);
+    if (2 * ((size_t)c->nracks + 1) > c->rack_ixcap) {
+        uint32_t cap = c->rack_ixcap ? 2 * c->rack_ixcap : 16;
+        while (2 * ((size_t)c->nracks + 1) > cap)
+            cap *= 2;
+        uint32_t *ix = xcalloc(cap, sizeof *ix);
+        for (uint32_t r = 0; r < c->nracks; r++) {
+            uint32_t h = rack_hash(c->racks[r]) & (cap - 1);
+            while (ix[h])
+                h = (h + 1) & (cap - 1);
+            ix[h] = r + 1;
+        }
+        free(c->rack_ix);
+        c->rack_ix = ix;
+        c->rack_ixcap = cap;
+    }
+    uint32_t mask = c->rack_ixcap - 1, h = rack_hash(rack) & mask;
+    for (; c->rack_ix[h]; h = (h + 1) & mask)
+        if (!strcmp(c->racks[c->rack_ix[h] - 1], rack))
+            return c->rack_ix[h] - 1;
+    if ((size_t)c->nracks + 1 > grow_cap(c->nracks))
+        c->racks = xrealloc(c->racks, grow_cap((size_t)c->nracks + 1) *
+                                      sizeof *c->racks);
     c->racks[c->nracks] = arena_strndup(c->arena, rack, strlen(rack));
+    c->rack_ix[h] = c->nracks + 1;
     return c->nracks++;
 }
 
@@ -74,7 +115,9 @@ void clu_add_nodes(struct cluster *c, uint32_t count, uint32_t ngpus,
 {
     DL_ASSERT(ngpus >= 1 && ngpus <= 64 && type < c->ntypes);
     uint32_t r = rack_intern(c, rack);
-    c->nodes = xrealloc(c->nodes, (c->nnodes + count) * sizeof *c->nodes);
+    size_t want = (size_t)c->nnodes + count;
+    if (want > grow_cap(c->nnodes))
+        c->nodes = xrealloc(c->nodes, grow_cap(want) * sizeof *c->nodes);
     for (uint32_t i = 0; i < count; i++) {
         struct clu_node *n = &c->nodes[c->nnodes++];
         memset(n, 0, sizeof *n);
@@ -142,6 +185,9 @@ void clu_reset(struct cluster *c)
 void clu_finish(struct cluster *c)
 {
     DL_ASSERT(c->ntypes > 0 && c->nnodes > 0 && !c->groups);
+    free(c->rack_ix);
+    c->rack_ix = NULL;
+    c->rack_ixcap = 0;
     if (c->ref_type == SIM_NONE)
         c->ref_type = 0;
     double ref = c->types[c->ref_type].speed;
@@ -207,6 +253,7 @@ void clu_free(struct cluster *c)
     free(c->types);
     free(c->nodes);
     free(c->racks);
+    free(c->rack_ix);
     free(c->gpu_node);
     free(c->gpu_job);
     free(c->type_order);

@@ -177,7 +177,16 @@ struct cluster {
     uint32_t *type_order;       /* [ntypes] fastest first, ties by index */
     struct arena *arena;        /* owns the strings; arrays are malloc'd
                                    and freed by clu_free */
+    uint32_t *rack_ix;          /* while building: racks by name (open
+                                   addressing, rack + 1; 0 = empty), */
+    uint32_t rack_ixcap;        /* freed by clu_finish */
 };
+
+/* The most GPUs a cluster file may ask for (sim/cfg.c says why); a
+ * fuzzing build defines it smaller.  Must stay below SIM_NONE. */
+#ifndef CFG_MAX_GPUS
+#define CFG_MAX_GPUS (UINT32_C(1) << 24)
+#endif
 
 /* Loads a cluster file (SPEC 3).  Returns 0 or DL_EINPUT/DL_EIO with err
  * filled as file:line:col.  On failure *c is left empty. */

@@ -251,8 +251,8 @@ Test(cluster_import, bad_input_is_located_and_leaves_nothing)
     tu_tmp_file("tir.csv", "num_switch,num_node_p_switch,num_gpu_p_node\n"
                 "1048576,1048576,64\n");
     cr_assert_eq(tu_dlsim("cluster import --format tiresias tir.csv -o x.yaml"), 2);
-    cr_assert(strstr(tu_out, "tir.csv: 70368744177664 GPUs, over a cluster "
-                     "file's limit of 16777216"), "%s", tu_out);
+    cr_assert(strstr(tu_out, "tir.csv: 70368744177664 GPUs, over the cluster "
+                     "limit of 16777216"), "%s", tu_out);
     tu_tmp_file("g8.json", "{\"a\": [\"1000:0:0\"]}");
     cr_assert_eq(tu_dlsim("cluster import --format gavel g8.json --node-gpus 128"),
                  2);
@@ -293,6 +293,99 @@ Test(cluster_import, bad_input_is_located_and_leaves_nothing)
     cr_assert(!tu_tmp_exists("x.yaml"));
     cr_assert_eq(tu_dlsim("cluster import --help"), 0);
     cr_assert(strstr(tu_out, "--node-gpus"));
+}
+
+/* Found by tests/fuzz/fuzz_clusterimport.c: a truncated gzip stream was
+ * taken as the part that decompressed (and a corrupt one's message was
+ * read after zlib freed it); a tar header's size field was parsed with
+ * strtoull, so "-1" wrapped (a copy of 2^64 - 1 bytes) and "-1000" made
+ * the header walk stand still forever. */
+Test(cluster_import, truncated_gzip_and_bad_tar_headers)
+{
+    const char *rows = "m1,V100,96,512,8\nm2,P100,64,512,2\n"
+                       "m3,V100,96,512,8\nm4,T4,64,512,2\n";
+    tu_tmp_file("spec.csv", rows);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd '%s' && gzip -c spec.csv > full.gz && "
+             "head -c 40 full.gz > cut.gz", tu_tmp_path(""));
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(tu_dlsim("cluster import --format pai full.gz -o x.yaml"), 0,
+                 "%s", tu_out);
+    cr_assert(tu_tmp_exists("x.yaml"));
+    cr_assert_eq(tu_dlsim("cluster import --format pai cut.gz -o y.yaml"), 2,
+                 "%s", tu_out);
+    cr_assert(strstr(tu_out, "cut.gz: corrupt or truncated input"), "%s",
+              tu_out);
+    cr_assert(!tu_tmp_exists("y.yaml"));
+
+    /* one ustar header with a given size field, then a data block */
+    static const char *const sizes[] = { "-1", "-1000", "12x", "" };
+    for (int k = 0; k < 4; k++) {
+        char tar[1024];
+        memset(tar, 0, sizeof tar);
+        memcpy(tar, "spec.csv", 8);
+        memcpy(tar + 124, sizes[k], strlen(sizes[k]));
+        tar[156] = k == 1 ? '5' : '0';      /* "-1000": a directory */
+        memcpy(tar + 257, "ustar", 5);
+        memcpy(tar + 512, rows, strlen(rows));
+        FILE *f = fopen(tu_tmp_path("bad.tar"), "wb");
+        cr_assert(f);
+        cr_assert_eq(fwrite(tar, 1, sizeof tar, f), sizeof tar);
+        fclose(f);
+        cr_assert_eq(tu_dlsim("cluster import --format pai bad.tar -o z.yaml"),
+                     2, "size '%s': %s", sizes[k], tu_out);
+        cr_assert(strstr(tu_out, "bad.tar: corrupt tar archive (bad member "
+                         "size at byte 124)"), "%s", tu_out);
+        cr_assert(!tu_tmp_exists("z.yaml"));
+    }
+    /* the same archive with a good size field reads the file */
+    char tar[1024];
+    memset(tar, 0, sizeof tar);
+    memcpy(tar, "spec.csv", 8);
+    snprintf(tar + 124, 12, "%011o", (unsigned)strlen(rows));
+    tar[156] = '0';
+    memcpy(tar + 257, "ustar", 5);
+    memcpy(tar + 512, rows, strlen(rows));
+    FILE *f = fopen(tu_tmp_path("good.tar"), "wb");
+    cr_assert(f);
+    cr_assert_eq(fwrite(tar, 1, sizeof tar, f), sizeof tar);
+    fclose(f);
+    cr_assert_eq(tu_dlsim("cluster import --format pai good.tar -o t.yaml"), 0,
+                 "%s", tu_out);
+    struct cluster c;
+    load("t.yaml", &c);
+    cr_assert_eq(c.ngpus, 20);
+    clu_free(&c);
+}
+
+/* Found by fuzz_clusterimport: a one-line Tiresias spec of 100,000
+ * switches (one rack each) took 15 s to load, racks being looked up by a
+ * linear search (sim/cluster.c now hashes them); and a spec over the
+ * cluster limit was written out whole before cfg refused it. */
+Test(cluster_import, many_racks_and_the_gpu_limit)
+{
+    tu_tmp_file("racks.csv", "num_switch,num_node_p_switch,num_gpu_p_node\n"
+                "3000,2,1\n");
+    cr_assert_eq(tu_dlsim("cluster import --format tiresias racks.csv "
+                       "-o r.yaml"), 0, "%s", tu_out);
+    struct cluster c;
+    load("r.yaml", &c);
+    cr_assert_eq(c.nracks, 3000);
+    cr_assert_eq(c.nnodes, 6000);
+    for (uint32_t i = 0; i < c.nnodes; i++)
+        cr_assert_eq(c.nodes[i].rack, i / 2, "node %u", i);
+    for (uint32_t r = 1; r < c.nracks; r++)
+        cr_assert_str_neq(c.racks[r], c.racks[r - 1]);
+    clu_free(&c);
+
+    /* 5000 x 5000 x 1 = 25 million GPUs, over 2^24 */
+    tu_tmp_file("big.csv", "num_switch,num_node_p_switch,num_gpu_p_node\n"
+                "5000,5000,1\n");
+    cr_assert_eq(tu_dlsim("cluster import --format tiresias big.csv -o b.yaml"),
+                 2, "%s", tu_out);
+    cr_assert(strstr(tu_out, "big.csv: 25000000 GPUs, over the cluster "
+                     "limit of 16777216"), "%s", tu_out);
+    cr_assert(!tu_tmp_exists("b.yaml"));
 }
 
 /* The published machine lists against their READMEs' figures. */
