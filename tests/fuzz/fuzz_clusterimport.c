@@ -26,47 +26,30 @@
  * (replay_clusterimport: the seeds and past crashes under the test build).
  */
 #include "sim/sim.h"
+#include "fuzzcmd.h"
 
-#include <fcntl.h>
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
 
 static const char *const formats[] = {
     "pai", "openb", "spot", "philly", "tiresias", "gavel",
 };
 enum { NFMT = sizeof formats / sizeof formats[0] };
 
-static int real_err = -1, devnull = -1;
 static char *zoo_env;           /* DLSIM_MODELS as found, or NULL */
-
-static void check(int ok, const char *what)
-{
-    if (!ok) {
-        dprintf(real_err >= 0 ? real_err : 2,
-                "fuzz_clusterimport: broken promise: %s\n", what);
-        abort();
-    }
-}
+static bool zoo_seen;
 
 static void setup(void)
 {
-    if (devnull >= 0)
+    fz_init("fuzz_clusterimport");
+    if (zoo_seen)
         return;
-    real_err = dup(2);
-    devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    check(real_err >= 0 && devnull >= 0, "dup stderr, open /dev/null");
+    zoo_seen = true;
     const char *z = getenv("DLSIM_MODELS");
     zoo_env = z ? strdup(z) : NULL;
-    if (__sanitizer_set_report_fd)
-        __sanitizer_set_report_fd((void *)(intptr_t)real_err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -78,12 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned bits = data[1];
     int in = memfd_create("fuzz-cluster-import", 0);
     int cap = memfd_create("fuzz-cluster-out", 0);
-    check(in >= 0 && cap >= 0, "memfd_create");
-    for (size_t off = 2; off < size;) {
-        ssize_t w = write(in, data + off, size - off);
-        check(w > 0, "write input");
-        off += (size_t)w;
-    }
+    fz_check(in >= 0 && cap >= 0, "memfd_create");
+    fz_write_all(in, data + 2, size - 2);
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", in);
 
@@ -127,40 +106,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         unsetenv("DLSIM_MODELS");
 
-    fflush(stdout);
-    fflush(stderr);
-    int real_out = dup(1);
-    check(real_out >= 0, "dup stdout");
-    dup2(cap, 1);
-    dup2(devnull, 2);
-    int rc = cfg_cmd_import(argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(real_out, 1);
-    dup2(real_err, 2);
-    close(real_out);
+    int rc = fz_run(cfg_cmd_import, argc, argv, cap);
     close(in);
 
-    check(rc == 0 || rc == 1 || rc == 2, "exit status 0, 1 or 2");
+    fz_check(rc == 0 || rc == 1 || rc == 2, "exit status 0, 1 or 2");
     struct stat st;
-    check(fstat(cap, &st) == 0, "fstat");
+    fz_check(fstat(cap, &st) == 0, "fstat");
     size_t len = (size_t)st.st_size;
     if (rc != 0) {
-        check(len == 0, "nothing on stdout on failure");
+        fz_check(len == 0, "nothing on stdout on failure");
     } else {
-        check(len > 0, "a cluster on stdout");
+        fz_check(len > 0, "a cluster on stdout");
         char *text = malloc(len);
-        check(text != NULL, "malloc");
-        check(pread(cap, text, len, 0) == (ssize_t)len, "read output");
+        fz_check(text != NULL, "malloc");
+        fz_check(pread(cap, text, len, 0) == (ssize_t)len, "read output");
         struct cluster c;
         struct dl_error err;
         memset(&err, 0, sizeof err);
         int r = cfg_load_cluster_mem("out.yaml", text, len, &c, &err);
         if (r)
-            dprintf(real_err, "fuzz_clusterimport: %s:%ld:%ld: %s\n%.*s\n",
+            dprintf(fz_real_err, "fuzz_clusterimport: %s:%ld:%ld: %s\n%.*s\n",
                     err.file, err.line, err.col, err.msg, (int)len, text);
-        check(r == 0, "the output loads as a cluster");
-        check(c.ngpus >= 1 && c.ntypes >= 1, "GPUs in the output");
+        fz_check(r == 0, "the output loads as a cluster");
+        fz_check(c.ngpus >= 1 && c.ntypes >= 1, "GPUs in the output");
         clu_free(&c);
         free(text);
     }

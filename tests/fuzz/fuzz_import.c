@@ -30,20 +30,13 @@
  * (replay_import: the seeds and past crashes under the test build).
  */
 #include "traces/trace.h"
+#include "fuzzcmd.h"
 
 #include <dirent.h>
-#include <fcntl.h>
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* Where the sanitizers report (sanitizer/common_interface_defs.h); absent
- * from a build without them. */
-void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
 
 static const char *const formats[] = {
     "itp", "elasticflow", "philly", "philly-json", "pai", "openb", "helios",
@@ -52,16 +45,6 @@ static const char *const formats[] = {
 enum { NFMT = sizeof formats / sizeof formats[0] };
 
 static char dir[64];
-static int real_err = -1, devnull = -1;
-
-static void check(int ok, const char *what)
-{
-    if (!ok) {
-        dprintf(real_err >= 0 ? real_err : 2,
-                "fuzz_import: broken promise: %s\n", what);
-        abort();
-    }
-}
 
 static void path_of(char *buf, size_t n, const char *name)
 {
@@ -104,13 +87,9 @@ static void setup(void)
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/fuzz-import-XXXXXX",
              tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
-    check(mkdtemp(dir) != NULL, "mkdtemp");
+    fz_check(mkdtemp(dir) != NULL, "mkdtemp");
     atexit(cleanup);
-    real_err = dup(2);
-    devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    check(real_err >= 0 && devnull >= 0, "dup stderr, open /dev/null");
-    if (__sanitizer_set_report_fd)
-        __sanitizer_set_report_fd((void *)(intptr_t)real_err);
+    fz_init("fuzz_import");
 }
 
 static void put_file(const char *name, const uint8_t *p, size_t n)
@@ -118,12 +97,8 @@ static void put_file(const char *name, const uint8_t *p, size_t n)
     char path[128];
     path_of(path, sizeof path, name);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    check(fd >= 0, "create input");
-    for (size_t off = 0; off < n;) {
-        ssize_t w = write(fd, p + off, n - off);
-        check(w > 0, "write input");
-        off += (size_t)w;
-    }
+    fz_check(fd >= 0, "create input");
+    fz_write_all(fd, p, n);
     close(fd);
 }
 
@@ -139,26 +114,26 @@ static void check_output(const char *out)
     memset(&err, 0, sizeof err);
     int rc = trc_load(out, &t, &err, NULL);
     if (rc)
-        dl_error_print(&err, fdopen(dup(real_err), "w"));
-    check(rc == 0, "the output is a trace trc_load reads");
-    check(t.njobs >= 1, "at least one job written");
+        dl_error_print(&err, fdopen(dup(fz_real_err), "w"));
+    fz_check(rc == 0, "the output is a trace trc_load reads");
+    fz_check(t.njobs >= 1, "at least one job written");
     const char **ids = malloc(t.njobs * sizeof *ids);
-    check(ids != NULL, "malloc");
+    fz_check(ids != NULL, "malloc");
     for (uint32_t i = 0; i < t.njobs; i++) {
         const struct trc_job *j = &t.jobs[i];
-        check(j->id && j->id[0], "job id");
-        check(j->num_gpus >= 1, "num_gpus >= 1");
-        check(j->duration > 0 && j->duration <= TRC_MAX_TIME,
+        fz_check(j->id && j->id[0], "job id");
+        fz_check(j->num_gpus >= 1, "num_gpus >= 1");
+        fz_check(j->duration > 0 && j->duration <= TRC_MAX_TIME,
               "duration in (0, TRC_MAX_TIME]");
-        check(j->submit >= 0 && j->submit <= TRC_MAX_TIME, "submit range");
-        check(i == 0 || j->submit >= t.jobs[i - 1].submit, "submit order");
-        check(j->deadline == SIM_NEVER || j->deadline >= j->submit,
+        fz_check(j->submit >= 0 && j->submit <= TRC_MAX_TIME, "submit range");
+        fz_check(i == 0 || j->submit >= t.jobs[i - 1].submit, "submit order");
+        fz_check(j->deadline == SIM_NEVER || j->deadline >= j->submit,
               "deadline after submit");
         ids[i] = j->id;
     }
     qsort(ids, t.njobs, sizeof *ids, cmp_str);
     for (uint32_t i = 1; i < t.njobs; i++)
-        check(strcmp(ids[i - 1], ids[i]) != 0, "unique ids");
+        fz_check(strcmp(ids[i - 1], ids[i]) != 0, "unique ids");
     free(ids);
     trc_free(&t);
 }
@@ -243,26 +218,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     argv[argc] = NULL;
 
     /* the command's report and errors go to /dev/null */
-    fflush(stdout);
-    fflush(stderr);
-    int real_out = dup(1);
-    check(real_out >= 0, "dup stdout");
-    dup2(devnull, 1);
-    dup2(devnull, 2);
-    int rc = trc_cmd_import(argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(real_out, 1);
-    dup2(real_err, 2);
-    close(real_out);
+    int rc = fz_run(trc_cmd_import, argc, argv, -1);
 
-    check(rc == 0 || rc == 1 || rc == 2, "exit status 0, 1 or 2");
+    fz_check(rc == 0 || rc == 1 || rc == 2, "exit status 0, 1 or 2");
     struct stat st;
     bool have_out = stat(out, &st) == 0;
-    check(rc == 0 ? have_out : !have_out, "output exactly on success");
+    fz_check(rc == 0 ? have_out : !have_out, "output exactly on success");
     if (rc == 0)
         check_output(out);
     int files = empty_dir();
-    check(files == nin + two_files + have_out, "no temporary file left");
+    fz_check(files == nin + two_files + have_out, "no temporary file left");
     return 0;
 }

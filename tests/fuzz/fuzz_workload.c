@@ -20,6 +20,7 @@
  * (replay_workload: the seeds and past crashes under the test build).
  */
 #include "traces/trace.h"
+#include "fuzzcmd.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,37 +30,29 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check(int ok, const char *what)
-{
-    if (!ok) {
-        fprintf(stderr, "fuzz_workload: broken promise: %s\n", what);
-        abort();
-    }
-}
-
 static void check_tab(const struct trc_qtab *t)
 {
-    check(t->n >= 2 && t->q != NULL, "table of >= 2 values");
+    fz_check(t->n >= 2 && t->q != NULL, "table of >= 2 values");
     for (uint32_t k = 1; k < t->n; k++)
-        check(t->q[k] >= t->q[k - 1], "table non-decreasing");
+        fz_check(t->q[k] >= t->q[k - 1], "table non-decreasing");
 }
 
 static void check_workload(const struct trc_workload *w)
 {
-    check(w->njobs >= 2, "njobs >= 2");
-    check(w->ngpu >= 1, "at least one GPU count");
+    fz_check(w->njobs >= 2, "njobs >= 2");
+    fz_check(w->ngpu >= 1, "at least one GPU count");
     uint64_t sum = 0;
     for (uint32_t k = 0; k < w->ngpu; k++) {
-        check(w->gpus[k] >= 1, "GPU count >= 1");
-        check(k == 0 || w->gpus[k] > w->gpus[k - 1], "GPU counts ascending");
+        fz_check(w->gpus[k] >= 1, "GPU count >= 1");
+        fz_check(k == 0 || w->gpus[k] > w->gpus[k - 1], "GPU counts ascending");
         sum += w->gpu_jobs[k];
         uint32_t in = 0;
         for (uint32_t c = 0; c < w->nclass; c++)
             for (uint32_t i = 0; i < w->cls[c].ngpus; i++)
                 in += w->cls[c].gpus[i] == w->gpus[k];
-        check(in == 1, "each GPU count in exactly one class");
+        fz_check(in == 1, "each GPU count in exactly one class");
     }
-    check(sum == w->njobs, "GPU job counts add up to njobs");
+    fz_check(sum == w->njobs, "GPU job counts add up to njobs");
     for (uint32_t c = 0; c < w->nclass; c++)
         check_tab(&w->cls[c].dur);
     check_tab(&w->gap);
@@ -83,22 +76,22 @@ static void generate(const struct trc_workload *w, enum trc_arrivals arr)
     memset(&err, 0, sizeof err);
     int rc = trc_generate_like(&o, w, &t, &err);
     if (rc) {
-        check(rc == DL_EINPUT, "generation fails with DL_EINPUT");
-        check(err.msg[0] != 0, "generation error has a message");
+        fz_check(rc == DL_EINPUT, "generation fails with DL_EINPUT");
+        fz_check(err.msg[0] != 0, "generation error has a message");
         return;
     }
-    check(t.njobs == o.njobs, "as many jobs as asked");
+    fz_check(t.njobs == o.njobs, "as many jobs as asked");
     for (uint32_t i = 0; i < t.njobs; i++) {
         const struct trc_job *j = &t.jobs[i];
-        check(j->id && j->id[0], "job id");
+        fz_check(j->id && j->id[0], "job id");
         bool known = false;
         for (uint32_t k = 0; k < w->ngpu && !known; k++)
             known = j->num_gpus == w->gpus[k];
-        check(known, "num_gpus is one of the workload's counts");
-        check(j->duration > 0 && j->duration <= TRC_MAX_TIME,
+        fz_check(known, "num_gpus is one of the workload's counts");
+        fz_check(j->duration > 0 && j->duration <= TRC_MAX_TIME,
               "duration in (0, TRC_MAX_TIME]");
-        check(j->submit >= 0 && j->submit <= TRC_MAX_TIME, "submit range");
-        check(i == 0 || j->submit >= t.jobs[i - 1].submit, "submit order");
+        fz_check(j->submit >= 0 && j->submit <= TRC_MAX_TIME, "submit range");
+        fz_check(i == 0 || j->submit >= t.jobs[i - 1].submit, "submit order");
     }
     trc_free(&t);
 }
@@ -108,11 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int fd = memfd_create("fuzz-workload", 0);
     if (fd < 0)
         return 0;
-    for (size_t off = 0; off < size;) {
-        ssize_t w = write(fd, data + off, size - off);
-        check(w > 0, "write to memfd");
-        off += (size_t)w;
-    }
+    fz_name = "fuzz_workload";
+    fz_write_all(fd, data, size);
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     static const struct trc_workload zero;
@@ -122,9 +112,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = trc_wl_load(path, &w, &err);
     close(fd);
     if (rc) {
-        check(rc == DL_EINPUT, "bad input is DL_EINPUT");
-        check(err.msg[0] != 0, "error has a message");
-        check(!memcmp(&w, &zero, sizeof w), "workload left empty");
+        fz_check(rc == DL_EINPUT, "bad input is DL_EINPUT");
+        fz_check(err.msg[0] != 0, "error has a message");
+        fz_check(!memcmp(&w, &zero, sizeof w), "workload left empty");
         return 0;
     }
     check_workload(&w);
