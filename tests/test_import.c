@@ -277,15 +277,19 @@ Test(import, helios_states)
                   "10,uE,vcpDC,8,8,1,COMPLETED,2020-06-09 18:40:00,"
                   "2020-06-09 18:40:10,2020-06-09 18:41:10,60,10\n"
                   "15,uE,vcpDC,8,8,1,RUNNING,2020-06-09 18:50:00,"
-                  "2020-06-09 18:50:00,,,0\n",
+                  "2020-06-09 18:50:00,,,0\n"
+                  /* an empty duration: end_time - start_time */
+                  "16,uF,vcpDC,2,2,1,COMPLETED,2020-06-09 18:51:00,"
+                  "2020-06-09 18:52:00,2020-06-09 18:53:30,,60\n",
                   "job_id,submit_time,num_gpus,duration,user\n"
-                  "10,0,8,60,uE\n11,61,1,36848,uA\n");
+                  "10,0,8,60,uE\n11,61,1,36848,uA\n16,660,2,90,uF\n");
     expect_report("skipped 2: failed");
     expect_report("skipped 1: not finished");
     cr_assert_eq(imp("--format helios --keep-failed --filter vc=vcpDC "
                      "cluster_log.csv -o k.csv"), 0, "%s", tu_out);
     cr_expect_str_eq(slurp("k.csv"), "job_id,submit_time,num_gpus,duration,"
-                     "user\n10,0,8,60,uE\n13,88,1,675233,uC\n");
+                     "user\n10,0,8,60,uE\n13,88,1,675233,uC\n"
+                     "16,660,2,90,uF\n");
     /* Lucid-style: numeric times, no duration column */
     expect_import("--format helios", "lucid.csv",
                   "job_id,vc,gpu_num,state,submit_time,start_time,end_time\n"

@@ -17,7 +17,7 @@
  *   philly       timestamp (wall clock) -> submit, duration (s),
  *                num_gpus, cluster -> user and VC; no ids: rows numbered
  *   helios       job_id, user, vc, gpu_num, state, submit_time (date or
- *                number), duration (s; else end_time - start_time);
+ *                number), duration (s; when absent or empty, end_time - start_time);
  *                COMPLETED kept, CANCELLED / FAILED / TIMEOUT / NODE_FAIL
  *                failed, anything else unfinished
  *   tiresias     job_id, num_gpu, submit_time (s), model_name, duration (s)
@@ -220,6 +220,7 @@ static int read_named(struct imp *m, const char *path, const struct spec *sp)
             imp_skip(m, IMP_S_NO_TIME);
             continue;
         }
+        t = 1;                  /* no duration yet */
         if (idx[K_DURATION] >= 0) {
             s = imp_fld(&c, idx[K_DURATION]);
             t = imp_time(s, unit, 0, &j.duration);
@@ -227,7 +228,9 @@ static int read_named(struct imp *m, const char *path, const struct spec *sp)
                 r = imp_bad(m, &c, "duration", "not a time", s);
                 break;
             }
-        } else {
+        }
+        /* an empty duration, or none: end_time - start_time (Helios) */
+        if (t > 0 && idx[K_START] >= 0 && idx[K_END] >= 0) {
             simtime_t a, b;
             const char *sa = imp_fld(&c, idx[K_START]);
             const char *sb = imp_fld(&c, idx[K_END]);
