@@ -13,9 +13,9 @@
 # Inputs and the choices behind them:
 # - Trace: Microsoft Philly (Jeon et al., ATC'19; CC BY 4.0) in the
 #   Pollux artifact's condensed form, ../shared/data/traces/philly-pollux/
-#   philly.csv.gz: 82,247 jobs.  It is converted here (sorted by
-#   timestamp, seconds from the first) -- the importers of the traces issue
-#   will do this.  At its own arrival rate it offers a load of 0.37 to
+#   philly.csv.gz: 82,247 jobs, converted by `dlsim trace import --format
+#   philly` (sorted by timestamp, seconds from the first) and rescaled by
+#   `dlsim trace scale`.  At its own arrival rate it offers a load of 0.37 to
 #   1,024 GPUs, where no scheduler matters; the Horus paper does not state
 #   its load, so the arrivals are compressed uniformly (every gap times
 #   the same factor, sizes and order kept) to offer LOAD.
@@ -41,28 +41,12 @@ cluster=examples/clusters/horus-1024.yaml
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-/usr/bin/python3 - "$data" "$tmp/philly.csv" "$load" 1024 <<'PY'
-import csv, datetime, gzip, sys
-src, dst, load, gpus = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
-rows = []
-with gzip.open(src, "rt") as f:
-    for r in csv.DictReader(f):
-        if not r.get("timestamp"):
-            continue
-        t = datetime.datetime.strptime(r["timestamp"], "%Y-%m-%d %H:%M:%S")
-        rows.append((t, float(r["duration"]), int(r["num_gpus"])))
-rows.sort(key=lambda x: x[0])
-t0 = rows[0][0]
-sub = [(t - t0).total_seconds() for t, _, _ in rows]
-work = sum(d * g for _, d, g in rows)
-span = sub[-1] - sub[0]
-k = (work / (gpus * span)) / load          # gap factor: offered load = load
-with open(dst, "w") as o:
-    o.write("job_id,submit_time,num_gpus,duration\n")
-    for i, ((t, d, g), s) in enumerate(zip(rows, sub)):
-        o.write(f"p{i},{s * k:.3f},{g},{d:g}\n")
-print(f"philly: {len(rows)} jobs, arrivals x{k:.4f} for offered load {load} on {gpus} GPUs")
-PY
+# the trace through the importer (README, Supported traces), then every
+# arrival gap times one factor so that the offered load on the cluster is
+# LOAD (sizes and order kept)
+"$dlsim" trace import --format philly "$data" -o "$tmp/imported.csv" 2>/dev/null
+"$dlsim" trace scale "$tmp/imported.csv" --load "$load" --cluster "$cluster" \
+    -o "$tmp/philly.csv"
 
 cat > "$tmp/pred.yaml" <<'YAML'
 kind: models
