@@ -1423,8 +1423,9 @@ static int put_svg_b64(FILE *f, const char *path, struct dl_error *err)
 static const char css[] =
     "body{font-family:'DejaVu Sans',sans-serif;margin:24px;color:#222;"
     "max-width:1450px}\n"
-    "table{border-collapse:collapse;margin:8px 0 18px}\n"
-    "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;"
+    "table{border-collapse:collapse;margin:8px 0 18px;font-size:85%;"
+    "display:block;overflow-x:auto;max-width:100%}\n"
+    "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;"
     "white-space:nowrap}\n"
     "td:first-child,th:first-child{text-align:left}\n"
     "th{background:#f2f2f2}\nfigure{margin:14px 0}\n"
