@@ -412,30 +412,12 @@ int mdl_json_load(const char *path, struct mdl_json_doc *d,
                   struct dl_error *err)
 {
     memset(d, 0, sizeof *d);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return dl_fail_io(err, path, "cannot open: %s", strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int rc = 0;
-    for (;;) {
-        if (len > MDL_JSON_MAX_BYTES) {
-            rc = dl_fail(err, path, 0, 0, "JSON input larger than %zu bytes",
-                         MDL_JSON_MAX_BYTES);
-            break;
-        }
-        xgrow(&buf, &cap, len + 65536, 1);
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f))
-                rc = dl_fail_io(err, path, "read error: %s", strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
-    if (!rc)
-        rc = mdl_json_parse(path, buf ? buf : "", len, d, err);
+    char *buf;
+    size_t len;
+    int rc = dl_read_file(path, MDL_JSON_MAX_BYTES, &buf, &len, err);
+    if (rc)
+        return rc;
+    rc = mdl_json_parse(path, buf, len, d, err);
     free(buf);
     return rc;
 }

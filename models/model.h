@@ -165,7 +165,8 @@ struct mdl_json_doc {
  * with err at the offending line:col; on failure *d is left empty. */
 int mdl_json_parse(const char *name, const char *buf, size_t len,
                    struct mdl_json_doc *d, struct dl_error *err);
-/* Reads and parses a file: 0, DL_EINPUT or DL_EIO. */
+/* Reads (plain or gzip, dl_read_file) and parses a file: 0, DL_EINPUT or
+ * DL_EIO. */
 int mdl_json_load(const char *path, struct mdl_json_doc *d,
                   struct dl_error *err);
 void mdl_json_free(struct mdl_json_doc *d);

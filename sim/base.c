@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zlib.h>
 
 const char *dl_strerror(int code)
 {
@@ -158,6 +159,61 @@ void xgrow(void *arrp, size_t *cap, size_t need, size_t elt)
 }
 
 /* ------------------------------------------------------ atomic files */
+
+int dl_read_file(const char *path, size_t max, char **buf, size_t *len,
+                 struct dl_error *err)
+{
+    *buf = NULL;
+    *len = 0;
+    errno = 0;
+    gzFile f = gzopen(path, "rb");
+    if (!f)
+        return dl_fail_io(err, path, "cannot open: %s",
+                          errno ? strerror(errno) : "out of memory");
+    size_t cap = 1 << 16, n = 0;
+    char *b = xmalloc(cap + 1);
+    for (;;) {
+        if (n == cap) {
+            if (cap > max) {
+                gzclose(f);
+                free(b);
+                return dl_fail(err, path, 0, 0, "larger than %zu bytes", max);
+            }
+            cap *= 2;
+            b = xrealloc(b, cap + 1);
+        }
+        int r = gzread(f, b + n, (unsigned)(cap - n));
+        if (r > 0) {
+            n += (size_t)r;
+            continue;
+        }
+        /* the end, an error, or a truncated gzip stream (gzread then
+         * returns 0 with Z_BUF_ERROR); the message belongs to f, so the
+         * error is made before gzclose */
+        int e = Z_OK;
+        const char *m = gzerror(f, &e);
+        int rc = 0;
+        if (e == Z_ERRNO)
+            rc = dl_fail_io(err, path, "read error: %s", strerror(errno));
+        else if (r < 0 || (e != Z_OK && e != Z_STREAM_END))
+            rc = dl_fail(err, path, 0, 0, "corrupt or truncated input: %s",
+                         m && *m ? m : "read error");
+        gzclose(f);
+        if (rc) {
+            free(b);
+            return rc;
+        }
+        break;
+    }
+    if (n > max) {
+        free(b);
+        return dl_fail(err, path, 0, 0, "larger than %zu bytes", max);
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+}
 
 int dl_out_check(const char *path, struct dl_error *err)
 {

@@ -55,7 +55,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <zlib.h>
 
 #define CI_MAX_BYTES ((size_t)256 << 20)
 #define CI_MAX_TYPES 64
@@ -118,43 +117,11 @@ static bool tar_size(const char *f, size_t *out)
 static int read_input(const char *path, char **out, size_t *len,
                       struct dl_error *err)
 {
-    gzFile f = gzopen(path, "rb");
-    if (!f)
-        return dl_fail_io(err, path, "cannot open");
-    size_t cap = 1 << 16, n = 0;
-    char *buf = xmalloc(cap + 1);
-    for (;;) {
-        if (n == cap) {
-            if (cap >= CI_MAX_BYTES) {
-                gzclose(f);
-                free(buf);
-                return dl_fail(err, path, 0, 0, "larger than %zu MiB",
-                               CI_MAX_BYTES >> 20);
-            }
-            cap *= 2;
-            buf = xrealloc(buf, cap + 1);
-        }
-        int r = gzread(f, buf + n, (unsigned)(cap - n));
-        if (r > 0) {
-            n += (size_t)r;
-            continue;
-        }
-        /* the end, an error, or a truncated gzip stream (gzread then
-         * returns 0 with Z_BUF_ERROR): the message belongs to f, so it
-         * is copied before gzclose */
-        int e = Z_OK;
-        const char *m = gzerror(f, &e);
-        if (r < 0 || (e != Z_OK && e != Z_STREAM_END)) {
-            int rc = dl_fail(err, path, 0, 0, "corrupt or truncated input: "
-                             "%s", m && *m ? m : "read error");
-            gzclose(f);
-            free(buf);
-            return rc;
-        }
-        break;
-    }
-    gzclose(f);
-    buf[n] = '\0';
+    char *buf;
+    size_t n;
+    int rc = dl_read_file(path, CI_MAX_BYTES, &buf, &n, err);
+    if (rc)
+        return rc;
     if (n >= 512 && !memcmp(buf + 257, "ustar", 5)) {
         size_t off = 0;
         while (off + 512 <= n && buf[off]) {

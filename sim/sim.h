@@ -85,6 +85,14 @@ void *xcalloc_big(size_t n, size_t size);
 /* Grow *arr (of *cap elements of size elt) to hold at least need. */
 void xgrow(void *arrp, size_t *cap, size_t need, size_t elt);
 
+/* Reads a whole input file, plain or gzip (told apart by content), into
+ * *buf (malloc'd, NUL-terminated, *len bytes before the NUL).  0; DL_EIO
+ * when it cannot be opened or read; DL_EINPUT when it holds more than max
+ * bytes or is a corrupt or truncated gzip stream.  On failure *buf is
+ * NULL. */
+int dl_read_file(const char *path, size_t max, char **buf, size_t *len,
+                 struct dl_error *err);
+
 /* Atomic output files.  dl_tmp_open opens PATH.tmp.PID for writing, its
  * name in *tmp (malloc'd); NULL with err filled (DL_EIO) on failure.
  * dl_tmp_commit closes f and checks every write; with rename_now it

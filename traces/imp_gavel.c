@@ -29,7 +29,6 @@
 #include "models/model.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,33 +73,8 @@ static int parse_key(const char *k, struct tput *t)
 int imp_gavel_begin(struct imp *m)
 {
     const char *path = m->o->throughputs;
-    gzFile gz = gzopen(path, "rb");
-    if (!gz)
-        return dl_fail_io(m->err, path, "cannot open: %s",
-                          errno ? strerror(errno) : "out of memory");
-    size_t cap = 1 << 20, len = 0;
-    char *buf = xmalloc(cap);
-    int n;
-    while ((n = gzread(gz, buf + len, (unsigned)(cap - len))) > 0) {
-        len += (size_t)n;
-        if (len == cap) {
-            if (cap >= MDL_JSON_MAX_BYTES)
-                break;
-            cap *= 2;
-            buf = xrealloc(buf, cap);
-        }
-    }
-    int code = Z_OK;
-    gzerror(gz, &code);
-    gzclose_r(gz);
-    if (n < 0 || (code != Z_OK && code != Z_STREAM_END)) {
-        free(buf);
-        return dl_fail(m->err, path, 0, 0, "cannot read (truncated or "
-                       "corrupt gzip stream?)");
-    }
     struct mdl_json_doc d;
-    int r = mdl_json_parse(path, buf, len, &d, m->err);
-    free(buf);
+    int r = mdl_json_load(path, &d, m->err);       /* plain or gzip */
     if (r)
         return r;
     const struct mdl_json *v = mdl_json_get(d.root, "v100");
