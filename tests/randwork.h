@@ -122,12 +122,7 @@ static inline void tu_check_random_run(const struct trace *t, struct cluster *c,
               "round %d %s: GPU work %.0f, expected %.0f", round, pol,
               e->work_done, want + cost);
     /* determinism: the same run again gives the same schedule */
-    struct eng *e2 = tu_run(t, c, pol);
-    for (uint32_t j = 0; j < t->njobs; j++) {
-        cr_assert_eq(e->rt[j].first_start, e2->rt[j].first_start);
-        cr_assert_eq(e->rt[j].finish, e2->rt[j].finish);
-    }
-    eng_free(e2);
+    tu_assert_rerun_same(e, t, c, pol);
     eng_free(e);
 }
 

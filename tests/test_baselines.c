@@ -16,18 +16,6 @@ TestSuite(baselines, .fini = tu_tmp_cleanup);
 
 /* ---- helpers */
 
-static void spec_from(struct mdl_spec *s, const char *name, const char *yaml)
-{
-    struct dl_error err = { 0 };
-    mdl_spec_init(s);
-    int rc = mdl_spec_add(s, tu_tmp_file(name, yaml), &err);
-    cr_assert_eq(rc, 0, "%s:%ld:%ld: %s", err.file, err.line, err.col, err.msg);
-    if (!s->zoo_dir[0])
-        snprintf(s->zoo_dir, sizeof s->zoo_dir, "../models");
-    rc = mdl_spec_finish(s, &err);
-    cr_assert_eq(rc, 0, "%s", err.msg);
-}
-
 static struct eng *run_spec(const struct trace *t, struct cluster *c,
                             const char *policy, const struct mdl_spec *s)
 {
@@ -126,7 +114,7 @@ Test(baselines, sjf_predicted_with_noise_changes_order)
     struct mdl_spec s;
     tu_trace(&t, ten_jobs);
     tu_simple_cluster(&c, 1, 1);
-    spec_from(&s, "noise.yaml", "kind: models\n"
+    tu_spec_from(&s, "noise.yaml", "kind: models\n"
               "predict: {runtime: oracle, runtime_noise: 1.0}\n");
     struct eng *e = run_spec(&t, &c, "sjf:predicted=1", &s);
     /* the expected order: by predicted run time, ties by index */
@@ -181,7 +169,7 @@ Test(baselines, sjf_predicted_oracle_equals_sjf)
                  "g,4,1,6,vgg16@64\nh,5,4,9,\n");
     tu_cluster(&c, "name: v\ngpu_types: [{name: V100, memory_gb: 32}]\n"
                "nodes: [{count: 2, gpus: 4, gpu_type: V100}]\n");
-    spec_from(&s, "oracle.yaml", "kind: models\npredict: {runtime: oracle}\n");
+    tu_spec_from(&s, "oracle.yaml", "kind: models\npredict: {runtime: oracle}\n");
     struct eng *a = run_spec(&t, &c, "sjf", &s);
     struct eng *b = run_spec(&t, &c, "sjf:predicted=1", &s);
     for (uint32_t j = 0; j < t.njobs; j++) {
@@ -345,7 +333,7 @@ Test(baselines, gandiva_packs_by_measured_utilization)
     tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
                  "a,0,1,10,0.5\nb,1,1,4,0.25\nc,2,1,2,0.5\n");
     tu_simple_cluster(&c, 1, 1);
-    spec_from(&s, "sd.yaml", half_rate);
+    tu_spec_from(&s, "sd.yaml", half_rate);
     struct eng *e = run_spec(&t, &c, "gandiva", &s);
     TU_SCHED(e, "a", 0, 16);
     TU_SCHED(e, "b", 1, 9);
@@ -385,7 +373,7 @@ Test(baselines, gandiva_lowest_utilization_gpu)
     tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
                  "x,0,1,10,0.5\ny,0,1,10,0.25\nz,1,1,1,0.25\nw,1,1,1,0.5\n");
     tu_simple_cluster(&c, 1, 2);
-    spec_from(&s, "sd.yaml", half_rate);
+    tu_spec_from(&s, "sd.yaml", half_rate);
     struct eng *e = run_spec(&t, &c, "gandiva", &s);
     tu_placement(e, "x", "n0:0");
     tu_placement(e, "y", "n0:1");
@@ -415,7 +403,7 @@ Test(baselines, gandiva_packs_a_gang_on_one_node)
     tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
                  "a,0,2,10,0.5\nb,0,2,10,0.25\nc,1,2,1,0.5\nd,1,2,1,0.5\n");
     tu_simple_cluster(&c, 1, 4);
-    spec_from(&s, "sd.yaml", half_rate);
+    tu_spec_from(&s, "sd.yaml", half_rate);
     struct eng *e = run_spec(&t, &c, "gandiva", &s);
     tu_placement(e, "a", "n0:0-1");
     tu_placement(e, "b", "n0:2-3");
@@ -441,7 +429,7 @@ Test(baselines, gandiva_memory_limits_packing)
     tu_trace(&t, "job_id,submit_time,num_gpus,duration,util,mem_gb\n"
                  "a,0,1,10,0.25,10\nb,1,1,2,0.25,8\n");
     tu_simple_cluster(&c, 1, 1);
-    spec_from(&s, "sd.yaml", half_rate);
+    tu_spec_from(&s, "sd.yaml", half_rate);
     struct eng *e = run_spec(&t, &c, "gandiva:quantum=0", &s);
     TU_SCHED(e, "a", 0, 10);
     TU_SCHED(e, "b", 10, 12);

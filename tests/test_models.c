@@ -11,32 +11,6 @@
 
 TestSuite(models, .fini = tu_tmp_cleanup);
 
-static void spec_from(struct mdl_spec *s, const char *name, const char *yaml)
-{
-    struct dl_error err = { 0 };
-    mdl_spec_init(s);
-    int rc = mdl_spec_add(s, tu_tmp_file(name, yaml), &err);
-    cr_assert_eq(rc, 0, "%s:%ld:%ld: %s", err.file, err.line, err.col, err.msg);
-    if (!s->zoo_dir[0])
-        snprintf(s->zoo_dir, sizeof s->zoo_dir, "../models");
-    rc = mdl_spec_finish(s, &err);
-    cr_assert_eq(rc, 0, "%s", err.msg);
-}
-
-/* The zoo of the source tree (tests run in tests/). */
-static void spec_zoo(struct mdl_spec *s, const char *extra_name,
-                     const char *extra_yaml)
-{
-    struct dl_error err = { 0 };
-    mdl_spec_init(s);
-    cr_assert_eq(mdl_spec_add(s, "zoo", &err), 0);
-    snprintf(s->zoo_dir, sizeof s->zoo_dir, "../models");
-    if (extra_yaml)
-        cr_assert_eq(mdl_spec_add(s, tu_tmp_file(extra_name, extra_yaml), &err),
-                     0, "%s:%ld:%ld: %s", err.file, err.line, err.col, err.msg);
-    cr_assert_eq(mdl_spec_finish(s, &err), 0, "%s", err.msg);
-}
-
 /* ---- a packing test policy: every queued job, in arrival order, goes on
  * the GPUs holding the fewest jobs (lowest index first) that have room */
 
@@ -118,7 +92,7 @@ static void packed_run(struct packed *r, const char *csv, uint32_t gpus,
 {
     tu_trace(&r->t, csv);
     tu_simple_cluster(&r->c, 1, gpus);
-    spec_from(&r->s, "sd.yaml", slowdown_yaml);
+    tu_spec_from(&r->s, "sd.yaml", slowdown_yaml);
     r->e = run_models(&r->t, &r->c, &pack_policy, "pack", &r->s);
 }
 
@@ -251,7 +225,7 @@ Test(models, sensitivity_pressure_by_model)
     tu_trace(&t, "job_id,submit_time,num_gpus,duration,model\n"
              "r,0,1,8,resnet50@64\nv,0,1,3,vgg16@64\n");
     v100_cluster(&c, 1);
-    spec_zoo(&s, "sp.yaml", sp_model);
+    tu_spec_zoo(&s, "sp.yaml", sp_model);
     struct eng *e = run_models(&t, &c, &pack_policy, "pack", &s);
     simtime_t tv = (simtime_t)ceil(US(3) / exp(-0.25) - 1e-9);
     double left = US(8) - exp(-0.2) * (double)tv;
@@ -262,7 +236,7 @@ Test(models, sensitivity_pressure_by_model)
     /* a measured pair replaces the form: r at 0.5, v at 0.6; v's 3 s take
      * 5 s, r has done 2.5 and ends at 5 + 5.5 = 10.5 */
     mdl_spec_free(&s);
-    spec_zoo(&s, "sp.yaml", sp_model);
+    tu_spec_zoo(&s, "sp.yaml", sp_model);
     snprintf(s.pairs_path, sizeof s.pairs_path, "%s",
              tu_tmp_file("pairs.csv", "gpu_type,job_a,job_b,rate_a,rate_b\n"
                           "V100,vgg16@64,resnet50@64,0.6,0.5\n"));
@@ -287,7 +261,7 @@ Test(models, share_limits_are_enforced)
     struct mdl_spec s;
     tu_trace(&t, three_share);
     tu_simple_cluster(&c, 1, 1);
-    spec_from(&s, "m.yaml", "kind: models\nmax_jobs_per_gpu: 2\n");
+    tu_spec_from(&s, "m.yaml", "kind: models\nmax_jobs_per_gpu: 2\n");
     struct dl_error err = { 0 };
     /* the pack policy respects v->max_share: c waits for a free slot */
     struct eng *e = run_models(&t, &c, &pack_policy, "pack", &s);
@@ -352,7 +326,7 @@ Test(models, heterogeneous_cluster_speed_ratios)
     tu_trace(&t, csv);
     free(csv);
     tu_cluster(&c, five_types);
-    spec_zoo(&s, NULL, NULL);
+    tu_spec_zoo(&s, NULL, NULL);
     struct eng *e = run_models(&t, &c, NULL, "fifo", &s);
     k = 0;
     for (size_t m = 0; m < 6; m++) {
@@ -404,7 +378,7 @@ Test(models, spread_placement_uses_the_spread_ratio)
              "c,0,2,100,resnet50@64\nx,1,4,3600,resnet50@64\n");
     tu_cluster(&c, "name: two\ngpu_types: [{name: V100, memory_gb: 32}]\n"
                "nodes: [{count: 2, gpus: 4, gpu_type: V100}]\n");
-    spec_zoo(&s, NULL, NULL);
+    tu_spec_zoo(&s, NULL, NULL);
     struct eng *e = run_models(&t, &c, NULL, "fifo:placement=pool", &s);
     tu_placement(e, "x", "n0:2-3+n1:2-3");
     const struct job_rt *r = &e->rt[tu_job(&t, "x")];
@@ -440,7 +414,7 @@ Test(models, predictions_noise_is_seeded_and_sized)
     tu_trace(&t, csv);
     free(csv);
     v100_cluster(&c, 8);
-    spec_zoo(&s, "p.yaml", "kind: models\npredict: {runtime: oracle, "
+    tu_spec_zoo(&s, "p.yaml", "kind: models\npredict: {runtime: oracle, "
              "runtime_noise: 0.3, util: oracle, util_noise: 0.2}\n");
     struct mdl_perf *p = mdl_perf_new(&s, &c, &t, 7, NULL);
     struct mdl_perf *q = mdl_perf_new(&s, &c, &t, 7, NULL);
@@ -467,7 +441,7 @@ Test(models, predictions_noise_is_seeded_and_sized)
     /* without noise, an oracle prediction is the truth; the model's is the
      * roofline's ratio */
     mdl_spec_free(&s);
-    spec_zoo(&s, NULL, NULL);
+    tu_spec_zoo(&s, NULL, NULL);
     p = mdl_perf_new(&s, &c, &t, 7, NULL);
     cr_expect_eq(mdl_perf_pred_runtime(p, 0, 0, false), (double)US(1000));
     cr_expect_eq(mdl_perf_pred_util(p, 0), 0.5f);
@@ -487,13 +461,13 @@ Test(models, predicted_runtime_model_or_roofline)
     struct mdl_spec s;
     tu_trace(&t, "job_id,submit_time,num_gpus,duration,model\na,0,1,3600,resnet50@64\n");
     tu_cluster(&c, five_types);
-    spec_zoo(&s, NULL, NULL);
+    tu_spec_zoo(&s, NULL, NULL);
     struct mdl_perf *d = mdl_perf_new(&s, &c, &t, 1, NULL);
     cr_expect_float_eq(mdl_perf_pred_runtime(d, 0, 0, false),
                        US(3600) / mdl_perf_rate(d, 0, 0, false), 1e-6);
     mdl_perf_free(d);
     mdl_spec_free(&s);
-    spec_zoo(&s, "roof.yaml", "kind: models\npredict: {runtime: roofline}\n");
+    tu_spec_zoo(&s, "roof.yaml", "kind: models\npredict: {runtime: roofline}\n");
     struct mdl_perf *p = mdl_perf_new(&s, &c, &t, 1, NULL);
     const struct mdl_model *m = mdl_zoo_find(&s.zoo, "resnet50@64");
     double k80 = mdl_rt_estimate(m, mdl_zoo_gpu(&s.zoo, "K80"), &s.rt, 1, false);
@@ -555,7 +529,7 @@ Test(models, models_file_paths_are_relative_to_it)
     tu_tmp_file("sd.yaml", "kind: slowdown\ngpu_types:\n"
                  "  - {name: G, form: constant, rate: 0.25}\n");
     struct mdl_spec s;
-    spec_from(&s, "rel.yaml", "kind: models\nslowdown: sd.yaml\n"
+    tu_spec_from(&s, "rel.yaml", "kind: models\nslowdown: sd.yaml\n"
               "max_jobs_per_gpu: 3\npredict: {util_noise: 0.1}\n");
     cr_expect(s.has_sd);
     cr_expect_eq(s.max_share, 3);
@@ -597,7 +571,7 @@ Test(models, elastic_start_runs_at_the_smaller_gangs_speed)
     tu_trace(&t, "job_id,submit_time,num_gpus,duration,model\n"
              "a,0,4,3600,resnet50@64\nb,0,4,100,\n");
     v100_cluster(&c, 4);
-    spec_zoo(&s, NULL, NULL);
+    tu_spec_zoo(&s, NULL, NULL);
     half_n = 2;
     struct eng *e = run_models(&t, &c, &half_policy, "half", &s);
     double r = 5.417286 / 5.798896;

@@ -752,14 +752,8 @@ static const char *const variants[] = {
 /* The source tree's zoo with noisy runtime predictions (sigma 0.5). */
 static void noisy_zoo(struct mdl_spec *noisy)
 {
-    struct dl_error err = { 0 };
-    mdl_spec_init(noisy);
-    cr_assert_eq(mdl_spec_add(noisy, "zoo", &err), 0);
-    snprintf(noisy->zoo_dir, sizeof noisy->zoo_dir, "../models");
-    cr_assert_eq(mdl_spec_add(noisy, tu_tmp_file("noise.yaml",
-                              "kind: models\npredict: {runtime_noise: 0.5}\n"),
-                              &err), 0, "%s", err.msg);
-    cr_assert_eq(mdl_spec_finish(noisy, &err), 0, "%s", err.msg);
+    tu_spec_zoo(noisy, "noise.yaml",
+                "kind: models\npredict: {runtime_noise: 0.5}\n");
 }
 
 Test(qos, random_workloads, .timeout = 600)
@@ -803,12 +797,7 @@ Test(qos, random_workloads, .timeout = 600)
                              "round %d %s job %s", round, pol, tj->id);
                 cr_assert_eq(rt->wait, rt->first_start - tj->submit);
             }
-            struct eng *e2 = tu_run(&t, &c, pol);
-            for (uint32_t j = 0; j < t.njobs; j++) {
-                cr_assert_eq(e->rt[j].first_start, e2->rt[j].first_start);
-                cr_assert_eq(e->rt[j].finish, e2->rt[j].finish);
-            }
-            eng_free(e2);
+            tu_assert_rerun_same(e, &t, &c, pol);
             eng_free(e);
             /* with the zoo and noisy predictions */
             struct eng_opts o = { .policy = pol, .seed = (uint64_t)round + 1,
@@ -895,13 +884,7 @@ Test(qos, random_workloads_preempt, .timeout = 600)
             struct eng *e = tu_run(&t, &c, pol);
             check_preempt_run(e, &t, &c, pol, round);
             total += e->preemptions;
-            struct eng *e2 = tu_run(&t, &c, pol);
-            for (uint32_t j = 0; j < t.njobs; j++) {
-                cr_assert_eq(e->rt[j].first_start, e2->rt[j].first_start);
-                cr_assert_eq(e->rt[j].finish, e2->rt[j].finish);
-                cr_assert_eq(e->rt[j].preemptions, e2->rt[j].preemptions);
-            }
-            eng_free(e2);
+            tu_assert_rerun_same(e, &t, &c, pol);
             eng_free(e);
             struct eng_opts o = { .policy = pol, .seed = (uint64_t)round + 1,
                                   .check = true, .models = &noisy };

@@ -9,6 +9,7 @@
 #define DLSIM_TESTUTIL_H
 
 #include "sim/simint.h"
+#include "models/model.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -276,6 +277,37 @@ static inline void tu_simple_cluster(struct cluster *c, uint32_t n, uint32_t g)
     clu_finish(c);
 }
 
+/* The source tree's model zoo (tests run in tests/), plus one YAML file
+ * written to the temporary directory when extra_yaml is given; finished. */
+static inline void tu_spec_zoo(struct mdl_spec *s, const char *extra_name,
+                               const char *extra_yaml)
+{
+    struct dl_error err = { 0 };
+    mdl_spec_init(s);
+    cr_assert_eq(mdl_spec_add(s, "zoo", &err), 0);
+    snprintf(s->zoo_dir, sizeof s->zoo_dir, "../models");
+    if (extra_yaml)
+        cr_assert_eq(mdl_spec_add(s, tu_tmp_file(extra_name, extra_yaml), &err),
+                     0, "%s:%ld:%ld: %s", err.file, err.line, err.col, err.msg);
+    cr_assert_eq(mdl_spec_finish(s, &err), 0, "%s", err.msg);
+}
+
+/* A model spec from one YAML file written to the temporary directory
+ * (name, text), finished; the zoo is the source tree's when the file
+ * names none. */
+static inline void tu_spec_from(struct mdl_spec *s, const char *name,
+                                const char *yaml)
+{
+    struct dl_error err = { 0 };
+    mdl_spec_init(s);
+    int rc = mdl_spec_add(s, tu_tmp_file(name, yaml), &err);
+    cr_assert_eq(rc, 0, "%s:%ld:%ld: %s", err.file, err.line, err.col, err.msg);
+    if (!s->zoo_dir[0])
+        snprintf(s->zoo_dir, sizeof s->zoo_dir, "../models");
+    rc = mdl_spec_finish(s, &err);
+    cr_assert_eq(rc, 0, "%s", err.msg);
+}
+
 /* Runs policy over t on c with --check on; asserts success. */
 static inline struct eng *tu_run(const struct trace *t, struct cluster *c,
                                  const char *policy)
@@ -288,6 +320,21 @@ static inline struct eng *tu_run(const struct trace *t, struct cluster *c,
     int rc = eng_run(e);
     cr_assert_eq(rc, 0, "run of %s failed: %s", policy, e->fail_msg);
     return e;
+}
+
+/* Determinism: pol over t on c again gives e's schedule (every job's first
+ * start, finish and preemption count). */
+static inline void tu_assert_rerun_same(const struct eng *e,
+                                        const struct trace *t,
+                                        struct cluster *c, const char *pol)
+{
+    struct eng *e2 = tu_run(t, c, pol);
+    for (uint32_t j = 0; j < t->njobs; j++) {
+        cr_assert_eq(e->rt[j].first_start, e2->rt[j].first_start, "%s", pol);
+        cr_assert_eq(e->rt[j].finish, e2->rt[j].finish, "%s", pol);
+        cr_assert_eq(e->rt[j].preemptions, e2->rt[j].preemptions, "%s", pol);
+    }
+    eng_free(e2);
 }
 
 static inline uint32_t tu_job(const struct trace *t, const char *id)
