@@ -492,6 +492,9 @@ struct mdl_spec {
                                    truth, before noise) */
     bool util_oracle;           /* predicted util = truth (before noise) */
     double rt_noise, util_noise;/* lognormal sigmas, >= 0 */
+    char **args;                /* [nargs] the --models arguments as given,
+                                   for provenance (malloc'd) */
+    uint32_t nargs;
 };
 void mdl_spec_init(struct mdl_spec *s);
 void mdl_spec_free(struct mdl_spec *s);
@@ -506,6 +509,18 @@ int mdl_spec_finish(struct mdl_spec *s, struct dl_error *err);
 /* Default slowdown while sharing, when no slowdown model covers a GPU type:
  * the Horus simulator's fixed 20 %. */
 #define MDL_DEFAULT_SHARED_RATE 0.8
+
+/* Where a job's solo rate on a GPU type comes from (summary.json counts
+ * jobs per source: jobs_model_measured, ..._roofline, ..._default). */
+enum mdl_src {
+    MDL_SRC_DEFAULT,            /* the cluster file's speed: no model, a
+                                   model or GPU type the zoo lacks */
+    MDL_SRC_ROOFLINE,           /* the runtime model's estimate (on the
+                                   type or on the reference type) */
+    MDL_SRC_MEASURED,           /* the zoo's measured throughput on both
+                                   the type and the reference type */
+    MDL_NSRC
+};
 
 struct mdl_perf {
     const struct cluster *clu;
@@ -524,6 +539,7 @@ struct mdl_perf {
     /* per class: [cls][type][spread] */
     uint32_t nclass;
     double *ratio, *pratio;
+    uint8_t *src;               /* enum mdl_src, same layout as ratio */
     /* slowdown per cluster type */
     const struct mdl_sd_type **sd;  /* [ntypes], NULL = constant default */
     struct mdl_sd_type *sd_default; /* the constant default (owned) */
@@ -534,17 +550,20 @@ struct mdl_perf {
     double *pval;
     size_t npslots;
     uint32_t unknown_models;    /* jobs naming a model the zoo lacks */
+    uint32_t with_model;        /* jobs naming a model at all */
     const struct mdl_rt_params *rt; /* the spec's runtime model (or NULL) */
     bool rt_roofline;
 };
 
 /* Builds the run's model for cluster c and trace t from a finished spec
  * (NULL: no models: cluster speeds, trace utils, the default slowdown).
- * Notes (unknown models or GPU types, unused pairs) go to warn.  The spec
- * must outlive the result. */
+ * Every fallback is a warning in diag (may be NULL): jobs naming models the
+ * zoo lacks (the first names), a trace that names no model at all while
+ * the zoo is on (the zoo's runtime data then changes nothing), GPU types
+ * the zoo lacks, unused pairs.  The spec must outlive the result. */
 struct mdl_perf *mdl_perf_new(const struct mdl_spec *spec,
                               const struct cluster *c, const struct trace *t,
-                              uint64_t seed, FILE *warn);
+                              uint64_t seed, struct dl_diag *diag);
 void mdl_perf_free(struct mdl_perf *p);
 
 /* Solo rate of job j on type t (true), spread = over more nodes than the
@@ -557,6 +576,21 @@ static inline double mdl_perf_rate(const struct mdl_perf *p, uint32_t j,
         return p->clu->types[t].speed;
     return p->ratio[((size_t)c * p->ntypes + t) * 2 + spread];
 }
+/* The source of job j's solo rate on type t (consolidated). */
+static inline enum mdl_src mdl_perf_source(const struct mdl_perf *p,
+                                           uint32_t j, uint32_t t)
+{
+    uint32_t c = p->cls[j];
+    if (c == SIM_NONE)
+        return MDL_SRC_DEFAULT;
+    return (enum mdl_src)p->src[((size_t)c * p->ntypes + t) * 2];
+}
+/* The cluster's capacity as job j sees it: the sum over its GPUs of j's
+ * solo rate there, consolidated (reference GPUs).  Without a model, the
+ * sum of the cluster file's speeds.  caps[j] for every job: what the
+ * offered load under the run's models divides each job's work by
+ * (trc_offered_load_caps). */
+void mdl_perf_caps(const struct mdl_perf *p, double *caps);
 /* Solo rate of job j on n GPUs of type t, n other than its num_gpus (an
  * elastic start): the runtime model's throughput on (t, n, spread) over
  * its throughput on the reference type with num_gpus GPUs, consolidated;

@@ -31,6 +31,9 @@ void mdl_spec_init(struct mdl_spec *s)
 
 void mdl_spec_free(struct mdl_spec *s)
 {
+    for (uint32_t i = 0; i < s->nargs; i++)
+        free(s->args[i]);
+    free(s->args);
     mdl_rt_params_free(&s->rt);
     mdl_sd_free(&s->sd);
     mdl_fit_pairs_free(&s->pairs);
@@ -215,6 +218,8 @@ static int load_models(struct mdl_spec *s, struct yload *L)
 int mdl_spec_add(struct mdl_spec *s, const char *arg, struct dl_error *err)
 {
     s->zoo_on = true;
+    s->args = xrealloc(s->args, (s->nargs + 1) * sizeof *s->args);
+    s->args[s->nargs++] = xstrdup(arg);
     if (!strcmp(arg, "zoo"))
         return 0;
     struct yload L;
@@ -353,7 +358,7 @@ static double *pair_slot(const struct mdl_perf *p, uint64_t key, bool add)
 }
 
 static void load_pairs(struct mdl_perf *p, const struct mdl_pairs *ps,
-                       const char *path, FILE *warn)
+                       const char *path, struct dl_diag *diag)
 {
     p->npslots = 16;
     while (p->npslots < 4 * (size_t)ps->n + 16)
@@ -377,9 +382,9 @@ static void load_pairs(struct mdl_perf *p, const struct mdl_pairs *ps,
         *pair_slot(p, pair_key(t, rb, ra), true) = q->rate_b;
         used++;
     }
-    if (warn && used < ps->n)
-        fprintf(warn, "%s: %u of %u pairs name a GPU type the cluster lacks "
-                "or a job the zoo lacks, and are not used\n", path,
+    if (used < ps->n)
+        dl_warn(diag, "%s: %u of %u pairs name a GPU type the cluster lacks "
+                "or a job the zoo lacks, and are not used", path,
                 ps->n - used, ps->n);
 }
 
@@ -401,7 +406,8 @@ static double clamp(double x, double lo, double hi)
 
 /* True and predicted solo rates of every class on every type. */
 static void class_rates(struct mdl_perf *p, const struct mdl_spec *s,
-                        const uint32_t *crow, const uint32_t *cn, FILE *warn)
+                        const uint32_t *crow, const uint32_t *cn,
+                        struct dl_diag *diag)
 {
     const struct cluster *c = p->clu;
     const char *ref = c->types[c->ref_type].name;
@@ -409,13 +415,13 @@ static void class_rates(struct mdl_perf *p, const struct mdl_spec *s,
     bool warned_ref = false;
     for (uint32_t t = 0; t < p->ntypes; t++) {
         const struct mdl_gpu *g = mdl_zoo_gpu(p->zoo, c->types[t].name);
-        if (!g && warn && p->nclass)
-            fprintf(warn, "%s: GPU type %s is not in the zoo's gpus.csv: jobs "
-                    "run on it at its cluster speed %g\n", c->path ? c->path
+        if (!g && p->nclass)
+            dl_warn(diag, "%s: GPU type %s is not in the zoo's gpus.csv: jobs "
+                    "run on it at its cluster speed %g", c->path ? c->path
                     : c->name, c->types[t].name, c->types[t].speed);
-        if (g && !gref && !warned_ref && warn && p->nclass) {
-            fprintf(warn, "%s: the reference GPU type %s is not in the zoo's "
-                    "gpus.csv: every job runs at the cluster speeds\n",
+        if (g && !gref && !warned_ref && p->nclass) {
+            dl_warn(diag, "%s: the reference GPU type %s is not in the zoo's "
+                    "gpus.csv: every job runs at the cluster speeds",
                     c->path ? c->path : c->name, ref);
             warned_ref = true;
         }
@@ -424,10 +430,19 @@ static void class_rates(struct mdl_perf *p, const struct mdl_spec *s,
                 const struct mdl_model *m = &p->zoo->models[crow[k]];
                 size_t at = ((size_t)k * p->ntypes + t) * 2 + sp;
                 double r = -1, pr = -1;
+                uint8_t src = MDL_SRC_DEFAULT;
                 if (g && gref) {
                     r = mdl_rt_speed_ratio(p->zoo, &s->rt, m->name,
                                            m->batch_size, g->name, cn[k],
                                            sp, gref->name);
+                    if (r > 0)
+                        src = mdl_zoo_throughput(p->zoo, m->name,
+                                                 m->batch_size, g->name,
+                                                 cn[k], sp) > 0 &&
+                              mdl_zoo_throughput(p->zoo, m->name,
+                                                 m->batch_size, gref->name,
+                                                 cn[k], false) > 0
+                                  ? MDL_SRC_MEASURED : MDL_SRC_ROOFLINE;
                     double a = mdl_rt_estimate(m, g, &s->rt, cn[k], sp);
                     double b = mdl_rt_estimate(m, gref, &s->rt, cn[k], false);
                     if (a > 0 && b > 0)
@@ -439,6 +454,7 @@ static void class_rates(struct mdl_perf *p, const struct mdl_spec *s,
                     pr = r;
                 p->ratio[at] = r;
                 p->pratio[at] = pr;
+                p->src[at] = src;
             }
     }
 }
@@ -473,7 +489,7 @@ static void slowdown_tables(struct mdl_perf *p, const struct mdl_spec *s)
 
 struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
                               const struct cluster *c, const struct trace *t,
-                              uint64_t seed, FILE *warn)
+                              uint64_t seed, struct dl_diag *diag)
 {
     static const struct mdl_zoo empty;
     struct mdl_perf *p = xcalloc(1, sizeof *p);
@@ -497,14 +513,29 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
     struct class_map cm = { xcalloc(64, 8), xcalloc(64, 4), 64, 0 };
     uint32_t *crow = NULL, *cn = NULL;
     size_t ccap = 0, ccap2 = 0;
-    const char *first_unknown = NULL;
+    /* the first few distinct model names the zoo lacks, for the warning */
+    enum { NAMED = 5 };
+    const char *unknown[NAMED];
+    uint32_t nunknown = 0, unknown_jobs[NAMED];
+    bool more_unknown = false;
     for (uint32_t j = 0; j < t->njobs; j++) {
         const struct trc_job *tj = &t->jobs[j];
         uint32_t row = SIM_NONE;
+        p->with_model += tj->model != NULL;
         if (p->zoo_on && tj->model) {
             row = find_row(&nm, p->zoo, tj->model);
-            if (row == SIM_NONE && !p->unknown_models++)
-                first_unknown = tj->model;
+            if (row == SIM_NONE) {
+                p->unknown_models++;
+                uint32_t k = 0;
+                while (k < nunknown && strcmp(unknown[k], tj->model))
+                    k++;
+                if (k < nunknown)
+                    unknown_jobs[k]++;
+                else if (nunknown < NAMED)
+                    unknown[nunknown] = tj->model, unknown_jobs[nunknown++] = 1;
+                else
+                    more_unknown = true;
+            }
         }
         const struct mdl_model *m = row == SIM_NONE ? NULL : &p->zoo->models[row];
         p->row[j] = row;
@@ -539,18 +570,31 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
         p->mem[j] = (float)(mem >= 0 ? mem : -1);
     }
     free(nm.key), free(nm.val), free(cm.key), free(cm.val);
-    if (p->unknown_models && warn)
-        fprintf(warn, "%s: %u job(s) name a model the zoo lacks (first: '%s'): "
-                "they run at the cluster speeds\n", t->path, p->unknown_models,
-                first_unknown);
+    if (p->unknown_models) {
+        char names[512];
+        size_t off = 0;
+        for (uint32_t k = 0; k < nunknown && off < sizeof names; k++)
+            off += (size_t)snprintf(names + off, sizeof names - off,
+                                    "%s'%.80s' (%u job%s)", k ? ", " : "",
+                                    unknown[k], unknown_jobs[k],
+                                    unknown_jobs[k] == 1 ? "" : "s");
+        dl_warn(diag, "%s: %u job(s) name a model the zoo lacks and run at "
+                "the cluster file's speeds: %s%s", t->path, p->unknown_models,
+                names, more_unknown ? ", ..." : "");
+    }
+    if (p->zoo_on && t->njobs && !p->with_model)
+        dl_warn(diag, "%s: no job names a model (no model column, or every "
+                "one empty): the zoo's runtime data changes nothing here, "
+                "every job runs at the cluster file's speeds", t->path);
     size_t nr = (size_t)p->nclass * p->ntypes * 2;
     p->ratio = xmalloc((nr ? nr : 1) * sizeof *p->ratio);
     p->pratio = xmalloc((nr ? nr : 1) * sizeof *p->pratio);
-    class_rates(p, s, crow, cn, warn);
+    p->src = xmalloc(nr ? nr : 1);
+    class_rates(p, s, crow, cn, diag);
     free(crow), free(cn);
     slowdown_tables(p, s);
     if (s && s->has_pairs)
-        load_pairs(p, &s->pairs, s->pairs_path, warn);
+        load_pairs(p, &s->pairs, s->pairs_path, diag);
     return p;
 }
 
@@ -559,13 +603,31 @@ void mdl_perf_free(struct mdl_perf *p)
     if (!p)
         return;
     free(p->cls), free(p->row), free(p->util), free(p->putil);
-    free(p->prt), free(p->mem), free(p->ratio), free(p->pratio);
+    free(p->prt), free(p->mem), free(p->ratio), free(p->pratio), free(p->src);
     free(p->sd), free(p->sd_default), free(p->s), free(p->p);
     free(p->pkey), free(p->pval);
     free(p);
 }
 
 /* ------------------------------------------------------------ queries */
+
+void mdl_perf_caps(const struct mdl_perf *p, double *caps)
+{
+    const struct cluster *c = p->clu;
+    double plain = 0;
+    for (uint32_t t = 0; t < c->ntypes; t++)
+        plain += c->types[t].total_gpus * c->types[t].speed;
+    for (uint32_t j = 0; j < p->tr->njobs; j++) {
+        if (p->cls[j] == SIM_NONE) {
+            caps[j] = plain;
+            continue;
+        }
+        double cap = 0;
+        for (uint32_t t = 0; t < c->ntypes; t++)
+            cap += c->types[t].total_gpus * mdl_perf_rate(p, j, t, false);
+        caps[j] = cap;
+    }
+}
 
 double mdl_perf_shared(const struct mdl_perf *p, uint32_t t, uint32_t x,
                        const uint32_t *jobs, uint32_t n)

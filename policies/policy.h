@@ -53,6 +53,8 @@ struct job_rt {
     double solo_us;             /* the same weighted by rate / base_rate:
                                    run_us / solo_us = its interference
                                    slowdown */
+    double ufac;                /* rate / base_rate as credited to useful
+                                   utilization while running, else 0 */
     uint32_t *gpus;             /* current allocation, sorted [ngpus] */
     uint32_t ngpus;             /* GPUs of the current (or last) run: the
                                    job's num_gpus unless started elastic */

@@ -215,6 +215,74 @@ int dl_read_file(const char *path, size_t max, char **buf, size_t *len,
     return 0;
 }
 
+int dl_file_crc32(const char *path, uint64_t *bytes, uint32_t *crc,
+                  struct dl_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return dl_fail_io(err, path, "cannot open: %s", strerror(errno));
+    unsigned char buf[1 << 16];
+    size_t n;
+    uLong c = crc32(0L, Z_NULL, 0);
+    *bytes = 0;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        c = crc32(c, buf, (uInt)n);
+        *bytes += n;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad)
+        return dl_fail_io(err, path, "read error");
+    *crc = (uint32_t)c;
+    return 0;
+}
+
+/* ---------------------------------------------------------- warnings */
+
+void dl_diag_init(struct dl_diag *d, FILE *echo, bool strict)
+{
+    memset(d, 0, sizeof *d);
+    d->echo = echo;
+    d->strict = strict;
+}
+
+void dl_diag_free(struct dl_diag *d)
+{
+    for (uint32_t i = 0; i < d->nkept; i++)
+        free(d->kept[i]);
+    memset(d, 0, sizeof *d);
+}
+
+void dl_warn(struct dl_diag *d, const char *fmt, ...)
+{
+    if (!d)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t l = strlen(msg);
+    while (l && msg[l - 1] == '\n')
+        msg[--l] = 0;
+    d->n++;
+    if (d->nkept < DL_DIAG_KEEP)
+        d->kept[d->nkept++] = xstrdup(msg);
+    if (d->echo)
+        fprintf(d->echo, "%s\n", msg);
+}
+
+bool dl_diag_stop(const struct dl_diag *d, const char *cmd, FILE *to)
+{
+    if (!d->strict || !d->n)
+        return false;
+    if (to)
+        fprintf(to, "dlsim %s: --strict: %u warning%s above %s an error; "
+                "nothing written\n", cmd, d->n, d->n == 1 ? "" : "s",
+                d->n == 1 ? "is" : "are");
+    return true;
+}
+
 int dl_out_check(const char *path, struct dl_error *err)
 {
     struct stat st;

@@ -37,24 +37,35 @@ static int report(const struct dl_error *err, int code)
 }
 
 /* Runs one simulation, prints its table row (after the header when
- * header is set), writes outputs if dir. */
+ * header is set), writes outputs if dir.  Under --strict (o->diag->strict)
+ * a warning of the models (before the run) or of the run (a rejected job)
+ * stops it with exit status 2 and nothing written. */
 static int run_one(const struct trace *t, struct cluster *c,
-                   const struct eng_opts *o, const char *dir, FILE *table,
-                   bool header)
+                   const struct eng_opts *o, const struct out_prov *pv,
+                   const char *dir, FILE *table, bool header)
 {
     struct dl_error err = { 0 };
     struct eng *e = eng_new(t, c, o, &err);   /* fails on policy options */
     if (!e)
         return report(&err, DL_EINPUT);
+    if (o->diag && dl_diag_stop(o->diag, "run", stderr)) {
+        eng_free(e);
+        return 2;
+    }
     int rc = eng_run(e);
     if (rc) {
         fprintf(stderr, "dlsim: run failed: %s\n", e->fail_msg);
         eng_free(e);
         return 1;
     }
+    if (o->diag && dl_diag_stop(o->diag, "run", stderr)) {
+        eng_free(e);
+        return 2;
+    }
     struct met_summary m;
     met_summarize(e, &m);
-    if (dir && (rc = out_write_run(e, &m, dir, o->policy, t->path, c->name, &err))) {
+    if (dir && (rc = out_write_run(e, &m, dir, o->policy, t->path, c->name,
+                                   pv, &err))) {
         eng_free(e);
         return report(&err, rc);
     }
@@ -67,16 +78,16 @@ static int run_one(const struct trace *t, struct cluster *c,
 }
 
 int cli_run_one(const struct trace *t, struct cluster *c,
-                const struct eng_opts *o, const char *dir, FILE *table,
-                bool header)
+                const struct eng_opts *o, const struct out_prov *pv,
+                const char *dir, FILE *table, bool header)
 {
-    return run_one(t, c, o, dir, table, header);
+    return run_one(t, c, o, pv, dir, table, header);
 }
 
 static const char run_help[] =
     "usage: dlsim run --trace T [--cluster C.yaml] [--policy P] [--models M]...\n"
     "                 [--load X] [--out DIR] [--seed N] [--sample SECONDS]\n"
-    "                 [--check] [--quiet]\n"
+    "                 [--check] [--strict] [--quiet]\n"
     "\n"
     "Replays trace T (native CSV, plain or gzip) over cluster C under policy P\n"
     "and prints a summary; with --out, writes DIR/jobs.csv, DIR/timeseries.csv\n"
@@ -88,7 +99,9 @@ static const char run_help[] =
     "                   `dlsim policies`\n"
     "  --load X         rescale the arrivals (every gap by one factor, order,\n"
     "                   sizes and deadline slack kept) so that the offered load\n"
-    "                   on the cluster is X (capacity: GPUs x speed)\n"
+    "                   on the cluster is exactly X: each job's work at its own\n"
+    "                   speed on each GPU type under --models (without: the\n"
+    "                   cluster file's speeds), over capacity x arrival span\n"
     "  --out DIR        output directory (created; files replaced atomically)\n"
     "  --seed N         seed of the run's random streams (default 1; recorded in\n"
     "                   summary.json -- fifo, sjf and srtf draw no random numbers)\n"
@@ -100,7 +113,15 @@ static const char run_help[] =
     "                   file of kind models, runtime, slowdown or util; may be\n"
     "                   repeated, later files override earlier ones.  Without\n"
     "                   it jobs run at the cluster file's per-type speeds\n"
+    "  --strict         every warning is an error (exit 2, nothing written): a\n"
+    "                   model the zoo lacks, a trace that names no model under\n"
+    "                   --models, a GPU type the zoo lacks, unknown columns, a\n"
+    "                   job that can never fit\n"
     "  --quiet          no summary table (and no progress line)\n"
+    "\n"
+    "Warnings go to stderr and into summary.json (warnings, warning_messages),\n"
+    "with how the run was made: dlsim_version, command, models, load,\n"
+    "offered_load, the CRC-32 of the trace and cluster files.\n"
     "\n"
     "On a terminal, a run that takes over a second shows a progress line on\n"
     "stderr (simulated time against the last arrival, events, jobs done).\n";
@@ -121,7 +142,8 @@ static int load_cluster(const char *path, struct cluster *c)
     return rc ? report(&err, rc) : 0;
 }
 
-static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec)
+static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec,
+                        struct dl_diag *diag)
 {
     static const struct option lo[] = {
         { "trace", required_argument, 0, 't' },
@@ -133,13 +155,14 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec)
         { "seed", required_argument, 0, 's' },
         { "sample", required_argument, 0, 'S' },
         { "check", no_argument, 0, 'k' },
+        { "strict", no_argument, 0, 'X' },
         { "quiet", no_argument, 0, 'q' },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
     };
     const char *trace = NULL, *cluster = NULL, *out = NULL;
     struct eng_opts o = { .policy = "fifo", .seed = 1,
-                          .sample = 300 * SIM_US_PER_S, .warn = stderr };
+                          .sample = 300 * SIM_US_PER_S, .diag = diag };
     double load = 0;
     bool quiet = false;
     long seed;
@@ -171,6 +194,7 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec)
                 return usage_error("run", "--sample expects seconds >= 0");
             break;
         case 'k': o.check = true; break;
+        case 'X': diag->strict = true; break;
         case 'q': quiet = true; break;
         case 'h': fputs(run_help, stdout); return 0;
         default: return usage_error("run", "bad option");
@@ -191,18 +215,23 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec)
     if ((rc = load_cluster(cluster, &c)))
         return rc;
     struct trace t;
-    if ((rc = trc_load(trace, &t, &err, stderr))) {
+    if ((rc = trc_load(trace, &t, &err, diag))) {
         clu_free(&c);
         return report(&err, rc);
     }
+    struct out_prov pv = { .command = NULL, .models = o.models, .load = load,
+                           .strict = diag->strict, .diag = diag };
     double k;
-    if (load > 0 && (rc = trc_scale_load(&t, &c, load, &k, &err))) {
+    if ((load > 0 && (rc = eng_scale_load(&t, &c, o.models, load, &k, &err))) ||
+        (out && (rc = out_prov_files(&pv, trace, cluster, &err)))) {
         trc_free(&t);
         clu_free(&c);
         return report(&err, rc);
     }
     if (load > 0 && !quiet)
-        printf("--load %g: arrival gaps x %.6g\n", load, k);
+        fprintf(stderr, "dlsim run: --load %g: arrival gaps x %.6g\n", load, k);
+    char *command = out_command_line(argc, argv);
+    pv.command = command;
     if (o.sample > 0 && t.njobs &&
         (t.jobs[t.njobs - 1].submit - t.jobs[0].submit) / o.sample >= ENG_MAX_TS_ROWS) {
         trc_free(&t);
@@ -213,7 +242,8 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec)
     if (!quiet && isatty(2))
         o.progress = stderr;    /* never when not a terminal: scripts and
                                    tests see the same output as before */
-    rc = run_one(&t, &c, &o, out, quiet ? NULL : stdout, true);
+    rc = run_one(&t, &c, &o, &pv, out, quiet ? NULL : stdout, true);
+    free(command);
     trc_free(&t);
     clu_free(&c);
     return rc;
@@ -222,8 +252,11 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec)
 static int cmd_run(int argc, char **argv)
 {
     struct mdl_spec spec;
+    struct dl_diag diag;
     mdl_spec_init(&spec);
-    int rc = cmd_run_with(argc, argv, &spec);
+    dl_diag_init(&diag, stderr, false);
+    int rc = cmd_run_with(argc, argv, &spec, &diag);
+    dl_diag_free(&diag);
     mdl_spec_free(&spec);
     return rc;
 }
@@ -309,20 +342,32 @@ static int cmd_demo(int argc, char **argv)
         "fifo", "fifo:backfill=1", "sjf", "srtf", "srtf:preempt_cost=60",
         "edf", "tiresias", "qos", "horus",
     };
+    char *command = out_command_line(argc, argv);
     for (size_t i = 0; i < sizeof policies / sizeof *policies && !rc; i++) {
         char dir[4096];
+        struct dl_diag diag;
+        dl_diag_init(&diag, stderr, false);
         struct eng_opts o = { .policy = policies[i], .seed = g.seed,
-                              .sample = 300 * SIM_US_PER_S, .warn = stderr };
+                              .sample = 300 * SIM_US_PER_S, .diag = &diag };
+        struct out_prov pv = { .command = command, .diag = &diag };
+        if (cluster && (rc = out_prov_files(&pv, NULL, cluster, &err))) {
+            rc = report(&err, rc);
+            dl_diag_free(&diag);
+            break;
+        }
         if (out) {
             snprintf(dir, sizeof dir, "%s/%s", out, policies[i]);
             for (char *p = dir + strlen(out) + 1; *p; p++)
                 if (*p == ':' || *p == ',' || *p == '=')
                     *p = '_';
         }
-        rc = run_one(&t, &c, &o, out ? dir : NULL, stdout, i == 0);
+        rc = run_one(&t, &c, &o, &pv, out ? dir : NULL, stdout, i == 0);
+        dl_diag_free(&diag);
     }
-    printf("\nTimes in hours; util = allocated GPU utilization, eff = effective "
-           "(SPEC 5).\n");
+    free(command);
+    printf("\nTimes in hours; util = allocated GPU utilization, eff = effective,\n"
+           "useful = effective counting co-located jobs at the rate their\n"
+           "co-runners leave them (SPEC 5).\n");
     trc_free(&t);
     clu_free(&c);
     return rc;

@@ -163,7 +163,7 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     if (!pol && (pol_parse(o->policy, &pol, &args, err) ||
                  pol_arg_placement(&args, &mode, err)))
         return NULL;
-    struct mdl_perf *perf = mdl_perf_new(o->models, c, t, o->seed, o->warn);
+    struct mdl_perf *perf = mdl_perf_new(o->models, c, t, o->seed, o->diag);
     struct eng *e = xcalloc(1, sizeof *e);
     e->args = args;
     e->args.spec = o->policy;
@@ -178,6 +178,7 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     e->occ = xcalloc_big((size_t)(c->ngpus ? c->ngpus : 1) * e->max_share,
                          sizeof *e->occ);
     e->usum = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->usum);
+    e->uuse = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->uuse);
     e->mem_used = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->mem_used);
     e->scratch = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->scratch);
     e->tr = t;
@@ -210,6 +211,13 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
         r->state = JOB_FUTURE;
     }
     e->nfuture = n;
+    /* the offered load of the trace that runs, at each job's speeds under
+     * the run's models (SPEC 5), as trace stats --models reports it */
+    double *caps = xmalloc((n ? n : 1) * sizeof *caps);
+    mdl_perf_caps(perf, caps);
+    e->offered_load = trc_offered_load_caps(t, c, caps);
+    free(caps);
+    e->win_alloc_us = e->win_eff_us = e->win_useful_us = 0;
     evq_init(&e->evq);
     clu_reset(c);
     e->first_submit = n ? t->jobs[0].submit : 0;
@@ -217,6 +225,22 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     e->last_instant = e->first_submit;
     e->next_sample = e->first_submit;
     return e;
+}
+
+int eng_scale_load(struct trace *t, const struct cluster *c,
+                   const struct mdl_spec *models, double load,
+                   double *factor, struct dl_error *err)
+{
+    if (!models)
+        return trc_scale_load(t, c, load, factor, err);
+    /* speeds do not depend on submit times, nor on the seed */
+    struct mdl_perf *p = mdl_perf_new(models, c, t, 0, NULL);
+    double *caps = xmalloc((t->njobs ? t->njobs : 1) * sizeof *caps);
+    mdl_perf_caps(p, caps);
+    mdl_perf_free(p);
+    int rc = trc_scale_load_caps(t, c, caps, load, factor, err);
+    free(caps);
+    return rc;
 }
 
 void eng_free(struct eng *e)
@@ -228,6 +252,7 @@ void eng_free(struct eng *e)
     free(e->nocc);
     free(e->occ);
     free(e->usum);
+    free(e->uuse);
     free(e->mem_used);
     free(e->scratch);
     free(e->touched);
@@ -306,6 +331,32 @@ static double share_factor(const struct eng *e, uint32_t j, uint32_t type,
     return f;
 }
 
+/* GPU g's contribution to useful utilization (min(1, uuse[g])) after
+ * uuse[g] changes by du. */
+static inline void useful_update(struct eng *e, uint32_t g, double du)
+{
+    double before = e->uuse[g] < 1 ? e->uuse[g] : 1;
+    e->uuse[g] += du;
+    if (e->nocc[g] == 0)
+        e->uuse[g] = 0;     /* no drift on an empty GPU */
+    double after = e->uuse[g] < 1 ? e->uuse[g] : 1;
+    e->useful_gpus += after - before;
+}
+
+/* Credits running job j's useful work at its current rate over its solo
+ * rate on this allocation (rate / base_rate) on each of its GPUs. */
+static void credit(struct eng *e, uint32_t j)
+{
+    struct job_rt *r = &e->rt[j];
+    double f = r->rate / r->base_rate;
+    if (f == r->ufac)
+        return;
+    double du = mdl_perf_util(e->perf, j) * (f - r->ufac);
+    for (uint32_t i = 0; i < r->ngpus; i++)
+        useful_update(e, r->gpus[i], du);
+    r->ufac = f;
+}
+
 /* Sets running job j's rate from now on: settles the work done so far,
  * predicts its completion at the new rate (the old event goes stale) and
  * tells the policy.  A job completing at this very instant keeps its
@@ -314,8 +365,10 @@ static int apply_rate(struct eng *e, uint32_t j, double rate)
 {
     struct job_rt *r = &e->rt[j];
     const struct trc_job *tj = &e->tr->jobs[j];
-    if (rate == r->rate || r->finish_at <= e->now)
+    if (rate == r->rate || r->finish_at <= e->now) {
+        credit(e, j);       /* eng_set_rate may have moved base_rate */
         return 0;
+    }
     /* never rescale a duration: settle the work done so far, then go on
      * from what is left at the new rate */
     settle(e, r);
@@ -325,6 +378,7 @@ static int apply_rate(struct eng *e, uint32_t j, double rate)
                     "represent at rate %g", tj->id, rate);
     e->work_rate += tj->num_gpus * (rate - r->rate);
     r->rate = rate;
+    credit(e, j);
     r->finish_at = fin;
     r->gen++;
     e->nstale++;
@@ -400,6 +454,7 @@ static int stop(struct eng *e, uint32_t j)
             e->shared_gpus--;
         e->mem_used[g] = c ? e->mem_used[g] - (mem > 0 ? mem : 0) : 0;
         eff_update(e, g, -u);
+        useful_update(e, g, -u * r->ufac);
         if (c == 0)
             e->scratch[nfree++] = g;
         else {
@@ -407,6 +462,7 @@ static int stop(struct eng *e, uint32_t j)
             nshared++;
         }
     }
+    r->ufac = 0;
     clu_release(e->clu, e->scratch, nfree);
     running_del(e, j);
     e->busy_gpus -= nfree;
@@ -473,7 +529,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     memcpy(r->gpus, gpus, n * sizeof *gpus);
     r->ngpus = n;
     uint32_t nfree = 0;
-    double u = mdl_perf_util(e->perf, j);
+    double u = mdl_perf_util(e->perf, j), f = rate / base;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i];
         if (e->nocc[g] == 0)
@@ -483,7 +539,9 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
         e->occ[(size_t)g * e->max_share + e->nocc[g]++] = j;
         e->mem_used[g] += mem > 0 ? mem : 0;
         eff_update(e, g, u);
+        useful_update(e, g, u * f);
     }
+    r->ufac = f;
     clu_alloc(e->clu, j, e->scratch, nfree);
     r->wait += e->now - r->queued_since;
     if (r->first_start == SIM_NEVER) {
@@ -613,17 +671,20 @@ static void arrive(struct eng *e, uint32_t j)
         r->req_type = clu_type_find(e->clu, tj->gpu_type);
     bool fits = (!tj->gpu_type || r->req_type != SIM_NONE) &&
                 plc_ever_fits(e->clu, tj->num_gpus, r->req_type, e->mode);
+    bool admitted = true;
     struct pol_view v = view(e);
     if (fits && e->pol->admit)
-        fits = e->pol->admit(e->pst, &v, j);
-    if (!fits) {
+        admitted = e->pol->admit(e->pst, &v, j);
+    if (!fits || !admitted) {
         r->state = JOB_REJECTED;
         e->nrejected++;
-        if (e->o.warn && e->nrejected <= 5)
-            fprintf(e->o.warn, "%s:%u: job %s (%u GPUs%s%s) can never fit the "
-                    "cluster: rejected\n", e->tr->path, tj->line, tj->id,
-                    tj->num_gpus, tj->gpu_type ? " of type " : "",
-                    tj->gpu_type ? tj->gpu_type : "");
+        if (e->nrejected <= 5)
+            dl_warn(e->o.diag, "%s:%u: job %s (%u GPUs%s%s) %s: rejected",
+                    e->tr->path, tj->line, tj->id, tj->num_gpus,
+                    tj->gpu_type ? " of type " : "",
+                    tj->gpu_type ? tj->gpu_type : "",
+                    fits ? "is refused by the policy's admission"
+                         : "can never fit the cluster");
         return;
     }
     r->state = JOB_QUEUED;
@@ -645,7 +706,7 @@ static void sample_until(struct eng *e, simtime_t t)
         xgrow(&e->ts, &e->capts, e->nts + 1, sizeof *e->ts);
         e->ts[e->nts++] = (struct ts_row){
             e->next_sample, e->nqueued, e->nrunning, e->busy_gpus,
-            e->busy_gpus / ng, e->eff_gpus / ng,
+            e->busy_gpus / ng, e->eff_gpus / ng, e->useful_gpus / ng,
         };
         e->next_sample = e->next_sample > SIM_NEVER - e->o.sample
                              ? SIM_NEVER : e->next_sample + e->o.sample;
@@ -706,6 +767,24 @@ static int check(struct eng *e, simtime_t prev)
         double cap = c->types[c->nodes[c->gpu_node[g]].type].memory_gb;
         if (n > 1 && cap > 0 && mem > cap + 1e-6)
             return fail(e, "GPU %u: %g GB of %g GB in use", g, mem, cap);
+        /* useful work: each job's solo util at its rate over its solo
+         * rate, never above the effective figure */
+        double use = 0, eff = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            const struct job_rt *r = &e->rt[o[k]];
+            use += mdl_perf_util(e->perf, o[k]) * (r->rate / r->base_rate);
+            eff += mdl_perf_util(e->perf, o[k]);
+            if (r->ufac != r->rate / r->base_rate)
+                return fail(e, "job %s is credited useful factor %.17g at "
+                            "rate / solo rate %.17g", e->tr->jobs[o[k]].id,
+                            r->ufac, r->rate / r->base_rate);
+        }
+        if (fabs(use - e->uuse[g]) > 1e-9 * (n + 1) ||
+            fabs(eff - e->usum[g]) > 1e-9 * (n + 1) ||
+            (use < 1 ? use : 1) > (eff < 1 ? eff : 1) + 1e-12)
+            return fail(e, "GPU %u: useful %.17g (kept %.17g), effective "
+                        "%.17g (kept %.17g)", g, use, e->uuse[g], eff,
+                        e->usum[g]);
     }
     uint64_t free_gpus = 0;
     for (uint32_t t = 0; t < c->ntypes; t++)
@@ -807,6 +886,13 @@ int eng_run(struct eng *e)
             break;
         e->alloc_gpu_us += (double)e->busy_gpus * (double)(t - e->last_instant);
         e->eff_gpu_us += e->eff_gpus * (double)(t - e->last_instant);
+        e->useful_gpu_us += e->useful_gpus * (double)(t - e->last_instant);
+        if (tr->njobs && t <= tr->jobs[tr->njobs - 1].submit) {
+            /* the arrival window ends at the last submit, an instant */
+            e->win_alloc_us = e->alloc_gpu_us;
+            e->win_eff_us = e->eff_gpu_us;
+            e->win_useful_us = e->useful_gpu_us;
+        }
         e->shared_gpu_us += (double)e->shared_gpus * (double)(t - e->last_instant);
         e->work_done += e->work_rate * (double)(t - e->last_instant);
         e->last_instant = t;
@@ -855,9 +941,9 @@ int eng_run(struct eng *e)
             fail(e, "%u jobs were left waiting forever by policy %s", e->nqueued,
                  e->pol->name);
     }
-    if (e->nrejected && e->o.warn)
-        fprintf(e->o.warn, "%s: %u job(s) can never fit cluster %s and were "
-                "rejected (listed in jobs.csv with no start)\n", tr->path,
+    if (e->nrejected)
+        dl_warn(e->o.diag, "%s: %u job(s) can never fit cluster %s and were "
+                "rejected (listed in jobs.csv with no start)", tr->path,
                 e->nrejected, e->clu->name);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     e->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);

@@ -8,6 +8,13 @@
  *                 (a rejected job with a deadline counts as missed)
  *   util_alloc    integral of held GPUs / (GPUs x makespan)
  *   util_eff      integral of sum over GPUs of min(1, solo util) / same
+ *   util_useful   integral of sum over GPUs of min(1, sum over its jobs of
+ *                 solo util x rate / solo rate on that allocation) / same
+ *   *_win         the same three over the arrival window: integrals up to
+ *                 the last submit / (GPUs x (last - first submit))
+ *   makespan_floor  max over finished jobs of submit + duration / (its
+ *                 solo rate on the fastest type it may use, consolidated)
+ *                 - first submit: no policy finishes earlier
  *   colocated_frac   GPU-time with >= 2 jobs / GPU-time with >= 1 job
  *   interference     mean over finished jobs of run time / the time the
  *                    same progress takes at its solo rates (1 = never
@@ -51,6 +58,36 @@ static double pct_s(const uint64_t *sorted, size_t n, double p)
     size_t rank = (size_t)ceil(p / 100.0 * (double)n);
     rank = rank < 1 ? 1 : rank > n ? n : rank;
     return (double)sorted[rank - 1] / SIM_US_PER_S;
+}
+
+/* The makespan no policy can beat: every finished job alone, from its
+ * submit, on the fastest type it may use (its required type, else any
+ * type with enough GPUs), consolidated. */
+static simtime_t floor_of(const struct eng *e)
+{
+    const struct trace *t = e->tr;
+    const struct cluster *c = e->clu;
+    simtime_t end = e->first_submit;
+    for (uint32_t j = 0; j < t->njobs; j++) {
+        const struct trc_job *tj = &t->jobs[j];
+        if (e->rt[j].state != JOB_DONE)
+            continue;
+        double best = 0;
+        for (uint32_t ty = 0; ty < c->ntypes; ty++) {
+            if ((e->rt[j].req_type != SIM_NONE && ty != e->rt[j].req_type) ||
+                c->types[ty].total_gpus < tj->num_gpus)
+                continue;
+            double r = mdl_perf_rate(e->perf, j, ty, false);
+            if (r > best)
+                best = r;
+        }
+        if (!(best > 0))
+            continue;
+        double fin = (double)tj->submit + ceil((double)tj->duration / best - 1e-9);
+        if (fin > (double)end)
+            end = fin < (double)SIM_TIME_LIMIT ? (simtime_t)fin : SIM_TIME_LIMIT;
+    }
+    return end - e->first_submit;
 }
 
 void met_summarize(const struct eng *e, struct met_summary *m)
@@ -99,6 +136,20 @@ void met_summarize(const struct eng *e, struct met_summary *m)
     double denom = (double)e->clu->ngpus * (double)m->makespan;
     m->util_alloc = denom > 0 ? e->alloc_gpu_us / denom : 0;
     m->util_eff = denom > 0 ? e->eff_gpu_us / denom : 0;
+    m->util_useful = denom > 0 ? e->useful_gpu_us / denom : 0;
+    simtime_t win = t->njobs ? t->jobs[t->njobs - 1].submit - e->first_submit : 0;
+    double wdenom = (double)e->clu->ngpus * (double)win;
+    m->util_alloc_win = wdenom > 0 ? e->win_alloc_us / wdenom : NAN;
+    m->util_eff_win = wdenom > 0 ? e->win_eff_us / wdenom : NAN;
+    m->util_useful_win = wdenom > 0 ? e->win_useful_us / wdenom : NAN;
+    m->offered_load = e->offered_load;
+    m->makespan_floor = floor_of(e);
+    const struct cluster *c = e->clu;
+    for (uint32_t j = 0; j < t->njobs; j++) {
+        const struct job_rt *r = &e->rt[j];
+        uint32_t ty = r->type != SIM_NONE ? r->type : c->ref_type;
+        m->jobs_src[mdl_perf_source(e->perf, j, ty)]++;
+    }
     m->colocated_frac = e->alloc_gpu_us > 0 ? e->shared_gpu_us / e->alloc_gpu_us : 0;
     m->interference = n ? si / (double)n : 1;
     m->preemptions = e->preemptions;

@@ -9,6 +9,10 @@
  */
 #include "sim/simint.h"
 
+#ifndef DLSIM_VERSION
+#define DLSIM_VERSION "unknown"
+#endif
+
 #include <errno.h>
 #include <stdlib.h>
 #include <math.h>
@@ -191,18 +195,138 @@ static void write_jobs(const struct eng *e, FILE *f)
 
 static void write_ts(const struct eng *e, FILE *f)
 {
-    fputs("time,queued_jobs,running_jobs,busy_gpus,util_alloc,util_effective\n", f);
+    fputs("time,queued_jobs,running_jobs,busy_gpus,util_alloc,util_effective,"
+          "util_useful\n", f);
     for (size_t i = 0; i < e->nts; i++) {
         const struct ts_row *r = &e->ts[i];
         put_time(f, r->t);
-        fprintf(f, ",%u,%u,%u,%.6f,%.6f\n", r->queued, r->running, r->busy,
-                r->util_alloc, r->util_eff);
+        fprintf(f, ",%u,%u,%u,%.6f,%.6f,%.6f\n", r->queued, r->running,
+                r->busy, r->util_alloc, r->util_eff, r->util_useful);
     }
+}
+
+int out_prov_files(struct out_prov *p, const char *trace_path,
+                   const char *cluster_path, struct dl_error *err)
+{
+    uint64_t bytes;
+    p->has_trace_crc = p->has_cluster_crc = false;
+    if (trace_path && strcmp(trace_path, "-")) {
+        if (dl_file_crc32(trace_path, &bytes, &p->trace_crc32, err))
+            return DL_EIO;
+        p->has_trace_crc = true;
+    }
+    if (cluster_path) {
+        if (dl_file_crc32(cluster_path, &bytes, &p->cluster_crc32, err))
+            return DL_EIO;
+        p->has_cluster_crc = true;
+    }
+    return 0;
+}
+
+char *out_command_line(int argc, char **argv)
+{
+    size_t cap = 16;
+    for (int i = 0; i < argc; i++)
+        cap += 4 * strlen(argv[i]) + 3;
+    char *s = xmalloc(cap), *p = s;
+    p += sprintf(p, "dlsim");
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        /* where the outputs go changes none of them */
+        if (!strcmp(a, "--out") && i + 1 < argc) {
+            i++;
+            continue;
+        }
+        if (!strncmp(a, "--out=", 6))
+            continue;
+        *p++ = ' ';
+        bool plain = *a != 0;
+        for (const char *q = a; *q && plain; q++)
+            plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                           "0123456789-_./:=,+@%", *q) != NULL;
+        if (plain) {
+            p += sprintf(p, "%s", a);
+            continue;
+        }
+        *p++ = '\'';
+        for (; *a; a++) {
+            if (*a == '\'') {
+                memcpy(p, "'\\''", 4);
+                p += 4;
+            } else
+                *p++ = *a;
+        }
+        *p++ = '\'';
+        *p = 0;
+    }
+    return s;
+}
+
+const char *const out_summary_keys[] = {
+    "policy", "trace", "cluster", "seed", "dlsim_version", "command", "models",
+    "models_zoo", "load", "trace_crc32", "cluster_crc32", "strict", "jobs",
+    "jobs_finished", "jobs_rejected", "makespan", "makespan_floor", "avg_jct",
+    "p50_jct", "p95_jct", "p99_jct", "avg_wait", "p50_wait", "p99_wait",
+    "qos_jobs", "qos_guarantee_rate", "gpu_util_alloc", "gpu_util_effective",
+    "gpu_util_useful", "gpu_util_alloc_window", "gpu_util_effective_window",
+    "gpu_util_useful_window", "offered_load", "jobs_model_measured",
+    "jobs_model_roofline", "jobs_model_default", "colocated_gpu_time_frac",
+    "interference_slowdown", "interfered_jobs", "preemptions", "events",
+    "warnings", "warning_messages", "wall_seconds",
+};
+const size_t out_nsummary_keys = sizeof out_summary_keys / sizeof *out_summary_keys;
+
+/* A number, or null when it is not finite. */
+static void json_num(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.6f", x);
+    else
+        fputs("null", f);
+}
+
+static void write_prov(const struct out_prov *pv, FILE *f)
+{
+    fputs("  \"dlsim_version\": ", f);
+    json_str(f, DLSIM_VERSION);
+    fputs(",\n  \"command\": ", f);
+    if (pv && pv->command)
+        json_str(f, pv->command);
+    else
+        fputs("null", f);
+    fputs(",\n  \"models\": [", f);
+    const struct mdl_spec *ms = pv ? pv->models : NULL;
+    for (uint32_t i = 0; ms && i < ms->nargs; i++) {
+        if (i)
+            fputs(", ", f);
+        json_str(f, ms->args[i]);
+    }
+    fputs("],\n  \"models_zoo\": ", f);
+    if (ms && ms->zoo_on && ms->zoo.dir)
+        json_str(f, ms->zoo.dir);
+    else
+        fputs("null", f);
+    fputs(",\n  \"load\": ", f);
+    if (pv && pv->load > 0)
+        fprintf(f, "%.17g", pv->load);
+    else
+        fputs("null", f);
+    fputs(",\n  \"trace_crc32\": ", f);
+    if (pv && pv->has_trace_crc)
+        fprintf(f, "\"%08x\"", pv->trace_crc32);
+    else
+        fputs("null", f);
+    fputs(",\n  \"cluster_crc32\": ", f);
+    if (pv && pv->has_cluster_crc)
+        fprintf(f, "\"%08x\"", pv->cluster_crc32);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n  \"strict\": %s,\n", pv && pv->strict ? "true" : "false");
 }
 
 static void write_summary(const struct eng *e, const struct met_summary *m,
                           FILE *f, const char *policy, const char *trace,
-                          const char *cluster)
+                          const char *cluster, const struct out_prov *pv)
 {
     fputs("{\n  \"policy\": ", f);
     json_str(f, policy);
@@ -211,32 +335,64 @@ static void write_summary(const struct eng *e, const struct met_summary *m,
     fputs(",\n  \"cluster\": ", f);
     json_str(f, cluster);
     fprintf(f, ",\n  \"seed\": %llu,\n", (unsigned long long)e->o.seed);
+    write_prov(pv, f);
     fprintf(f, "  \"jobs\": %u,\n  \"jobs_finished\": %u,\n  \"jobs_rejected\": %u,\n",
             m->jobs, m->finished, m->rejected);
     fputs("  \"makespan\": ", f);
     put_time(f, m->makespan);
-    fprintf(f, ",\n  \"avg_jct\": %.6f,\n  \"p50_jct\": %.6f,\n  \"p95_jct\": %.6f,\n"
-            "  \"p99_jct\": %.6f,\n", m->avg_jct, m->p50_jct, m->p95_jct, m->p99_jct);
-    fprintf(f, "  \"avg_wait\": %.6f,\n  \"p50_wait\": %.6f,\n  \"p99_wait\": %.6f,\n",
-            m->avg_wait, m->p50_wait, m->p99_wait);
+    fputs(",\n  \"makespan_floor\": ", f);
+    put_time(f, m->makespan_floor);
+    /* no finished job: no JCT or wait to speak of (null, not 0) */
+    static const char *const jw[] = { "avg_jct", "p50_jct", "p95_jct", "p99_jct",
+                                      "avg_wait", "p50_wait", "p99_wait" };
+    const double jv[] = { m->avg_jct, m->p50_jct, m->p95_jct, m->p99_jct,
+                          m->avg_wait, m->p50_wait, m->p99_wait };
+    for (size_t i = 0; i < sizeof jw / sizeof *jw; i++) {
+        fprintf(f, ",\n  \"%s\": ", jw[i]);
+        json_num(f, m->finished ? jv[i] : NAN);
+    }
+    fputs(",\n", f);
     fprintf(f, "  \"qos_jobs\": %u,\n  \"qos_guarantee_rate\": ", m->qos_jobs);
     if (m->qos_jobs)
         fprintf(f, "%.6f", m->qos_rate);
     else
         fputs("null", f);
-    fprintf(f, ",\n  \"gpu_util_alloc\": %.6f,\n  \"gpu_util_effective\": %.6f,\n",
-            m->util_alloc, m->util_eff);
+    fprintf(f, ",\n  \"gpu_util_alloc\": %.6f,\n  \"gpu_util_effective\": %.6f,\n"
+            "  \"gpu_util_useful\": %.6f,\n", m->util_alloc, m->util_eff,
+            m->util_useful);
+    static const char *const wn[] = { "gpu_util_alloc_window",
+                                      "gpu_util_effective_window",
+                                      "gpu_util_useful_window", "offered_load" };
+    const double wv[] = { m->util_alloc_win, m->util_eff_win,
+                          m->util_useful_win, m->offered_load };
+    for (size_t i = 0; i < sizeof wn / sizeof *wn; i++) {
+        fprintf(f, "  \"%s\": ", wn[i]);
+        json_num(f, wv[i]);
+        fputs(",\n", f);
+    }
+    fprintf(f, "  \"jobs_model_measured\": %u,\n  \"jobs_model_roofline\": %u,\n"
+            "  \"jobs_model_default\": %u,\n", m->jobs_src[MDL_SRC_MEASURED],
+            m->jobs_src[MDL_SRC_ROOFLINE], m->jobs_src[MDL_SRC_DEFAULT]);
     fprintf(f, "  \"colocated_gpu_time_frac\": %.6f,\n  \"interference_slowdown\": "
             "%.6f,\n  \"interfered_jobs\": %u,\n", m->colocated_frac,
             m->interference, m->colocated_jobs);
     fprintf(f, "  \"preemptions\": %llu,\n  \"events\": %llu,\n",
             (unsigned long long)m->preemptions, (unsigned long long)m->events);
+    const struct dl_diag *d = pv ? pv->diag : NULL;
+    fprintf(f, "  \"warnings\": %u,\n  \"warning_messages\": [", d ? d->n : 0);
+    for (uint32_t i = 0; d && i < d->nkept; i++) {
+        if (i)
+            fputs(", ", f);
+        json_str(f, d->kept[i]);
+    }
+    fputs("],\n", f);
     fprintf(f, "  \"wall_seconds\": %.3f\n}\n", e->wall_seconds);
 }
 
 int out_write_run(const struct eng *e, const struct met_summary *m,
                   const char *dir, const char *policy, const char *trace,
-                  const char *cluster, struct dl_error *err)
+                  const char *cluster, const struct out_prov *pv,
+                  struct dl_error *err)
 {
     if (out_mkdirs(dir))
         return dl_fail_io(err, dir, "cannot create directory: %s", strerror(errno));
@@ -260,7 +416,7 @@ int out_write_run(const struct eng *e, const struct met_summary *m,
         else if (i == 1)
             write_ts(e, f);
         else
-            write_summary(e, m, f, policy, trace, cluster);
+            write_summary(e, m, f, policy, trace, cluster, pv);
         if ((rc = dl_tmp_commit(f, tmp[i], path[i], false, err)))
             tmp[i] = NULL;      /* removed and freed by dl_tmp_commit */
     }
@@ -281,9 +437,9 @@ int out_write_run(const struct eng *e, const struct met_summary *m,
 
 void out_table_header(FILE *to)
 {
-    fprintf(to, "%-28s %8s %8s %10s %10s %10s %10s %7s %7s %6s %8s\n", "policy",
-            "jobs", "done", "avg_jct_h", "p99_jct_h", "avg_wait_h", "makespan_h",
-            "util", "eff", "qos", "preempt");
+    fprintf(to, "%-28s %8s %8s %10s %10s %10s %10s %7s %7s %7s %6s %8s\n",
+            "policy", "jobs", "done", "avg_jct_h", "p99_jct_h", "avg_wait_h",
+            "makespan_h", "util", "eff", "useful", "qos", "preempt");
 }
 
 void out_table_row(FILE *to, const char *policy, const struct met_summary *m)
@@ -293,8 +449,9 @@ void out_table_row(FILE *to, const char *policy, const struct met_summary *m)
         snprintf(qos, sizeof qos, "%.3f", m->qos_rate);
     else
         snprintf(qos, sizeof qos, "-");
-    fprintf(to, "%-28s %8u %8u %10.3f %10.3f %10.3f %10.3f %7.3f %7.3f %6s %8llu\n",
-            policy, m->jobs, m->finished, m->avg_jct / 3600, m->p99_jct / 3600,
-            m->avg_wait / 3600, (double)m->makespan / SIM_US_PER_S / 3600,
-            m->util_alloc, m->util_eff, qos, (unsigned long long)m->preemptions);
+    fprintf(to, "%-28s %8u %8u %10.3f %10.3f %10.3f %10.3f %7.3f %7.3f %7.3f "
+            "%6s %8llu\n", policy, m->jobs, m->finished, m->avg_jct / 3600,
+            m->p99_jct / 3600, m->avg_wait / 3600,
+            (double)m->makespan / SIM_US_PER_S / 3600, m->util_alloc,
+            m->util_eff, m->util_useful, qos, (unsigned long long)m->preemptions);
 }

@@ -93,6 +93,34 @@ void xgrow(void *arrp, size_t *cap, size_t need, size_t elt);
 int dl_read_file(const char *path, size_t max, char **buf, size_t *len,
                  struct dl_error *err);
 
+/* Size and zlib CRC-32 of a file's bytes as stored (a gzip file's
+ * compressed bytes), for provenance.  0 or DL_EIO. */
+int dl_file_crc32(const char *path, uint64_t *bytes, uint32_t *crc,
+                  struct dl_error *err);
+
+/* Warnings of one command, collected in a context (as SQLite collects
+ * parse errors) instead of printed and forgotten: each is echoed as it
+ * comes, counted, and the first DL_DIAG_KEEP are kept for summary.json.
+ * Under --strict (strict set) the command turns any warning into bad
+ * input: it stops before writing an output, with exit status 2.  Library
+ * functions take a struct dl_diag * that may be NULL (nothing recorded,
+ * nothing printed). */
+#define DL_DIAG_KEEP 32
+struct dl_diag {
+    FILE *echo;                 /* each warning also goes here, or NULL */
+    bool strict;
+    uint32_t n;                 /* warnings so far */
+    uint32_t nkept;
+    char *kept[DL_DIAG_KEEP];   /* malloc'd, without the trailing newline */
+};
+void dl_diag_init(struct dl_diag *d, FILE *echo, bool strict);
+void dl_diag_free(struct dl_diag *d);
+void dl_warn(struct dl_diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Whether a strict command must stop now (strict and n > 0); prints why
+ * on to (cmd names the command). */
+bool dl_diag_stop(const struct dl_diag *d, const char *cmd, FILE *to);
+
 /* Atomic output files.  dl_tmp_open opens PATH.tmp.PID for writing, its
  * name in *tmp (malloc'd); NULL with err filled (DL_EIO) on failure.
  * dl_tmp_commit closes f and checks every write; with rename_now it

@@ -8,6 +8,7 @@
 #include "sim/sim.h"
 #include "policies/policy.h"
 #include "traces/trace.h"
+#include "models/model.h"
 
 /* ---------------------------------------------------------- event queue */
 
@@ -50,7 +51,7 @@ struct eng_opts {
     uint64_t seed;
     bool check;                 /* verify invariants after every instant */
     simtime_t sample;           /* timeseries interval; 0 = none */
-    FILE *warn;                 /* warnings (may be NULL) */
+    struct dl_diag *diag;       /* warnings (may be NULL) */
     const struct mdl_spec *models;  /* --models; NULL = none */
     FILE *progress;             /* a terminal: after 1 s of wall time, a
                                    redrawn line of simulated time, events
@@ -64,7 +65,7 @@ struct eng_opts {
 struct ts_row {
     simtime_t t;
     uint32_t queued, running, busy;
-    double util_alloc, util_eff;
+    double util_alloc, util_eff, util_useful;
 };
 
 struct pol_ctx {
@@ -89,6 +90,9 @@ struct eng {
     uint32_t *occ;
     uint32_t max_share;
     double *usum;               /* [ngpus] sum of solo utils on the GPU */
+    double *uuse;               /* [ngpus] sum of solo util x rate / solo
+                                   rate of the jobs on the GPU (each
+                                   job's credited factor: job_rt.ufac) */
     double *mem_used;           /* [ngpus] GB (unknown = 0) */
     uint32_t *touched;          /* scratch: jobs whose co-runners changed */
     size_t ntouched, captouched;
@@ -112,6 +116,13 @@ struct eng {
     double eff_gpus;            /* sum over GPUs of min(1, usum) */
     double alloc_gpu_us;        /* integral of busy_gpus dt */
     double eff_gpu_us;          /* integral of eff_gpus dt */
+    double useful_gpus;         /* sum over GPUs of min(1, uuse) */
+    double useful_gpu_us;       /* integral of useful_gpus dt */
+    /* the three integrals at the last arrival instant (the arrival
+     * window: first to last submit), once it has been reached */
+    double win_alloc_us, win_eff_us, win_useful_us;
+    double offered_load;        /* of the trace that runs, under the run's
+                                   models (NAN when undefined) */
     double work_rate;           /* sum over running jobs of gpus*rate */
     double work_done;           /* integral of work_rate dt: GPU work done,
                                    reference-GPU us (tests compare it) */
@@ -139,6 +150,13 @@ void eng_free(struct eng *e);
  * rates through the same path.)  0 or DL_ECHECK if j is not running or
  * rate is not positive. */
 int eng_set_rate(struct eng *e, uint32_t j, double rate);
+/* --load under the run's models: rescales t's arrival gaps by one factor
+ * (*factor) so that its offered load, each job's work at its own speeds
+ * under models (NULL: the cluster file's speeds), is exactly load (SPEC 5;
+ * trc_scale_load_caps).  0 or DL_EINPUT. */
+int eng_scale_load(struct trace *t, const struct cluster *c,
+                   const struct mdl_spec *models, double load,
+                   double *factor, struct dl_error *err);
 /* The first-start placement of job j (NULL if it never started). */
 const uint32_t *eng_first_gpus(const struct eng *e, uint32_t j);
 
@@ -151,7 +169,17 @@ struct met_summary {
     double avg_wait, p50_wait, p99_wait;            /* seconds */
     uint32_t qos_jobs, qos_met;
     double qos_rate;            /* NaN-free: 0 jobs -> 0 (json: null) */
-    double util_alloc, util_eff;
+    double util_alloc, util_eff, util_useful;
+    /* the same over the arrival window (first to last submit); NAN when
+     * the window is empty */
+    double util_alloc_win, util_eff_win, util_useful_win;
+    simtime_t makespan_floor;   /* max over finished jobs of submit + solo
+                                   run time on the fastest type it may use,
+                                   minus the first submit */
+    double offered_load;        /* NAN when undefined */
+    uint32_t jobs_src[MDL_NSRC];/* jobs per model source (enum mdl_src):
+                                   of the type it last ran on, else of the
+                                   reference type */
     uint64_t preemptions, events;
     double colocated_frac;      /* shared GPU-time over held GPU-time */
     uint32_t colocated_jobs;    /* finished jobs ever slowed by sharing */
@@ -162,12 +190,41 @@ void met_summarize(const struct eng *e, struct met_summary *m);
 
 /* -------------------------------------------------------------- outputs */
 
+/* How a run was made, for summary.json (SPEC 4): enough to redo it and to
+ * tell two runs' inputs apart. */
+struct out_prov {
+    const char *command;        /* the command line, shell-quoted; NULL =
+                                   not recorded */
+    const struct mdl_spec *models;  /* --models, NULL = none */
+    double load;                /* --load, 0 = the trace's own arrivals */
+    bool has_trace_crc, has_cluster_crc;    /* false: no file (generated,
+                                               built-in) */
+    uint32_t trace_crc32, cluster_crc32;    /* of the files' bytes */
+    bool strict;                /* --strict */
+    const struct dl_diag *diag; /* the run's warnings (NULL = none) */
+};
+
+/* The provenance of a run of trace file trace_path (NULL: none) on
+ * cluster file cluster_path (NULL: the built-in one): computes the two
+ * CRC-32s.  0 or DL_EIO. */
+int out_prov_files(struct out_prov *p, const char *trace_path,
+                   const char *cluster_path, struct dl_error *err);
+/* "dlsim ARG ..." with each argument shell-quoted where it needs it,
+ * less --out DIR (the outputs do not depend on where they go, so a rerun
+ * elsewhere writes the same summary.json); malloc'd. */
+char *out_command_line(int argc, char **argv);
+
+/* summary.json's keys in the order out_write_run writes them. */
+extern const char *const out_summary_keys[];
+extern const size_t out_nsummary_keys;
+
 /* Writes jobs.csv, timeseries.csv and summary.json into dir (created if
  * missing), each through a temporary file renamed into place, summary.json
- * last.  0 or DL_EIO with err. */
+ * last.  pv may be NULL (no provenance known).  0 or DL_EIO with err. */
 int out_write_run(const struct eng *e, const struct met_summary *m,
                   const char *dir, const char *policy, const char *trace,
-                  const char *cluster, struct dl_error *err);
+                  const char *cluster, const struct out_prov *pv,
+                  struct dl_error *err);
 /* mkdir -p: dir and its missing parents (mode 0777).  0, or -1 with
  * errno. */
 int out_mkdirs(const char *dir);

@@ -664,7 +664,11 @@ int swp_validate(struct swp_spec *s, FILE *msgs, struct dl_error *err)
     for (uint32_t i = 0; i < s->nitems[SWP_TRACE] && !rc; i++) {
         struct swp_item *it = &s->items[SWP_TRACE][i];
         memset(&sub, 0, sizeof sub);
-        if (trc_load(it->path, &it->tr, &sub, msgs)) {
+        struct dl_diag d;
+        dl_diag_init(&d, msgs, false);
+        int lr = trc_load(it->path, &it->tr, &sub, &d);
+        dl_diag_free(&d);
+        if (lr) {
             rc = fail_at(s, it, msgs, &sub, err, "trace");
             break;
         }
@@ -731,7 +735,9 @@ int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir)
     struct dl_error err = { 0 };
     double k;
     /* this process is a forked child: its copy of the trace is its own */
-    if (li->load > 0 && trc_scale_load(&ti->tr, &ci->clu, li->load, &k, &err)) {
+    if (li->load > 0 && eng_scale_load(&ti->tr, &ci->clu,
+                                       s->items[SWP_MODELS][r->ax[SWP_MODELS]].models,
+                                       li->load, &k, &err)) {
         dl_error_print(&err, stderr);
         return 2;
     }
@@ -740,8 +746,19 @@ int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir)
         .seed = s->items[SWP_SEED][r->ax[SWP_SEED]].seed,
         .check = sc->check,
         .sample = sc->sample,
-        .warn = stderr,
         .models = s->items[SWP_MODELS][r->ax[SWP_MODELS]].models,
     };
-    return cli_run_one(&ti->tr, &ci->clu, &o, tmpdir, NULL, false);
+    struct dl_diag diag;
+    dl_diag_init(&diag, stderr, false);
+    o.diag = &diag;
+    struct out_prov pv = { .models = o.models, .load = li->load, .diag = &diag };
+    int rc = out_prov_files(&pv, ti->path, ci->path, &err);
+    if (rc) {
+        dl_error_print(&err, stderr);
+        dl_diag_free(&diag);
+        return 1;
+    }
+    rc = cli_run_one(&ti->tr, &ci->clu, &o, &pv, tmpdir, NULL, false);
+    dl_diag_free(&diag);
+    return rc;
 }

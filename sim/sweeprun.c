@@ -61,21 +61,17 @@
 #include <mpi.h>
 #endif
 
-/* summary.json's fields when no run succeeded (the order of out_); any
- * successful run's own fields take precedence. */
-static const char *const fallback_keys[] = {
-    "jobs", "jobs_finished", "jobs_rejected", "makespan", "avg_jct", "p50_jct",
-    "p95_jct", "p99_jct", "avg_wait", "p50_wait", "p99_wait", "qos_jobs",
-    "qos_guarantee_rate", "gpu_util_alloc", "gpu_util_effective",
-    "colocated_gpu_time_frac", "interference_slowdown", "interfered_jobs",
-    "preemptions", "events",
-};
-#define NFALLBACK (sizeof fallback_keys / sizeof *fallback_keys)
+/* summary.json's fields when no run succeeded: the writer's own list
+ * (out_summary_keys); any successful run's own fields take precedence. */
+#define fallback_keys out_summary_keys
+#define NFALLBACK out_nsummary_keys
 
+/* The coordinates (already columns) and wall_seconds (not reproducible). */
 static bool excluded_key(const char *k)
 {
     return !strcmp(k, "policy") || !strcmp(k, "trace") || !strcmp(k, "cluster") ||
-           !strcmp(k, "seed") || !strcmp(k, "wall_seconds");
+           !strcmp(k, "seed") || !strcmp(k, "models") || !strcmp(k, "load") ||
+           !strcmp(k, "wall_seconds");
 }
 
 static double now_s(void)
@@ -353,8 +349,9 @@ struct keys {
 static void keys_fallback(struct keys *K)
 {
     memset(K, 0, sizeof *K);
-    for (size_t i = 0; i < NFALLBACK; i++)
-        K->k[K->n++] = fallback_keys[i];
+    for (size_t i = 0; i < NFALLBACK && K->n < 64; i++)
+        if (!excluded_key(fallback_keys[i]))
+            K->k[K->n++] = fallback_keys[i];
 }
 
 /* Keys from the first ok run among sel (grid order), else the fallback. */

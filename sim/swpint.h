@@ -99,8 +99,8 @@ int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir);
  * under o, its outputs written into dir (when not NULL), its table row to
  * table (when not NULL); errors on stderr.  The exit status. */
 int cli_run_one(const struct trace *t, struct cluster *c,
-                const struct eng_opts *o, const char *dir, FILE *table,
-                bool header);
+                const struct eng_opts *o, const struct out_prov *pv,
+                const char *dir, FILE *table, bool header);
 
 /* `dlsim sweep ...`: the process exit status. */
 int swp_cmd_sweep(int argc, char **argv);

@@ -461,6 +461,17 @@ static const char *const e2e_met[7] = {
     "qos_guarantee_rate", "gpu_util_alloc", "gpu_util_effective", "makespan",
     "avg_wait", "p99_wait", "avg_jct" };
 
+/* The summary.json keys that summary.csv holds as coordinates or drops. */
+static bool e2e_excluded(const char *k)
+{
+    static const char *const ex[] = { "policy", "trace", "cluster", "seed",
+                                      "models", "load", "wall_seconds" };
+    for (size_t i = 0; i < sizeof ex / sizeof *ex; i++)
+        if (!strcmp(k, ex[i]))
+            return true;
+    return false;
+}
+
 static int e2e_sweep(struct e2e_run *runs)
 {
     static const char *const pol[2] = { "fifo", "sjf:backfill=1,predicted=0" };
@@ -486,11 +497,7 @@ static int e2e_sweep(struct e2e_run *runs)
                     fputs("run_id,scenario,policy,trace,cluster,models,load,seed,"
                           "status,error", f);
                     for (uint32_t k = 0; k < o->n; k++)
-                        if (strcmp(o->kid[k].key, "policy") &&
-                            strcmp(o->kid[k].key, "trace") &&
-                            strcmp(o->kid[k].key, "cluster") &&
-                            strcmp(o->kid[k].key, "seed") &&
-                            strcmp(o->kid[k].key, "wall_seconds"))
+                        if (!e2e_excluded(o->kid[k].key))
                             fprintf(f, ",%s", o->kid[k].key);
                     fputc('\n', f);
                 }
@@ -499,14 +506,14 @@ static int e2e_sweep(struct e2e_run *runs)
                         strchr(pol[p], ',') ? "\"" : "", loads[l], s);
                 for (uint32_t k = 0; k < o->n; k++) {
                     const struct mdl_json *v = &o->kid[k];
-                    if (!strcmp(v->key, "policy") || !strcmp(v->key, "trace") ||
-                        !strcmp(v->key, "cluster") || !strcmp(v->key, "seed") ||
-                        !strcmp(v->key, "wall_seconds"))
+                    if (e2e_excluded(v->key))
                         continue;
-                    if (v->type == MDL_JSON_NULL)
-                        fputc(',', f);
-                    else
+                    if (v->type == MDL_JSON_NUMBER)
                         fprintf(f, ",%.17g", v->num);
+                    else if (v->type == MDL_JSON_STRING && !strpbrk(v->str, ",\"\n"))
+                        fprintf(f, ",%s", v->str);
+                    else
+                        fputc(',', f);
                 }
                 fputc('\n', f);
                 runs[n].policy = pol[p];

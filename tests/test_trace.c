@@ -422,8 +422,13 @@ Test(trace, unknown_columns_warn_once)
     const char *p = write_file("u.csv", text, sizeof text - 1);
     struct trace t;
     struct dl_error e;
-    cr_assert_eq(trc_load(p, &t, &e, w), 0, "%s", e.msg);
+    struct dl_diag d;
+    dl_diag_init(&d, w, false);
+    cr_assert_eq(trc_load(p, &t, &e, &d), 0, "%s", e.msg);
     fclose(w);
+    cr_assert_eq(d.n, 1);
+    cr_assert(strstr(d.kept[0], "foo") && strstr(d.kept[0], "bar"), "%s", d.kept[0]);
+    dl_diag_free(&d);
     cr_assert_eq(t.njobs, 3);
     cr_assert(strstr(out, "foo") && strstr(out, "bar"), "%s", out);
     cr_assert(strstr(out, "u.csv:1:"), "%s", out);

@@ -314,7 +314,7 @@ static inline struct eng *tu_run(const struct trace *t, struct cluster *c,
 {
     struct dl_error err = { 0 };
     struct eng_opts o = { .policy = policy, .seed = 1, .check = true,
-                          .sample = 0, .warn = NULL };
+                          .sample = 0, .diag = NULL };
     struct eng *e = eng_new(t, c, &o, &err);
     cr_assert(e, "eng_new(%s): %s", policy, err.msg);
     int rc = eng_run(e);

@@ -374,7 +374,7 @@ struct loader {
     const char *path;           /* for messages (in the trace's arena) */
     struct trace *t;
     struct dl_error *err;
-    FILE *warn;
+    struct dl_diag *diag;
     struct rd rd;
     struct fields fs;
     int colidx[NCOLS];          /* header position of each column, or -1 */
@@ -503,8 +503,8 @@ static int read_header(struct loader *ld)
         return BAD(line, "missing required column%s: %s (the header must "
                    "name job_id, submit_time, num_gpus and duration)",
                    strchr(missing, ',') ? "s" : "", missing);
-    if (nunknown && ld->warn)
-        fprintf(ld->warn, "%s:%ld: warning: ignoring %zu unknown column%s: %s\n",
+    if (nunknown)
+        dl_warn(ld->diag, "%s:%ld: warning: ignoring %zu unknown column%s: %s",
                 ld->path, line, nunknown, nunknown > 1 ? "s" : "", unknown);
     return 0;
 }
@@ -662,7 +662,7 @@ static int load(struct loader *ld)
 }
 
 int trc_load_fd(int fd, const char *name, struct trace *t,
-                struct dl_error *err, FILE *warn)
+                struct dl_error *err, struct dl_diag *diag)
 {
     memset(t, 0, sizeof *t);
     t->arena = arena_new();
@@ -680,7 +680,7 @@ int trc_load_fd(int fd, const char *name, struct trace *t,
     ld.path = t->path;
     ld.t = t;
     ld.err = err;
-    ld.warn = warn;
+    ld.diag = diag;
     ld.rd.gz = gz;
     ld.rd.cap = RD_INIT;
     ld.rd.buf = xmalloc(ld.rd.cap);
@@ -705,7 +705,7 @@ int trc_load_fd(int fd, const char *name, struct trace *t,
 }
 
 int trc_load(const char *path, struct trace *t, struct dl_error *err,
-             FILE *warn)
+             struct dl_diag *diag)
 {
     int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC)
                                : dup(STDIN_FILENO);
@@ -713,7 +713,7 @@ int trc_load(const char *path, struct trace *t, struct dl_error *err,
         memset(t, 0, sizeof *t);
         return dl_fail_io(err, path, "cannot open: %s", strerror(errno));
     }
-    return trc_load_fd(fd, strcmp(path, "-") ? path : "<stdin>", t, err, warn);
+    return trc_load_fd(fd, strcmp(path, "-") ? path : "<stdin>", t, err, diag);
 }
 
 void trc_init(struct trace *t, const char *name, uint32_t njobs)

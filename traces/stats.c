@@ -9,7 +9,11 @@
  *   GPU-hours     sum of num_gpus * duration, in reference GPU-hours
  *   percentiles   nearest rank: the ceil(p * n)-th smallest value
  *   offered load  GPU-seconds / (capacity * span), capacity = sum over GPU
- *                 types of total_gpus * speed (reference GPUs)
+ *                 types of total_gpus * speed (reference GPUs); under a
+ *                 run's models each job's GPU-seconds are divided by the
+ *                 capacity at that job's own speeds (caps[j]): the sum over
+ *                 jobs of the time the whole cluster needs for its work,
+ *                 over the span
  */
 #include "traces/trace.h"
 
@@ -37,20 +41,51 @@ static double gpu_seconds(const struct trace *t)
 
 double trc_offered_load(const struct trace *t, const struct cluster *c)
 {
+    return trc_offered_load_caps(t, c, NULL);
+}
+
+/* Seconds the whole cluster needs for the trace's work. */
+static double cluster_seconds(const struct trace *t, const struct cluster *c,
+                              const double *caps)
+{
+    if (!caps) {
+        double cap = capacity_of(c);
+        return cap > 0 ? gpu_seconds(t) / cap : NAN;
+    }
+    double s = 0;
+    for (uint32_t i = 0; i < t->njobs; i++) {
+        if (!(caps[i] > 0))
+            return NAN;
+        s += (double)t->jobs[i].num_gpus * (double)t->jobs[i].duration /
+             SIM_US_PER_S / caps[i];
+    }
+    return s;
+}
+
+double trc_offered_load_caps(const struct trace *t, const struct cluster *c,
+                             const double *caps)
+{
     if (!t->njobs)
         return NAN;
     double span = (double)(t->jobs[t->njobs - 1].submit - t->jobs[0].submit) /
                   SIM_US_PER_S;
-    double cap = capacity_of(c);
-    if (!(span > 0) || !(cap > 0))
+    double need = cluster_seconds(t, c, caps);
+    if (!(span > 0) || !(need > 0))
         return NAN;
-    return gpu_seconds(t) / (cap * span);
+    return need / span;
 }
 
 int trc_scale_load(struct trace *t, const struct cluster *c, double load,
                    double *factor, struct dl_error *err)
 {
-    double now = trc_offered_load(t, c);
+    return trc_scale_load_caps(t, c, NULL, load, factor, err);
+}
+
+int trc_scale_load_caps(struct trace *t, const struct cluster *c,
+                        const double *caps, double load, double *factor,
+                        struct dl_error *err)
+{
+    double now = trc_offered_load_caps(t, c, caps);
     if (!(load > 0) || !isfinite(load))
         return dl_fail(err, "--load", 0, 0, "expected an offered load > 0");
     if (!(now > 0))

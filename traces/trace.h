@@ -45,12 +45,13 @@ struct trace {
 /* Reads a native trace (plain or gzip).  Returns 0, or DL_EINPUT with err
  * naming file:line (an empty file, a missing required column, a bad
  * number, negative or zero GPUs, a duplicate id, an unsorted row, a
- * truncated gzip stream), or DL_EIO.  Unknown columns give one warning on
- * warn (may be NULL).  On failure *t is empty. */
-int trc_load(const char *path, struct trace *t, struct dl_error *err, FILE *warn);
+ * truncated gzip stream), or DL_EIO.  Unknown columns give one warning in
+ * diag (may be NULL).  On failure *t is empty. */
+int trc_load(const char *path, struct trace *t, struct dl_error *err,
+             struct dl_diag *diag);
 /* The same from an open descriptor (taken over and closed). */
 int trc_load_fd(int fd, const char *name, struct trace *t,
-                struct dl_error *err, FILE *warn);
+                struct dl_error *err, struct dl_diag *diag);
 /* A trace built in memory (tests): copies nothing; caller fills jobs. */
 void trc_init(struct trace *t, const char *name, uint32_t njobs);
 void trc_free(struct trace *t);
@@ -134,6 +135,17 @@ double trc_offered_load(const struct trace *t, const struct cluster *c);
  * past TRC_MAX_TIME). */
 int trc_scale_load(struct trace *t, const struct cluster *c, double load,
                    double *factor, struct dl_error *err);
+/* The same under per-job capacities: caps[j] is the cluster's capacity at
+ * job j's own speeds (the sum over GPUs of its solo rate there, reference
+ * GPUs; models/model.h mdl_perf_caps), and a job's share of the load is
+ * its GPU-seconds over caps[j].  caps NULL = the cluster file's speeds for
+ * every job (the functions above).  The trace layer knows no models: the
+ * caller computes caps. */
+double trc_offered_load_caps(const struct trace *t, const struct cluster *c,
+                             const double *caps);
+int trc_scale_load_caps(struct trace *t, const struct cluster *c,
+                        const double *caps, double load, double *factor,
+                        struct dl_error *err);
 
 /* ------------------------------------------------------------ annotate */
 

@@ -27,10 +27,11 @@ static const char gen_usage[] =
     "                 [--models like|zoo|none|a,b,c] -o OUT.csv[.gz]\n"
     "\n"
     "Generates a synthetic, seeded workload in the native trace format.\n"
-    "Jobs arrive as a Poisson process whose rate makes the offered load on\n"
-    "the cluster equal --load: rate = load * capacity / E[gpus * duration],\n"
-    "capacity = sum of GPUs x speed.  The same options and seed give the same\n"
-    "trace.\n"
+    "Jobs arrive as a Poisson process of rate load * capacity / E[gpus *\n"
+    "duration] (capacity = sum of GPUs x speed); the gaps are then rescaled\n"
+    "by one factor so that the trace's own offered load (as trace stats\n"
+    "reports it) is exactly --load, for every seed.  The same options and\n"
+    "seed give the same trace.\n"
     "\n"
     "options:\n"
     "  --cluster C.yaml      cluster to size the load for (default: the built-in\n"
@@ -195,7 +196,10 @@ static int one_operand(const char *cmd, int argc, char **argv,
 static int load_trace(const char *path, struct trace *t)
 {
     struct dl_error err;
-    int r = trc_load(path, t, &err, stderr);
+    struct dl_diag d;
+    dl_diag_init(&d, stderr, false);
+    int r = trc_load(path, t, &err, &d);
+    dl_diag_free(&d);
     if (r) {
         dl_error_print(&err, stderr);
         return dl_exit_status(r);
@@ -700,29 +704,6 @@ static const char fit_usage[] =
     "Exit status: 0; 2 for a malformed trace or one of fewer than 2 jobs; 1\n"
     "when a file cannot be read or written.\n";
 
-/* Size and CRC-32 of the file's bytes.  0 or DL_EIO. */
-static int file_crc(const char *path, uint64_t *bytes, uint32_t *crc,
-                    struct dl_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return dl_fail_io(err, path, "cannot open: %s", strerror(errno));
-    unsigned char buf[1 << 16];
-    size_t n;
-    uLong c = crc32(0L, Z_NULL, 0);
-    *bytes = 0;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        c = crc32(c, buf, (uInt)n);
-        *bytes += n;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad)
-        return dl_fail_io(err, path, "read error");
-    *crc = (uint32_t)c;
-    return 0;
-}
-
 int trc_cmd_fit(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -757,7 +738,7 @@ int trc_cmd_fit(int argc, char **argv)
     int r;
     struct trc_workload w;
     if (!(r = trc_wl_fit(&t, &w, &err)) &&
-        !(r = file_crc(path, &w.source_bytes, &w.source_crc32, &err)))
+        !(r = dl_file_crc32(path, &w.source_bytes, &w.source_crc32, &err)))
         r = trc_wl_write(&w, out, &err);
     if (r) {
         dl_error_print(&err, stderr);
