@@ -70,12 +70,41 @@ static inline void tu_random_trace(struct trace *t, const struct cluster *c,
     }
 }
 
+/* The metrics' own properties (SPEC 5): useful <= effective <= allocated
+ * utilization, over the whole run and over the arrival window, with
+ * useful = effective when no GPU was ever shared; no makespan below its
+ * floor. */
+static inline void tu_check_metrics(const struct eng *e, const char *pol,
+                                    int round)
+{
+    struct met_summary m;
+    met_summarize(e, &m);
+    cr_assert_leq(m.util_useful, m.util_eff + 1e-12, "round %d %s: useful %.17g "
+                  "> effective %.17g", round, pol, m.util_useful, m.util_eff);
+    cr_assert_leq(m.util_eff, m.util_alloc + 1e-12, "round %d %s", round, pol);
+    cr_assert_leq(m.util_alloc, 1 + 1e-12, "round %d %s", round, pol);
+    if (!isnan(m.util_alloc_win)) {
+        cr_assert_leq(m.util_useful_win, m.util_eff_win + 1e-12, "round %d %s",
+                      round, pol);
+        cr_assert_leq(m.util_eff_win, m.util_alloc_win + 1e-12, "round %d %s",
+                      round, pol);
+    }
+    if (e->shared_gpu_us == 0)
+        cr_assert_float_eq(m.util_useful, m.util_eff, 1e-9, "round %d %s: no "
+                           "GPU shared, useful %.17g, effective %.17g", round,
+                           pol, m.util_useful, m.util_eff);
+    cr_assert_leq(m.makespan_floor, m.makespan, "round %d %s: makespan %lld "
+                  "below its floor %lld", round, pol, (long long)m.makespan,
+                  (long long)m.makespan_floor);
+}
+
 /* Runs pol over t on c and checks the run: every job done, or rejected
  * only when it can never fit; start after submit and before finish; a
  * non-preemptive policy preempts nothing, and with exact_runs each of its
  * jobs runs exactly duration / speed after waiting once; the GPU work done
- * is the trace's plus the preemption costs (preempt_cost= in pol); the same
- * run again gives the same schedule. */
+ * is the trace's plus the preemption costs (preempt_cost= in pol); the
+ * metrics keep their properties (tu_check_metrics); the same run again
+ * gives the same schedule. */
 static inline void tu_check_random_run(const struct trace *t, struct cluster *c,
                                        const char *pol, int round,
                                        bool preemptive, bool exact_runs)
@@ -121,6 +150,7 @@ static inline void tu_check_random_run(const struct trace *t, struct cluster *c,
     cr_assert(fabs(e->work_done - (want + cost)) <= slack,
               "round %d %s: GPU work %.0f, expected %.0f", round, pol,
               e->work_done, want + cost);
+    tu_check_metrics(e, pol, round);
     /* determinism: the same run again gives the same schedule */
     tu_assert_rerun_same(e, t, c, pol);
     eng_free(e);

@@ -587,7 +587,8 @@ static const char *const policies[] = {
     "tiresias:thresholds=20,promote=0.5,placement=pool",
     "gandiva", "gandiva:placement=pool,quantum=30",
     "gandiva:backfill=0,max_per_gpu=3,util_cap=1.5,preempt_cost=2",
-    "gandiva:quantum=0,max_per_gpu=4,util_cap=2",
+    "gandiva:quantum=0,max_per_gpu=4,util_cap=2", "horus", "horus:variant=plus",
+    "qos", "qos:preempt=1,elastic=1",
 };
 
 Test(baselines, random_workloads, .timeout = 600)
@@ -605,7 +606,9 @@ Test(baselines, random_workloads, .timeout = 600)
         for (size_t p = 0; p < sizeof policies / sizeof *policies; p++)
             tu_check_random_run(&t, &c, policies[p], round,
                                 !strncmp(policies[p], "tiresias", 8) ||
-                                    !strncmp(policies[p], "gandiva", 7), false);
+                                    !strncmp(policies[p], "gandiva", 7) ||
+                                    !strcmp(policies[p], "qos:preempt=1,elastic=1"),
+                                false);
         trc_free(&t);
         clu_free(&c);
     }

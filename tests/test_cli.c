@@ -4,11 +4,14 @@
  * byte-identical outputs, the policy list.  Runs the built binary ($DLSIM).
  */
 #include "testutil.h"
+#include "models/model.h"
+#include "sim/simint.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <zlib.h>
 
 static const char good_trace[] =
     "job_id,submit_time,num_gpus,duration,deadline\n"
@@ -285,4 +288,172 @@ Test(cli, fitted_models_feed_a_run)
     /* models given twice: the later file's settings win */
     cr_assert_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --models m.yaml "
                        "--models sd.yaml --out o2 --check"), 0, "%s", tu_out);
+}
+
+/* ---- provenance, warnings and --strict (SPEC 4; issue "numbers a
+ * reviewer can trust") */
+
+static const struct mdl_json *js_get(const struct mdl_json_doc *d,
+                                     const char *key)
+{
+    const struct mdl_json *v = mdl_json_get(d->root, key);
+    cr_assert(v, "summary.json has no %s", key);
+    return v;
+}
+
+static void js_load(struct mdl_json_doc *d, const char *rel)
+{
+    struct dl_error err = { 0 };
+    cr_assert_eq(mdl_json_load(tu_tmp_path(rel), d, &err), 0, "%s: %s", rel,
+                 err.msg);
+}
+
+/* summary.json says how the run was made, with its keys in the writer's
+ * order (out_summary_keys: the sweep's header falls back on it). */
+Test(cli, summary_records_provenance)
+{
+    tu_tmp_file("t.csv", good_trace);
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --policy 'fifo:backfill=1' "
+                          "--out o --seed 7 --check --quiet"), 0, "%s", tu_out);
+    struct mdl_json_doc d;
+    js_load(&d, "o/summary.json");
+    cr_assert_eq(d.root->n, out_nsummary_keys);
+    for (uint32_t i = 0; i < d.root->n; i++)
+        cr_expect_str_eq(d.root->kid[i].key, out_summary_keys[i]);
+    cr_expect_str_eq(js_get(&d, "dlsim_version")->str, DLSIM_VERSION);
+    cr_expect_str_eq(js_get(&d, "command")->str,
+                     "dlsim run --trace t.csv --cluster c.yaml --policy "
+                     "fifo:backfill=1 --seed 7 --check --quiet");
+    cr_expect_eq(js_get(&d, "models")->type, MDL_JSON_ARRAY);
+    cr_expect_eq(js_get(&d, "models")->n, 0);
+    cr_expect_eq(js_get(&d, "models_zoo")->type, MDL_JSON_NULL);
+    cr_expect_eq(js_get(&d, "load")->type, MDL_JSON_NULL);
+    cr_expect_eq(js_get(&d, "strict")->type, MDL_JSON_FALSE);
+    /* the CRC-32s of the two files' bytes */
+    char want[16];
+    size_t n;
+    char *b = tu_slurp(tu_tmp_path("t.csv"), &n);
+    snprintf(want, sizeof want, "%08lx", crc32(0, (const Bytef *)b, (uInt)n));
+    free(b);
+    cr_expect_str_eq(js_get(&d, "trace_crc32")->str, want);
+    b = tu_slurp(tu_tmp_path("c.yaml"), &n);
+    snprintf(want, sizeof want, "%08lx", crc32(0, (const Bytef *)b, (uInt)n));
+    free(b);
+    cr_expect_str_eq(js_get(&d, "cluster_crc32")->str, want);
+    /* a 4-GPU cluster, 3 jobs: a 0-100 (2 GPUs), c 20-50 (1), b 100-150
+     * (4); the floor is a's 100 */
+    cr_expect_float_eq(js_get(&d, "makespan_floor")->num, 100, 1e-9);
+    cr_expect_float_eq(js_get(&d, "makespan")->num, 150, 1e-9);
+    cr_expect_eq(js_get(&d, "warnings")->num, 0);
+    cr_expect_eq(js_get(&d, "jobs_model_default")->num, 3);
+    mdl_json_free(&d);
+    /* the built-in cluster has no file, and a run elsewhere (--out) writes
+     * the same summary.json but for wall_seconds */
+    cr_assert_eq(tu_dlsim("run --trace t.csv --out p --quiet"), 0, "%s", tu_out);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --out q --quiet"), 0, "%s", tu_out);
+    js_load(&d, "p/summary.json");
+    cr_expect_eq(js_get(&d, "cluster_crc32")->type, MDL_JSON_NULL);
+    mdl_json_free(&d);
+    tu_sh("diff p/summary.json q/summary.json | grep '^[<>]' | grep -v "
+          "wall_seconds | wc -l");
+    cr_expect_str_eq(tu_out, "0\n");
+}
+
+/* A model the zoo lacks is a warning naming it (stderr and summary.json);
+ * --strict makes it an error: exit 2, nothing written. */
+Test(cli, model_fallback_warns_and_strict_refuses)
+{
+    tu_tmp_file("t.csv", "job_id,submit_time,num_gpus,duration,model\n"
+                "a,0,1,100,resnet5O\nb,10,1,50,resnet50\nc,20,1,30,resnet5O\n"
+                "d,30,1,30,\n");
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --models zoo --out o "
+                          "--quiet"), 0, "%s", tu_out);
+    static const char msg[] = "t.csv: 2 job(s) name a model the zoo lacks and "
+        "run at the cluster file's speeds: 'resnet5O' (2 jobs)";
+    cr_expect(strstr(tu_out, msg), "%s", tu_out);
+    struct mdl_json_doc d;
+    js_load(&d, "o/summary.json");
+    cr_expect_eq(js_get(&d, "warnings")->num, 1);
+    const struct mdl_json *w = js_get(&d, "warning_messages");
+    cr_assert_eq(w->n, 1);
+    cr_expect_str_eq(w->kid[0].str, msg);
+    cr_expect_eq(js_get(&d, "jobs_model_default")->num, 3);
+    cr_expect_eq(js_get(&d, "jobs_model_measured")->num +
+                 js_get(&d, "jobs_model_roofline")->num, 1);
+    cr_expect_str_eq(js_get(&d, "models")->kid[0].str, "zoo");
+    cr_expect_eq(js_get(&d, "models_zoo")->type, MDL_JSON_STRING);
+    mdl_json_free(&d);
+    cr_expect_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --models zoo --out p "
+                          "--strict"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, msg), "%s", tu_out);
+    cr_expect(strstr(tu_out, "--strict: 1 warning above is an error; nothing "
+                     "written"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("p"));
+}
+
+/* --models on a trace that names no model changes no speed: said so. */
+Test(cli, models_on_a_trace_without_models_warns)
+{
+    tu_tmp_file("t.csv", good_trace);
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --models zoo --quiet"), 0,
+                 "%s", tu_out);
+    cr_expect(strstr(tu_out, "t.csv: no job names a model (no model column, or "
+                     "every one empty): the zoo's runtime data changes nothing "
+                     "here"), "%s", tu_out);
+    cr_expect_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --models zoo --strict "
+                          "--out o"), 2, "%s", tu_out);
+    cr_expect(!tu_tmp_exists("o"));
+    /* every kind of warning: a job that never fits, unknown columns */
+    tu_tmp_file("u.csv", "job_id,submit_time,num_gpus,duration,colour\n"
+                "ok,0,1,10,red\nbig,0,64,10,blue\n");
+    cr_expect_eq(tu_dlsim("run --trace u.csv --cluster c.yaml --out o"), 0, "%s",
+                 tu_out);
+    struct mdl_json_doc d;
+    js_load(&d, "o/summary.json");
+    cr_expect_eq(js_get(&d, "warnings")->num, 3);   /* column, job, total */
+    mdl_json_free(&d);
+    cr_expect_eq(tu_dlsim("run --trace u.csv --cluster c.yaml --strict --out s"), 2,
+                 "%s", tu_out);
+    cr_expect(!tu_tmp_exists("s"));
+}
+
+/* --load X holds under --models: the run's summary.json records offered
+ * load X, measured as trace stats --models measures it, for every seed. */
+Test(cli, load_holds_under_models)
+{
+    tu_tmp_file("c.yaml", "name: two\nreference_gpu: V100\ngpu_types:\n"
+                "  - {name: V100, memory_gb: 32}\n"
+                "  - {name: K80, memory_gb: 12, speed: 0.25}\n"
+                "nodes:\n  - {count: 2, gpus: 4, gpu_type: V100}\n"
+                "  - {count: 2, gpus: 4, gpu_type: K80}\n");
+    for (int seed = 1; seed <= 3; seed++) {
+        cr_assert_eq(tu_dlsim("trace gen --cluster c.yaml --jobs 300 --seed %d --gpus "
+                              "1:4,2:1 --models resnet50,vgg16,transformer --load 0.7 "
+                              "-o t%d.csv", seed, seed), 0, "%s", tu_out);
+        cr_assert_eq(tu_dlsim("trace stats t%d.csv --cluster c.yaml", seed), 0);
+        cr_expect(strstr(tu_out, "offered load   0.700000\n"), "%s", tu_out);
+        cr_assert_eq(tu_dlsim("run --trace t%d.csv --cluster c.yaml --models zoo "
+                              "--load 1.3 --out r%d --quiet", seed, seed), 0, "%s",
+                     tu_out);
+        struct mdl_json_doc d;
+        char rel[32];
+        snprintf(rel, sizeof rel, "r%d/summary.json", seed);
+        js_load(&d, rel);
+        cr_expect_float_eq(js_get(&d, "offered_load")->num, 1.3, 1e-6);
+        cr_expect_float_eq(js_get(&d, "load")->num, 1.3, 1e-15);
+        mdl_json_free(&d);
+        /* the same rescaling, materialized, and measured by trace stats */
+        cr_assert_eq(tu_dlsim("trace scale t%d.csv --cluster c.yaml --models zoo "
+                              "--load 1.3 -o s%d.csv", seed, seed), 0, "%s", tu_out);
+        cr_assert_eq(tu_dlsim("trace stats s%d.csv --cluster c.yaml --models zoo",
+                              seed), 0);
+        cr_expect(strstr(tu_out, "offered load   1.300000 (each job at its own "
+                         "speeds under the models)"), "%s", tu_out);
+        /* the plain figure differs: the zoo's speeds are not the file's */
+        cr_assert_eq(tu_dlsim("trace stats s%d.csv --cluster c.yaml", seed), 0);
+        cr_expect(!strstr(tu_out, "offered load   1.300000"), "%s", tu_out);
+    }
 }

@@ -4,6 +4,7 @@
  * Every run has --check on, so the invariants hold at every instant too.
  */
 #include "testutil.h"
+#include <math.h>
 
 static const char three_jobs[] =
     "job_id,submit_time,num_gpus,duration\n"
@@ -613,6 +614,74 @@ Test(golden, timeseries_samples)
         cr_expect_eq(e->ts[i].busy, want[i][2], "row %d busy", i);
         cr_expect_float_eq(e->ts[i].util_alloc, want[i][2] / 4.0, 1e-12);
     }
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* The makespan floor (SPEC 5): every finished job alone from its submit on
+ * the fastest type it may use.  V100 (speed 1) and K80 (0.5), one GPU each.
+ *   a: 0 + 10 / 1 = 10;  b (K80 only): 2 + 10 / 0.5 = 22;  c: 5 + 2 = 7.
+ * fifo:backfill=1 runs a 0-10 on the V100, b 2-22 on the K80, c 10-12:
+ * makespan 22 = the floor (b decides it, not the policy). */
+Test(golden, makespan_floor)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,gpu_type\n"
+                 "a,0,1,10,\nb,2,1,10,K80\nc,5,1,2,\n");
+    tu_cluster(&c, "gpu_types:\n"
+                   "  - {name: V100, memory_gb: 32}\n"
+                   "  - {name: K80, memory_gb: 12, speed: 0.5}\n"
+                   "nodes:\n"
+                   "  - {gpus: 1, gpu_type: V100}\n"
+                   "  - {gpus: 1, gpu_type: K80}\n");
+    struct eng *e = tu_run(&t, &c, "fifo:backfill=1");
+    struct met_summary m;
+    met_summarize(e, &m);
+    cr_expect_eq(m.makespan_floor, US(22));
+    cr_expect_eq(m.makespan, US(22));
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+    /* without b the floor is a's 10 while strict fifo on one V100 GPU
+     * makes c wait: a 0-10, c 10-12 */
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,10\nc,5,1,2\n");
+    tu_simple_cluster(&c, 1, 1);
+    e = tu_run(&t, &c, "fifo");
+    met_summarize(e, &m);
+    cr_expect_eq(m.makespan_floor, US(10));
+    cr_expect_eq(m.makespan, US(12));
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* Utilization over the arrival window (first to last submit) against the
+ * whole run: two GPUs, a (0, 10 s) and b (4, 2 s).  Window [0, 4]: one of
+ * two GPUs busy: 0.5.  Whole run [0, 10]: (10 + 2) / 20 = 0.6. */
+Test(golden, utilization_over_the_arrival_window)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,4,1,2\n");
+    tu_simple_cluster(&c, 1, 2);
+    struct eng *e = tu_run(&t, &c, "fifo");
+    struct met_summary m;
+    met_summarize(e, &m);
+    cr_expect_float_eq(m.util_alloc_win, 0.5, 1e-12);
+    cr_expect_float_eq(m.util_eff_win, 0.5, 1e-12);
+    cr_expect_float_eq(m.util_useful_win, 0.5, 1e-12);
+    cr_expect_float_eq(m.util_alloc, 0.6, 1e-12);
+    cr_expect_float_eq(m.util_useful, 0.6, 1e-12);
+    eng_free(e);
+    trc_free(&t);
+    /* one arrival instant: no window to speak of */
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,0,1,2\n");
+    e = tu_run(&t, &c, "fifo");
+    met_summarize(e, &m);
+    cr_expect(isnan(m.util_alloc_win));
+    cr_expect(isnan(m.offered_load));
     eng_free(e);
     trc_free(&t);
     clu_free(&c);

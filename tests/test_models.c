@@ -140,6 +140,47 @@ Test(models, constant_three_jobs_change_co_runners)
     packed_free(&r);
 }
 
+/* Useful utilization (SPEC 5) counts a co-located job at the rate its
+ * co-runners leave it; effective does not.  Three jobs of solo util 0.3 on
+ * one GPU, each slowed to 0.64 (the constant form at 0.8 per co-runner:
+ * 0.8^2): while they share, the GPU contributes 3 x 0.3 x 0.64 = 0.576 to
+ * useful and 0.9 to effective utilization, 1 to allocated.  10 s of work
+ * each at 0.64 ends all three at 15.625 s. */
+Test(models, useful_utilization_of_three_sharing_a_gpu)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
+                 "a,0,1,10,0.3\nb,0,1,10,0.3\nc,0,1,10,0.3\n");
+    tu_simple_cluster(&c, 1, 1);
+    tu_spec_from(&s, "sd.yaml", "kind: slowdown\ngpu_types:\n"
+                 "  - {name: \"*\", form: constant, rate: 0.8}\n");
+    struct dl_error err = { 0 };
+    struct eng_opts o = { .policy = "pack", .impl = &pack_policy, .seed = 1,
+                          .check = true, .models = &s, .sample = US(5) };
+    struct eng *e = eng_new(&t, &c, &o, &err);
+    cr_assert(e, "%s", err.msg);
+    cr_assert_eq(eng_run(e), 0, "%s", e->fail_msg);
+    TU_SCHED(e, "a", 0, 15.625);
+    TU_SCHED(e, "c", 0, 15.625);
+    struct met_summary m;
+    met_summarize(e, &m);
+    cr_expect_float_eq(m.util_useful, 0.576, 1e-7);
+    cr_expect_float_eq(m.util_eff, 0.9, 1e-7);
+    cr_expect_float_eq(m.util_alloc, 1.0, 1e-12);
+    /* the timeseries samples it too, at 0, 5, 10 and 15 s */
+    cr_assert_eq(e->nts, 4);
+    for (size_t i = 0; i < e->nts; i++) {
+        cr_expect_float_eq(e->ts[i].util_useful, 0.576, 1e-7, "row %zu", i);
+        cr_expect_float_eq(e->ts[i].util_eff, 0.9, 1e-7, "row %zu", i);
+    }
+    eng_free(e);
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}
+
 /* Hinge, alpha 0.5: a (util 0.5) and b (util 1) sum to 1.5, so both run at
  * 1 - 0.5 * 0.5 = 0.75.  a alone 0-2 (4 left); together b's 3 s take 4 s,
  * ending at 6 while a does 3 (1 left); a alone again ends at 7.
@@ -191,6 +232,11 @@ Test(models, gang_at_slowest_gpu)
     met_summarize(r.e, &m);
     /* GPU-time held: 2 GPUs x 12 s; shared: GPU 0 for 1-5 */
     cr_expect_float_eq(m.colocated_frac, 4.0 / 24.0, 1e-12);
+    /* useful: x at half speed on its unshared GPU 1 too; GPU 0 holds x and
+     * y at 0.5 each (utils unknown: 1).  0-1: 2, 1-5: 1 + 0.5, 5-12: 2
+     * GPUs' worth: 22 of 24 GPU-seconds; effective is 24 of 24 */
+    cr_expect_float_eq(m.util_useful, 22.0 / 24.0, 1e-12);
+    cr_expect_float_eq(m.util_eff, 1.0, 1e-12);
     packed_free(&r);
 }
 

@@ -172,7 +172,8 @@ static size_t distinct(const char **p, size_t n)
     return d;
 }
 
-void trc_print_stats(const struct trace *t, const struct cluster *c, FILE *to)
+void trc_print_stats(const struct trace *t, const struct cluster *c,
+                     const double *caps, FILE *to)
 {
     uint32_t n = t->njobs;
     char b1[64], b2[64], b3[64];
@@ -266,14 +267,15 @@ void trc_print_stats(const struct trace *t, const struct cluster *c, FILE *to)
     double cap = capacity_of(c);
     fprintf(to, "\ncluster        %s: %u GPUs, capacity %.6g reference GPUs\n",
             c->name ? c->name : "", c->ngpus, cap);
-    double load = trc_offered_load(t, c);
+    double load = trc_offered_load_caps(t, c, caps);
     if (isnan(load))
         fprintf(to, "offered load   n/a (zero span)\n");
     else
-        fprintf(to, "offered load   %.4f\n", load);
-    if (cap > 0)
-        fprintf(to, "serial time    %.6g h (work / capacity)\n",
-                gs / cap / 3600);
+        fprintf(to, "offered load   %.6f%s\n", load, caps ? " (each job at "
+                "its own speeds under the models)" : "");
+    double need = cluster_seconds(t, c, caps);
+    if (need > 0)
+        fprintf(to, "serial time    %.6g h (work / capacity)\n", need / 3600);
     uint32_t toobig = 0, badtype = 0;
     for (uint32_t i = 0; i < n; i++) {
         const struct trc_job *j = &t->jobs[i];

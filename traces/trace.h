@@ -119,8 +119,10 @@ int trc_generate(const struct trc_gen_opts *o, const struct cluster *c,
                  struct trace *t, struct dl_error *err);
 
 /* Prints jobs, span, GPU-count and duration distribution, and (when c is
- * non-NULL) the offered load against c. */
-void trc_print_stats(const struct trace *t, const struct cluster *c, FILE *to);
+ * non-NULL) the offered load against c: under per-job capacities caps
+ * (trc_offered_load_caps; NULL = the cluster file's speeds). */
+void trc_print_stats(const struct trace *t, const struct cluster *c,
+                     const double *caps, FILE *to);
 /* Offered load = total reference GPU-seconds / (capacity * span), where
  * capacity is the sum over GPUs of their speed. */
 double trc_offered_load(const struct trace *t, const struct cluster *c);

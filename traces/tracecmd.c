@@ -88,7 +88,7 @@ static const char gen_usage[] =
     "do not apply with --like.\n";
 
 static const char stats_usage[] =
-    "usage: dlsim trace stats TRACE [--cluster C.yaml]\n"
+    "usage: dlsim trace stats TRACE [--cluster C.yaml] [--models M]...\n"
     "\n"
     "Prints a trace's jobs, span, GPU-count table, duration percentiles\n"
     "(nearest rank), total GPU-hours, how many jobs carry each optional\n"
@@ -98,6 +98,10 @@ static const char stats_usage[] =
     "options:\n"
     "  --cluster C.yaml      cluster for the offered load (default: the built-in\n"
     "                        demo-256 cluster)\n"
+    "  --models M            the offered load under these performance models\n"
+    "                        (as dlsim run --models): each job's work at its\n"
+    "                        own speed on each GPU type, as dlsim run records\n"
+    "                        it in summary.json (offered_load)\n"
     "  -h, --help            this text\n";
 
 static const char annotate_usage[] =
@@ -261,7 +265,44 @@ static int parse_slack(const char *cmd, const char *arg, double *lo,
 
 enum { OPT_CLUSTER = 256, OPT_JOBS, OPT_LOAD, OPT_SEED, OPT_GPUS,
        OPT_DURATION, OPT_MAXDUR, OPT_SLACK, OPT_FRAC, OPT_MODELS, OPT_UTIL,
-       OPT_MEM, OPT_OVERWRITE, OPT_LIKE, OPT_ARRIVALS };
+       OPT_MEM, OPT_OVERWRITE, OPT_LIKE, OPT_ARRIVALS, OPT_RUNMODELS };
+
+/* --models M of trace stats and trace scale: adds M to spec (0, or the
+ * exit status after the message). */
+static int add_models(struct mdl_spec *spec, const char *arg)
+{
+    struct dl_error err = { 0 };
+    int r = mdl_spec_add(spec, arg, &err);
+    if (r)
+        dl_error_print(&err, stderr);
+    return dl_exit_status(r);
+}
+
+/* The per-job capacities of t on c under spec (malloc'd; NULL when no
+ * --models was given, meaning the cluster file's speeds); *st = 0, or the
+ * exit status after the message.  The models' warnings go to stderr. */
+static double *models_caps(struct mdl_spec *spec, const struct trace *t,
+                           const struct cluster *c, int *st)
+{
+    *st = 0;
+    if (!spec->zoo_on)
+        return NULL;
+    struct dl_error err = { 0 };
+    int r = mdl_spec_finish(spec, &err);
+    if (r) {
+        dl_error_print(&err, stderr);
+        *st = dl_exit_status(r);
+        return NULL;
+    }
+    struct dl_diag d;
+    dl_diag_init(&d, stderr, false);
+    struct mdl_perf *p = mdl_perf_new(spec, c, t, 0, &d);
+    dl_diag_free(&d);
+    double *caps = xmalloc((t->njobs ? t->njobs : 1) * sizeof *caps);
+    mdl_perf_caps(p, caps);
+    mdl_perf_free(p);
+    return caps;
+}
 
 static int gen_like(const char *like, const char *arrivals,
                     const struct trc_gen_opts *o, bool jobs_given,
@@ -415,10 +456,11 @@ int trc_cmd_gen(int argc, char **argv)
     return dl_exit_status(r);
 }
 
-int trc_cmd_stats(int argc, char **argv)
+static int stats_with(int argc, char **argv, struct mdl_spec *spec)
 {
     static const struct option longopts[] = {
         {"cluster", required_argument, NULL, OPT_CLUSTER},
+        {"models", required_argument, NULL, OPT_RUNMODELS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -430,6 +472,10 @@ int trc_cmd_stats(int argc, char **argv)
         switch (ch) {
         case OPT_CLUSTER:
             cluster_path = optarg;
+            break;
+        case OPT_RUNMODELS:
+            if ((st = add_models(spec, optarg)))
+                return st;
             break;
         default:
             return opt_other(cmd, stats_usage, argv, ch);
@@ -447,13 +493,26 @@ int trc_cmd_stats(int argc, char **argv)
         trc_free(&t);
         return st;
     }
-    trc_print_stats(&t, &c, stdout);
-    if (!cluster_path)
-        printf("(offered load against the built-in cluster; use --cluster "
-               "for yours)\n");
+    double *caps = models_caps(spec, &t, &c, &st);
+    if (!st) {
+        trc_print_stats(&t, &c, caps, stdout);
+        if (!cluster_path)
+            printf("(offered load against the built-in cluster; use "
+                   "--cluster for yours)\n");
+    }
+    free(caps);
     trc_free(&t);
     clu_free(&c);
-    return 0;
+    return st;
+}
+
+int trc_cmd_stats(int argc, char **argv)
+{
+    struct mdl_spec spec;
+    mdl_spec_init(&spec);
+    int st = stats_with(argc, argv, &spec);
+    mdl_spec_free(&spec);
+    return st;
 }
 
 /* Appends " NAME filled F kept K" (", " after the first; replaced instead
@@ -868,7 +927,8 @@ int trc_cmd_compare(int argc, char **argv)
 /* ------------------------------------------------------------ trace scale */
 
 static const char scale_usage[] =
-    "usage: dlsim trace scale IN --load X [--cluster C.yaml] -o OUT[.gz]\n"
+    "usage: dlsim trace scale IN --load X [--cluster C.yaml] [--models M]...\n"
+    "                         -o OUT[.gz]\n"
     "\n"
     "Writes a copy of a native trace whose offered load on the cluster is X:\n"
     "every gap between submit times (from the first, which stays) is\n"
@@ -876,19 +936,22 @@ static const char scale_usage[] =
     "microsecond; every job's size, order and deadline slack are kept (a\n"
     "deadline moves with its submit).  The same rescaling as dlsim run --load,\n"
     "materialized.  Offered load = reference GPU-seconds / (capacity x span),\n"
-    "as dlsim trace stats prints it.\n"
+    "as dlsim trace stats prints it; with --models, each job's work at its\n"
+    "own speeds under those models (as dlsim run --models M --load X).\n"
     "\n"
     "options:\n"
     "  --load X              target offered load, > 0 (required)\n"
     "  --cluster C.yaml      the cluster (default: the built-in demo-256)\n"
+    "  --models M            performance models the load is measured under\n"
     "  -o, --output OUT      output file; gzip-compressed when it ends in .gz\n"
     "  -h, --help            this text\n";
 
-int trc_cmd_scale(int argc, char **argv)
+static int scale_with(int argc, char **argv, struct mdl_spec *spec)
 {
     static const struct option longopts[] = {
         {"load", required_argument, NULL, OPT_LOAD},
         {"cluster", required_argument, NULL, OPT_CLUSTER},
+        {"models", required_argument, NULL, OPT_RUNMODELS},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -904,6 +967,10 @@ int trc_cmd_scale(int argc, char **argv)
             break;
         case OPT_CLUSTER:
             cluster_path = optarg;
+            break;
+        case OPT_RUNMODELS:
+            if ((st = add_models(spec, optarg)))
+                return st;
             break;
         case OPT_LOAD:
             if (sim_parse_double(optarg, &load) < 0 || !(load > 0) ||
@@ -931,15 +998,32 @@ int trc_cmd_scale(int argc, char **argv)
     }
     struct dl_error err;
     int r;
-    double before = trc_offered_load(&t, &c), k = 1;
-    if (!(r = trc_scale_load(&t, &c, load, &k, &err)) &&
+    double *caps = models_caps(spec, &t, &c, &st);
+    if (st) {
+        trc_free(&t);
+        clu_free(&c);
+        return st;
+    }
+    double before = trc_offered_load_caps(&t, &c, caps), k = 1;
+    if (!(r = trc_scale_load_caps(&t, &c, caps, load, &k, &err)) &&
         !(r = trc_write(&t, out, &err)))
-        printf("wrote %u jobs to %s: gaps x %.6g, offered load %.4f -> %.4f "
-               "on %s\n", t.njobs, out, k, before, trc_offered_load(&t, &c),
-               c.name ? c.name : "?");
+        printf("wrote %u jobs to %s: gaps x %.6g, offered load %.4f -> %.6f "
+               "on %s%s\n", t.njobs, out, k, before,
+               trc_offered_load_caps(&t, &c, caps), c.name ? c.name : "?",
+               caps ? " under the models" : "");
+    free(caps);
     if (r)
         dl_error_print(&err, stderr);
     clu_free(&c);
     trc_free(&t);
     return dl_exit_status(r);
+}
+
+int trc_cmd_scale(int argc, char **argv)
+{
+    struct mdl_spec spec;
+    mdl_spec_init(&spec);
+    int st = scale_with(argc, argv, &spec);
+    mdl_spec_free(&spec);
+    return st;
 }
