@@ -478,6 +478,10 @@ int mdl_rt_cmd_fit(int argc, char **argv);
 
 struct mdl_spec {
     bool zoo_on;                /* use the zoo (any --models given) */
+    bool wants_runtime;         /* asked for the zoo's runtime data: 'zoo',
+                                   a runtime file, or a models file naming
+                                   zoo: or runtime: (a file of predictions or
+                                   slowdowns alone does not) */
     char zoo_dir[4096];         /* "" = mdl_zoo_default_dir */
     struct mdl_rt_params rt;    /* defaults unless a runtime file */
     bool has_sd, has_pairs, has_util;
@@ -559,7 +563,7 @@ struct mdl_perf {
  * (NULL: no models: cluster speeds, trace utils, the default slowdown).
  * Every fallback is a warning in diag (may be NULL): jobs naming models the
  * zoo lacks (the first names), a trace that names no model at all while
- * the zoo is on (the zoo's runtime data then changes nothing), GPU types
+ * the zoo's runtime data was asked for (it then changes nothing), GPU types
  * the zoo lacks, unused pairs.  The spec must outlive the result. */
 struct mdl_perf *mdl_perf_new(const struct mdl_spec *spec,
                               const struct cluster *c, const struct trace *t,

@@ -181,11 +181,13 @@ static int load_models(struct mdl_spec *s, struct yload *L)
         if (!strcmp(key, "kind") || !strcmp(key, "name") ||
             !strcmp(key, "description"))
             continue;
-        if (!strcmp(key, "zoo"))
+        if (!strcmp(key, "zoo")) {
             rc = path_value(L, v, key, s->zoo_dir, sizeof s->zoo_dir);
-        else if (!strcmp(key, "runtime")) {
+            s->wants_runtime = true;
+        } else if (!strcmp(key, "runtime")) {
             if (!(rc = path_value(L, v, key, path, sizeof path)))
                 rc = load_runtime(s, path, L->err);
+            s->wants_runtime = true;
         } else if (!strcmp(key, "slowdown")) {
             if (!(rc = path_value(L, v, key, path, sizeof path)))
                 rc = load_slowdown(s, path, L->err);
@@ -220,8 +222,10 @@ int mdl_spec_add(struct mdl_spec *s, const char *arg, struct dl_error *err)
     s->zoo_on = true;
     s->args = xrealloc(s->args, (s->nargs + 1) * sizeof *s->args);
     s->args[s->nargs++] = xstrdup(arg);
-    if (!strcmp(arg, "zoo"))
+    if (!strcmp(arg, "zoo")) {
+        s->wants_runtime = true;
         return 0;
+    }
     struct yload L;
     int rc = yl_open(&L, arg, err);
     if (rc) {
@@ -235,7 +239,7 @@ int mdl_spec_add(struct mdl_spec *s, const char *arg, struct dl_error *err)
     else if (!strcmp(kind, "models"))
         rc = load_models(s, &L);
     else if (!strcmp(kind, "runtime"))
-        rc = load_runtime(s, arg, err);
+        rc = load_runtime(s, arg, err), s->wants_runtime = true;
     else if (!strcmp(kind, "slowdown"))
         rc = load_slowdown(s, arg, err);
     else if (!strcmp(kind, "util"))
@@ -582,7 +586,7 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
                 "the cluster file's speeds: %s%s", t->path, p->unknown_models,
                 names, more_unknown ? ", ..." : "");
     }
-    if (p->zoo_on && t->njobs && !p->with_model)
+    if (s && s->wants_runtime && t->njobs && !p->with_model)
         dl_warn(diag, "%s: no job names a model (no model column, or every "
                 "one empty): the zoo's runtime data changes nothing here, "
                 "every job runs at the cluster file's speeds", t->path);

@@ -76,7 +76,7 @@ for s in $(seq "$seeds"); do
         --util uniform:0.1,1 >/dev/null
     for m in pred hinge; do
         for p in $policies; do
-            printf '%s\0' "run --trace $tmp/t$s.csv --cluster $cluster --policy $p \
+            printf '%s\0' "run --strict --trace $tmp/t$s.csv --cluster $cluster --policy $p \
 --models $tmp/$m.yaml --seed $s --sample 0 --quiet --out $tmp/r-$m-${p//[:=,]/_}-$s"
         done
     done

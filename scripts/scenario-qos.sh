@@ -57,7 +57,7 @@ for s in $seeds; do
         pol=${p%@roofline}
         extra=()
         [ "$pol" != "$p" ] && extra=(--models "$tmp/roofline.yaml")
-        "$dlsim" run --trace "$tmp/trace-$s.csv" --cluster "$cluster" \
+        "$dlsim" run --strict --trace "$tmp/trace-$s.csv" --cluster "$cluster" \
             --policy "$pol" --models zoo "${extra[@]}" --seed "$s" --check \
             --quiet --sample 0 --out "$tmp/run-${p//[:=,@]/_}-$s" 2>"$tmp/err" ||
             { cat "$tmp/err" >&2; exit 1; }
