@@ -726,13 +726,3 @@ double mdl_perf_pred_runtime_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
         r = mdl_perf_rate_n(p, j, t, n, spread);
     return (double)p->tr->jobs[j].duration * p->prt[j] / r;
 }
-
-bool mdl_perf_spread(const struct mdl_perf *p, uint32_t t,
-                     const uint32_t *gpus, uint32_t n)
-{
-    const struct cluster *c = p->clu;
-    uint32_t nodes = 1, big = c->types[t].max_node_gpus;
-    for (uint32_t i = 1; i < n; i++)
-        nodes += c->gpu_node[gpus[i]] != c->gpu_node[gpus[i - 1]];
-    return nodes > (n + big - 1) / big;
-}

@@ -10,7 +10,7 @@
  * per queued job: this is what keeps backfilling O(shapes) per start even
  * with hundreds of thousands of jobs waiting.
  */
-#include "policies/policy.h"
+#include "policies/kit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -157,15 +157,17 @@ long pq_min_bucket(const struct pq *q)
 }
 
 long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
-             enum plc_mode mode, bool backfill)
+             enum plc_mode mode, bool backfill,
+             void (*started)(void *st, const struct pol_view *v, uint32_t job),
+             void *st)
 {
-    long started = 0;
+    long n = 0;
     while (q->size) {
         long best = -1;
         if (!backfill) {
             best = pq_min_bucket(q);
             const struct pq_bucket *b = &q->b[best];
-            if (!plc_find(v->clu, b->ngpus, b->req_type, mode, NULL, NULL))
+            if (!pol_place(v, b->ngpus, b->req_type, mode, NULL, NULL))
                 break;
         } else {
             /* the smallest head among the buckets whose shape fits now;
@@ -180,7 +182,7 @@ long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
                     break;
                 if (!b->n || (best >= 0 && !less(&b->heap[0], &q->b[best].heap[0])))
                     continue;
-                if (plc_find(v->clu, b->ngpus, b->req_type, mode, NULL, NULL))
+                if (pol_place(v, b->ngpus, b->req_type, mode, NULL, NULL))
                     best = (long)i;
             }
             if (best < 0)
@@ -188,13 +190,15 @@ long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
         }
         struct pq_bucket *b = &q->b[best];
         xgrow(&q->gpus, &q->gcap, b->ngpus, sizeof *q->gpus);
-        bool ok = plc_find(v->clu, b->ngpus, b->req_type, mode, NULL, q->gpus);
+        bool ok = pol_place(v, b->ngpus, b->req_type, mode, NULL, q->gpus);
         DL_ASSERT(ok);
         struct pq_item it = pq_pop(q, best);
         int rc = pol_start(x, it.job, q->gpus);
         if (rc)
             return rc;
-        started++;
+        if (started)
+            started(st, v, it.job);
+        n++;
     }
-    return started;
+    return n;
 }

@@ -85,7 +85,7 @@
  * O(log) per victim (pool) per room made; the fill as pq_fill.
  */
 #include "policies/policy.h"
-#include "policies/heap.h"
+
 
 #include <math.h>
 #include <stdlib.h>
@@ -229,8 +229,6 @@ static void run_index(struct tiresias *s, const struct pol_view *v, uint32_t j)
 
 static void ensure(struct tiresias *s, const struct pol_view *v)
 {
-    if (s->level)
-        return;
     uint32_t n = v->njobs ? v->njobs : 1;
     s->njobs = v->njobs;
     s->level = xcalloc_big(n, sizeof *s->level);
@@ -329,10 +327,10 @@ static bool timer_due(const struct tiresias *s, const struct pol_view *v,
 
 /* ------------------------------------------------------- engine hooks */
 
+/* An arrival (the engine's hook), or a job this policy preempted. */
 static void enqueue(void *state, const struct pol_view *v, uint32_t j)
 {
     struct tiresias *s = state;
-    ensure(s, v);
     if (s->running[j]) {        /* preempted */
         settle(s, v, j);
         s->running[j] = 0;
@@ -354,6 +352,7 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t j)
         tm_push(s, v->now + due, j);
 }
 
+/* A job this policy started (no hook runs inside schedule()). */
 static void started(void *state, const struct pol_view *v, uint32_t j)
 {
     struct tiresias *s = state;
@@ -426,6 +425,7 @@ static int stop_all(struct tiresias *s, struct pol_ctx *x, const struct pol_view
             int rc = pol_preempt(x, jobs[i], s->cost);
             if (rc)
                 return rc;
+            enqueue(s, v, jobs[i]);
         }
     return 0;
 }
@@ -662,7 +662,7 @@ static int start_or_make_room(struct tiresias *s, const struct pol_view *v,
     const struct cluster *c = v->clu;
     uint32_t g = v->jobs[j].num_gpus, lq = s->level[j], req = v->rt[j].req_type;
     xgrow(&s->q.gpus, &s->q.gcap, g, sizeof *s->q.gpus);
-    bool found = plc_find(c, g, req, s->mode, NULL, s->q.gpus);
+    bool found = pol_place(v, g, req, s->mode, NULL, s->q.gpus);
     for (uint32_t i = 0; i < c->ntypes && !found; i++) {
         uint32_t t = req != SIM_NONE ? req : c->type_order[i];
         if (c->types[t].total_gpus >= g) {
@@ -679,7 +679,7 @@ static int start_or_make_room(struct tiresias *s, const struct pol_view *v,
             if (rc) {
                 /* the victims restart in the final fill if this falls short */
                 xgrow(&s->q.gpus, &s->q.gcap, g, sizeof *s->q.gpus);
-                found = plc_find(c, g, t, s->mode, NULL, s->q.gpus);
+                found = pol_place(v, g, t, s->mode, NULL, s->q.gpus);
                 break;
             }
         }
@@ -689,6 +689,8 @@ static int start_or_make_room(struct tiresias *s, const struct pol_view *v,
     if (!found)
         return 0;
     int rc = pol_start(x, j, s->q.gpus);
+    if (!rc)
+        started(s, v, j);
     return rc ? rc : 1;
 }
 
@@ -748,20 +750,21 @@ static int fill(struct tiresias *s, const struct pol_view *v, struct pol_ctx *x)
             if (!live_head(s, v, b) ||
                 (best >= 0 && !item_before(pq_head(&s->q, b), pq_head(&s->q, best))))
                 continue;
-            if (plc_find(c, s->q.b[b].ngpus, s->q.b[b].req_type, s->mode, NULL, NULL))
+            if (pol_place(v, s->q.b[b].ngpus, s->q.b[b].req_type, s->mode, NULL, NULL))
                 best = b;
         }
         if (best < 0)
             return 0;
         const struct pq_bucket *bk = &s->q.b[best];
         xgrow(&s->q.gpus, &s->q.gcap, bk->ngpus, sizeof *s->q.gpus);
-        bool ok = plc_find(c, bk->ngpus, bk->req_type, s->mode, NULL, s->q.gpus);
+        bool ok = pol_place(v, bk->ngpus, bk->req_type, s->mode, NULL, s->q.gpus);
         DL_ASSERT(ok);
         struct pq_item it = pq_pop(&s->q, best);
         s->nlive--;
         int rc = pol_start(x, it.job, s->q.gpus);
         if (rc)
             return rc;
+        started(s, v, it.job);
     }
     return 0;
 }
@@ -787,7 +790,6 @@ static void sweep(struct tiresias *s, const struct pol_view *v)
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct tiresias *s = state;
-    ensure(s, v);
     run_timers(s, v);
     if (walk(s, v, x) || fill(s, v, x))
         return;
@@ -837,7 +839,8 @@ static int parse_thresholds(struct tiresias *s, const char *val, struct dl_error
     return 0;
 }
 
-static int create(void **state, const struct pol_args *a, struct dl_error *err)
+static int create(void **state, const struct pol_args *a,
+                  const struct pol_view *v, struct dl_error *err)
 {
     struct tiresias *s = xcalloc(1, sizeof *s);
     double cost;
@@ -854,6 +857,7 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err)
     }
     pq_init(&s->q);
     s->cost = cost * (double)SIM_US_PER_S;
+    ensure(s, v);
     *state = s;
     return 0;
 }
@@ -901,7 +905,6 @@ const struct policy pol_tiresias = {
     .create = create,
     .destroy = destroy,
     .enqueue = enqueue,
-    .started = started,
     .rate_changed = rate_changed,
     .finished = finished,
     .schedule = schedule,

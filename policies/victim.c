@@ -20,7 +20,7 @@
  * costs O(groups) and an update O(n log nodes), independent of how many
  * jobs run or wait.
  */
-#include "policies/polint.h"
+#include "policies/policy.h"
 
 #include <stdlib.h>
 #include <string.h>
