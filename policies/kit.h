@@ -9,7 +9,7 @@
  *              (policies/queue.c)
  *   vic_       where a preemptive policy makes room: per-node victim
  *              thresholds in segment trees (policies/victim.c)
- *   HEAP_DEFINE  one binary heap generated per item type
+ *   HEAP_DEFINE  the one binary heap (sim/heap.h), per item type
  *
  * The kit calls the engine only through the services in the view, like
  * any policy.
@@ -43,7 +43,7 @@ struct pq_item {
 };
 struct pq_bucket {
     uint32_t ngpus, req_type;
-    struct pq_item *heap;
+    struct pq_item *a;          /* the heap (sim/heap.h) */
     size_t n, cap;
 };
 struct pq {
@@ -71,7 +71,7 @@ void pq_clear(struct pq *q);
 long pq_min_bucket(const struct pq *q);
 static inline const struct pq_item *pq_head(const struct pq *q, long b)
 {
-    return &q->b[b].heap[0];
+    return &q->b[b].a[0];
 }
 struct pq_item pq_pop(struct pq *q, long b);
 /* Starts jobs in key order.  backfill=false: stop at the first that does
@@ -114,50 +114,8 @@ uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
                                                    uint32_t job, void *),
                        void *ctx);
 
-/* ------------------------------------------------------ heaps
- *
-*   HEAP_DEFINE(pfx, H, T, before)
- *
- * defines, for a struct H with members `T *a; size_t n, cap;` and a strict
- * order `bool before(const T *x, const T *y)` (x comes out first):
- *
- *   static void pfx_push(H *h, T it);
- *   static T pfx_pop(H *h);             h->n > 0; returns the first item
- *
- * h->a[0] is the first item while h->n > 0.  The order must be total on the
- * items present (break ties with a job index), so that what comes out never
- * depends on the heap's layout: schedules stay reproducible.
- */
-#define HEAP_DEFINE(pfx, H, T, before)                                      \
-    static inline void pfx##_push(H *h, T it)                               \
-    {                                                                       \
-        xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);                      \
-        size_t i = h->n++;                                                  \
-        while (i > 0 && before(&it, &h->a[(i - 1) / 2])) {                  \
-            h->a[i] = h->a[(i - 1) / 2];                                    \
-            i = (i - 1) / 2;                                                \
-        }                                                                   \
-        h->a[i] = it;                                                       \
-    }                                                                       \
-    static inline T pfx##_pop(H *h)                                         \
-    {                                                                       \
-        T top = h->a[0], last = h->a[--h->n];                               \
-        size_t i = 0;                                                       \
-        for (;;) {                                                          \
-            size_t l = 2 * i + 1, m = i;                                    \
-            const T *best = &last;                                          \
-            if (l < h->n && before(&h->a[l], best))                         \
-                m = l, best = &h->a[l];                                     \
-            if (l + 1 < h->n && before(&h->a[l + 1], best))                 \
-                m = l + 1;                                                  \
-            if (m == i)                                                     \
-                break;                                                      \
-            h->a[i] = h->a[m];                                              \
-            i = m;                                                          \
-        }                                                                   \
-        if (h->n)                                                           \
-            h->a[i] = last;                                                 \
-        return top;                                                         \
-    }
+/* ------------------------------------------------------ heaps */
+
+#include "sim/heap.h"     /* HEAP_DEFINE: one heap for everything */
 
 #endif

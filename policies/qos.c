@@ -268,55 +268,26 @@ static inline bool hless(const struct hitem *a, const struct hitem *b)
     return a->key < b->key || (a->key == b->key && a->job < b->job);
 }
 
-static void h_place(struct iheap *h, size_t i, struct hitem it)
+/* each item's position, kept in pos[] (shared by heaps of one kind) */
+#define H_PLACED(h, i) ((h)->pos[(h)->a[i].job] = (uint32_t)(i))
+static inline bool h_before(const struct iheap *h, const struct hitem *a,
+                            const struct hitem *b)
 {
-    h->a[i] = it;
-    h->pos[it.job] = (uint32_t)i;
+    (void)h;
+    return hless(a, b);
 }
-
-static void h_up(struct iheap *h, size_t i, struct hitem it)
-{
-    while (i > 0 && hless(&it, &h->a[(i - 1) / 2])) {
-        h_place(h, i, h->a[(i - 1) / 2]);
-        i = (i - 1) / 2;
-    }
-    h_place(h, i, it);
-}
-
-static void h_down(struct iheap *h, size_t i, struct hitem it)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const struct hitem *best = &it;
-        if (l < h->n && hless(&h->a[l], best))
-            m = l, best = &h->a[l];
-        if (l + 1 < h->n && hless(&h->a[l + 1], best))
-            m = l + 1;
-        if (m == i)
-            break;
-        h_place(h, i, h->a[m]);
-        i = m;
-    }
-    h_place(h, i, it);
-}
+HEAP_DEFINE_AT(ih, struct iheap, struct hitem, h_before, H_PLACED)
 
 static void h_push(struct iheap *h, simtime_t key, uint32_t job)
 {
-    xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);
-    h_up(h, h->n++, (struct hitem){ key, job });
+    ih_push(h, (struct hitem){ key, job });
 }
 
 static void h_remove(struct iheap *h, uint32_t job)
 {
     size_t i = h->pos[job];
     DL_ASSERT(i < h->n && h->a[i].job == job);
-    struct hitem last = h->a[--h->n];
-    if (i == h->n)
-        return;
-    if (i > 0 && hless(&last, &h->a[(i - 1) / 2]))
-        h_up(h, i, last);
-    else
-        h_down(h, i, last);
+    ih_delete(h, i);
 }
 
 /* ---- ordered walks: the entries of some heaps in (key, job) order,
@@ -330,22 +301,13 @@ static inline bool cless(const struct cur *a, const struct cur *b)
     return a->key < b->key || (a->key == b->key && a->job < b->job);
 }
 
-static void w_push(struct walk *w, struct cur c)
-{
-    xgrow(&w->a, &w->cap, w->n + 1, sizeof *w->a);
-    size_t i = w->n++;
-    while (i > 0 && cless(&c, &w->a[(i - 1) / 2])) {
-        w->a[i] = w->a[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    w->a[i] = c;
-}
+HEAP_DEFINE(wh, struct walk, struct cur, cless)
 
 static void w_add(const struct qos *s, struct walk *w, uint32_t hid, size_t idx)
 {
     const struct iheap *h = &s->h[hid];
     if (idx < h->n)
-        w_push(w, (struct cur){ h->a[idx].key, h->a[idx].job, hid, idx });
+        wh_push(w, (struct cur){ h->a[idx].key, h->a[idx].job, hid, idx });
 }
 
 /* The next entry: its job and key.  false when the walk is over. */
@@ -354,22 +316,7 @@ static bool w_next(const struct qos *s, struct walk *w, uint32_t *job,
 {
     if (!w->n)
         return false;
-    struct cur top = w->a[0], last = w->a[--w->n];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const struct cur *best = &last;
-        if (l < w->n && cless(&w->a[l], best))
-            m = l, best = &w->a[l];
-        if (l + 1 < w->n && cless(&w->a[l + 1], best))
-            m = l + 1;
-        if (m == i)
-            break;
-        w->a[i] = w->a[m];
-        i = m;
-    }
-    if (w->n)
-        w->a[i] = last;
+    struct cur top = wh_pop(w);
     w_add(s, w, top.hid, 2 * top.idx + 1);
     w_add(s, w, top.hid, 2 * top.idx + 2);
     *job = top.job;

@@ -157,7 +157,7 @@ static void offer(struct srtf *s, long b)
 {
     if (!s->q.b[b].n)
         return;
-    struct pq_item h = s->q.b[b].heap[0];
+    struct pq_item h = s->q.b[b].a[0];
     h.job = (uint32_t)b;
     pq_push_item(&s->heads, &h, 0, 0);
 }
@@ -444,8 +444,8 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         struct pq_item e = pq_pop(&s->heads, 0);
         long b = (long)e.job;
         const struct pq_bucket *bk = &s->q.b[b];
-        if (s->blocked[b] || !bk->n || bk->heap[0].seq != e.seq ||
-            bk->heap[0].key != e.key)
+        if (s->blocked[b] || !bk->n || bk->a[0].seq != e.seq ||
+            bk->a[0].key != e.key)
             continue;           /* stale: a fresher entry was offered */
         if (e.key >= longest_running(s, v))
             break;

@@ -98,6 +98,18 @@ struct tr_timer {               /* a demotion or promotion due at `at` */
     uint32_t job, ver;
 };
 
+struct tr_timers {
+    struct tr_timer *a;
+    size_t n, cap;
+};
+
+static inline bool tm_before(const struct tr_timer *x, const struct tr_timer *y)
+{
+    return x->at < y->at || (x->at == y->at && x->job < y->job);
+}
+
+HEAP_DEFINE(th, struct tr_timers, struct tr_timer, tm_before)
+
 struct tr_run {                 /* a running job, for pool victims */
     uint32_t level, job, ver;
 };
@@ -130,8 +142,7 @@ struct tiresias {
     uint32_t nlive;             /* queued jobs (live entries of q) */
     size_t nstale;              /* stale entries of q */
     uint32_t nrun[TR_MAXQ];     /* running jobs per queue */
-    struct tr_timer *tm;
-    size_t ntm, captm;
+    struct tr_timers tm;        /* by (at, job) */
     simtime_t woke;             /* the latest wake-up asked for */
     struct tr_runheap *rh;      /* [ntypes], pool placement only */
     uint32_t ntypes;
@@ -160,38 +171,12 @@ static inline bool lower(const struct tiresias *s, uint32_t a, uint32_t b)
 
 static void tm_push(struct tiresias *s, simtime_t at, uint32_t job)
 {
-    xgrow(&s->tm, &s->captm, s->ntm + 1, sizeof *s->tm);
-    struct tr_timer it = { at, job, s->ver[job] };
-    size_t i = s->ntm++;
-    while (i > 0 && (it.at < s->tm[(i - 1) / 2].at ||
-                     (it.at == s->tm[(i - 1) / 2].at && it.job < s->tm[(i - 1) / 2].job))) {
-        s->tm[i] = s->tm[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    s->tm[i] = it;
+    th_push(&s->tm, (struct tr_timer){ at, job, s->ver[job] });
 }
 
 static struct tr_timer tm_pop(struct tiresias *s)
 {
-    struct tr_timer top = s->tm[0], last = s->tm[--s->ntm];
-    size_t i = 0, n = s->ntm;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const struct tr_timer *best = &last;
-        if (l < n && (s->tm[l].at < best->at ||
-                      (s->tm[l].at == best->at && s->tm[l].job < best->job)))
-            m = l, best = &s->tm[l];
-        if (l + 1 < n && (s->tm[l + 1].at < best->at ||
-                          (s->tm[l + 1].at == best->at && s->tm[l + 1].job < best->job)))
-            m = l + 1;
-        if (m == i)
-            break;
-        s->tm[i] = s->tm[m];
-        i = m;
-    }
-    if (n)
-        s->tm[i] = last;
-    return top;
+    return th_pop(&s->tm);
 }
 
 static inline bool run_above(const struct tr_run *a, const struct tr_run *b)
@@ -296,7 +281,7 @@ static inline bool item_live(const struct tiresias *s, const struct pol_view *v,
 static bool live_head(struct tiresias *s, const struct pol_view *v, long b)
 {
     struct pq_bucket *bk = &s->q.b[b];
-    while (bk->n && !item_live(s, v, &bk->heap[0])) {
+    while (bk->n && !item_live(s, v, &bk->a[0])) {
         pq_pop(&s->q, b);
         s->nstale--;
     }
@@ -390,7 +375,7 @@ static void rate_changed(void *state, const struct pol_view *v, uint32_t j)
 /* Applies the demotions and promotions due by now. */
 static void run_timers(struct tiresias *s, const struct pol_view *v)
 {
-    while (s->ntm && s->tm[0].at <= v->now) {
+    while (s->tm.n && s->tm.a[0].at <= v->now) {
         struct tr_timer t = tm_pop(s);
         uint32_t j = t.job;
         if (s->ver[j] != t.ver)
@@ -775,9 +760,9 @@ static void sweep(struct tiresias *s, const struct pol_view *v)
     size_t k = 0;
     for (size_t b = 0; b < s->q.nb; b++)
         for (size_t i = 0; i < s->q.b[b].n; i++)
-            if (item_live(s, v, &s->q.b[b].heap[i])) {
+            if (item_live(s, v, &s->q.b[b].a[i])) {
                 xgrow(&s->items, &s->capitems, k + 1, sizeof *s->items);
-                s->items[k++] = s->q.b[b].heap[i];
+                s->items[k++] = s->q.b[b].a[i];
             }
     pq_clear(&s->q);
     for (size_t i = 0; i < k; i++) {
@@ -799,10 +784,10 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
      * jobs wait: with none waiting a demotion changes no decision, and it
      * is applied (at its exact time, by the service counts) when the next
      * instant runs the timers.  Promotions are of waiting jobs. */
-    while (s->ntm && !timer_due(s, v, &s->tm[0]))
+    while (s->tm.n && !timer_due(s, v, &s->tm.a[0]))
         tm_pop(s);
-    if (s->ntm && s->nlive && (s->woke <= v->now || s->tm[0].at < s->woke)) {
-        s->woke = s->tm[0].at;
+    if (s->tm.n && s->nlive && (s->woke <= v->now || s->tm.a[0].at < s->woke)) {
+        s->woke = s->tm.a[0].at;
         pol_wake(x, s->woke);
     }
 }
@@ -873,7 +858,7 @@ static void destroy(void *state)
     free(s->exec);
     free(s->pend);
     free(s->since);
-    free(s->tm);
+    free(s->tm.a);
     for (uint32_t t = 0; s->rh && t < s->ntypes; t++)
         free(s->rh[t].a);
     free(s->rh);

@@ -33,6 +33,7 @@
  */
 #include "sim/simint.h"
 #include "models/model.h"
+#include "sim/heap.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -58,46 +59,17 @@ static inline bool ev_less(const struct evq_item *a, const struct evq_item *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
+HEAP_DEFINE(evh, struct evq, struct evq_item, ev_less)
+
 void evq_push(struct evq *q, simtime_t t, uint32_t kind, uint32_t job, uint32_t gen)
 {
-    xgrow(&q->a, &q->cap, q->n + 1, sizeof *q->a);
-    struct evq_item it = { t, q->seq++, job, gen, kind };
-    size_t i = q->n++;
-    while (i > 0 && ev_less(&it, &q->a[(i - 1) / 2])) {
-        q->a[i] = q->a[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    q->a[i] = it;
+    evh_push(q, (struct evq_item){ t, q->seq++, job, gen, kind });
 }
-
-static void sift_down(struct evq *q, size_t i);
 
 struct evq_item evq_pop(struct evq *q)
 {
     DL_ASSERT(q->n > 0);
-    struct evq_item top = q->a[0];
-    q->a[0] = q->a[--q->n];
-    if (q->n)
-        sift_down(q, 0);
-    return top;
-}
-
-static void sift_down(struct evq *q, size_t i)
-{
-    struct evq_item it = q->a[i];
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const struct evq_item *best = &it;
-        if (l < q->n && ev_less(&q->a[l], best))
-            m = l, best = &q->a[l];
-        if (l + 1 < q->n && ev_less(&q->a[l + 1], best))
-            m = l + 1;
-        if (m == i)
-            break;
-        q->a[i] = q->a[m];
-        i = m;
-    }
-    q->a[i] = it;
+    return evh_pop(q);
 }
 
 void evq_compact(struct evq *q, bool (*dead)(const struct evq_item *, void *),
@@ -108,8 +80,7 @@ void evq_compact(struct evq *q, bool (*dead)(const struct evq_item *, void *),
         if (!dead(&q->a[i], ctx))
             q->a[k++] = q->a[i];
     q->n = k;
-    for (size_t i = k / 2; i-- > 0;)
-        sift_down(q, i);
+    evh_heapify(q);
 }
 
 /* --------------------------------------------------------------- engine */
