@@ -167,6 +167,20 @@ int eng_scale_load(struct trace *t, const struct cluster *c,
 /* The first-start placement of job j (NULL if it never started). */
 const uint32_t *eng_first_gpus(const struct eng *e, uint32_t j);
 
+/* Inside sim/: the engine's failure (fills fail_msg, returns DL_ECHECK),
+ * the jobs on GPU g, the co-location factor of running job j on gpus
+ * (that of its slowest GPU), and the checks of --check (sim/check.c). */
+int eng_fail(struct eng *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline const uint32_t *eng_gpu_jobs(const struct eng *e, uint32_t g)
+{
+    return e->occ + (size_t)g * e->max_share;
+}
+double eng_share_factor(const struct eng *e, uint32_t j, uint32_t type,
+                        const uint32_t *gpus, uint32_t n);
+int eng_check(struct eng *e, simtime_t prev);
+int eng_check_final(struct eng *e);
+
 /* -------------------------------------------------------------- metrics */
 
 struct met_summary {

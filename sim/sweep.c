@@ -29,6 +29,7 @@
  * the YAML document, which is closed before swp_spec_load returns.
  */
 #include "sim/swpint.h"
+#include "policies/policy.h"
 #include "models/mdlint.h"
 
 #include <math.h>
