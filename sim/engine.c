@@ -369,47 +369,6 @@ static simtime_t finish_time(const struct eng *e, double rem, double rate)
 /* The slowdown factor of running job j: that of its slowest GPU.  With
  * extra != SIM_NONE, as if job extra were also on every GPU of gpus
  * (a start being considered). */
-double eng_share_factor(const struct eng *e, uint32_t j, uint32_t type,
-                           const uint32_t *gpus, uint32_t n)
-{
-    double f = 1;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t g = gpus[i];
-        if (e->nocc[g] > 1 || (e->nocc[g] == 1 && eng_gpu_jobs(e, g)[0] != j)) {
-            double x = mdl_perf_shared(e->perf, type, j, eng_gpu_jobs(e, g), e->nocc[g]);
-            if (x < f)
-                f = x;
-        }
-    }
-    return f;
-}
-
-/* GPU g's contribution to useful utilization (min(1, uuse[g])) after
- * uuse[g] changes by du. */
-static inline void useful_update(struct eng *e, uint32_t g, double du)
-{
-    double before = e->uuse[g] < 1 ? e->uuse[g] : 1;
-    e->uuse[g] += du;
-    if (e->nocc[g] == 0)
-        e->uuse[g] = 0;     /* no drift on an empty GPU */
-    double after = e->uuse[g] < 1 ? e->uuse[g] : 1;
-    e->useful_gpus += after - before;
-}
-
-/* Credits running job j's useful work at its current rate over its solo
- * rate on this allocation (rate / base_rate) on each of its GPUs. */
-static void credit(struct eng *e, uint32_t j)
-{
-    struct job_rt *r = &e->rt[j];
-    double f = r->rate / r->base_rate;
-    if (f == r->ufac)
-        return;
-    double du = mdl_perf_util(e->perf, j) * (f - r->ufac);
-    for (uint32_t i = 0; i < r->ngpus; i++)
-        useful_update(e, r->gpus[i], du);
-    r->ufac = f;
-}
-
 /* Sets running job j's rate from now on: settles the work done so far,
  * predicts its completion at the new rate (the old event goes stale) and
  * tells the policy.  A job completing at this very instant keeps its
@@ -419,7 +378,7 @@ static int apply_rate(struct eng *e, uint32_t j, double rate)
     struct job_rt *r = &e->rt[j];
     const struct trc_job *tj = &e->tr->jobs[j];
     if (rate == r->rate || r->finish_at <= e->now) {
-        credit(e, j);       /* eng_set_rate may have moved base_rate */
+        shr_credit(e, j);       /* eng_set_rate may have moved base_rate */
         return 0;
     }
     /* never rescale a duration: settle the work done so far, then go on
@@ -431,7 +390,7 @@ static int apply_rate(struct eng *e, uint32_t j, double rate)
                     "represent at rate %g", tj->id, rate);
     e->work_rate += tj->num_gpus * (rate - r->rate);
     r->rate = rate;
-    credit(e, j);
+    shr_credit(e, j);
     r->finish_at = fin;
     r->gen++;
     e->nstale++;
@@ -458,41 +417,15 @@ static int apply_rate(struct eng *e, uint32_t j, double rate)
 static int rerate_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
                              uint32_t skip)
 {
-    e->ntouched = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint32_t *o = eng_gpu_jobs(e, gpus[i]);
-        for (uint32_t k = 0; k < e->nocc[gpus[i]]; k++) {
-            if (o[k] == skip)
-                continue;
-            bool seen = false;
-            for (size_t m = 0; m < e->ntouched && !seen; m++)
-                seen = e->touched[m] == o[k];
-            if (!seen) {
-                xgrow(&e->touched, &e->captouched, e->ntouched + 1,
-                      sizeof *e->touched);
-                e->touched[e->ntouched++] = o[k];
-            }
-        }
-    }
+    shr_neighbours(e, gpus, n, skip);
     for (size_t m = 0; m < e->ntouched; m++) {
         uint32_t k = e->touched[m];
         struct job_rt *r = &e->rt[k];
-        double f = eng_share_factor(e, k, r->type, r->gpus, r->ngpus);
+        double f = shr_factor(e, k, r->type, r->gpus, r->ngpus);
         if (apply_rate(e, k, r->base_rate * f))
             return DL_ECHECK;
     }
     return 0;
-}
-
-/* GPU g's contribution to effective utilization, before and after. */
-static inline void eff_update(struct eng *e, uint32_t g, double du)
-{
-    double before = e->usum[g] < 1 ? e->usum[g] : 1;
-    e->usum[g] += du;
-    if (e->nocc[g] == 0)
-        e->usum[g] = 0;     /* no drift on an empty GPU */
-    double after = e->usum[g] < 1 ? e->usum[g] : 1;
-    e->eff_gpus += after - before;
 }
 
 /* A running job leaves its GPUs (completion or preemption); its
@@ -501,31 +434,10 @@ static int stop(struct eng *e, uint32_t j)
 {
     struct job_rt *r = &e->rt[j];
     const struct trc_job *tj = &e->tr->jobs[j];
-    uint32_t n = r->ngpus, nfree = 0, nshared = 0;
-    double u = mdl_perf_util(e->perf, j), mem = e->perf->mem[j];
+    uint32_t n = r->ngpus, nfree, nshared;
     settle(e, r);
     r->gen++;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t g = r->gpus[i];
-        uint32_t *o = e->occ + (size_t)g * e->max_share, c = e->nocc[g];
-        uint32_t k = 0;
-        while (o[k] != j)
-            k++;
-        memmove(o + k, o + k + 1, (c - k - 1) * sizeof *o);
-        e->nocc[g] = (uint8_t)--c;
-        if (c == 1)
-            e->shared_gpus--;
-        e->mem_used[g] = c ? e->mem_used[g] - (mem > 0 ? mem : 0) : 0;
-        eff_update(e, g, -u);
-        useful_update(e, g, -u * r->ufac);
-        if (c == 0)
-            e->scratch[nfree++] = g;
-        else {
-            e->clu->gpu_job[g] = o[0];
-            nshared++;
-        }
-    }
-    r->ufac = 0;
+    nfree = shr_leave(e, j, &nshared);
     clu_release(e->clu, e->scratch, nfree);
     running_del(e, j);
     e->busy_gpus -= nfree;
@@ -583,7 +495,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     bool spread = n > 1 && clu_spread(e->clu, type, gpus, n);
     double base = n == tj->num_gpus ? mdl_perf_rate(e->perf, j, type, spread)
                                     : mdl_perf_rate_n(e->perf, j, type, n, spread);
-    double rate = base * (nshared ? eng_share_factor(e, j, type, gpus, n) : 1);
+    double rate = base * (nshared ? shr_factor(e, j, type, gpus, n) : 1);
     simtime_t fin = finish_time(e, r->remaining - (undo ? r->last_cost : 0), rate);
     if (fin == SIM_NEVER)
         return eng_fail(e, "job %s would run past the largest time dlsim can "
@@ -591,20 +503,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
                     r->remaining / SIM_US_PER_S, rate);
     memcpy(r->gpus, gpus, n * sizeof *gpus);
     r->ngpus = n;
-    uint32_t nfree = 0;
-    double u = mdl_perf_util(e->perf, j), f = rate / base;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t g = gpus[i];
-        if (e->nocc[g] == 0)
-            e->scratch[nfree++] = g;
-        else if (e->nocc[g] == 1)
-            e->shared_gpus++;
-        e->occ[(size_t)g * e->max_share + e->nocc[g]++] = j;
-        e->mem_used[g] += mem > 0 ? mem : 0;
-        eff_update(e, g, u);
-        useful_update(e, g, u * f);
-    }
-    r->ufac = f;
+    uint32_t nfree = shr_join(e, j, gpus, n, rate / base);
     clu_alloc(e->clu, j, e->scratch, nfree);
     r->wait += e->now - r->queued_since;
     if (r->first_start == SIM_NEVER) {
@@ -657,7 +556,7 @@ int eng_set_rate(struct eng *e, uint32_t j, double rate)
                     j, rate);
     struct job_rt *r = &e->rt[j];
     r->base_rate = rate;
-    return apply_rate(e, j, rate * eng_share_factor(e, j, r->type, r->gpus, r->ngpus));
+    return apply_rate(e, j, rate * shr_factor(e, j, r->type, r->gpus, r->ngpus));
 }
 
 static int s_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
