@@ -32,27 +32,30 @@ double shr_factor(const struct eng *e, uint32_t j, uint32_t type,
     return f;
 }
 
-/* GPU g's contribution to effective utilization, before and after. */
-static inline void eff_update(struct eng *e, uint32_t g, double du)
+/* GPU g's sum[g] changes by du, and total by the change of its capped
+ * contribution min(1, sum[g]) (zero again once the GPU is empty: no
+ * drift). */
+static inline void capped_update(const struct eng *e, double *sum,
+                                 double *total, uint32_t g, double du)
 {
-    double before = e->usum[g] < 1 ? e->usum[g] : 1;
-    e->usum[g] += du;
+    double before = sum[g] < 1 ? sum[g] : 1;
+    sum[g] += du;
     if (e->nocc[g] == 0)
-        e->usum[g] = 0;     /* no drift on an empty GPU */
-    double after = e->usum[g] < 1 ? e->usum[g] : 1;
-    e->eff_gpus += after - before;
+        sum[g] = 0;
+    double after = sum[g] < 1 ? sum[g] : 1;
+    *total += after - before;
 }
 
-/* GPU g's contribution to useful utilization (min(1, uuse[g])) after
- * uuse[g] changes by du. */
+/* Effective: the GPU's summed solo utilization. */
+static inline void eff_update(struct eng *e, uint32_t g, double du)
+{
+    capped_update(e, e->usum, &e->eff_gpus, g, du);
+}
+
+/* Useful: the same, each job at its rate over its solo rate. */
 static inline void useful_update(struct eng *e, uint32_t g, double du)
 {
-    double before = e->uuse[g] < 1 ? e->uuse[g] : 1;
-    e->uuse[g] += du;
-    if (e->nocc[g] == 0)
-        e->uuse[g] = 0;     /* no drift on an empty GPU */
-    double after = e->uuse[g] < 1 ? e->uuse[g] : 1;
-    e->useful_gpus += after - before;
+    capped_update(e, e->uuse, &e->useful_gpus, g, du);
 }
 
 /* Credits running job j's useful work at its current rate over its solo
