@@ -119,7 +119,7 @@ static int read_input(const char *path, char **out, size_t *len,
 {
     char *buf;
     size_t n;
-    int rc = dl_read_file(path, CI_MAX_BYTES, &buf, &n, err);
+    int rc = dl_read_file(path, CI_MAX_BYTES, 0, &buf, &n, err);
     if (rc)
         return rc;
     if (n >= 512 && !memcmp(buf + 257, "ustar", 5)) {
