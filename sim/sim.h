@@ -320,6 +320,8 @@ struct cluster {
     uint32_t *rack_ix;          /* while building: racks by name (open
                                    addressing, rack + 1; 0 = empty), */
     uint32_t rack_ixcap;        /* freed by clu_finish */
+    uint32_t *type_ix;          /* types by name, as rack_ix, kept for */
+    uint32_t type_ixcap;        /* clu_type_find */
 };
 
 /* The most GPUs a cluster file may ask for (sim/cfg.c says why); a
