@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -159,6 +160,68 @@ void xgrow(void *arrp, size_t *cap, size_t need, size_t elt)
         c *= 2;
     *arr = xrealloc(*arr, c * elt);
     *cap = c;
+}
+
+/* ---------------------------------------------------------- name index */
+
+static uint32_t name_hash(const char *s, bool fold)
+{
+    uint32_t h = 2166136261u;                   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)(fold ? tolower((unsigned char)*s) : *s)) *
+            16777619u;
+    return h;
+}
+
+static bool name_eq(const char *a, const char *b, bool fold)
+{
+    return fold ? !strcasecmp(a, b) : !strcmp(a, b);
+}
+
+uint32_t dl_names_find(const struct dl_names *ix, const char *name,
+                       dl_name_fn name_of, const void *ctx)
+{
+    if (!ix->cap)
+        return SIM_NONE;
+    uint32_t mask = ix->cap - 1;
+    for (uint32_t h = name_hash(name, ix->fold) & mask; ix->slot[h];
+         h = (h + 1) & mask)
+        if (name_eq(name_of(ctx, ix->slot[h] - 1), name, ix->fold))
+            return ix->slot[h] - 1;
+    return SIM_NONE;
+}
+
+static void names_put(struct dl_names *ix, uint32_t i, const char *name)
+{
+    uint32_t mask = ix->cap - 1, h = name_hash(name, ix->fold) & mask;
+    while (ix->slot[h])
+        h = (h + 1) & mask;
+    ix->slot[h] = i + 1;
+}
+
+void dl_names_add(struct dl_names *ix, uint32_t i, dl_name_fn name_of,
+                  const void *ctx)
+{
+    DL_ASSERT(i < SIM_NONE - 1);
+    if (2 * ((size_t)i + 1) > ix->cap) {
+        /* in index order, so a repeated name's first entry probes first */
+        uint32_t cap = ix->cap ? 2 * ix->cap : 16;
+        while (2 * ((size_t)i + 1) > cap)
+            cap *= 2;
+        free(ix->slot);
+        ix->slot = xcalloc(cap, sizeof *ix->slot);
+        ix->cap = cap;
+        for (uint32_t k = 0; k < i; k++)
+            names_put(ix, k, name_of(ctx, k));
+    }
+    names_put(ix, i, name_of(ctx, i));
+}
+
+void dl_names_free(struct dl_names *ix)
+{
+    free(ix->slot);
+    ix->slot = NULL;
+    ix->cap = 0;
 }
 
 /* --------------------------------------------------------------- input */

@@ -59,14 +59,12 @@
  */
 #include "sim/sim.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <yaml.h>
 
 /* A cluster file of 2^24 GPUs in groups of identical nodes is a few MB;
@@ -115,9 +113,7 @@ struct load {
     size_t ntypes, cap_types;
     struct snodes *nodes;
     size_t nnodes, cap_nodes;
-    uint32_t *type_ix;            /* types by case-folded name: index + 1,
-                                   * 0 = empty; at most half full */
-    size_t type_ixcap;            /* a power of two, or 0 */
+    struct dl_names type_ix;      /* types by name, ignoring case */
 };
 
 /* ------------------------------------------------------------ messages */
@@ -323,49 +319,15 @@ static int expect_list(struct load *L, const yaml_node_t *v, const char *key,
 
 /* ------------------------------------------------------ the name index */
 
-static uint32_t fold_hash(const char *s)
+static const char *stype_name(const void *L, uint32_t t)
 {
-    uint32_t h = 2166136261u;                   /* FNV-1a, case-folded */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)tolower((unsigned char)*s)) * 16777619u;
-    return h;
+    return ((const struct load *)L)->types[t].name;
 }
 
 /* The type whose name equals name ignoring case, or SIM_NONE. */
 static uint32_t type_lookup(const struct load *L, const char *name)
 {
-    if (!L->type_ixcap)
-        return SIM_NONE;
-    size_t mask = L->type_ixcap - 1;
-    for (size_t h = fold_hash(name) & mask; L->type_ix[h];
-         h = (h + 1) & mask)
-        if (!strcasecmp(L->types[L->type_ix[h] - 1].name, name))
-            return L->type_ix[h] - 1;
-    return SIM_NONE;
-}
-
-/* Indexes type t (its name not yet in the index). */
-static void type_index(struct load *L, uint32_t t)
-{
-    if (2 * ((size_t)t + 1) > L->type_ixcap) {
-        size_t cap = L->type_ixcap ? 2 * L->type_ixcap : 64;
-        while (2 * ((size_t)t + 1) > cap)
-            cap *= 2;
-        free(L->type_ix);
-        L->type_ix = xcalloc(cap, sizeof *L->type_ix);
-        L->type_ixcap = cap;
-        for (uint32_t u = 0; u < t; u++) {
-            size_t h = fold_hash(L->types[u].name) & (cap - 1);
-            while (L->type_ix[h])
-                h = (h + 1) & (cap - 1);
-            L->type_ix[h] = u + 1;
-        }
-    }
-    size_t mask = L->type_ixcap - 1;
-    size_t h = fold_hash(L->types[t].name) & mask;
-    while (L->type_ix[h])
-        h = (h + 1) & mask;
-    L->type_ix[h] = t + 1;
+    return dl_names_find(&L->type_ix, name, stype_name, L);
 }
 
 /* ---------------------------------------------------- pass 1: gpu_types */
@@ -430,7 +392,7 @@ static int parse_type(struct load *L, const yaml_node_t *m, size_t i)
     }
     xgrow(&L->types, &L->cap_types, L->ntypes + 1, sizeof *L->types);
     L->types[L->ntypes] = t;
-    type_index(L, (uint32_t)L->ntypes++);
+    dl_names_add(&L->type_ix, (uint32_t)L->ntypes++, stype_name, L);
     return 0;
 }
 
@@ -646,7 +608,8 @@ int cfg_load_cluster_mem(const char *name, const char *buf, size_t len,
                          struct cluster *c, struct dl_error *err)
 {
     memset(c, 0, sizeof *c);
-    struct load L = {.file = name ? name : "<memory>", .err = err};
+    struct load L = {.file = name ? name : "<memory>", .err = err,
+                     .type_ix = {.fold = true}};
     if (len > CFG_MAX_BYTES)
         return dl_fail(err, L.file, 0, 0, "larger than %zu bytes",
                        CFG_MAX_BYTES);
@@ -668,7 +631,7 @@ int cfg_load_cluster_mem(const char *name, const char *buf, size_t len,
         build(&L, ref, c);
     free(L.types);
     free(L.nodes);
-    free(L.type_ix);
+    dl_names_free(&L.type_ix);
     yaml_document_delete(&doc);
     return rc;
 }

@@ -691,7 +691,8 @@ static void write_yaml(const struct ci *C, FILE *f, const char *name,
     }
 }
 
-/* The rows of one format into C. */
+/* The rows of format fi (the order of cfg_cmd_import's formats[]) into
+ * C: the CSV formats by their column table, gavel's JSON on its own. */
 static int parse_input(struct ci *C, int fi, char *buf, size_t len,
                        const char *select, uint64_t node_gpus,
                        struct dl_error *err)
@@ -704,25 +705,19 @@ static int parse_input(struct ci *C, int fi, char *buf, size_t len,
                                               "single GPU mem"};
     static const char *const tir_cols[] = {"num_switch", "num_node_p_switch",
                                            "num_gpu_p_node"};
-    switch (fi) {
-    case 0:
-        return each_row(C, buf, &(struct colspec){pai_cols, 5, false},
-                        pai_row, err);
-    case 1:
-        return each_row(C, buf, &(struct colspec){openb_cols, 2, true},
-                        openb_row, err);
-    case 2:
-        return each_row(C, buf, &(struct colspec){spot_cols, 2, true},
-                        openb_row, err);
-    case 3:
-        return each_row(C, buf, &(struct colspec){philly_cols, 2, true},
-                        philly_row, err);
-    case 4:
-        return each_row(C, buf, &(struct colspec){tir_cols, 3, true},
-                        tiresias_row, err);
-    default:
-        return import_gavel(C, buf, len, select, node_gpus, err);
-    }
+    static const struct {
+        struct colspec cols;
+        row_fn row;
+    } csv[] = {
+        { {pai_cols, 5, false}, pai_row },
+        { {openb_cols, 2, true}, openb_row },
+        { {spot_cols, 2, true}, openb_row },
+        { {philly_cols, 2, true}, philly_row },
+        { {tir_cols, 3, true}, tiresias_row },
+    };
+    if (fi < (int)(sizeof csv / sizeof *csv))
+        return each_row(C, buf, &csv[fi].cols, csv[fi].row, err);
+    return import_gavel(C, buf, len, select, node_gpus, err);
 }
 
 /* ------------------------------------------------------------ command */

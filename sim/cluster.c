@@ -48,48 +48,19 @@ static size_t grow_cap(size_t n)
     return n ? c : 0;
 }
 
-static uint32_t rack_hash(const char *s)
+static const char *type_name(const void *c, uint32_t t)
 {
-    uint32_t h = 2166136261u;                   /* FNV-1a */
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 16777619u;
-    return h;
+    return ((const struct cluster *)c)->types[t].name;
 }
 
-/* Makes room in an index of names (open addressing, entry + 1, 0 =
- * empty, at most half full) for n + 1 entries, rehashing names[0..n). */
-static void index_reserve(uint32_t **ix, uint32_t *ixcap, uint32_t n,
-                          const char *const *names, size_t stride)
+static const char *rack_name(const void *c, uint32_t r)
 {
-    if (2 * ((size_t)n + 1) <= *ixcap)
-        return;
-    uint32_t cap = *ixcap ? 2 * *ixcap : 16;
-    while (2 * ((size_t)n + 1) > cap)
-        cap *= 2;
-    uint32_t *nx = xcalloc(cap, sizeof *nx);
-    for (uint32_t r = 0; r < n; r++) {
-        const char *name = *(const char *const *)((const char *)names +
-                                                  r * stride);
-        uint32_t h = rack_hash(name) & (cap - 1);
-        while (nx[h])
-            h = (h + 1) & (cap - 1);
-        nx[h] = r + 1;
-    }
-    free(*ix);
-    *ix = nx;
-    *ixcap = cap;
+    return ((const struct cluster *)c)->racks[r];
 }
 
 uint32_t clu_type_find(const struct cluster *c, const char *name)
 {
-    if (!c->type_ixcap)
-        return SIM_NONE;
-    uint32_t mask = c->type_ixcap - 1;
-    for (uint32_t h = rack_hash(name) & mask; c->type_ix[h];
-         h = (h + 1) & mask)
-        if (!strcmp(c->types[c->type_ix[h] - 1].name, name))
-            return c->type_ix[h] - 1;
-    return SIM_NONE;
+    return dl_names_find(&c->type_ix, name, type_name, c);
 }
 
 uint32_t clu_add_type(struct cluster *c, const char *name, double memory_gb,
@@ -103,15 +74,9 @@ uint32_t clu_add_type(struct cluster *c, const char *name, double memory_gb,
     t->name = arena_strndup(c->arena, name, strlen(name));
     t->memory_gb = memory_gb;
     t->speed = speed;
-    /* a repeated name keeps its first index (cfg refuses repeats) */
-    if (clu_type_find(c, name) == SIM_NONE) {
-        index_reserve(&c->type_ix, &c->type_ixcap, c->ntypes,
-                      &c->types[0].name, sizeof *c->types);
-        uint32_t mask = c->type_ixcap - 1, h = rack_hash(name) & mask;
-        while (c->type_ix[h])
-            h = (h + 1) & mask;
-        c->type_ix[h] = c->ntypes + 1;
-    }
+    /* a repeated name stays found as its first index (cfg refuses
+     * repeats) */
+    dl_names_add(&c->type_ix, c->ntypes, type_name, c);
     return c->ntypes++;
 }
 
@@ -122,17 +87,14 @@ static uint32_t rack_intern(struct cluster *c, const char *rack)
 {
     if (!rack)
         rack = "";
-    index_reserve(&c->rack_ix, &c->rack_ixcap, c->nracks, c->racks,
-                  sizeof *c->racks);
-    uint32_t mask = c->rack_ixcap - 1, h = rack_hash(rack) & mask;
-    for (; c->rack_ix[h]; h = (h + 1) & mask)
-        if (!strcmp(c->racks[c->rack_ix[h] - 1], rack))
-            return c->rack_ix[h] - 1;
+    uint32_t r = dl_names_find(&c->rack_ix, rack, rack_name, c);
+    if (r != SIM_NONE)
+        return r;
     if ((size_t)c->nracks + 1 > grow_cap(c->nracks))
         c->racks = xrealloc(c->racks, grow_cap((size_t)c->nracks + 1) *
                                       sizeof *c->racks);
     c->racks[c->nracks] = arena_strndup(c->arena, rack, strlen(rack));
-    c->rack_ix[h] = c->nracks + 1;
+    dl_names_add(&c->rack_ix, c->nracks, rack_name, c);
     return c->nracks++;
 }
 
@@ -221,9 +183,7 @@ static int by_speed(const void *a, const void *b, void *types)
 void clu_finish(struct cluster *c)
 {
     DL_ASSERT(c->ntypes > 0 && c->nnodes > 0 && !c->groups);
-    free(c->rack_ix);
-    c->rack_ix = NULL;
-    c->rack_ixcap = 0;
+    dl_names_free(&c->rack_ix);
     if (c->ref_type == SIM_NONE)
         c->ref_type = 0;
     double ref = c->types[c->ref_type].speed;
@@ -302,8 +262,8 @@ void clu_free(struct cluster *c)
     free(c->types);
     free(c->nodes);
     free(c->racks);
-    free(c->rack_ix);
-    free(c->type_ix);
+    dl_names_free(&c->rack_ix);
+    dl_names_free(&c->type_ix);
     free(c->gpu_node);
     free(c->gpu_job);
     free(c->type_order);

@@ -373,9 +373,30 @@ Test(import, gavel_steps_to_seconds)
 
 /* ------------------------------------------------------------- errors */
 
+/* An import that must fail: args, the input's text, a part of the
+ * message. */
+struct bad_case {
+    const char *args, *text, *expect;
+};
+
+/* Each case exits 2 with its message and leaves no output. */
+static void expect_errors(const struct bad_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        tu_tmp_file("in.csv", cases[i].text);
+        int rc = imp("%s in.csv -o o.csv", cases[i].args);
+        cr_expect_eq(rc, 2, "exit %d for %s: %s", rc, cases[i].expect,
+                     tu_out);
+        cr_expect(strstr(tu_out, cases[i].expect), "expected '%s' in: %s",
+                  cases[i].expect, tu_out);
+        cr_expect(!tu_tmp_exists("o.csv"), "output left behind for %s",
+                  cases[i].expect);
+    }
+}
+
 Test(import, malformed_input_is_located)
 {
-    static const struct { const char *args, *text, *expect; } cases[] = {
+    static const struct bad_case cases[] = {
         { "--format itp", "job_id,submission_time,duration,num_gpu\n"
           "a,1,2,3\nb,x,2,3\n", "in.csv:3: column submit time: not a time 'x'" },
         { "--format itp", "job_id,submission_time,duration,num_gpu\n"
@@ -397,16 +418,7 @@ Test(import, malformed_input_is_located)
         { "--format itp --epoch later", "x\n", "bad --epoch" },
         { "--format itp", "", "in.csv:1: empty file" },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        tu_tmp_file("in.csv", cases[i].text);
-        int rc = imp("%s in.csv -o o.csv", cases[i].args);
-        cr_expect_eq(rc, 2, "exit %d for %s: %s", rc, cases[i].expect,
-                     tu_out);
-        cr_expect(strstr(tu_out, cases[i].expect), "expected '%s' in: %s",
-                  cases[i].expect, tu_out);
-        cr_expect(!tu_tmp_exists("o.csv"), "output left behind for %s",
-                  cases[i].expect);
-    }
+    expect_errors(cases, sizeof cases / sizeof *cases);
     /* nothing left after the filters: an error, nothing written */
     tu_tmp_file("in.csv", "job_id,submission_time,duration,num_gpu\na,1,2,0\n");
     cr_expect_eq(imp("--format itp in.csv -o o.csv"), 2);
@@ -643,7 +655,7 @@ Test(import, real_chronus_muri_gavel_tiresias)
  * exit 0 with a changed value. */
 Test(import, hostile_values_are_located)
 {
-    static const struct { const char *args, *text, *expect; } cases[] = {
+    static const struct bad_case cases[] = {
         /* 2017 is not a leap year: not March 1 */
         { "--format philly", "timestamp,duration,num_gpus,gpu_time,cluster\n"
           "2017-01-01 00:00:00,1,1,1,a\n2017-02-29 07:01:55,66,1,66,a\n",
@@ -681,16 +693,7 @@ Test(import, hostile_values_are_located)
           "1960-01-01 00:00:00,1,1,1,a\n", "in.csv:3: job '2': submit time "
           "out of range" },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        tu_tmp_file("in.csv", cases[i].text);
-        int rc = imp("%s in.csv -o o.csv", cases[i].args);
-        cr_expect_eq(rc, 2, "exit %d for %s: %s", rc, cases[i].expect,
-                     tu_out);
-        cr_expect(strstr(tu_out, cases[i].expect), "expected '%s' in: %s",
-                  cases[i].expect, tu_out);
-        cr_expect(!tu_tmp_exists("o.csv"), "output left for %s",
-                  cases[i].expect);
-    }
+    expect_errors(cases, sizeof cases / sizeof *cases);
     /* a real leap day is a date */
     expect_import("--format philly", "leap.csv",
                   "timestamp,duration,num_gpus,gpu_time,cluster\n"

@@ -277,10 +277,8 @@ int imp_philly_json(struct imp *m, const char *path)
     if (!r && !closed)
         r = dl_fail(m->err, path, line, 0, "unexpected end of input inside "
                     "the array");
-    if (!r && dl_in_trailing(s.in))
-        fprintf(stderr, "%s: warning: %llu bytes after the last gzip member "
-                "are not gzip data and were not read\n", path,
-                (unsigned long long)dl_in_trailing(s.in));
+    if (!r)
+        imp_warn_trailing(path, s.in);
     dl_in_close(s.in);
     free(s.buf);
     return r;

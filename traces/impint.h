@@ -137,6 +137,8 @@ struct imp_csv {
 };
 int imp_csv_open(struct imp_csv *c, const char *path, char sep,
                  struct dl_error *err);
+/* The warning (on stderr) for bytes after the last gzip member of in. */
+void imp_warn_trailing(const char *path, const struct dl_in *in);
 /* 1 a record, 0 end of input, or DL_EINPUT / DL_EIO with err. */
 int imp_csv_next(struct imp_csv *c, struct dl_error *err);
 void imp_csv_close(struct imp_csv *c);

@@ -377,15 +377,21 @@ int imp_csv_open(struct imp_csv *c, const char *path, char sep,
 
 void imp_csv_close(struct imp_csv *c)
 {
-    if (c->in && dl_in_trailing(c->in))
-        fprintf(stderr, "%s: warning: %llu bytes after the last gzip member "
-                "are not gzip data and were not read (rows appended to a "
-                ".gz file?)\n", c->path,
-                (unsigned long long)dl_in_trailing(c->in));
+    if (c->in)
+        imp_warn_trailing(c->path, c->in);
     dl_in_close(c->in);
     free(c->buf);
     free(c->f);
     memset(c, 0, sizeof *c);
+}
+
+void imp_warn_trailing(const char *path, const struct dl_in *in)
+{
+    if (dl_in_trailing(in))
+        fprintf(stderr, "%s: warning: %llu bytes after the last gzip member "
+                "are not gzip data and were not read (rows appended to a "
+                ".gz file?)\n", path,
+                (unsigned long long)dl_in_trailing(in));
 }
 
 static void csv_fill(struct imp_csv *c)
