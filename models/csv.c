@@ -9,9 +9,11 @@
  * that buffer and dies with it.
  *
  * Rules (SPEC 7):
- *   - a file larger than MCSV_MAX_BYTES, or holding a NUL byte, is refused;
+ *   - a file larger than MCSV_MAX_BYTES, holding a NUL byte or a line
+ *     longer than DL_MAX_LINE, is refused (file:line[:col]); plain or
+ *     gzip;
  *   - lines starting with '#' are comments, blank lines are skipped, a
- *     trailing '\r' is dropped;
+ *     trailing '\r' is dropped, a UTF-8 byte order mark is skipped;
  *   - the first other line is the header; columns are found by name, every
  *     required column must be there, no column name may repeat, and
  *     columns the caller does not ask for are ignored;
@@ -30,7 +32,6 @@
 #include "models/mdlint.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,36 +78,8 @@ int mcsv_open(struct mcsv *c, const char *path, struct dl_error *err)
 {
     memset(c, 0, sizeof *c);
     c->path = path;
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return dl_fail_io(err, path, "cannot open: %s", strerror(errno));
-    size_t cap = 0;
-    int rc = 0;
-    for (;;) {
-        if (c->len > MCSV_MAX_BYTES) {
-            rc = dl_fail(err, path, 0, 0, "file larger than %zu bytes",
-                         MCSV_MAX_BYTES);
-            break;
-        }
-        xgrow(&c->buf, &cap, c->len + 65537, 1);
-        size_t got = fread(c->buf + c->len, 1, cap - c->len - 1, fp);
-        c->len += got;
-        if (!got) {
-            if (ferror(fp))
-                rc = dl_fail_io(err, path, "read error: %s", strerror(errno));
-            break;
-        }
-    }
-    fclose(fp);
-    if (!rc && memchr(c->buf, '\0', c->len))
-        rc = dl_fail(err, path, 0, 0, "file contains a NUL byte");
-    if (rc) {
-        free(c->buf);
-        c->buf = NULL;
-        return rc;
-    }
-    c->buf[c->len] = '\0';
-    return 0;
+    return dl_read_file(path, MCSV_MAX_BYTES, DL_MAX_LINE, &c->buf, &c->len,
+                        err);
 }
 
 void mcsv_close(struct mcsv *c)
@@ -126,6 +99,10 @@ int mcsv_row(struct mcsv *c, struct dl_error *err)
         c->pos += n + (nl ? 1 : 0);
         c->line++;
         s[n] = '\0';
+        if (c->line == 1 && n >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) {
+            s += 3;             /* a UTF-8 byte order mark */
+            n -= 3;
+        }
         if (n && s[n - 1] == '\r')
             s[--n] = '\0';
         if (!n || s[0] == '#')

@@ -460,6 +460,7 @@ int mdl_fit_convert_gavel(const char *in, const char *prefix, FILE *log,
                         strerror(errno));
         goto out;
     }
+    dl_tmp_forget(tmp_rt);
     free(tmp_rt);
     tmp_rt = NULL;
     if (log)
@@ -472,6 +473,7 @@ int mdl_fit_convert_gavel(const char *in, const char *prefix, FILE *log,
 out:
     if (tmp_rt) {
         unlink(tmp_rt);
+        dl_tmp_forget(tmp_rt);
         free(tmp_rt);
     }
     free(path_rt);
@@ -1323,7 +1325,8 @@ static int cmd_slowdown(int argc, char **argv)
         return report(&err, rc);
     if (!ps.n) {
         mdl_fit_pairs_free(&ps);
-        return report(&err, dl_fail(&err, o.in, 0, 0, "no pairs"));
+        return report(&err, dl_fail(&err, o.in, 0, 0, "no pairs: a header "
+                                    "and no measurement rows"));
     }
     double (*mae)[MDL_SD_NFORMS] = xmalloc(ps.ngpus * sizeof *mae);
     uint32_t *npairs = xmalloc(ps.ngpus * sizeof *npairs);

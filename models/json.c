@@ -414,7 +414,7 @@ int mdl_json_load(const char *path, struct mdl_json_doc *d,
     memset(d, 0, sizeof *d);
     char *buf;
     size_t len;
-    int rc = dl_read_file(path, MDL_JSON_MAX_BYTES, &buf, &len, err);
+    int rc = dl_read_file(path, MDL_JSON_MAX_BYTES, 0, &buf, &len, err);
     if (rc)
         return rc;
     rc = mdl_json_parse(path, buf, len, d, err);

@@ -69,14 +69,21 @@ void mcsv_yaml_num(FILE *f, double x);
 
 /* ---- reading YAML model files (models/yload.c) */
 
+/* The largest YAML file yl_open reads: model files, workload files and
+ * sweep specs are a few KB to a few MB (a workload's tables hold at most
+ * 1,001 numbers each); writers of such files refuse to write more. */
+#define MDL_YAML_MAX_BYTES ((size_t)64 << 20)
+
 struct yload {
     const char *file;           /* for messages */
     yaml_document_t doc;
     bool loaded;
     struct dl_error *err;
 };
-/* Parses the whole file.  0, DL_EIO (cannot open) or DL_EINPUT (syntax,
- * at file:line:col).  yl_close afterwards in every case. */
+/* Parses the whole file (plain or gzip; limits of dl_read_file and
+ * dl_yaml_load: size, line length, nesting, exactly one document) and
+ * refuses a key repeated in any mapping.  0, DL_EIO (cannot open) or
+ * DL_EINPUT (at file:line:col).  yl_close afterwards in every case. */
 int yl_open(struct yload *L, const char *path, struct dl_error *err);
 void yl_close(struct yload *L);
 const yaml_node_t *yl_root(struct yload *L);
@@ -91,7 +98,7 @@ const char *yl_scalar(const yaml_node_t *n);
 int yl_num(struct yload *L, const yaml_node_t *n, const char *key, double lo,
            double hi, bool lo_open, double *out);
 /* Pair q of mapping n: its key node, value node and key text.  0, or
- * DL_EINPUT when the key is not a scalar or repeats an earlier key of n. */
+ * DL_EINPUT when the key is not a scalar (or is empty). */
 int yl_pair(struct yload *L, const yaml_node_t *n, const yaml_node_pair_t *q,
             const yaml_node_t **k, const yaml_node_t **v, const char **key);
 /* The root is a mapping whose `kind` is kind: 0, else DL_EINPUT. */

@@ -5,35 +5,88 @@
  */
 #include "models/mdlint.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+struct keyref {
+    const char *s;
+    size_t len;
+    uint32_t pair;              /* its place in the mapping */
+};
+
+static int by_key(const void *a, const void *b)
+{
+    const struct keyref *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->s, y->s, n);
+    if (c)
+        return c;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return (x->pair > y->pair) - (x->pair < y->pair);
+}
+
+/* A repeated key in any mapping of the document: YAML allows one, but a
+ * model file must not, since one of the values would be lost silently.
+ * One sort per mapping (a scan of the earlier keys per key was quadratic
+ * in a mapping of 100,000 keys); reports the repeat that comes first in
+ * the file. */
+static int repeated_keys(struct yload *L)
+{
+    const yaml_node_t *worst = NULL;
+    struct keyref *k = NULL;
+    size_t cap = 0;
+    for (yaml_node_t *n = L->doc.nodes.start; n < L->doc.nodes.top; n++) {
+        if (n->type != YAML_MAPPING_NODE)
+            continue;
+        size_t m = 0;
+        for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
+             q < n->data.mapping.pairs.top; q++) {
+            const yaml_node_t *kn = yl_node(L, q->key);
+            if (!kn || kn->type != YAML_SCALAR_NODE)
+                continue;
+            xgrow(&k, &cap, m + 1, sizeof *k);
+            k[m++] = (struct keyref){ (const char *)kn->data.scalar.value,
+                                      kn->data.scalar.length,
+                                      (uint32_t)(q -
+                                          n->data.mapping.pairs.start) };
+        }
+        if (m > 1)
+            qsort(k, m, sizeof *k, by_key);
+        for (size_t i = 1; i < m; i++) {
+            if (k[i].len != k[i - 1].len || memcmp(k[i].s, k[i - 1].s,
+                                                   k[i].len))
+                continue;
+            const yaml_node_t *kn = yl_node(L,
+                n->data.mapping.pairs.start[k[i].pair].key);
+            if (!worst || kn->start_mark.index < worst->start_mark.index)
+                worst = kn;
+        }
+    }
+    free(k);
+    if (worst)
+        return yl_fail(L, worst, "key '%.60s' repeated",
+                       (const char *)worst->data.scalar.value);
+    return 0;
+}
 
 int yl_open(struct yload *L, const char *path, struct dl_error *err)
 {
     memset(L, 0, sizeof *L);
     L->file = path;
     L->err = err;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return dl_fail_io(err, path, "cannot open: %s", strerror(errno));
-    yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) {
-        fprintf(stderr, "dlsim: out of memory in the YAML parser\n");
-        abort();
-    }
-    yaml_parser_set_input_file(&parser, f);
-    int rc = 0;
-    if (!yaml_parser_load(&parser, &L->doc))
-        rc = dl_fail(err, path, (long)parser.problem_mark.line + 1,
-                     (long)parser.problem_mark.column + 1, "YAML: %s",
-                     parser.problem ? parser.problem : "syntax error");
-    else
-        L->loaded = true;
-    yaml_parser_delete(&parser);
-    fclose(f);
-    return rc;
+    char *buf;
+    size_t len;
+    int rc = dl_read_file(path, MDL_YAML_MAX_BYTES, DL_MAX_LINE, &buf, &len, err);
+    if (rc)
+        return rc;
+    rc = dl_yaml_load(path, buf, len, &L->doc, err);
+    free(buf);
+    if (rc)
+        return rc;
+    L->loaded = true;
+    return repeated_keys(L);
 }
 
 void yl_close(struct yload *L)
@@ -89,15 +142,9 @@ int yl_pair(struct yload *L, const yaml_node_t *n, const yaml_node_pair_t *q,
     *k = yl_node(L, q->key);
     *v = yl_node(L, q->value);
     *key = yl_scalar(*k);
+    (void)n;                    /* repeats: refused by yl_open */
     if (!*key)
         return yl_fail(L, *k, "expected a key");
-    /* YAML allows a repeated key; a model file must not, since one of the
-     * values would be lost silently */
-    for (const yaml_node_pair_t *e = n->data.mapping.pairs.start; e < q; e++) {
-        const char *other = yl_scalar(yl_node(L, e->key));
-        if (other && !strcmp(other, *key))
-            return yl_fail(L, *k, "key '%s' repeated", *key);
-    }
     return 0;
 }
 

@@ -183,6 +183,8 @@ int pol_parse(const char *spec, const struct policy **pp, struct pol_args *a,
              o++)
             set_arg(a, o->key, strlen(o->key), o->def, strlen(o->def));
     const char *s = colon ? colon + 1 : NULL;
+    const char *given[POL_MAX_ARGS];    /* keys set by spec, in order */
+    size_t ngiven = 0;
     while (s && *s) {
         const char *end = strchr(s, ',');
         size_t len = end ? (size_t)(end - s) : strlen(s);
@@ -200,6 +202,14 @@ int pol_parse(const char *spec, const struct policy **pp, struct pol_args *a,
                            "policy %s has no option '%.*s' (valid: %s)", p->name,
                            (int)klen, s, names);
         }
+        /* a key given twice is an error, not "the last one wins": the
+         * run would silently not be the one the user thinks */
+        for (size_t i = 0; i < ngiven; i++)
+            if (!strcmp(given[i], key))
+                return dl_fail(err, "--policy", 0, 0, "option '%s' given "
+                               "twice in '%s'", key, spec);
+        if (ngiven < POL_MAX_ARGS)
+            given[ngiven++] = opt_find(p, key)->key;
         if (set_arg(a, s, klen, eq + 1, len - klen - 1))
             return dl_fail(err, "--policy", 0, 0, "option value too long in '%s'",
                            spec);

@@ -69,8 +69,8 @@ build() {
 # CFG_MAX_GPUS keeps each input cheap (legal 16M-GPU clusters are slow).
 build cluster -DCFG_MAX_GPUS=65536 tests/fuzz/fuzz_cluster.c \
     sim/base.c sim/cluster.c sim/cfg.c -lyaml -lz -lm
-build trace tests/fuzz/fuzz_trace.c traces/reader.c sim/base.c -lz -lm
-build json tests/fuzz/fuzz_json.c models/json.c sim/base.c -lz -lm
+build trace tests/fuzz/fuzz_trace.c traces/reader.c sim/base.c -lyaml -lz -lm
+build json tests/fuzz/fuzz_json.c models/json.c sim/base.c -lyaml -lz -lm
 build modelfile tests/fuzz/fuzz_modelfile.c models/perf.c models/sdfile.c \
     models/yload.c models/runtime.c models/fit.c models/zoo.c models/csv.c \
     models/json.c sim/base.c -lyaml -lgsl -lgslcblas -lz -lm

@@ -12,13 +12,17 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <yaml.h>
 #include <zlib.h>
 
 const char *dl_strerror(int code)
@@ -158,57 +162,365 @@ void xgrow(void *arrp, size_t *cap, size_t need, size_t elt)
     *cap = c;
 }
 
-/* ------------------------------------------------------ atomic files */
+/* ---------------------------------------------------------- name index */
 
-int dl_read_file(const char *path, size_t max, char **buf, size_t *len,
-                 struct dl_error *err)
+static uint32_t name_hash(const char *s, bool fold)
+{
+    uint32_t h = 2166136261u;                   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)(fold ? tolower((unsigned char)*s) : *s)) *
+            16777619u;
+    return h;
+}
+
+static bool name_eq(const char *a, const char *b, bool fold)
+{
+    return fold ? !strcasecmp(a, b) : !strcmp(a, b);
+}
+
+uint32_t dl_names_find(const struct dl_names *ix, const char *name,
+                       dl_name_fn name_of, const void *ctx)
+{
+    if (!ix->cap)
+        return SIM_NONE;
+    uint32_t mask = ix->cap - 1;
+    for (uint32_t h = name_hash(name, ix->fold) & mask; ix->slot[h];
+         h = (h + 1) & mask)
+        if (name_eq(name_of(ctx, ix->slot[h] - 1), name, ix->fold))
+            return ix->slot[h] - 1;
+    return SIM_NONE;
+}
+
+static void names_put(struct dl_names *ix, uint32_t i, const char *name)
+{
+    uint32_t mask = ix->cap - 1, h = name_hash(name, ix->fold) & mask;
+    while (ix->slot[h])
+        h = (h + 1) & mask;
+    ix->slot[h] = i + 1;
+}
+
+void dl_names_add(struct dl_names *ix, uint32_t i, dl_name_fn name_of,
+                  const void *ctx)
+{
+    DL_ASSERT(i < SIM_NONE - 1);
+    if (2 * ((size_t)i + 1) > ix->cap) {
+        /* in index order, so a repeated name's first entry probes first */
+        uint32_t cap = ix->cap ? 2 * ix->cap : 16;
+        while (2 * ((size_t)i + 1) > cap)
+            cap *= 2;
+        free(ix->slot);
+        ix->slot = xcalloc(cap, sizeof *ix->slot);
+        ix->cap = cap;
+        for (uint32_t k = 0; k < i; k++)
+            names_put(ix, k, name_of(ctx, k));
+    }
+    names_put(ix, i, name_of(ctx, i));
+}
+
+void dl_names_free(struct dl_names *ix)
+{
+    free(ix->slot);
+    ix->slot = NULL;
+    ix->cap = 0;
+}
+
+/* --------------------------------------------------------------- input */
+
+enum { IN_RAW = 1 << 16 };
+enum { IN_PLAIN = 1, IN_GZIP };
+enum { IN_OK, IN_IO, IN_TRUNCATED, IN_CORRUPT, IN_LARGE };
+
+struct dl_in {
+    char *name;                 /* for messages */
+    int fd;
+    int mode;                   /* 0 until sniffed, IN_PLAIN, IN_GZIP */
+    z_stream z;
+    bool zinit;
+    bool member_done;           /* a gzip member ended at z.next_in */
+    bool raw_eof;
+    unsigned char *raw;         /* IN_RAW bytes of compressed input */
+    size_t plain_pending;       /* plain: sniffed bytes not yet handed out */
+    uint64_t total, max;        /* bytes handed out; the limit */
+    uint64_t trailing;
+    int fail;                   /* IN_* of the error, IN_OK */
+    int errnum;
+    char zmsg[96];
+};
+
+struct dl_in *dl_in_fdopen(int fd, const char *name, uint64_t max)
+{
+    struct dl_in *in = xcalloc(1, sizeof *in);
+    in->name = xstrdup(name);
+    in->fd = fd;
+    in->max = max;
+    in->raw = xmalloc(IN_RAW);
+    return in;
+}
+
+struct dl_in *dl_in_open(const char *path, uint64_t max, struct dl_error *err)
+{
+    bool std = !strcmp(path, "-");
+    int fd = std ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        dl_fail_io(err, path, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    return dl_in_fdopen(fd, std ? "<stdin>" : path, max);
+}
+
+/* Reads more compressed input after the avail_in bytes at next_in (moved
+ * to the front).  Sets raw_eof at the end; -1 on a read error. */
+static int in_fill(struct dl_in *in)
+{
+    size_t keep = in->z.avail_in;
+    if (keep)
+        memmove(in->raw, in->z.next_in, keep);
+    in->z.next_in = in->raw;
+    for (;;) {
+        ssize_t n = read(in->fd, in->raw + keep, IN_RAW - keep);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            in->errnum = errno;
+            in->fail = IN_IO;
+            return -1;
+        }
+        if (n == 0)
+            in->raw_eof = true;
+        in->z.avail_in = (uInt)(keep + (size_t)n);
+        return 0;
+    }
+}
+
+/* Decides plain or gzip from the first two bytes. */
+static int in_sniff(struct dl_in *in)
+{
+    while (in->z.avail_in < 2 && !in->raw_eof)
+        if (in_fill(in))
+            return -1;
+    const unsigned char *b = in->z.next_in;
+    if (in->z.avail_in >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
+        in->mode = IN_GZIP;
+        if (inflateInit2(&in->z, 16 + MAX_WBITS) != Z_OK) {
+            fprintf(stderr, "dlsim: out of memory in zlib\n");
+            abort();
+        }
+        in->zinit = true;
+    } else {
+        in->mode = IN_PLAIN;
+        in->plain_pending = in->z.avail_in;
+    }
+    return 0;
+}
+
+static long in_read_gzip(struct dl_in *in, void *buf, size_t n)
+{
+    in->z.next_out = buf;
+    in->z.avail_out = (uInt)(n > (1u << 30) ? 1u << 30 : n);
+    uInt want = in->z.avail_out;
+    while (in->z.avail_out == want) {
+        if (in->member_done) {
+            /* another member, or the end: zlib's gzread would skip
+             * anything else here without a word */
+            while (in->z.avail_in < 2 && !in->raw_eof)
+                if (in_fill(in))
+                    return -1;
+            if (!in->z.avail_in)
+                return 0;
+            if (in->z.avail_in < 2 || in->z.next_in[0] != 0x1f ||
+                in->z.next_in[1] != 0x8b) {
+                in->trailing += in->z.avail_in;
+                in->z.avail_in = 0;
+                unsigned char sink[4096];
+                ssize_t k;
+                while ((k = read(in->fd, sink, sizeof sink)) > 0 ||
+                       (k < 0 && errno == EINTR))
+                    in->trailing += k > 0 ? (uint64_t)k : 0;
+                in->raw_eof = true;
+                return 0;
+            }
+            inflateReset(&in->z);
+            in->member_done = false;
+        }
+        if (!in->z.avail_in && !in->raw_eof && in_fill(in))
+            return -1;
+        int r = inflate(&in->z, Z_NO_FLUSH);
+        if (r == Z_STREAM_END) {
+            in->member_done = true;
+        } else if (r == Z_BUF_ERROR || (r == Z_OK && !in->z.avail_in &&
+                                        in->raw_eof &&
+                                        in->z.avail_out == want)) {
+            if (!in->z.avail_in && in->raw_eof) {
+                in->fail = IN_TRUNCATED;
+                return -1;
+            }
+        } else if (r == Z_MEM_ERROR) {
+            fprintf(stderr, "dlsim: out of memory in zlib\n");
+            abort();
+        } else if (r != Z_OK) {
+            snprintf(in->zmsg, sizeof in->zmsg, "%s",
+                     in->z.msg ? in->z.msg : "bad data");
+            in->fail = IN_CORRUPT;
+            return -1;
+        }
+    }
+    return (long)(want - in->z.avail_out);
+}
+
+long dl_in_read(struct dl_in *in, void *buf, size_t n)
+{
+    if (in->fail)
+        return -1;
+    if (!n)
+        return 0;
+    if (!in->mode && in_sniff(in))
+        return -1;
+    long got;
+    if (in->mode == IN_GZIP) {
+        got = in_read_gzip(in, buf, n);
+    } else if (in->plain_pending) {
+        size_t k = in->plain_pending < n ? in->plain_pending : n;
+        memcpy(buf, in->z.next_in, k);
+        in->z.next_in += k;
+        in->z.avail_in -= (uInt)k;
+        in->plain_pending -= k;
+        got = (long)k;
+    } else {
+        ssize_t r;
+        do
+            r = read(in->fd, buf, n > (1u << 30) ? 1u << 30 : n);
+        while (r < 0 && errno == EINTR);
+        if (r < 0) {
+            in->errnum = errno;
+            in->fail = IN_IO;
+        }
+        got = r;
+    }
+    if (got > 0 && (in->total += (uint64_t)got) > in->max) {
+        in->fail = IN_LARGE;
+        return -1;
+    }
+    return got;
+}
+
+int dl_in_fail(const struct dl_in *in, long line, struct dl_error *err)
+{
+    switch (in->fail) {
+    case IN_IO:
+        return dl_fail_io(err, in->name, "read error%s: %s",
+                          line > 0 ? " (at this line)" : "",
+                          strerror(in->errnum));
+    case IN_TRUNCATED:
+        return dl_fail(err, in->name, line, 0, "truncated gzip stream "
+                       "(unexpected end of file)");
+    case IN_CORRUPT:
+        return dl_fail(err, in->name, line, 0, "corrupt gzip stream (%s)",
+                       in->zmsg);
+    default:
+        return dl_fail(err, in->name, 0, 0, "larger than %llu bytes%s",
+                       (unsigned long long)in->max,
+                       in->mode == IN_GZIP ? " unpacked" : "");
+    }
+}
+
+uint64_t dl_in_trailing(const struct dl_in *in)
+{
+    return in->trailing;
+}
+
+void dl_in_close(struct dl_in *in)
+{
+    if (!in)
+        return;
+    if (in->zinit)
+        inflateEnd(&in->z);
+    close(in->fd);
+    free(in->raw);
+    free(in->name);
+    free(in);
+}
+
+/* Where a text scan stands: bytes scanned, the start of the current
+ * line, its number. */
+struct textpos {
+    size_t scanned, bol;
+    long line;
+};
+
+/* Scans b[p->scanned..n) for a NUL byte or a line over maxline bytes
+ * (the current line may go on past n).  0 or DL_EINPUT. */
+static int text_scan(const char *name, const char *b, size_t n,
+                     size_t maxline, struct textpos *p, struct dl_error *err)
+{
+    while (p->scanned < n) {
+        const char *s = b + p->scanned;
+        size_t left = n - p->scanned;
+        const char *nl = memchr(s, '\n', left);
+        size_t seg = nl ? (size_t)(nl - s) : left;
+        const char *z = memchr(s, '\0', seg);
+        if (z)
+            return dl_fail(err, name, p->line, (long)((size_t)(z - b) -
+                           p->bol) + 1, "NUL byte (not a text file?)");
+        if (p->scanned + seg - p->bol > maxline)
+            return dl_fail(err, name, p->line, 0, "line longer than %zu "
+                           "bytes", maxline);
+        if (!nl) {
+            p->scanned = n;
+            break;
+        }
+        p->scanned += seg + 1;
+        p->bol = p->scanned;
+        p->line++;
+    }
+    return 0;
+}
+
+int dl_text_check(const char *name, const char *buf, size_t len,
+                  size_t maxline, struct dl_error *err)
+{
+    struct textpos p = { 0, 0, 1 };
+    return text_scan(name, buf, len, maxline, &p, err);
+}
+
+int dl_read_file(const char *path, size_t max, size_t maxline, char **buf,
+                 size_t *len, struct dl_error *err)
 {
     *buf = NULL;
     *len = 0;
-    errno = 0;
-    gzFile f = gzopen(path, "rb");
-    if (!f)
-        return dl_fail_io(err, path, "cannot open: %s",
-                          errno ? strerror(errno) : "out of memory");
+    struct dl_in *in = dl_in_open(path, max, err);
+    if (!in)
+        return DL_EIO;
     size_t cap = 1 << 16, n = 0;
     char *b = xmalloc(cap + 1);
+    struct textpos tp = { 0, 0, 1 };
+    int rc = 0;
     for (;;) {
         if (n == cap) {
-            if (cap > max) {
-                gzclose(f);
-                free(b);
-                return dl_fail(err, path, 0, 0, "larger than %zu bytes", max);
-            }
-            cap *= 2;
+            cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
             b = xrealloc(b, cap + 1);
         }
-        int r = gzread(f, b + n, (unsigned)(cap - n));
-        if (r > 0) {
-            n += (size_t)r;
-            continue;
+        long r = dl_in_read(in, b + n, cap - n);
+        if (r < 0) {
+            rc = dl_in_fail(in, 0, err);
+            break;
         }
-        /* the end, an error, or a truncated gzip stream (gzread then
-         * returns 0 with Z_BUF_ERROR); the message belongs to f, so the
-         * error is made before gzclose */
-        int e = Z_OK;
-        const char *m = gzerror(f, &e);
-        int rc = 0;
-        if (e == Z_ERRNO)
-            rc = dl_fail_io(err, path, "read error: %s", strerror(errno));
-        else if (r < 0 || (e != Z_OK && e != Z_STREAM_END))
-            rc = dl_fail(err, path, 0, 0, "corrupt or truncated input: %s",
-                         m && *m ? m : "read error");
-        gzclose(f);
-        if (rc) {
-            free(b);
-            return rc;
-        }
-        break;
+        if (r == 0)
+            break;
+        n += (size_t)r;
+        /* text is checked as it arrives, so /dev/zero fails at once */
+        if (maxline && (rc = text_scan(path, b, n, maxline, &tp, err)))
+            break;
     }
-    if (n > max) {
+    uint64_t skipped = rc ? 0 : dl_in_trailing(in);
+    dl_in_close(in);
+    if (rc) {
         free(b);
-        return dl_fail(err, path, 0, 0, "larger than %zu bytes", max);
+        return rc;
     }
+    if (skipped)
+        fprintf(stderr, "%s: warning: %llu bytes after the last gzip member "
+                "are not gzip data and were ignored\n", path,
+                (unsigned long long)skipped);
     b[n] = '\0';
     *buf = b;
     *len = n;
@@ -293,6 +605,95 @@ int dl_out_check(const char *path, struct dl_error *err)
     return 0;
 }
 
+/* ------------------------------------------- temporary files, signals
+ *
+ * The registry is a fixed table so that the signal handler can walk it
+ * without locks or allocation: a slot holds a malloc'd path published by
+ * one atomic store (NULL = free) and the pid that made it, since a forked
+ * child inherits the table but must not remove its parent's files.  The
+ * handler only calls getpid, unlink, sigaction and raise, which are
+ * async-signal-safe. */
+
+static char *volatile tmp_slot[DL_TMP_MAX];
+static volatile pid_t tmp_pid[DL_TMP_MAX];
+static const int tmp_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void tmp_on_signal(int sig)
+{
+    int saved = errno;
+    pid_t me = getpid();
+    for (int i = 0; i < DL_TMP_MAX; i++) {
+        char *p = __atomic_load_n(&tmp_slot[i], __ATOMIC_SEQ_CST);
+        if (p && tmp_pid[i] == me)
+            unlink(p);
+    }
+    /* SA_RESETHAND put the default action back: once this handler
+     * returns, the signal raised here ends the process as it would have */
+    raise(sig);
+    errno = saved;
+}
+
+/* Installs the handler once, for each signal the program leaves at its
+ * default action (a handler of its own, or an ignored signal, stays). */
+static void tmp_install(void)
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+    for (size_t k = 0; k < sizeof tmp_signals / sizeof *tmp_signals; k++) {
+        struct sigaction old, sa;
+        if (sigaction(tmp_signals[k], NULL, &old) || old.sa_handler != SIG_DFL
+            || (old.sa_flags & SA_SIGINFO))
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = tmp_on_signal;
+        sigemptyset(&sa.sa_mask);
+        for (size_t j = 0; j < sizeof tmp_signals / sizeof *tmp_signals; j++)
+            sigaddset(&sa.sa_mask, tmp_signals[j]);
+        sa.sa_flags = SA_RESETHAND;
+        sigaction(tmp_signals[k], &sa, NULL);
+    }
+}
+
+void dl_tmp_register(const char *tmp)
+{
+    tmp_install();
+    char *p = xstrdup(tmp);
+    pid_t me = getpid();
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < DL_TMP_MAX; i++) {
+            if (tmp_slot[i])
+                continue;
+            tmp_pid[i] = me;
+            __atomic_store_n(&tmp_slot[i], p, __ATOMIC_SEQ_CST);
+            return;
+        }
+        /* full: forget files that are gone (renamed by a caller that did
+         * not say so) or that belong to another process, then retry */
+        for (int i = 0; i < DL_TMP_MAX; i++) {
+            char *q = tmp_slot[i];
+            if (q && (tmp_pid[i] != me || access(q, F_OK))) {
+                __atomic_store_n(&tmp_slot[i], NULL, __ATOMIC_SEQ_CST);
+                free(q);
+            }
+        }
+    }
+    free(p);                    /* more than DL_TMP_MAX live files */
+}
+
+void dl_tmp_forget(const char *tmp)
+{
+    for (int i = 0; tmp && i < DL_TMP_MAX; i++) {
+        char *q = tmp_slot[i];
+        if (q && !strcmp(q, tmp)) {
+            __atomic_store_n(&tmp_slot[i], NULL, __ATOMIC_SEQ_CST);
+            free(q);
+            return;
+        }
+    }
+}
+
 FILE *dl_tmp_open(const char *path, char **tmp, struct dl_error *err)
 {
     *tmp = NULL;
@@ -301,8 +702,10 @@ FILE *dl_tmp_open(const char *path, char **tmp, struct dl_error *err)
     size_t n = strlen(path) + 32;
     *tmp = xmalloc(n);
     snprintf(*tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    dl_tmp_register(*tmp);      /* before it exists: no window */
     FILE *f = fopen(*tmp, "w");
     if (!f) {
+        dl_tmp_forget(*tmp);
         dl_fail_io(err, path, "cannot create %s: %s", *tmp, strerror(errno));
         free(*tmp);
         *tmp = NULL;
@@ -319,18 +722,22 @@ int dl_tmp_commit(FILE *f, char *tmp, const char *path, bool rename_now,
         bad = 1, e = errno;
     if (bad) {
         unlink(tmp);
+        dl_tmp_forget(tmp);
         free(tmp);
         return dl_fail_io(err, path, "cannot write: %s", strerror(e));
     }
     if (rename_now && rename(tmp, path)) {
         e = errno;
         unlink(tmp);
+        dl_tmp_forget(tmp);
         free(tmp);
         return dl_fail_io(err, path, "cannot rename into place: %s",
                           strerror(e));
     }
-    if (rename_now)
+    if (rename_now) {
+        dl_tmp_forget(tmp);
         free(tmp);
+    }
     return 0;
 }
 
@@ -509,10 +916,37 @@ void sim_fmt_seconds(char *buf, size_t n, simtime_t t)
     snprintf(buf, n, "%s", tmp);
 }
 
+/* Whether s is a decimal number: [+-] then digits with an optional
+ * fraction (at least one digit on either side of the point), then an
+ * optional exponent.  strtod alone would also take "0x1p3", "inf",
+ * "nan(...)" and leading blanks. */
+static bool decimal_syntax(const char *s)
+{
+    const char *p = s + (*s == '+' || *s == '-');
+    size_t whole = strspn(p, "0123456789");
+    p += whole;
+    size_t frac = 0;
+    if (*p == '.') {
+        frac = strspn(++p, "0123456789");
+        p += frac;
+    }
+    if (!whole && !frac)
+        return false;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        p += *p == '+' || *p == '-';
+        size_t e = strspn(p, "0123456789");
+        if (!e)
+            return false;
+        p += e;
+    }
+    return !*p;
+}
+
 int sim_parse_double(const char *s, double *out)
 {
     char *end;
-    if (!*s || isspace((unsigned char)*s))
+    if (!decimal_syntax(s))
         return -1;
     errno = 0;
     double v = strtod(s, &end);
@@ -556,4 +990,309 @@ int sim_parse_long(const char *s, long *out)
         return -1;
     *out = v;
     return 0;
+}
+
+/* ----------------------------------------------------------------- YAML */
+
+/* A libyaml parser error as file:line:col (a reader error, such as bytes
+ * that are not UTF-8, has an offset instead of a mark). */
+static int yaml_syntax(const char *name, const yaml_parser_t *p,
+                       const char *buf, size_t len, struct dl_error *err)
+{
+    if (p->error == YAML_MEMORY_ERROR) {
+        fprintf(stderr, "dlsim: out of memory in the YAML parser\n");
+        abort();
+    }
+    long line = 1, col = 1;
+    if (p->error == YAML_READER_ERROR) {
+        for (size_t i = 0; i < p->problem_offset && i < len; i++) {
+            if (buf[i] == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+    } else {
+        line = (long)p->problem_mark.line + 1;
+        col = (long)p->problem_mark.column + 1;
+    }
+    const char *problem = p->problem ? p->problem : "unknown error";
+    if (p->context)
+        return dl_fail(err, name, line, col, "YAML syntax error: %s: %s",
+                       p->context, problem);
+    return dl_fail(err, name, line, col, "YAML syntax error: %s", problem);
+}
+
+static void yaml_parser_begin(yaml_parser_t *p, const char *buf, size_t len)
+{
+    if (!yaml_parser_initialize(p)) {
+        fprintf(stderr, "dlsim: out of memory in the YAML parser\n");
+        abort();
+    }
+    yaml_parser_set_input_string(p, (const unsigned char *)buf, len);
+}
+
+int dl_yaml_load(const char *name, const char *buf, size_t len,
+                 yaml_document_t *doc, struct dl_error *err)
+{
+    /* first the events alone, to refuse deep nesting and a second
+     * document before the scanner's cost of depth per token adds up */
+    yaml_parser_t p;
+    yaml_parser_begin(&p, buf, len);
+    int depth = 0, docs = 0, rc = 0;
+    for (bool end = false; !end && !rc;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev)) {
+            rc = yaml_syntax(name, &p, buf, len, err);
+            break;
+        }
+        long line = (long)ev.start_mark.line + 1;
+        long col = (long)ev.start_mark.column + 1;
+        switch (ev.type) {
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+            if (++depth > DL_YAML_MAX_DEPTH)
+                rc = dl_fail(err, name, line, col, "nested deeper than %d "
+                             "levels", DL_YAML_MAX_DEPTH);
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            depth--;
+            break;
+        case YAML_DOCUMENT_START_EVENT:
+            if (++docs > 1)
+                rc = dl_fail(err, name, line, col, "a second YAML document; "
+                             "this file holds exactly one");
+            break;
+        case YAML_STREAM_END_EVENT:
+            end = true;
+            break;
+        default:
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    if (rc)
+        return rc;
+    yaml_parser_begin(&p, buf, len);
+    if (!yaml_parser_load(&p, doc))
+        rc = yaml_syntax(name, &p, buf, len, err);
+    yaml_parser_delete(&p);
+    return rc;
+}
+
+/* Whether s is UTF-8 throughout. */
+static bool utf8_valid(const char *s)
+{
+    uint32_t c;
+    for (int n; *s; s += n)
+        if (!(n = sim_utf8_char(s, &c)))
+            return false;
+    return true;
+}
+
+/* The escaped form of the character at s (n bytes, code point c) into
+ * out (at least 8 bytes); its length. */
+static size_t yaml_char(const char *s, int n, uint32_t c, char *out)
+{
+    if (c == '"' || c == '\\')
+        return (size_t)snprintf(out, 8, "\\%c", (char)c);
+    if (c < 0x20 || c == 0x7f)
+        return (size_t)snprintf(out, 8, "\\x%02x", (unsigned)c);
+    /* YAML's non-printable characters, its line breaks (NEL, LS, PS) and
+     * the byte order mark, which a quoted scalar would drop or fold */
+    if ((c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 ||
+        c == 0xfeff || c == 0xfffe || c == 0xffff)
+        return (size_t)snprintf(out, 8, "\\u%04x", (unsigned)c);
+    memcpy(out, s, (size_t)n);
+    return (size_t)n;
+}
+
+/* Bytes of a double-quoted line before it is continued, and of the
+ * longest string written as an implicit mapping key. */
+enum { YAML_WRAP = 512 };
+
+bool dl_yaml_str_short(const char *s)
+{
+    if (!utf8_valid(s))
+        return false;
+    size_t w = 0;
+    char tmp[8];
+    uint32_t c;
+    for (int n; *s && w <= YAML_WRAP; s += n) {
+        n = sim_utf8_char(s, &c);
+        w += yaml_char(s, n, c, tmp);
+    }
+    return w <= YAML_WRAP;
+}
+
+static void yaml_break(FILE *f, int indent)
+{
+    fputs("\\\n", f);
+    for (int i = 0; i < indent; i++)
+        fputc(' ', f);
+}
+
+void dl_yaml_put_str(FILE *f, const char *s, int indent)
+{
+    if (!utf8_valid(s)) {
+        static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
+                                  "opqrstuvwxyz0123456789+/";
+        const unsigned char *p = (const unsigned char *)s;
+        size_t n = strlen(s), w = 0;
+        fputs("!!binary \"", f);
+        for (size_t i = 0; i < n; i += 3, w += 4) {
+            if (w >= YAML_WRAP) {
+                yaml_break(f, indent);
+                w = 0;
+            }
+            uint32_t v = (uint32_t)p[i] << 16;
+            if (i + 1 < n)
+                v |= (uint32_t)p[i + 1] << 8;
+            if (i + 2 < n)
+                v |= p[i + 2];
+            fputc(b64[v >> 18], f);
+            fputc(b64[(v >> 12) & 63], f);
+            fputc(i + 1 < n ? b64[(v >> 6) & 63] : '=', f);
+            fputc(i + 2 < n ? b64[v & 63] : '=', f);
+        }
+        fputc('"', f);
+        return;
+    }
+    fputc('"', f);
+    size_t w = 0;
+    char tmp[8];
+    uint32_t c;
+    for (int n; *s; s += n) {
+        n = sim_utf8_char(s, &c);
+        size_t k = yaml_char(s, n, c, tmp);
+        if (w + k > YAML_WRAP) {
+            yaml_break(f, indent);
+            w = 0;
+            /* a continuation line's leading blanks are not content */
+            if (c == ' ' || c == '\t')
+                k = (size_t)snprintf(tmp, sizeof tmp, "\\x%02x", c);
+        }
+        fwrite(tmp, 1, k, f);
+        w += k;
+    }
+    fputc('"', f);
+}
+
+int dl_yaml_bytes(const char *tag, const char *value, char **out)
+{
+    *out = NULL;
+    if (!tag || strcmp(tag, "tag:yaml.org,2002:binary"))
+        return 0;
+    size_t n = strlen(value), k = 0;
+    unsigned char *b = xmalloc(n / 4 * 3 + 4);
+    uint32_t acc = 0;
+    int bits = 0, pad = 0;
+    for (const char *p = value; *p; p++) {
+        int v;
+        char ch = *p;
+        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
+            continue;
+        if (ch == '=') {
+            pad++;
+            continue;
+        }
+        if (pad)                /* data after padding */
+            goto bad;
+        if (ch >= 'A' && ch <= 'Z')
+            v = ch - 'A';
+        else if (ch >= 'a' && ch <= 'z')
+            v = ch - 'a' + 26;
+        else if (ch >= '0' && ch <= '9')
+            v = ch - '0' + 52;
+        else if (ch == '+')
+            v = 62;
+        else if (ch == '/')
+            v = 63;
+        else
+            goto bad;
+        acc = acc << 6 | (uint32_t)v;
+        if ((bits += 6) >= 8) {
+            bits -= 8;
+            b[k++] = (unsigned char)(acc >> bits);
+        }
+    }
+    if (pad > 2 || memchr(b, 0, k))
+        goto bad;
+    b[k] = '\0';
+    *out = (char *)b;
+    return 0;
+bad:
+    free(b);
+    return -1;
+}
+
+/* ------------------------------------------------------ standard output
+ *
+ * Standard output becomes a stream that forwards to descriptor 1 and
+ * records the first failed write's errno, so the message names the real
+ * reason even when the failure happened in the middle of a command and
+ * errno has moved on since.  A closed descriptor 1 gets /dev/null in its
+ * place (so that a file opened later cannot take number 1 and receive
+ * the table meant for the terminal) and every write fails with EBADF. */
+
+static int stdout_errno;
+static bool stdout_closed;
+
+static ssize_t stdout_write(void *cookie, const char *b, size_t n)
+{
+    (void)cookie;
+    if (stdout_closed) {
+        errno = stdout_errno = EBADF;
+        return -1;
+    }
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(STDOUT_FILENO, b + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (!stdout_errno)
+                stdout_errno = w < 0 ? errno : EIO;
+            errno = stdout_errno;
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)n;
+}
+
+void dl_stdout_guard(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        int n = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+        if (n >= 0 && n != fd) {
+            dup2(n, fd);
+            close(n);
+        }
+        if (fd == STDOUT_FILENO)
+            stdout_closed = true;
+    }
+    cookie_io_functions_t io = { .write = stdout_write };
+    FILE *f = fopencookie(NULL, "w", io);
+    if (!f)
+        return;
+    if (isatty(STDOUT_FILENO))
+        setvbuf(f, NULL, _IOLBF, BUFSIZ);
+    stdout = f;
+}
+
+int dl_stdout_finish(int rc)
+{
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    if (!bad)
+        return rc;
+    int e = stdout_errno ? stdout_errno : errno;
+    fprintf(stderr, "dlsim: cannot write to standard output: %s\n",
+            strerror(e));
+    return rc ? rc : 1;
 }

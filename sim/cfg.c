@@ -40,6 +40,15 @@
  * walked to a fixed depth, so a self-referencing alias cannot loop); merge
  * keys ("<<") are not supported and read as an unknown key.
  *
+ * Limits (README "Reliability"): the file at most CFG_MAX_BYTES, lines at
+ * most DL_MAX_LINE bytes, nesting at most DL_YAML_MAX_DEPTH (dl_yaml_load);
+ * memory_gb in (0, DL_MAX_MEM_GB] and speed in [CFG_MIN_SPEED,
+ * CFG_MAX_SPEED].  GPU type names are unique ignoring case: "V100" and
+ * "v100" in one file are an error, not two types (the second would
+ * otherwise silently take the zoo's V100 figures, whose names match
+ * without regard to case).  Names are looked up through a hash index,
+ * so a file of 100,000 types loads in linear time.
+ *
  * CFG_MAX_GPUS bounds the total GPU count: 2^24 (16.7 million, some
  * hundred times the largest real cluster) unless the build defines it.
  * struct cluster could index up to 2^32 - 2, but a file asking for that
@@ -57,6 +66,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
+
+/* A cluster file of 2^24 GPUs in groups of identical nodes is a few MB;
+ * 64 MiB is room for a machine list imported with one rack per node. */
+#define CFG_MAX_BYTES ((size_t)64 << 20)
+/* Relative speeds span about 100 between a K80 and an H200; these bounds
+ * only keep a typo (1e300) from overflowing work rates. */
+#define CFG_MIN_SPEED 1e-6
+#define CFG_MAX_SPEED 1e6
 
 /* CFG_MAX_GPUS (sim/sim.h) must stay below SIM_NONE (clu_finish asserts
  * it). */
@@ -96,6 +113,7 @@ struct load {
     size_t ntypes, cap_types;
     struct snodes *nodes;
     size_t nnodes, cap_nodes;
+    struct dl_names type_ix;      /* types by name, ignoring case */
 };
 
 /* ------------------------------------------------------------ messages */
@@ -202,9 +220,10 @@ static int number_text(struct load *L, const yaml_node_t *n, const char *what,
     return 0;
 }
 
-/* A finite number > 0. */
-static int get_positive(struct load *L, const yaml_node_t *n,
-                        const char *what, double *out)
+/* A finite number in (lo, hi] (lo_open) or [lo, hi]. */
+static int get_number(struct load *L, const yaml_node_t *n,
+                      const char *what, double lo, double hi, bool lo_open,
+                      double *out)
 {
     char vb[64];
     const char *s = NULL;     /* set by number_text on success */
@@ -217,6 +236,9 @@ static int get_positive(struct load *L, const yaml_node_t *n,
     if (!(v > 0))
         return fail(L, n, "%s: must be > 0, got %s", what,
                     show(n, vb, sizeof vb));
+    if (v > hi || v < lo || (lo_open && v == lo))
+        return fail(L, n, "%s: must be in %s%g, %g], got %s", what,
+                    lo_open ? "(" : "[", lo, hi, show(n, vb, sizeof vb));
     *out = v;
     return 0;
 }
@@ -295,6 +317,19 @@ static int expect_list(struct load *L, const yaml_node_t *v, const char *key,
     return 0;
 }
 
+/* ------------------------------------------------------ the name index */
+
+static const char *stype_name(const void *L, uint32_t t)
+{
+    return ((const struct load *)L)->types[t].name;
+}
+
+/* The type whose name equals name ignoring case, or SIM_NONE. */
+static uint32_t type_lookup(const struct load *L, const char *name)
+{
+    return dl_names_find(&L->type_ix, name, stype_name, L);
+}
+
 /* ---------------------------------------------------- pass 1: gpu_types */
 
 enum { T_NAME, T_MEMORY, T_SPEED, T_NKEYS };
@@ -323,10 +358,11 @@ static int parse_type(struct load *L, const yaml_node_t *m, size_t i)
             t.name_node = v;
             break;
         case T_MEMORY:
-            rc = get_positive(L, v, what, &t.memory_gb);
+            rc = get_number(L, v, what, 0, DL_MAX_MEM_GB, true, &t.memory_gb);
             break;
         case T_SPEED:
-            rc = get_positive(L, v, what, &t.speed);
+            rc = get_number(L, v, what, CFG_MIN_SPEED, CFG_MAX_SPEED, false,
+                            &t.speed);
             t.speed_node = v;
             break;
         }
@@ -338,14 +374,25 @@ static int parse_type(struct load *L, const yaml_node_t *m, size_t i)
     if (!(seen & (1u << T_MEMORY)))
         return fail(L, m, "%s: missing required key 'memory_gb' (GB per "
                     "GPU)", where);
-    for (size_t j = 0; j < L->ntypes; j++)
-        if (!strcmp(L->types[j].name, t.name))
+    if (strlen(t.name) != t.name_node->data.scalar.length)
+        return fail(L, t.name_node, "%s.name: contains a NUL byte", where);
+    uint32_t j = type_lookup(L, t.name);
+    if (j != SIM_NONE) {
+        const struct stype *o = &L->types[j];
+        long first = (long)o->name_node->start_mark.line + 1;
+        if (!strcmp(o->name, t.name))
             return fail(L, t.name_node, "%s.name: duplicate GPU type %s "
                         "(first declared at line %ld)", where,
-                        show(t.name_node, vb, sizeof vb),
-                        (long)L->types[j].name_node->start_mark.line + 1);
+                        show(t.name_node, vb, sizeof vb), first);
+        char ob[64];
+        return fail(L, t.name_node, "%s.name: GPU type %s differs from %s "
+                    "(line %ld) only in case; give types distinct names",
+                    where, show(t.name_node, vb, sizeof vb),
+                    show(o->name_node, ob, sizeof ob), first);
+    }
     xgrow(&L->types, &L->cap_types, L->ntypes + 1, sizeof *L->types);
-    L->types[L->ntypes++] = t;
+    L->types[L->ntypes] = t;
+    dl_names_add(&L->type_ix, (uint32_t)L->ntypes++, stype_name, L);
     return 0;
 }
 
@@ -458,12 +505,11 @@ static int parse_top(struct load *L, const yaml_node_t *root)
 
 /* --------------------------------------------------------- pass 2: refs */
 
+/* The type named exactly name, or SIM_NONE. */
 static uint32_t find_type(const struct load *L, const char *name)
 {
-    for (size_t t = 0; t < L->ntypes; t++)
-        if (!strcmp(L->types[t].name, name))
-            return (uint32_t)t;
-    return SIM_NONE;
+    uint32_t t = type_lookup(L, name);
+    return t != SIM_NONE && !strcmp(L->types[t].name, name) ? t : SIM_NONE;
 }
 
 static const char *declared(const struct load *L, char *buf, size_t len)
@@ -541,45 +587,6 @@ static void default_name(const char *file, char *buf, size_t len)
     snprintf(buf, len, "%.*s", (int)n, b);
 }
 
-/* 1-based line and column of a byte offset, for reader errors that have
- * no mark. */
-static void offset_pos(const char *buf, size_t len, size_t off, long *line,
-                       long *col)
-{
-    *line = 1;
-    *col = 1;
-    for (size_t i = 0; i < off && i < len; i++) {
-        if (buf[i] == '\n') {
-            ++*line;
-            *col = 1;
-        } else {
-            ++*col;
-        }
-    }
-}
-
-static int syntax_error(struct load *L, const yaml_parser_t *p,
-                        const char *buf, size_t len)
-{
-    if (p->error == YAML_MEMORY_ERROR) {
-        fprintf(stderr, "dlsim: out of memory in the YAML parser\n");
-        abort();
-    }
-    long line, col;
-    if (p->error == YAML_READER_ERROR) {
-        offset_pos(buf, len, p->problem_offset, &line, &col);
-    } else {
-        line = (long)p->problem_mark.line + 1;
-        col = (long)p->problem_mark.column + 1;
-    }
-    const char *problem = p->problem ? p->problem : "unknown error";
-    if (p->context)
-        return dl_fail(L->err, L->file, line, col, "YAML syntax error: %s: %s",
-                       p->context, problem);
-    return dl_fail(L->err, L->file, line, col, "YAML syntax error: %s",
-                   problem);
-}
-
 static void build(struct load *L, uint32_t ref, struct cluster *c)
 {
     char name[256];
@@ -601,38 +608,21 @@ int cfg_load_cluster_mem(const char *name, const char *buf, size_t len,
                          struct cluster *c, struct dl_error *err)
 {
     memset(c, 0, sizeof *c);
-    struct load L = {.file = name ? name : "<memory>", .err = err};
-    yaml_parser_t parser;
-    yaml_document_t doc, extra;
-    int rc = 0;
-
-    if (!yaml_parser_initialize(&parser)) {
-        fprintf(stderr, "dlsim: out of memory in the YAML parser\n");
-        abort();
-    }
-    yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-    if (!yaml_parser_load(&parser, &doc)) {
-        rc = syntax_error(&L, &parser, buf, len);
-        yaml_parser_delete(&parser);
+    struct load L = {.file = name ? name : "<memory>", .err = err,
+                     .type_ix = {.fold = true}};
+    if (len > CFG_MAX_BYTES)
+        return dl_fail(err, L.file, 0, 0, "larger than %zu bytes",
+                       CFG_MAX_BYTES);
+    int rc = dl_text_check(L.file, buf, len, DL_MAX_LINE, err);
+    yaml_document_t doc;
+    if (rc || (rc = dl_yaml_load(L.file, buf, len, &doc, err)))
         return rc;
-    }
     L.doc = &doc;
     const yaml_node_t *root = yaml_document_get_root_node(&doc);
-    /* Load the next document too, so a syntax error or a second document
-     * later in the file is reported rather than silently ignored. */
-    if (!root) {
+    uint32_t ref = 0;
+    if (!root)
         rc = dl_fail(err, L.file, 1, 1, "empty cluster file: expected a "
                      "mapping with gpu_types and nodes");
-    } else if (!yaml_parser_load(&parser, &extra)) {
-        rc = syntax_error(&L, &parser, buf, len);
-    } else {
-        const yaml_node_t *second = yaml_document_get_root_node(&extra);
-        if (second)
-            rc = fail(&L, second, "a second YAML document; a cluster file "
-                      "holds exactly one");
-        yaml_document_delete(&extra);
-    }
-    uint32_t ref = 0;
     if (!rc)
         rc = parse_top(&L, root);
     if (!rc)
@@ -641,36 +631,20 @@ int cfg_load_cluster_mem(const char *name, const char *buf, size_t len,
         build(&L, ref, c);
     free(L.types);
     free(L.nodes);
+    dl_names_free(&L.type_ix);
     yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
     return rc;
 }
 
 int cfg_load_cluster(const char *path, struct cluster *c, struct dl_error *err)
 {
     memset(c, 0, sizeof *c);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return dl_fail_io(err, path, "cannot open cluster file: %s",
-                          strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        xgrow(&buf, &cap, len + 65536, 1);
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        int e = errno;
-        free(buf);
-        fclose(f);
-        return dl_fail_io(err, path, "cannot read cluster file: %s",
-                          strerror(e));
-    }
-    fclose(f);
-    int rc = cfg_load_cluster_mem(path, buf, len, c, err);
+    char *buf;
+    size_t len;
+    int rc = dl_read_file(path, CFG_MAX_BYTES, DL_MAX_LINE, &buf, &len, err);
+    if (rc)
+        return rc;
+    rc = cfg_load_cluster_mem(path, buf, len, c, err);
     free(buf);
     return rc;
 }

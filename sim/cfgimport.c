@@ -30,7 +30,11 @@
  * Philly's 12GB/24GB) the figures of a known one while keeping its name.
  * A type the zoo does not know, and that is not mapped, gets the
  * placeholders memory_gb 16 and speed 1 (relative to the reference), with
- * a warning naming --map.
+ * a warning naming --map.  The zoo itself is required (found through
+ * DLSIM_MODELS, see mdl_zoo_default_dir): without it every type would be
+ * a placeholder, so that is an error (exit 1), as is a --map whose TYPE
+ * the zoo lacks or whose FROM the input lacks (exit 2).  The input is
+ * parsed before the zoo is loaded, so its errors come first.
  *
  * Speeds (only used for jobs without per-model data, SPEC 3) follow the
  * rule of examples/clusters/hetero.yaml, relative to the reference type R:
@@ -56,7 +60,9 @@
 #include <string.h>
 #include <strings.h>
 
-#define CI_MAX_BYTES ((size_t)256 << 20)
+/* The largest public machine list (PAI's pai_machine_spec) is 30 KB
+ * compressed and under 1 MB as text; 64 MiB is ample. */
+#define CI_MAX_BYTES ((size_t)64 << 20)
 #define CI_MAX_TYPES 64
 #define CI_MAX_MAPS 16
 #define CI_MAX_NODE_GPUS 64     /* a cluster file's limit (clu_node.free_mask) */
@@ -119,7 +125,7 @@ static int read_input(const char *path, char **out, size_t *len,
 {
     char *buf;
     size_t n;
-    int rc = dl_read_file(path, CI_MAX_BYTES, &buf, &n, err);
+    int rc = dl_read_file(path, CI_MAX_BYTES, 0, &buf, &n, err);
     if (rc)
         return rc;
     if (n >= 512 && !memcmp(buf + 257, "ustar", 5)) {
@@ -144,20 +150,12 @@ static int read_input(const char *path, char **out, size_t *len,
         return dl_fail(err, path, 0, 0, "a tar archive without a regular file");
     }
 done:;
-    /* the row splitter stops at a NUL: a NUL byte would silently drop
+    /* read as binary (a tar archive holds NUL bytes), checked as text
+     * now: the row splitter stops at a NUL, which would silently drop
      * every machine after it */
-    const char *z = memchr(buf, '\0', n);
-    if (z) {
-        long line = 1;
-        const char *bol = buf;
-        for (const char *q = buf; q < z; q++)
-            if (*q == '\n') {
-                line++;
-                bol = q + 1;
-            }
-        long col = (long)(z - bol) + 1;
+    if ((rc = dl_text_check(path, buf, n, DL_MAX_LINE, err))) {
         free(buf);
-        return dl_fail(err, path, line, col, "NUL byte (not a text file?)");
+        return rc;
     }
     *out = buf;
     *len = n;
@@ -199,12 +197,16 @@ static int get_uint(const struct ci *C, long line, long col, const char *what,
                     const char *s, const char *suffix, uint64_t lo,
                     uint64_t hi, uint64_t *out, struct dl_error *err)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (suffix && end != s && !strcasecmp(end, suffix))
-        end += strlen(end);
-    if (end == s || *end || errno || !(v >= (double)lo && v <= (double)hi) ||
+    char num[64];
+    size_t n = strlen(s), k = suffix ? strlen(suffix) : 0;
+    if (k && n > k && !strcasecmp(s + n - k, suffix))
+        n -= k;                 /* "24GB" */
+    double v = -1;
+    if (n >= sizeof num)
+        n = 0;
+    memcpy(num, s, n);
+    num[n] = '\0';
+    if (sim_parse_double(num, &v) || !(v >= (double)lo && v <= (double)hi) ||
         v != floor(v))
         return dl_fail(err, C->path, line, col, "%s: expected a whole number "
                        "in [%llu, %llu], got '%s'", what,
@@ -240,14 +242,27 @@ static uint32_t type_of(struct ci *C, const char *from, long line, long col,
     struct ci_type *T = &C->types[C->ntypes];
     memset(T, 0, sizeof *T);
     snprintf(T->from, sizeof T->from, "%s", from);
-    const char *alias = mdl_gpu_alias(from);
-    const char *name = from;
-    if (alias)
-        name = alias;
-    else if (C->have_zoo && mdl_zoo_gpu(&C->zoo, from))
-        name = mdl_zoo_gpu(&C->zoo, from)->name;   /* "v100" -> "V100" */
-    snprintf(T->name, sizeof T->name, "%s", name);
     return C->ntypes++;
+}
+
+/* Output names, once the zoo is loaded: the alias table's, else the
+ * zoo's spelling ("v100" -> "V100"), else as written; spellings that
+ * differ only in case are one type under the first spelling (a cluster
+ * file may not declare both). */
+static void name_types(struct ci *C)
+{
+    for (uint32_t i = 0; i < C->ntypes; i++) {
+        struct ci_type *T = &C->types[i];
+        const char *alias = mdl_gpu_alias(T->from);
+        const struct mdl_gpu *g = mdl_zoo_gpu(&C->zoo, T->from);
+        const char *name = alias ? alias : g ? g->name : T->from;
+        for (uint32_t t = 0; t < i; t++)
+            if (!strcasecmp(C->types[t].name, name)) {
+                name = C->types[t].name;
+                break;
+            }
+        snprintf(T->name, sizeof T->name, "%s", name);
+    }
 }
 
 static int add_machines(struct ci *C, uint32_t type, uint64_t gpus,
@@ -319,6 +334,8 @@ static int each_row(struct ci *C, char *buf, const struct colspec *cs,
         line++;
         char *l = p;
         p = e ? e + 1 : p + strlen(p);
+        if (line == 1 && !strncmp(l, "\xef\xbb\xbf", 3))
+            l += 3;             /* a UTF-8 byte order mark */
         size_t ll = strlen(l);
         if (ll && l[ll - 1] == '\r')
             l[--ll] = '\0';
@@ -518,6 +535,38 @@ static bool has_tensor(const struct ci_type *t)
     return t->fp16 >= 4 * t->fp32;
 }
 
+/* Every --map FROM=TYPE names a GPU type of the zoo's gpus.csv: a typo
+ * would otherwise leave FROM with placeholder figures, silently. */
+static int check_maps(const struct ci *C, struct dl_error *err)
+{
+    for (int k = 0; k < C->nmaps; k++) {
+        const char *to = strchr(C->maps[k], '=') + 1;
+        const char *a = mdl_gpu_alias(to);
+        if (!mdl_zoo_gpu(&C->zoo, a ? a : to))
+            return dl_fail(err, NULL, 0, 0, "--map %s: '%s' is not a GPU "
+                           "type of %s/gpus.csv", C->maps[k], to,
+                           C->zoo.dir);
+    }
+    return 0;
+}
+
+/* Every --map FROM matches a GPU type of the input. */
+static int check_maps_used(const struct ci *C, struct dl_error *err)
+{
+    for (int k = 0; k < C->nmaps; k++) {
+        size_t l = strcspn(C->maps[k], "=");
+        bool used = false;
+        for (uint32_t i = 0; i < C->ntypes && !used; i++)
+            used = l == strlen(C->types[i].from) &&
+                   !strncasecmp(C->maps[k], C->types[i].from, l);
+        if (!used)
+            return dl_fail(err, C->path, 0, 0, "--map %s: no GPU type "
+                           "'%.*s' in the input", C->maps[k], (int)l,
+                           C->maps[k]);
+    }
+    return 0;
+}
+
 static void resolve_types(struct ci *C, FILE *warn)
 {
     for (uint32_t i = 0; i < C->ntypes; i++) {
@@ -640,6 +689,35 @@ static void write_yaml(const struct ci *C, FILE *f, const char *name,
         if (g->rack != UINT32_MAX)
             fprintf(f, "    rack: r%u\n", g->rack);
     }
+}
+
+/* The rows of format fi (the order of cfg_cmd_import's formats[]) into
+ * C: the CSV formats by their column table, gavel's JSON on its own. */
+static int parse_input(struct ci *C, int fi, char *buf, size_t len,
+                       const char *select, uint64_t node_gpus,
+                       struct dl_error *err)
+{
+    static const char *const pai_cols[] = {"machine", "gpu_type", "cap_cpu",
+                                           "cap_mem", "cap_gpu"};
+    static const char *const openb_cols[] = {"gpu", "model"};
+    static const char *const spot_cols[] = {"gpu_capacity_num", "gpu_model"};
+    static const char *const philly_cols[] = {"number of GPUs",
+                                              "single GPU mem"};
+    static const char *const tir_cols[] = {"num_switch", "num_node_p_switch",
+                                           "num_gpu_p_node"};
+    static const struct {
+        struct colspec cols;
+        row_fn row;
+    } csv[] = {
+        { {pai_cols, 5, false}, pai_row },
+        { {openb_cols, 2, true}, openb_row },
+        { {spot_cols, 2, true}, openb_row },
+        { {philly_cols, 2, true}, philly_row },
+        { {tir_cols, 3, true}, tiresias_row },
+    };
+    if (fi < (int)(sizeof csv / sizeof *csv))
+        return each_row(C, buf, &csv[fi].cols, csv[fi].row, err);
+    return import_gavel(C, buf, len, select, node_gpus, err);
 }
 
 /* ------------------------------------------------------------ command */
@@ -773,58 +851,40 @@ int cfg_cmd_import(int argc, char **argv)
     C->rack_nodes = (uint32_t)rack_nodes;
 
     struct dl_error err = { 0 };
-    char zdir[4096];
-    if (!mdl_zoo_default_dir(zdir, sizeof zdir) &&
-        !mdl_zoo_load(zdir, &C->zoo, &err))
-        C->have_zoo = true;
-    else
-        fprintf(stderr, "dlsim cluster import: no model zoo found (set "
-                "DLSIM_MODELS): every GPU type gets placeholder figures\n");
-
     char *buf = NULL;
     size_t len = 0;
     if ((rc = read_input(C->path, &buf, &len, &err)))
         goto fail;
-    static const char *const pai_cols[] = {"machine", "gpu_type", "cap_cpu",
-                                           "cap_mem", "cap_gpu"};
-    static const char *const openb_cols[] = {"gpu", "model"};
-    static const char *const spot_cols[] = {"gpu_capacity_num", "gpu_model"};
-    static const char *const philly_cols[] = {"number of GPUs",
-                                              "single GPU mem"};
-    static const char *const tir_cols[] = {"num_switch", "num_node_p_switch",
-                                           "num_gpu_p_node"};
-    switch (fi) {
-    case 0:
-        rc = each_row(C, buf, &(struct colspec){pai_cols, 5, false}, pai_row,
-                      &err);
-        break;
-    case 1:
-        rc = each_row(C, buf, &(struct colspec){openb_cols, 2, true},
-                      openb_row, &err);
-        break;
-    case 2:
-        rc = each_row(C, buf, &(struct colspec){spot_cols, 2, true},
-                      openb_row, &err);
-        break;
-    case 3:
-        rc = each_row(C, buf, &(struct colspec){philly_cols, 2, true},
-                      philly_row, &err);
-        break;
-    case 4:
-        rc = each_row(C, buf, &(struct colspec){tir_cols, 3, true},
-                      tiresias_row, &err);
-        break;
-    default:
-        rc = import_gavel(C, buf, len, select, node_gpus, &err);
-        break;
-    }
+    rc = parse_input(C, fi, buf, len, select, node_gpus, &err);
     free(buf);
     if (rc)
         goto fail;
     if (!C->ntypes) {
-        rc = dl_fail(&err, C->path, 0, 0, "no machine with GPUs");
+        rc = dl_fail(&err, C->path, 0, 0, "no machine with GPUs%s",
+                     C->skipped_cpu ? "" : " (the input lists no machine)");
         goto fail;
     }
+    char zdir[4096];
+    /* without the zoo every type would get the placeholders speed 1 and
+     * 16 GB: a file that looks right and is not, so it is an error */
+    if (mdl_zoo_default_dir(zdir, sizeof zdir)) {
+        fprintf(stderr, "dlsim cluster import: no model zoo found: set "
+                "DLSIM_MODELS to the directory of gpus.csv (the source "
+                "tree's models/)\n");
+        rc = 1;
+        goto done;
+    }
+    if ((rc = mdl_zoo_load(zdir, &C->zoo, &err))) {
+        fprintf(stderr, "dlsim cluster import: cannot load the model zoo "
+                "from %s (set DLSIM_MODELS to the directory of gpus.csv): ",
+                zdir);
+        goto fail;
+    }
+    C->have_zoo = true;
+    if ((rc = check_maps(C, &err)))
+        goto fail;
+    name_types(C);
+
     /* over the cluster limit: say so now rather than write and parse a
      * cluster file of millions of entries only for cfg to refuse it */
     uint64_t total = 0;
@@ -836,6 +896,8 @@ int cfg_cmd_import(int argc, char **argv)
                      (unsigned long long)CFG_MAX_GPUS);
         goto fail;
     }
+    if ((rc = check_maps_used(C, &err)))
+        goto fail;
     resolve_types(C, stderr);
     uint32_t r = pick_reference(C, ref);
     if (r == UINT32_MAX) {

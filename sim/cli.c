@@ -138,9 +138,15 @@ static const char run_help[] =
     "On a terminal, a run that takes over a second shows a progress line on\n"
     "stderr (simulated time against the last arrival, events, jobs done).\n";
 
+/* Seconds >= 0; 0 = no time series.  A positive interval below the
+ * clock's 1 us would round to 0 and silently give a header-only file, so
+ * it is refused. */
 static int parse_sample(const char *s, simtime_t *out)
 {
-    return sim_parse_seconds(s, out) || *out < 0 ? -1 : 0;
+    double v;
+    if (sim_parse_seconds(s, out) || *out < 0 || sim_parse_double(s, &v))
+        return -1;
+    return v > 0 && v < 1e-6 ? -1 : 0;
 }
 
 static int load_cluster(const char *path, struct cluster *c)
@@ -203,7 +209,9 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec,
             break;
         case 'S':
             if (parse_sample(optarg, &o.sample))
-                return usage_error("run", "--sample expects seconds >= 0");
+                return usage_error("run", "--sample expects seconds >= 0 "
+                                   "(0 = none; at least 1e-6, the clock's "
+                                   "resolution)");
             break;
         case 'k': o.check = true; break;
         case 'X': diag->strict = true; break;
@@ -246,6 +254,7 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec,
     pv.command = command;
     if (o.sample > 0 && t.njobs &&
         (t.jobs[t.njobs - 1].submit - t.jobs[0].submit) / o.sample >= ENG_MAX_TS_ROWS) {
+        free(command);
         trc_free(&t);
         clu_free(&c);
         return usage_error("run", "--sample is too small for this trace's span "

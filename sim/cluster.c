@@ -37,26 +37,6 @@ void clu_init(struct cluster *c, const char *name)
     c->ref_type = SIM_NONE;
 }
 
-uint32_t clu_type_find(const struct cluster *c, const char *name)
-{
-    for (uint32_t t = 0; t < c->ntypes; t++)
-        if (!strcmp(c->types[t].name, name))
-            return t;
-    return SIM_NONE;
-}
-
-uint32_t clu_add_type(struct cluster *c, const char *name, double memory_gb,
-                      double speed)
-{
-    c->types = xrealloc(c->types, (c->ntypes + 1) * sizeof *c->types);
-    struct clu_type *t = &c->types[c->ntypes];
-    memset(t, 0, sizeof *t);
-    t->name = arena_strndup(c->arena, name, strlen(name));
-    t->memory_gb = memory_gb;
-    t->speed = speed;
-    return c->ntypes++;
-}
-
 /* The capacity of an array of n elements grown by grow_cap: 0 for none,
  * else the power of two >= n (at least 16), so that adding entries one
  * call at a time costs amortized O(1) instead of a copy per call. */
@@ -68,12 +48,36 @@ static size_t grow_cap(size_t n)
     return n ? c : 0;
 }
 
-static uint32_t rack_hash(const char *s)
+static const char *type_name(const void *c, uint32_t t)
 {
-    uint32_t h = 2166136261u;                   /* FNV-1a */
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 16777619u;
-    return h;
+    return ((const struct cluster *)c)->types[t].name;
+}
+
+static const char *rack_name(const void *c, uint32_t r)
+{
+    return ((const struct cluster *)c)->racks[r];
+}
+
+uint32_t clu_type_find(const struct cluster *c, const char *name)
+{
+    return dl_names_find(&c->type_ix, name, type_name, c);
+}
+
+uint32_t clu_add_type(struct cluster *c, const char *name, double memory_gb,
+                      double speed)
+{
+    if ((size_t)c->ntypes + 1 > grow_cap(c->ntypes))
+        c->types = xrealloc(c->types, grow_cap((size_t)c->ntypes + 1) *
+                                      sizeof *c->types);
+    struct clu_type *t = &c->types[c->ntypes];
+    memset(t, 0, sizeof *t);
+    t->name = arena_strndup(c->arena, name, strlen(name));
+    t->memory_gb = memory_gb;
+    t->speed = speed;
+    /* a repeated name stays found as its first index (cfg refuses
+     * repeats) */
+    dl_names_add(&c->type_ix, c->ntypes, type_name, c);
+    return c->ntypes++;
 }
 
 /* The index of rack (interned on first use).  A hash index (rack_ix, at
@@ -83,30 +87,14 @@ static uint32_t rack_intern(struct cluster *c, const char *rack)
 {
     if (!rack)
         rack = "";
-    if (2 * ((size_t)c->nracks + 1) > c->rack_ixcap) {
-        uint32_t cap = c->rack_ixcap ? 2 * c->rack_ixcap : 16;
-        while (2 * ((size_t)c->nracks + 1) > cap)
-            cap *= 2;
-        uint32_t *ix = xcalloc(cap, sizeof *ix);
-        for (uint32_t r = 0; r < c->nracks; r++) {
-            uint32_t h = rack_hash(c->racks[r]) & (cap - 1);
-            while (ix[h])
-                h = (h + 1) & (cap - 1);
-            ix[h] = r + 1;
-        }
-        free(c->rack_ix);
-        c->rack_ix = ix;
-        c->rack_ixcap = cap;
-    }
-    uint32_t mask = c->rack_ixcap - 1, h = rack_hash(rack) & mask;
-    for (; c->rack_ix[h]; h = (h + 1) & mask)
-        if (!strcmp(c->racks[c->rack_ix[h] - 1], rack))
-            return c->rack_ix[h] - 1;
+    uint32_t r = dl_names_find(&c->rack_ix, rack, rack_name, c);
+    if (r != SIM_NONE)
+        return r;
     if ((size_t)c->nracks + 1 > grow_cap(c->nracks))
         c->racks = xrealloc(c->racks, grow_cap((size_t)c->nracks + 1) *
                                       sizeof *c->racks);
     c->racks[c->nracks] = arena_strndup(c->arena, rack, strlen(rack));
-    c->rack_ix[h] = c->nracks + 1;
+    dl_names_add(&c->rack_ix, c->nracks, rack_name, c);
     return c->nracks++;
 }
 
@@ -182,12 +170,20 @@ void clu_reset(struct cluster *c)
         c->gpu_job[g] = SIM_NONE;
 }
 
+static int by_speed(const void *a, const void *b, void *types)
+{
+    const struct clu_type *ty = types;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    double sx = ty[x].speed, sy = ty[y].speed;
+    if (sx != sy)
+        return sx > sy ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
 void clu_finish(struct cluster *c)
 {
     DL_ASSERT(c->ntypes > 0 && c->nnodes > 0 && !c->groups);
-    free(c->rack_ix);
-    c->rack_ix = NULL;
-    c->rack_ixcap = 0;
+    dl_names_free(&c->rack_ix);
     if (c->ref_type == SIM_NONE)
         c->ref_type = 0;
     double ref = c->types[c->ref_type].speed;
@@ -197,6 +193,12 @@ void clu_finish(struct cluster *c)
         c->types[t].max_node_gpus = 0;
     }
     uint64_t total = 0;
+    /* groups are at most min(nodes, types x 64): index room for twice
+     * that many */
+    size_t gcap = 16;
+    while (gcap < 2 * (size_t)c->nnodes && gcap < 2 * (size_t)c->ntypes * 65)
+        gcap *= 2;
+    uint32_t *gix = xcalloc(gcap, sizeof *gix), gmask = (uint32_t)gcap - 1;
     for (uint32_t i = 0; i < c->nnodes; i++) {
         struct clu_node *n = &c->nodes[i];
         n->first_gpu = (uint32_t)total;
@@ -207,13 +209,21 @@ void clu_finish(struct cluster *c)
             c->types[n->type].max_node_gpus = n->ngpus;
         if (n->ngpus > c->max_node_gpus)
             c->max_node_gpus = n->ngpus;
-        uint32_t g;
-        for (g = 0; g < c->ngroups; g++)
-            if (c->groups[g].type == n->type &&
-                c->groups[g].gpus_per_node == n->ngpus)
-                break;
+        /* the group of (type, size): a hash index, as a cluster of many
+         * types has as many groups (a scan per node was quadratic) */
+        uint64_t key = (uint64_t)n->type * 65 + n->ngpus;
+        uint32_t h = (uint32_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 32);
+        for (h &= gmask; gix[h] && !(c->groups[gix[h] - 1].type == n->type &&
+                                     c->groups[gix[h] - 1].gpus_per_node ==
+                                         n->ngpus);
+             h = (h + 1) & gmask)
+            ;
+        uint32_t g = gix[h] ? gix[h] - 1 : c->ngroups;
         if (g == c->ngroups) {
-            c->groups = xrealloc(c->groups, (g + 1) * sizeof *c->groups);
+            gix[h] = g + 1;
+            if ((size_t)g + 1 > grow_cap(g))
+                c->groups = xrealloc(c->groups, grow_cap((size_t)g + 1) *
+                                                sizeof *c->groups);
             struct clu_group *ng = &c->groups[g];
             ng->type = n->type;
             ng->gpus_per_node = n->ngpus;
@@ -225,15 +235,14 @@ void clu_finish(struct cluster *c)
         n->group = g;
         c->groups[g].nnodes++;
     }
+    free(gix);
+    /* fastest first, ties by index (an insertion sort was quadratic in
+     * the number of types) */
     c->type_order = xmalloc(c->ntypes * sizeof(uint32_t));
-    for (uint32_t t = 0; t < c->ntypes; t++) {   /* stable insertion sort */
-        uint32_t k = t;
-        while (k > 0 && c->types[c->type_order[k - 1]].speed < c->types[t].speed) {
-            c->type_order[k] = c->type_order[k - 1];
-            k--;
-        }
-        c->type_order[k] = t;
-    }
+    for (uint32_t t = 0; t < c->ntypes; t++)
+        c->type_order[t] = t;
+    qsort_r(c->type_order, c->ntypes, sizeof *c->type_order, by_speed,
+            c->types);
     c->ngpus = (uint32_t)total;
     c->gpu_node = xmalloc(c->ngpus * sizeof(uint32_t));
     c->gpu_job = xmalloc(c->ngpus * sizeof(uint32_t));
@@ -253,7 +262,8 @@ void clu_free(struct cluster *c)
     free(c->types);
     free(c->nodes);
     free(c->racks);
-    free(c->rack_ix);
+    dl_names_free(&c->rack_ix);
+    dl_names_free(&c->type_ix);
     free(c->gpu_node);
     free(c->gpu_job);
     free(c->type_order);

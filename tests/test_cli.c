@@ -457,3 +457,64 @@ Test(cli, load_holds_under_models)
         cr_expect(!strstr(tu_out, "offered load   1.300000"), "%s", tu_out);
     }
 }
+
+/* Write errors on standard output are exit 1 with a message, for every
+ * command (one check in main): a full disk, a closed descriptor. */
+Test(cli, stdout_write_errors_exit_1)
+{
+    tu_tmp_file("t.csv", good_trace);
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("trace gen --jobs 50 --seed 3 -o u.csv"), 0, "%s",
+                 tu_out);
+    char cwd[512], fit[1024], ci[1024];
+    cr_assert(getcwd(cwd, sizeof cwd));     /* tests/ */
+    snprintf(fit, sizeof fit, "fit slowdown '%s/data/pairs_tiny.csv'", cwd);
+    snprintf(ci, sizeof ci, "cluster import --format tiresias '%s/../../"
+             "shared/data/traces/tiresias/cluster_spec.csv'", cwd);
+    const char *const cmds[] = {
+        "--help", "run --help", "policies", "--version",
+        "run --trace t.csv --cluster c.yaml",
+        "trace stats t.csv", "trace compare t.csv u.csv",
+        "demo --jobs 40", fit, ci,
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        /* the command works; then into /dev/full; then with stdout closed */
+        cr_expect_eq(tu_dlsim("%s >/dev/null", cmds[i]), 0, "%s: %s", cmds[i],
+                     tu_out);
+        /* (tu_sh appends 2>&1: the braces keep stderr on the pipe) */
+        cr_expect_eq(tu_sh("{ \"$DLSIM\" %s >/dev/full; }", cmds[i]), 1,
+                     "%s: %s", cmds[i], tu_out);
+        cr_expect(strstr(tu_out, "dlsim: cannot write to standard output: "
+                         "No space left on device"), "%s: %s", cmds[i],
+                  tu_out);
+        cr_expect_eq(tu_sh("{ \"$DLSIM\" %s >&-; }", cmds[i]), 1, "%s: %s",
+                     cmds[i], tu_out);
+        cr_expect(strstr(tu_out, "cannot write to standard output: Bad file "
+                         "descriptor"), "%s: %s", cmds[i], tu_out);
+    }
+    /* a closed stdout must not become an output file's descriptor: the
+     * table would be written into the trace */
+    cr_expect_eq(tu_sh("{ \"$DLSIM\" trace gen --jobs 30 -o w.csv >&-; }"), 1,
+                 "%s", tu_out);
+    struct trace t;
+    struct dl_error e;
+    cr_expect_eq(trc_load(tu_tmp_path("w.csv"), &t, &e, NULL), 0, "%s", e.msg);
+    trc_free(&t);
+    /* nothing written to stdout: a closed one is no error */
+    cr_expect_eq(tu_sh("{ \"$DLSIM\" run --trace t.csv --quiet >&-; }"), 0,
+                 "%s", tu_out);
+}
+
+Test(cli, sample_below_the_clock_is_refused)
+{
+    tu_tmp_file("t.csv", good_trace);
+    cr_expect_eq(tu_dlsim("run --trace t.csv --sample 1e-7 --out o"), 2, "%s",
+                 tu_out);
+    cr_expect(strstr(tu_out, "--sample"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("o"));
+    cr_expect_eq(tu_dlsim("run --trace t.csv --sample 0x10 --out o"), 2);
+    cr_expect_eq(tu_dlsim("run --trace t.csv --sample 0.000001 --quiet --out o"),
+                 2, "%s", tu_out);      /* 180 s at 1 us: over 4M rows */
+    cr_expect_eq(tu_dlsim("run --trace t.csv --sample 0 --quiet --out o"), 0,
+                 "%s", tu_out);
+}

@@ -557,3 +557,24 @@ Test(util, zoo_join)
                 "baseline %.4f", n, e, eb);
     mdl_fit_util_data_free(&d);
 }
+
+/* Content errors name the file (#13): a header and no rows, a NUL byte,
+ * an endless line. */
+Test(slowdown, empty_and_binary_inputs_are_located)
+{
+    tu_tmp_file("h.csv", "gpu_type,job_a,job_b,rate_a,rate_b\n");
+    cr_expect_eq(tu_dlsim("fit slowdown h.csv -o s.yaml"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "h.csv: no pairs"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("s.yaml"));
+    cr_expect_eq(tu_dlsim("fit slowdown /dev/zero -o s.yaml"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "/dev/zero:1:1: NUL byte"), "%s", tu_out);
+    cr_expect_eq(tu_dlsim("fit util /dev/urandom -o s.yaml"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "/dev/urandom:"), "%s", tu_out);
+    /* a byte order mark before the header is skipped */
+    char cwd[512], cmd[1200];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(cmd, sizeof cmd, "cd '%s' && printf '\\357\\273\\277' > b.csv && "
+             "cat '%s/data/pairs_tiny.csv' >> b.csv", tu_tmp_dir(), cwd);
+    cr_assert_eq(system(cmd), 0);
+    cr_expect_eq(tu_dlsim("fit slowdown b.csv -o b.yaml"), 0, "%s", tu_out);
+}

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GAVEL "../../shared/data/perf/gavel/physical_cluster_throughputs.json"
@@ -375,7 +376,7 @@ Test(sdfile, validation_errors_located)
         { "kind: slowdown\ngpu_types: {a: 1}\n", 2, "{",
           "gpu_types: expected a non-empty list" },
         { "kind: slowdown\nseed: 1\nseed: 2\n", 3, "seed", "key 'seed' repeated" },
-        { "kind: slowdown\ngpu_types: [\n", 3, NULL, "YAML: " },
+        { "kind: slowdown\ngpu_types: [\n", 3, NULL, "YAML syntax error: " },
         { TOP "  - K80\n", 3, "K80", "each entry must be a mapping" },
         { TOP "  - {form: timeshare}\n", 3, "{", "name is required" },
         { TOP "  - {name: \"\", form: timeshare}\n", 3, "\"\"",
@@ -551,4 +552,42 @@ Test(utilfile, validation_errors_located)
     struct mdl_util_params m;
     struct dl_error err = { 0 };
     cr_assert_eq(mdl_util_load("data/no-such.yaml", &m, &err), DL_EIO);
+}
+
+/* The YAML model files share the readers' limits (#13): a key repeated in
+ * a mapping of 100,000 keys is found at once (the check scanned the
+ * earlier keys per key), and 100,000 nested lists are refused at level
+ * 65 instead of after a minute in libyaml. */
+Test(sdfile, big_and_deep_files_are_refused_quickly, .timeout = 60)
+{
+    enum { N = 100000 };
+    size_t cap = (size_t)N * 16 + 64, o = 0;
+    char *y = malloc(cap);
+    o += (size_t)snprintf(y + o, cap - o, "kind: slowdown\nextra:\n");
+    for (int i = 0; i < N; i++)
+        o += (size_t)snprintf(y + o, cap - o, "  k%d: 1\n", i == N - 1 ? 5 : i);
+    FILE *f = fopen(tu_tmp_path("dup.yaml"), "w");
+    fwrite(y, 1, o, f);
+    fclose(f);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct mdl_sd_model m;
+    struct dl_error e;
+    cr_expect_eq(mdl_sd_load(tu_tmp_path("dup.yaml"), &m, &e), DL_EINPUT);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    cr_expect_eq(e.line, N + 2, "%s", e.msg);
+    cr_expect(strstr(e.msg, "key 'k5' repeated"), "%s", e.msg);
+    double s = (double)(t1.tv_sec - t0.tv_sec) +
+               1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    cr_expect(s < 10, "%.1f s", s);
+    o = (size_t)snprintf(y, cap, "kind: slowdown\ngpu_types: ");
+    memset(y + o, '[', N);
+    y[o + N] = '\n';
+    f = fopen(tu_tmp_path("deep.yaml"), "w");
+    fwrite(y, 1, o + N + 1, f);
+    fclose(f);
+    cr_expect_eq(mdl_sd_load(tu_tmp_path("deep.yaml"), &m, &e), DL_EINPUT);
+    cr_expect_eq(e.line, 2);
+    cr_expect(strstr(e.msg, "nested deeper than 64"), "%s", e.msg);
+    free(y);
 }

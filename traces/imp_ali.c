@@ -115,6 +115,7 @@ int imp_openb(struct imp *m, const char *path)
             continue;
         struct trc_job j;
         imp_job_init(&j);
+        j.line = (uint32_t)c.rec_line;
         j.id = imp_fld(&c, idx[O_NAME]);
         long ngpu, milli;
         const char *s = imp_fld(&c, idx[O_NGPU]);
@@ -365,6 +366,7 @@ int imp_pai(struct imp *m, const char *path)
         }
         struct trc_job j;
         imp_job_init(&j);
+        j.line = (uint32_t)c.rec_line;
         j.id = c.f[J_JOB];
         j.user = c.f[J_USER];
         int t = imp_time(c.f[J_START], IMP_SEC, 0, &j.submit);

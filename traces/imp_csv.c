@@ -135,17 +135,23 @@ static int chronus_expect(struct imp *m, const struct imp_csv *c, int i,
     if (strlen(s) >= sizeof buf)
         return imp_bad(m, c, "expect_time_list", "too long", s);
     strcpy(buf, s);
-    char *first = buf, *last = buf, *dash;
-    for (char *p = buf; (dash = strchr(p, '-')); p = dash + 1) {
-        *dash = '\0';
-        last = dash + 1;
+    /* every element is a time >= 0, not just the one used: "159--x-"
+     * is malformed, not 159 */
+    bool have = false;
+    for (char *p = buf, *dash;; p = dash + 1) {
+        dash = strchr(p, '-');
+        if (dash)
+            *dash = '\0';
+        simtime_t v;
+        if (imp_time(p, unit, 0, &v) != 0 || v < 0)
+            return imp_bad(m, c, "expect_time_list", "not a list of times "
+                           ">= 0 separated by '-'", s);
+        if (!have || m->o->deadline_last)
+            *rel = v;
+        have = true;
+        if (!dash)
+            return 0;
     }
-    const char *pick = m->o->deadline_last ? last : first;
-    int r = imp_time(pick, unit, 0, rel);
-    if (r != 0 || *rel < 0)
-        return imp_bad(m, c, "expect_time_list", "not a list of times "
-                       ">= 0 separated by '-'", s);
-    return 0;
 }
 
 static int read_named(struct imp *m, const char *path, const struct spec *sp)
@@ -186,6 +192,7 @@ static int read_named(struct imp *m, const char *path, const struct spec *sp)
             continue;
         struct trc_job j;
         imp_job_init(&j);
+        j.line = (uint32_t)c.rec_line;
         j.id = idx[K_ID] >= 0 ? imp_fld(&c, idx[K_ID]) : NULL;
         if (j.id && !*j.id) {
             r = imp_bad(m, &c, sp->name[K_ID], "empty job id", "");
@@ -289,7 +296,7 @@ static int read_named(struct imp *m, const char *path, const struct spec *sp)
                 break;
             }
             if (!best) {
-                simtime_t rel;
+                simtime_t rel = 0;
                 if ((r = chronus_expect(m, &c, idx[K_EXPECT], unit, &rel)))
                     break;
                 j.deadline = j.submit + rel;

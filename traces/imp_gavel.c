@@ -175,6 +175,7 @@ int imp_gavel(struct imp *m, const char *path)
             continue;
         struct trc_job j;
         imp_job_init(&j);
+        j.line = (uint32_t)c.rec_line;
         double steps;
         long sf;
         if (sim_parse_double(c.f[G_STEPS], &steps) < 0 || steps < 0) {

@@ -25,15 +25,20 @@
 #include "traces/impint.h"
 #include "models/model.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The longest job object: Philly's longest, a job of hundreds of
+ * attempts on dozens of machines, is some hundred KB; beyond 16 MiB the
+ * text is not a job (a string that never ends, say) and is refused
+ * before it takes more memory. */
+#define IMP_MAX_OBJECT ((size_t)16 << 20)
+
 struct scan {
-    gzFile gz;
+    struct dl_in *in;
     char *buf;
     size_t cap, len;
-    int eof, zerr;
+    int eof, failed;
 };
 
 static int more(struct scan *s, size_t keep_from)
@@ -46,15 +51,13 @@ static int more(struct scan *s, size_t keep_from)
         s->cap *= 2;
         s->buf = xrealloc(s->buf, s->cap);
     }
-    int n = gzread(s->gz, s->buf + s->len, (unsigned)(s->cap - s->len - 1));
+    long n = dl_in_read(s->in, s->buf + s->len, s->cap - s->len - 1);
     if (n > 0) {
         s->len += (size_t)n;
-        return n;
+        return (int)n;
     }
     s->eof = 1;
-    int code = Z_OK;
-    gzerror(s->gz, &code);
-    s->zerr = n < 0 && code == Z_OK ? Z_ERRNO : code;
+    s->failed = n < 0;
     return 0;
 }
 
@@ -90,6 +93,7 @@ static int one_job(struct imp *m, const struct mdl_json *o, const char *path,
     }
     struct trc_job j;
     imp_job_init(&j);
+    j.line = (uint32_t)line;
     j.id = id;
     j.user = str_of(mdl_json_get(o, "user"));
     const char *sub = str_of(mdl_json_get(o, "submitted_time"));
@@ -128,16 +132,34 @@ static int one_job(struct imp *m, const struct mdl_json *o, const char *path,
             open = te != 0;
         if (!ts && !te && e > s)
             j.duration += e - s;
+        /* a detail or gpus of another type is a malformed job, not a
+         * CPU-only one: "gpus": "gpu0" would otherwise count 0 GPUs */
         const struct mdl_json *det = mdl_json_get(at, "detail");
-        uint32_t g = 0;
-        for (uint32_t d = 0; det && det->type == MDL_JSON_ARRAY && d < det->n;
-             d++) {
-            const struct mdl_json *gp = mdl_json_get(&det->kid[d], "gpus");
-            if (gp && gp->type == MDL_JSON_ARRAY)
+        if (det && det->type != MDL_JSON_ARRAY)
+            return dl_fail(m->err, path, line, 0, "job %s: attempt %u: "
+                           "detail is a %s, not an array of machines", id,
+                           a + 1, mdl_json_type_name(det->type));
+        uint64_t g = 0;
+        for (uint32_t d = 0; det && d < det->n; d++) {
+            const struct mdl_json *mach = &det->kid[d];
+            const struct mdl_json *gp = mach->type == MDL_JSON_OBJECT
+                                            ? mdl_json_get(mach, "gpus")
+                                            : NULL;
+            if (mach->type != MDL_JSON_OBJECT ||
+                (gp && gp->type != MDL_JSON_ARRAY))
+                return dl_fail(m->err, path, line, 0, "job %s: attempt %u, "
+                               "machine %u: %s", id, a + 1, d + 1,
+                               mach->type != MDL_JSON_OBJECT
+                                   ? "not an object"
+                                   : "gpus is not an array of GPU names");
+            if (gp)
                 g += gp->n;
         }
+        if (g >= SIM_NONE)
+            return dl_fail(m->err, path, line, 0, "job %s: attempt %u: "
+                           "%llu GPUs", id, a + 1, (unsigned long long)g);
         if (g)
-            j.num_gpus = g;
+            j.num_gpus = (uint32_t)g;
     }
     if (open) {
         imp_skip(m, IMP_S_UNFINISHED);
@@ -150,11 +172,9 @@ static int one_job(struct imp *m, const struct mdl_json *o, const char *path,
 int imp_philly_json(struct imp *m, const char *path)
 {
     struct scan s = { 0 };
-    s.gz = gzopen(path, "rb");
-    if (!s.gz)
-        return dl_fail_io(m->err, path, "cannot open: %s",
-                          errno ? strerror(errno) : "out of memory");
-    gzbuffer(s.gz, 128 * 1024);
+    s.in = dl_in_open(path, DL_MAX_STREAM, m->err);
+    if (!s.in)
+        return DL_EIO;
     s.cap = 1 << 20;
     s.buf = xmalloc(s.cap);
     int r = 0;
@@ -167,6 +187,11 @@ int imp_philly_json(struct imp *m, const char *path)
         if (i == s.len) {
             if (s.eof)
                 break;
+            if (depth >= 2 && i - start > IMP_MAX_OBJECT) {
+                r = dl_fail(m->err, path, el_line, 0, "job object longer "
+                            "than %zu bytes", IMP_MAX_OBJECT);
+                break;
+            }
             size_t keep = depth >= 2 ? start : i;
             more(&s, keep);
             i -= keep;
@@ -247,14 +272,14 @@ int imp_philly_json(struct imp *m, const char *path)
         }
         i++;
     }
-    if (!r && s.zerr != Z_OK && s.zerr != Z_STREAM_END)
-        r = s.zerr == Z_ERRNO ? dl_fail_io(m->err, path, "read error")
-                              : dl_fail(m->err, path, line, 0, "truncated or "
-                                        "corrupt gzip stream");
+    if (!r && s.failed)
+        r = dl_in_fail(s.in, line, m->err);
     if (!r && !closed)
         r = dl_fail(m->err, path, line, 0, "unexpected end of input inside "
                     "the array");
-    gzclose_r(s.gz);
+    if (!r)
+        imp_warn_trailing(path, s.in);
+    dl_in_close(s.in);
     free(s.buf);
     return r;
 }

@@ -18,8 +18,6 @@
 
 #include "traces/trace.h"
 
-#include <zlib.h>
-
 /* Why a job of the input was not written, one counter each. */
 #define IMP_SKIPS(X)                                                      \
     X(ZERO_GPUS, "no GPUs (CPU-only)")                                    \
@@ -68,6 +66,7 @@ struct imp_opts {
     const char *throughputs;    /* gavel: the throughput JSON */
     bool deadline_last;         /* chronus soft jobs: last deadline */
     bool multi_first;           /* openb a|b: first type (else any) */
+    bool force;                 /* skip the plausibility checks */
 };
 
 /* What finish() sorts and deduplicates by, filled by imp_add while the
@@ -92,6 +91,10 @@ struct imp {
     void *state;                /* a format's state across files (gavel) */
     const char *id_prefix;      /* "FILE:" before ids when several files
                                  * are merged (NULL: none) */
+    const char **files;         /* [nfiles] input paths, for messages */
+    size_t *file_first;         /* [nfiles] first job of each in jobs[] */
+    size_t nfiles;
+    uint32_t *out_file;         /* after finish: file of each kept job */
 };
 
 /* imp_read_one counts one job read (a row, an object).  imp_vc_ok is true
@@ -103,7 +106,7 @@ void imp_skip(struct imp *m, enum imp_skip why);
 /* Adds a job (strings are copied into the arena).  Skips (and counts) a
  * job with no GPUs or a duration <= 0; num_gpus, duration and submit are
  * taken from j, the rest as given (deadline SIM_NEVER, util/mem_gb < 0 when
- * unknown).  A NULL id becomes the job's place in its input file (1, 2,
+ * unknown; line: the job's line in its input file, for messages).  A NULL id becomes the job's place in its input file (1, 2,
  * ...: the jobs read so far, imp_read_one).  Returns true when kept. */
 bool imp_add(struct imp *m, const struct trc_job *j);
 /* A job with nothing known: zeros, deadline SIM_NEVER, util and mem_gb
@@ -113,16 +116,19 @@ const char *imp_str(struct imp *m, const char *s);
 
 /* ------------------------------------------------- streaming CSV reader
  *
- * Plain or gzip (by content, through zlib), one record per line, fields
+ * Plain or gzip (by content, through dl_in), one record per line, fields
  * split at sep; with sep ',' a field may be double-quoted (RFC 4180, ""
  * for a quote, no newline inside).  A trailing CR is dropped, blank lines
- * are skipped.  Fields are NUL-terminated in place and trimmed of blanks. */
+ * are skipped, a UTF-8 byte order mark before the first line is skipped
+ * (as the native reader does).  Fields are NUL-terminated in place and
+ * trimmed of blanks; a NUL byte in the input, a line over DL_MAX_LINE
+ * bytes and more than DL_MAX_STREAM unpacked bytes are errors. */
 struct imp_csv {
     const char *path;
-    gzFile gz;
+    struct dl_in *in;
     char *buf;
     size_t cap, pos, len;
-    int eof, zerr;
+    int eof, failed;
     long line;                  /* lines consumed */
     long rec_line;              /* line of the current record */
     char sep;
@@ -131,6 +137,8 @@ struct imp_csv {
 };
 int imp_csv_open(struct imp_csv *c, const char *path, char sep,
                  struct dl_error *err);
+/* The warning (on stderr) for bytes after the last gzip member of in. */
+void imp_warn_trailing(const char *path, const struct dl_in *in);
 /* 1 a record, 0 end of input, or DL_EINPUT / DL_EIO with err. */
 int imp_csv_next(struct imp_csv *c, struct dl_error *err);
 void imp_csv_close(struct imp_csv *c);

@@ -25,8 +25,10 @@
  *   -> trc_write (atomic: a temporary file renamed into place).
  *
  * Bad input (a malformed row: wrong field count, a number that is not
- * one, a broken date) is an error naming file:line (exit 2) and nothing
- * is written.  Rows that are well formed but unusable (CPU-only, failed,
+ * one, a broken or impossible date, a line over DL_MAX_LINE) is an error
+ * naming file:line (exit 2) and nothing is written; so are two inputs of
+ * the same file name (their ids would merge) and, unless --force, a
+ * result that looks like a wrong --time-unit (plausible()).  Rows that are well formed but unusable (CPU-only, failed,
  * never finished, no submit time) are skipped and counted, and the report
  * on stderr lists every reason with its count.
  */
@@ -188,7 +190,6 @@ bool imp_add(struct imp *m, const struct trc_job *j)
     q->model = imp_str(m, j->model);
     q->gpu_type = imp_str(m, j->gpu_type);
     q->user = imp_str(m, j->user);
-    q->line = 0;
     char num[24];
     const char *id = j->id;
     if (!id || !*id) {          /* formats without ids: the input row */
@@ -291,10 +292,13 @@ static int parse_date(const char *s, simtime_t *out)
         for (; isdigit((unsigned char)*p); p++, scale /= 10)
             frac += (*p - '0') * scale;
     }
-    static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31,
+    static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31,
                                  30, 31 };
-    if (*p || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 ||
-        mi > 59 || sec > 60)
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    /* a real calendar date: 2017-02-29 must not become March 1 */
+    if (*p || mo < 1 || mo > 12 || d < 1 ||
+        d > mdays[mo - 1] + (mo == 2 && leap) || h > 23 || mi > 59 ||
+        sec > 59)
         return -1;
     int64_t days = days_from_civil(y, (unsigned)mo, (unsigned)d);
     *out = ((days * 86400 + h * 3600 + mi * 60 + sec) * SIM_US_PER_S) + frac;
@@ -363,11 +367,9 @@ int imp_csv_open(struct imp_csv *c, const char *path, char sep,
     memset(c, 0, sizeof *c);
     c->path = path;
     c->sep = sep;
-    c->gz = gzopen(path, "rb");
-    if (!c->gz)
-        return dl_fail_io(err, path, "cannot open: %s",
-                          errno ? strerror(errno) : "out of memory");
-    gzbuffer(c->gz, 128 * 1024);
+    c->in = dl_in_open(path, DL_MAX_STREAM, err);
+    if (!c->in)
+        return DL_EIO;
     c->cap = CSV_INIT;
     c->buf = xmalloc(c->cap);
     return 0;
@@ -375,11 +377,21 @@ int imp_csv_open(struct imp_csv *c, const char *path, char sep,
 
 void imp_csv_close(struct imp_csv *c)
 {
-    if (c->gz)
-        gzclose_r(c->gz);
+    if (c->in)
+        imp_warn_trailing(c->path, c->in);
+    dl_in_close(c->in);
     free(c->buf);
     free(c->f);
     memset(c, 0, sizeof *c);
+}
+
+void imp_warn_trailing(const char *path, const struct dl_in *in)
+{
+    if (dl_in_trailing(in))
+        fprintf(stderr, "%s: warning: %llu bytes after the last gzip member "
+                "are not gzip data and were not read (rows appended to a "
+                ".gz file?)\n", path,
+                (unsigned long long)dl_in_trailing(in));
 }
 
 static void csv_fill(struct imp_csv *c)
@@ -393,15 +405,13 @@ static void csv_fill(struct imp_csv *c)
         c->cap *= 2;
         c->buf = xrealloc(c->buf, c->cap);
     }
-    int n = gzread(c->gz, c->buf + c->len, (unsigned)(c->cap - 1 - c->len));
+    long n = dl_in_read(c->in, c->buf + c->len, c->cap - 1 - c->len);
     if (n > 0) {
         c->len += (size_t)n;
         return;
     }
     c->eof = 1;
-    int code = Z_OK;
-    gzerror(c->gz, &code);
-    c->zerr = n < 0 && code == Z_OK ? Z_ERRNO : code;
+    c->failed = n < 0;
 }
 
 static void add_field(struct imp_csv *c, char *s, char *e)
@@ -430,6 +440,10 @@ static int csv_split(struct imp_csv *c, char *rec, char *end,
             for (;;) {
                 if (q >= end) {
                     *why = "unterminated quoted field";
+                    return -1;
+                }
+                if (*q == '\0') {
+                    *why = "NUL byte (binary data?)";
                     return -1;
                 }
                 if (*q == '"') {
@@ -476,7 +490,7 @@ int imp_csv_next(struct imp_csv *c, struct dl_error *err)
 {
     for (;;) {
         char *nl = memchr(c->buf + c->pos, '\n', c->len - c->pos);
-        while (!nl && !c->eof) {
+        while (!nl && !c->eof && c->len - c->pos <= DL_MAX_LINE) {
             size_t off = c->len - c->pos;
             csv_fill(c);
             nl = memchr(c->buf + c->pos + off, '\n', c->len - c->pos - off);
@@ -485,16 +499,21 @@ int imp_csv_next(struct imp_csv *c, struct dl_error *err)
         if (nl) {
             end = (size_t)(nl - c->buf);
         } else {
-            if (c->zerr != Z_OK && c->zerr != Z_STREAM_END)
-                return c->zerr == Z_ERRNO
-                    ? dl_fail_io(err, c->path, "read error at line %ld",
-                                 c->line + 1)
-                    : dl_fail(err, c->path, c->line + 1, 0,
-                              "truncated or corrupt gzip stream");
+            if (c->len - c->pos > DL_MAX_LINE)
+                return dl_fail(err, c->path, c->line + 1, 0, "line longer "
+                               "than %zu bytes", DL_MAX_LINE);
+            if (c->failed)
+                return dl_in_fail(c->in, c->line + 1, err);
             if (c->pos == c->len)
                 return 0;
             end = c->len;
         }
+        if (end - c->pos > DL_MAX_LINE)
+            return dl_fail(err, c->path, c->line + 1, 0, "line longer than "
+                           "%zu bytes", DL_MAX_LINE);
+        if (c->line == 0 && end - c->pos >= 3 &&
+            !memcmp(c->buf + c->pos, "\xef\xbb\xbf", 3))
+            c->pos += 3;        /* UTF-8 byte order mark */
         char *rec = c->buf + c->pos;
         size_t next = nl ? end + 1 : end;
         c->line++;
@@ -564,6 +583,28 @@ static int by_submit(const void *a, const void *b)
     return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
+/* The input file of job j (its index in m->jobs, as read). */
+static size_t file_index(const struct imp *m, size_t j)
+{
+    size_t lo = 0, hi = m->nfiles;      /* file_first ascending */
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (m->file_first[mid] <= j)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The input file of kept job j, once finish has moved the records (it
+ * notes each kept job's file, m->out_file, before moving them). */
+static const char *file_of(const struct imp *m, const struct trc_job *j)
+{
+    size_t k = (size_t)(j - m->jobs);
+    return m->nfiles ? m->files[m->out_file[k]] : NULL;
+}
+
 /* Window, sort, ids, epoch, in place: afterwards m->jobs[0..*kept) are the
  * jobs to write, in output order.  The records are permuted where they
  * are rather than copied into a new array (a copy costs a page fault per
@@ -597,6 +638,7 @@ static int finish(struct imp *m, size_t *kept)
     while (cap < 2 * n)
         cap *= 2;
     struct { uint32_t hash, idx1; } *slot = xcalloc(cap, sizeof *slot);
+    m->out_file = xmalloc((n ? n : 1) * sizeof *m->out_file);
     size_t out = 0;
     for (size_t k = 0; k < n; k++) {
         uint32_t hv = key[k].hash;
@@ -611,6 +653,7 @@ static int finish(struct imp *m, size_t *kept)
         }
         slot[h].hash = hv;
         slot[h].idx1 = key[k].idx + 1;
+        m->out_file[out] = (uint32_t)file_index(m, key[k].idx);
         dest[key[k].idx] = (uint32_t)out++;
     }
     free(slot);
@@ -638,9 +681,10 @@ static int finish(struct imp *m, size_t *kept)
         struct trc_job *j = &m->jobs[k];
         j->submit -= zero;
         if (j->submit < 0 || j->submit > TRC_MAX_TIME)
-            return dl_fail(m->err, NULL, 0, 0, "job '%s': submit time out "
-                           "of range on the output clock (negative or past "
-                           "10^12 s); use --epoch first", j->id);
+            return dl_fail(m->err, file_of(m, j), j->line, 0, "job '%.60s': "
+                           "submit time out of range on the output clock "
+                           "(negative, or past 10^12 s)%s", j->id,
+                           o->epoch_trace ? "; use --epoch first" : "");
         if (j->deadline != SIM_NEVER) {
             j->deadline -= zero;
             if (j->deadline < j->submit || j->deadline > TRC_MAX_TIME) {
@@ -650,6 +694,63 @@ static int finish(struct imp *m, size_t *kept)
         }
     }
     *kept = out;
+    return 0;
+}
+
+/* Several inputs of one name would merge: their ids get the same FILE:
+ * prefix and their jobs the same virtual cluster, and the second file's
+ * jobs would be dropped as duplicates.  0 or DL_EINPUT. */
+static int distinct_stems(struct imp *m, const char *const *files, size_t n)
+{
+    const char **stem = xmalloc(n * sizeof *stem);
+    int r = 0;
+    for (size_t i = 0; i < n && !r; i++) {
+        stem[i] = imp_stem(m, files[i]);
+        for (size_t k = 0; k < i && !r; k++)
+            if (!strcmp(stem[k], stem[i]))
+                r = dl_fail(m->err, files[i], 0, 0, "has the same name '%s' "
+                            "as %s: their job ids (%s:ID) and virtual "
+                            "clusters would merge; rename one", stem[i],
+                            files[k], stem[i]);
+    }
+    free(stem);
+    return r;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+    simtime_t x = *(const simtime_t *)a, y = *(const simtime_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Plausibility of the kept jobs, against a wrong --time-unit (Muri's
+ * milliseconds read as seconds span 342 years): a submit span over
+ * IMP_MAX_SPAN_DAYS or a median duration over IMP_MAX_MEDIAN_DAYS is
+ * DL_EINPUT unless --force.  The longest public traces span months and
+ * their median jobs run minutes to hours. */
+#define IMP_MAX_SPAN_DAYS (20 * 365.25)
+#define IMP_MAX_MEDIAN_DAYS 365.25
+static int plausible(struct imp *m, size_t kept)
+{
+    const char *where = m->nfiles == 1 ? m->files[0] : NULL;
+    double span = (double)(m->jobs[kept - 1].submit - m->jobs[0].submit) /
+                  SIM_US_PER_S / 86400;
+    if (span > IMP_MAX_SPAN_DAYS)
+        return dl_fail(m->err, where, 0, 0, "implausible: the jobs' submit "
+                       "times span %.0f days (over %g years); are the times "
+                       "in another unit? (--time-unit s|ms|min|h; --force "
+                       "imports anyway)", span, IMP_MAX_SPAN_DAYS / 365.25);
+    simtime_t *d = xmalloc(kept * sizeof *d);
+    for (size_t k = 0; k < kept; k++)
+        d[k] = m->jobs[k].duration;
+    qsort(d, kept, sizeof *d, cmp_time);
+    double med = (double)d[(kept - 1) / 2] / SIM_US_PER_S / 86400;
+    free(d);
+    if (med > IMP_MAX_MEDIAN_DAYS)
+        return dl_fail(m->err, where, 0, 0, "implausible: the median job "
+                       "runs %.0f days (over a year); are the times in "
+                       "another unit? (--time-unit s|ms|min|h; --force "
+                       "imports anyway)", med);
     return 0;
 }
 
@@ -713,6 +814,10 @@ static const char import_usage[] =
     "                        traces: 1970-01-01 00:00:00)\n"
     "  --time-unit s|ms|min|h  unit of the input's numeric times (default per\n"
     "                        format: muri ms, chronus min, others s)\n"
+    "  --force               import even when the result looks implausible\n"
+    "                        (a submit span over 20 years or a median\n"
+    "                        duration over a year: usually a wrong\n"
+    "                        --time-unit, which is an error otherwise)\n"
     "  --tasks FILE          pai: the pai_task_table file (required)\n"
     "  --throughputs FILE    gavel: Gavel's throughput JSON, plain or gzip\n"
     "                        (required; e.g. simulation_throughputs.json)\n"
@@ -820,7 +925,7 @@ static int list_dir(const char *dir, char ***files, size_t *n, size_t *cap,
 }
 
 enum { OPT_FORMAT = 256, OPT_FILTER, OPT_KEEP, OPT_EPOCH, OPT_UNIT,
-       OPT_TASKS, OPT_TPUT, OPT_DEADLINE, OPT_MULTI };
+       OPT_TASKS, OPT_TPUT, OPT_DEADLINE, OPT_MULTI, OPT_FORCE };
 
 int trc_cmd_import(int argc, char **argv)
 {
@@ -834,6 +939,7 @@ int trc_cmd_import(int argc, char **argv)
         {"throughputs", required_argument, NULL, OPT_TPUT},
         {"deadline", required_argument, NULL, OPT_DEADLINE},
         {"multi-type", required_argument, NULL, OPT_MULTI},
+        {"force", no_argument, NULL, OPT_FORCE},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -869,6 +975,9 @@ int trc_cmd_import(int argc, char **argv)
             break;
         case OPT_KEEP:
             o.keep_failed = true;
+            break;
+        case OPT_FORCE:
+            o.force = true;
             break;
         case OPT_EPOCH:
             if (!strcmp(optarg, "first") || !strcmp(optarg, "trace"))
@@ -980,9 +1089,15 @@ int trc_cmd_import(int argc, char **argv)
         xgrow(&files, &cap, nfiles + 1, sizeof *files);
         files[nfiles++] = xstrdup(argv[i]);
     }
+    if (!r && nfiles > 1)
+        r = distinct_stems(&m, (const char *const *)files, nfiles);
     if (!r && !strcmp(f->name, "gavel"))
         r = imp_gavel_begin(&m);
+    m.files = (const char **)files;
+    m.file_first = xmalloc((nfiles ? nfiles : 1) * sizeof *m.file_first);
     for (size_t i = 0; i < nfiles && !r; i++) {
+        m.file_first[i] = m.njobs;
+        m.nfiles = i + 1;
         if (nfiles > 1 && !f->dirs) {   /* gavel ids carry their VC */
             const char *stem = imp_stem(&m, files[i]);
             size_t n = strlen(stem);
@@ -999,6 +1114,8 @@ int trc_cmd_import(int argc, char **argv)
     size_t kept = 0;
     if (!r)
         r = finish(&m, &kept);
+    if (!r && kept && !o.force)
+        r = plausible(&m, kept);
     struct trace t;
     memset(&t, 0, sizeof t);
     t.arena = m.arena;
@@ -1024,6 +1141,8 @@ int trc_cmd_import(int argc, char **argv)
     free(files);
     free(m.jobs);
     free(m.keys);
+    free(m.file_first);
+    free(m.out_file);
     arena_free(m.arena);
 done:
     for (size_t i = 0; i < nfilters; i++)

@@ -114,6 +114,12 @@ struct trc_gen_opts {
     const char *models;         /* comma list of model names, or NULL */
 };
 void trc_gen_defaults(struct trc_gen_opts *o);
+/* The most jobs trace gen (and --like, and demo) makes: the trace is
+ * built in memory (about 100 bytes a job) and its gaps rescaled to the
+ * target load before a byte is written, so a request over this is
+ * refused with a message, rather than streamed: 2^24 jobs take about
+ * 1.6 GB, and 10^8 would abort on memory on an ordinary machine. */
+#define TRC_GEN_MAX_JOBS (UINT32_C(1) << 24)
 /* Generates into t for cluster c.  0 or DL_EINPUT (bad option text). */
 int trc_generate(const struct trc_gen_opts *o, const struct cluster *c,
                  struct trace *t, struct dl_error *err);

@@ -234,7 +234,7 @@ static int parse_u64(const char *s, uint64_t *out)
     if (!*s || *s == '-' || *s == ' ')
         return -1;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = strtoull(s, &end, 10);   /* "010" is ten */
     if (*end || errno)
         return -1;
     *out = v;
@@ -347,10 +347,15 @@ int trc_cmd_gen(int argc, char **argv)
             cluster_path = optarg;
             break;
         case OPT_JOBS:
-            if (sim_parse_long(optarg, &l) < 0 || l < 1 ||
-                l >= (long)SIM_NONE - 1)
+            if (sim_parse_long(optarg, &l) < 0 || l < 1)
                 return usage_error(cmd, "bad --jobs '%s': expected an "
                                    "integer >= 1", optarg);
+            if (l > (long)TRC_GEN_MAX_JOBS) {
+                fprintf(stderr, "dlsim trace gen: --jobs %s: at most %u "
+                        "jobs (the trace is built in memory before it is "
+                        "written)\n", optarg, TRC_GEN_MAX_JOBS);
+                return 2;
+            }
             o.njobs = (uint32_t)l;
             jobs_given = true;
             break;
