@@ -76,14 +76,53 @@ static char *resolve(const struct swp_spec *s, const char *text)
     return p;
 }
 
-/* The index of the item of axis ax written as text, added when new. */
+/* FNV-1a of a coordinate's text, for the per-axis intern index. */
+static uint64_t text_hash(const char *t)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *t; t++)
+        h = (h ^ (unsigned char)*t) * 1099511628211ull;
+    return h;
+}
+
+/* Puts item i of axis ax into the open-addressing index (slots hold
+ * index + 1; 0 = empty), growing it to keep it at most half full. */
+static void index_add(struct swp_spec *s, enum swp_axis ax, uint32_t i)
+{
+    if (2 * ((size_t)s->nitems[ax] + 1) > s->hcap[ax]) {
+        size_t cap = s->hcap[ax] ? 2 * s->hcap[ax] : 64;
+        uint32_t *h = xcalloc(cap, sizeof *h);
+        for (size_t k = 0; k < s->hcap[ax]; k++) {
+            uint32_t v = s->hidx[ax][k];
+            if (!v)
+                continue;
+            size_t b = text_hash(s->items[ax][v - 1].text) & (cap - 1);
+            while (h[b])
+                b = (b + 1) & (cap - 1);
+            h[b] = v;
+        }
+        free(s->hidx[ax]);
+        s->hidx[ax] = h;
+        s->hcap[ax] = cap;
+    }
+    size_t b = text_hash(s->items[ax][i].text) & (s->hcap[ax] - 1);
+    while (s->hidx[ax][b])
+        b = (b + 1) & (s->hcap[ax] - 1);
+    s->hidx[ax][b] = i + 1;
+}
+
+/* The index of the item of axis ax written as text, added when new.
+ * O(1) expected (a seeds range of a million values interns in a blink,
+ * where a linear search took minutes). */
 static uint32_t intern(struct swp_spec *s, enum swp_axis ax, const char *text,
                        const yaml_node_t *at, struct swp_item **isnew)
 {
     *isnew = NULL;
-    for (uint32_t i = 0; i < s->nitems[ax]; i++)
-        if (!strcmp(s->items[ax][i].text, text))
-            return i;
+    if (s->hcap[ax])
+        for (size_t b = text_hash(text) & (s->hcap[ax] - 1); s->hidx[ax][b];
+             b = (b + 1) & (s->hcap[ax] - 1))
+            if (!strcmp(s->items[ax][s->hidx[ax][b] - 1].text, text))
+                return s->hidx[ax][b] - 1;
     xgrow(&s->items[ax], &s->cap[ax], s->nitems[ax] + 1, sizeof **s->items);
     struct swp_item *it = &s->items[ax][s->nitems[ax]];
     memset(it, 0, sizeof *it);
@@ -91,6 +130,7 @@ static uint32_t intern(struct swp_spec *s, enum swp_axis ax, const char *text,
     it->line = at ? (long)at->start_mark.line + 1 : 1;
     it->col = at ? (long)at->start_mark.column + 1 : 1;
     *isnew = it;
+    index_add(s, ax, s->nitems[ax]);
     return s->nitems[ax]++;
 }
 
@@ -501,6 +541,88 @@ static int expand(struct swp_spec *s, struct yload *L, bool named)
     return 0;
 }
 
+/* ------------------------------------------------------------ counting
+ *
+ * The grid's size from the YAML alone, before any value is parsed or
+ * interned: a spec of 8 policies x 1000 traces x seeds 1..100000 is
+ * refused at once instead of after expanding 800 million runs.  Values
+ * that do not parse count as one entry here; parsing reports them. */
+
+static uint64_t count_axis(enum swp_axis ax, const yaml_node_t *v)
+{
+    if (v->type == YAML_SEQUENCE_NODE)
+        return (uint64_t)(v->data.sequence.items.top -
+                          v->data.sequence.items.start);
+    const char *t = ax == SWP_SEED ? yl_scalar(v) : NULL;
+    const char *dots = t ? strstr(t, "..") : NULL;
+    char lo[32];
+    uint64_t a0, b0;
+    size_t n = dots ? (size_t)(dots - t) : 0;
+    if (dots && n < sizeof lo && (memcpy(lo, t, n), lo[n] = 0, !parse_seed(lo, &a0)) &&
+        !parse_seed(dots + 2, &b0) && b0 >= a0)
+        return b0 - a0 + 1;
+    return 1;
+}
+
+/* Entries per axis of one mapping (0: not set there). */
+static void count_level(struct yload *L, const yaml_node_t *m, uint64_t n[SWP_NAXES],
+                        const yaml_node_t **scen)
+{
+    memset(n, 0, SWP_NAXES * sizeof *n);
+    if (!m || m->type != YAML_MAPPING_NODE)
+        return;
+    for (yaml_node_pair_t *q = m->data.mapping.pairs.start;
+         q < m->data.mapping.pairs.top; q++) {
+        const yaml_node_t *k = yl_node(L, q->key), *v = yl_node(L, q->value);
+        const char *key = yl_scalar(k);
+        if (!key || !v)
+            continue;
+        for (int i = 0; i < SWP_NAXES; i++)
+            if (!strcmp(key, swp_axis_key[i]))
+                n[i] = count_axis((enum swp_axis)i, v);
+        if (scen && !strcmp(key, "scenarios"))
+            *scen = v;
+    }
+}
+
+/* DL_EINPUT at the scenario (or the top) where the total passes
+ * SWP_MAX_RUNS, else 0.  Axes a scenario leaves unset count as the top
+ * level's, or 1 (the defaults; a missing policies or traces axis is
+ * reported by the parser). */
+static int count_grid(struct yload *L, const yaml_node_t *root)
+{
+    uint64_t top[SWP_NAXES], own[SWP_NAXES], total = 0;
+    const yaml_node_t *scen = NULL;
+    count_level(L, root, top, &scen);
+    bool named = scen && scen->type == YAML_MAPPING_NODE;
+    yaml_node_pair_t *q = named ? scen->data.mapping.pairs.start : NULL;
+    for (;;) {
+        const yaml_node_t *at = root;
+        if (named) {
+            if (q >= scen->data.mapping.pairs.top)
+                return 0;
+            at = yl_node(L, q->key);
+            count_level(L, yl_node(L, q->value), own, NULL);
+            q++;
+        } else {
+            memset(own, 0, sizeof own);
+        }
+        uint64_t runs = 1;
+        for (int i = 0; i < SWP_NAXES; i++) {
+            uint64_t k = own[i] ? own[i] : top[i] ? top[i] : 1;
+            /* runs, k <= SWP_MAX_RUNS + 1: the product cannot overflow */
+            runs *= k > SWP_MAX_RUNS ? SWP_MAX_RUNS + 1 : k;
+            if (runs > SWP_MAX_RUNS)
+                runs = SWP_MAX_RUNS + 1;
+        }
+        total += runs;
+        if (total > SWP_MAX_RUNS)
+            return yl_fail(L, at, "the grid has over %u runs", SWP_MAX_RUNS);
+        if (!named)
+            return 0;
+    }
+}
+
 /* ------------------------------------------------------------ loading */
 
 int swp_spec_load(const char *path, struct swp_spec *s, struct dl_error *err)
@@ -522,6 +644,8 @@ int swp_spec_load(const char *path, struct swp_spec *s, struct dl_error *err)
     if (!rc && !root)
         rc = dl_fail(err, path, 1, 1, "empty spec: expected a mapping of "
                      "policies, traces, ...");
+    if (!rc)
+        rc = count_grid(&L, root);
     if (!rc)
         rc = parse_level(s, &L, root, true, &top, &scen);
     if (!rc)
@@ -591,6 +715,7 @@ void swp_spec_free(struct swp_spec *s)
             }
         }
         free(s->items[k]);
+        free(s->hidx[k]);
     }
     for (uint32_t c = 0; c < s->nsc; c++) {
         free(s->sc[c].name);

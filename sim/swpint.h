@@ -68,6 +68,8 @@ struct swp_spec {
     struct swp_item *items[SWP_NAXES];
     uint32_t nitems[SWP_NAXES];
     size_t cap[SWP_NAXES];
+    uint32_t *hidx[SWP_NAXES];  /* intern index: item + 1 by text hash */
+    size_t hcap[SWP_NAXES];     /* its size, a power of 2 (0 = none) */
     struct swp_scenario *sc;
     uint32_t nsc;
     struct swp_run *runs;       /* grid order */

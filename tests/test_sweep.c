@@ -133,6 +133,58 @@ Test(sweep, grid_defaults_without_scenarios)
     swp_spec_free(&s);
 }
 
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The grid is counted before it is expanded: 8 policies x 1000 traces x
+ * seeds 1..100000 (800 million runs) is refused at once (it took 38 s of
+ * interning seeds one by one), at the place that makes it too large; a
+ * legitimate seeds range of 300,000 interns in well under a second. */
+Test(sweep, huge_grids_are_counted_before_expansion)
+{
+    char *text = xmalloc(20000), *p = text;
+    p += sprintf(p, "policies: [fifo, sjf, srtf, edf, tiresias, qos, horus, "
+                 "gandiva]\ntraces: [");
+    for (int i = 0; i < 1000; i++)
+        p += sprintf(p, "%st%d.csv", i ? ", " : "", i);
+    sprintf(p, "]\nseeds: 1..100000\n");
+    tu_tmp_file("huge.yaml", text);
+    struct swp_spec s;
+    struct dl_error err = { 0 };
+    double t0 = wall_now();
+    int rc = swp_spec_load(tu_tmp_path("huge.yaml"), &s, &err);
+    double dt = wall_now() - t0;
+    swp_spec_free(&s);
+    cr_expect_eq(rc, DL_EINPUT);
+    cr_expect(strstr(err.msg, "the grid has over 10000000 runs"), "%s", err.msg);
+    cr_expect(err.line == 1 && err.col == 1, "%ld:%ld", err.line, err.col);
+    cr_expect(dt < 1.0, "refusing took %.2f s", dt);
+    /* a scenario that makes it too large is named by its key */
+    tu_tmp_file("huge2.yaml", "policies: [fifo]\ntraces: [a.csv]\nscenarios:\n"
+                "  small: {seeds: 1..10}\n  big: {seeds: 1..9999995}\n");
+    rc = swp_spec_load(tu_tmp_path("huge2.yaml"), &s, &err);
+    swp_spec_free(&s);
+    cr_expect_eq(rc, DL_EINPUT);
+    cr_expect(err.line == 5 && err.col == 3, "%ld:%ld: %s", err.line, err.col,
+              err.msg);
+    /* a long but legal range: fast, every seed distinct */
+    tu_tmp_file("long.yaml", "policies: [fifo]\ntraces: [a.csv]\nseeds: 0..299999\n");
+    t0 = wall_now();
+    rc = swp_spec_load(tu_tmp_path("long.yaml"), &s, &err);
+    dt = wall_now() - t0;
+    cr_assert_eq(rc, 0, "%s", err.msg);
+    cr_expect_eq(s.nruns, 300000);
+    cr_expect_eq(s.nitems[SWP_SEED], 300000);
+    cr_expect_eq(s.items[SWP_SEED][s.runs[299999].ax[SWP_SEED]].seed, 299999);
+    cr_expect(dt < 1.5, "a 300,000-seed grid took %.2f s", dt);
+    swp_spec_free(&s);
+    free(text);
+}
+
 /* A spec that must fail to load at line:col with msg in the message. */
 static void bad_spec(const char *text, long line, long col, const char *msg)
 {
