@@ -226,21 +226,25 @@ static int cmp_double(const void *a, const void *b)
 
 /* ------------------------------------------------------------ CSV
  *
- * A streaming, line-based reader for the CSVs dlsim writes: RFC 4180
- * quoting within a line ("a,b" and "" for a quote), fields split in place,
- * a trailing '\r' dropped, blank lines skipped.  A quoted field cannot
- * span lines (dlsim never writes one). */
+ * A streaming reader for the CSVs dlsim writes, RFC 4180: fields split at
+ * commas, "a,b" quoted, "" for a quote inside quotes, and a quoted field
+ * may hold line breaks (ids, names and error messages can), so a record
+ * is one line or several.  Blank lines between records are skipped; a
+ * record's trailing '\r' is dropped (a '\r' inside quotes is kept).  Each
+ * field remembers the line and column (bytes from 1) where it starts, for
+ * messages; a record's line (lineno) is the line it starts on. */
 
 struct rcsv {
     const char *path;
     FILE *f;
-    char *line;
-    size_t cap;
-    long lineno;
+    char *line, *rec;
+    size_t cap, reccap;
+    long phys;                  /* lines read so far */
+    long lineno;                /* first line of the current record */
     char **fld;
-    long *col;
+    long *col, *fline;
     int nf, ncols;
-    size_t capf, capc;
+    size_t capf, capc, capl;
 };
 
 static int rcsv_open(struct rcsv *c, const char *path, struct dl_error *err)
@@ -258,43 +262,79 @@ static void rcsv_close(struct rcsv *c)
     if (c->f)
         fclose(c->f);
     free(c->line);
+    free(c->rec);
     free(c->fld);
     free(c->col);
+    free(c->fline);
     memset(c, 0, sizeof *c);
+}
+
+/* Appends the next physical line to rec[*len..]: its length, 0 at the
+ * end of the file, or DL_EINPUT / DL_EIO (negative). */
+static ssize_t rcsv_more(struct rcsv *c, size_t *len, struct dl_error *err)
+{
+    errno = 0;
+    ssize_t n = getline(&c->line, &c->cap, c->f);
+    if (n < 0) {
+        if (ferror(c->f))
+            return dl_fail_io(err, c->path, "read error: %s", strerror(errno));
+        return 0;
+    }
+    c->phys++;
+    if (memchr(c->line, '\0', (size_t)n))
+        return dl_fail(err, c->path, c->phys, 0, "NUL byte in line");
+    xgrow(&c->rec, &c->reccap, *len + (size_t)n + 1, 1);
+    memcpy(c->rec + *len, c->line, (size_t)n + 1);
+    *len += (size_t)n;
+    return n;
 }
 
 /* 1 with a row, 0 at the end, DL_EINPUT or DL_EIO. */
 static int rcsv_row(struct rcsv *c, struct dl_error *err)
 {
     for (;;) {
-        errno = 0;
-        ssize_t n = getline(&c->line, &c->cap, c->f);
-        if (n < 0) {
-            if (ferror(c->f))
-                return dl_fail_io(err, c->path, "read error: %s", strerror(errno));
-            return 0;
+        size_t len = 0;
+        ssize_t n = rcsv_more(c, &len, err);
+        if (n <= 0)
+            return (int)n;
+        c->lineno = c->phys;
+        /* a record ends at a line break outside quotes: an odd number of
+         * quotes so far means a quoted field goes on */
+        bool inq = false;
+        for (size_t i = 0; i < len; i++)
+            inq ^= c->rec[i] == '"';
+        while (inq) {
+            size_t from = len;
+            if ((n = rcsv_more(c, &len, err)) < 0)
+                return (int)n;
+            if (!n)
+                break;          /* unterminated: reported below */
+            for (size_t i = from; i < len; i++)
+                inq ^= c->rec[i] == '"';
         }
-        c->lineno++;
-        char *s = c->line;
-        if (memchr(s, '\0', (size_t)n))
-            return dl_fail(err, c->path, c->lineno, 0, "NUL byte in line");
-        while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-            s[--n] = '\0';
-        if (!n)
+        char *s = c->rec;
+        if (len && s[len - 1] == '\n')
+            s[--len] = '\0';
+        if (len && s[len - 1] == '\r')
+            s[--len] = '\0';
+        if (!len)
             continue;
         c->nf = 0;
-        char *p = s;
+        char *p = s, *lstart = s;
+        long line = c->lineno;
         for (;;) {
             xgrow(&c->fld, &c->capf, (size_t)c->nf + 1, sizeof *c->fld);
             xgrow(&c->col, &c->capc, (size_t)c->nf + 1, sizeof *c->col);
-            c->col[c->nf] = (long)(p - s) + 1;
+            xgrow(&c->fline, &c->capl, (size_t)c->nf + 1, sizeof *c->fline);
+            c->col[c->nf] = (long)(p - lstart) + 1;
+            c->fline[c->nf] = line;
             c->fld[c->nf++] = p;
             char *next;
             if (*p == '"') {
                 char *w = p, *r = p + 1;
                 for (;;) {
                     if (!*r)
-                        return dl_fail(err, c->path, c->lineno,
+                        return dl_fail(err, c->path, c->fline[c->nf - 1],
                                        c->col[c->nf - 1],
                                        "unterminated quoted field");
                     if (*r == '"' && r[1] == '"') {
@@ -304,24 +344,29 @@ static int rcsv_row(struct rcsv *c, struct dl_error *err)
                         r++;
                         break;
                     } else {
+                        if (*r == '\n') {
+                            line++;
+                            lstart = r + 1;
+                        }
                         *w++ = *r++;
                     }
                 }
                 if (*r && *r != ',')
-                    return dl_fail(err, c->path, c->lineno, (long)(r - s) + 1,
+                    return dl_fail(err, c->path, line, (long)(r - lstart) + 1,
                                    "text after a closing quote");
                 next = *r ? r + 1 : NULL;
                 *w = '\0';
             } else {
-                char *comma = strchr(p, ',');
-                char *q = comma ? memchr(p, '"', (size_t)(comma - p))
-                                : strchr(p, '"');
+                char *e = p + strcspn(p, ",\n");
+                if (*e == '\n')
+                    return dl_fail(err, c->path, line, (long)(e - lstart) + 1,
+                                   "line break inside an unquoted field");
+                char *q = memchr(p, '"', (size_t)(e - p));
                 if (q)
-                    return dl_fail(err, c->path, c->lineno, (long)(q - s) + 1,
+                    return dl_fail(err, c->path, line, (long)(q - lstart) + 1,
                                    "quote inside an unquoted field");
-                next = comma ? comma + 1 : NULL;
-                if (comma)
-                    *comma = '\0';
+                next = *e ? e + 1 : NULL;
+                *e = '\0';
             }
             if (!next)
                 break;
@@ -345,7 +390,7 @@ static int rcsv_header(struct rcsv *c, struct dl_error *err)
     for (int i = 0; i < c->nf; i++)
         for (int j = 0; j < i; j++)
             if (!strcmp(c->fld[i], c->fld[j]))
-                return dl_fail(err, c->path, c->lineno, c->col[i],
+                return dl_fail(err, c->path, c->fline[i], c->col[i],
                                "column '%s' appears twice", c->fld[i]);
     c->ncols = c->nf;
     return 0;
@@ -381,13 +426,13 @@ static int rcsv_num(const struct rcsv *c, int i, const char *name, bool opt,
     const char *s = rcsv_get(c, i);
     if (!*s) {
         if (!opt)
-            return dl_fail(err, c->path, c->lineno, c->col[i],
+            return dl_fail(err, c->path, c->fline[i], c->col[i],
                            "column '%s': empty", name);
         *out = NAN;
         return 0;
     }
     if (sim_parse_double(s, out) || *out < 0)
-        return dl_fail(err, c->path, c->lineno, c->col[i],
+        return dl_fail(err, c->path, c->fline[i], c->col[i],
                        "column '%s': not a number >= 0: '%s'", name, s);
     return 0;
 }
@@ -474,23 +519,23 @@ static int load_sweep(struct rpt *R, const char *path)
         r->error = adup(R, rcsv_get(&c, i_error));
         r->load_text = adup(R, rcsv_get(&c, i_load));
         r->failed = !strcmp(rcsv_get(&c, i_status), "failed");
-        r->line = c.lineno;
+        r->line = c.fline[i_id];
         r->col = c.col[i_id];
         if (!*r->policy) {
-            rc = dl_fail(R->err, path, c.lineno, c.col[i_pol],
+            rc = dl_fail(R->err, path, c.fline[i_pol], c.col[i_pol],
                          "column 'policy': empty");
             break;
         }
         if (*r->load_text) {
             if (sim_parse_double(r->load_text, &r->load) || !(r->load > 0)) {
-                rc = dl_fail(R->err, path, c.lineno, c.col[i_load],
+                rc = dl_fail(R->err, path, c.fline[i_load], c.col[i_load],
                              "column 'load': not a number > 0: '%s'",
                              r->load_text);
                 break;
             }
         }
         if (!*id || strchr(id, '/') || !strcmp(id, ".") || !strcmp(id, "..")) {
-            rc = dl_fail(R->err, path, c.lineno, c.col[i_id],
+            rc = dl_fail(R->err, path, c.fline[i_id], c.col[i_id],
                          "column 'run_id': not a directory name: '%s'", id);
             break;
         }
@@ -519,7 +564,7 @@ static int load_sweep(struct rpt *R, const char *path)
         if (rc)
             break;
         if (r->v[M_QOS] > 1) {
-            rc = dl_fail(R->err, path, c.lineno, c.col[i_met[M_QOS]],
+            rc = dl_fail(R->err, path, c.fline[i_met[M_QOS]], c.col[i_met[M_QOS]],
                          "column 'qos_guarantee_rate': above 1: '%s'",
                          rcsv_get(&c, i_met[M_QOS]));
             break;

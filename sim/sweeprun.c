@@ -30,9 +30,11 @@
  *
  * summary.csv: run_id,scenario,policy,trace,cluster,models,load,seed,
  * status,error, then the fields of summary.json in their order except
- * policy, trace, cluster, seed (coordinates already) and wall_seconds
- * (not reproducible).  null is an empty field; fields are CSV-quoted when
- * they hold a comma, a quote or a line break.
+ * policy, trace, cluster, seed, models, load (coordinates already) and
+ * wall_seconds (not reproducible).  summary.json is read with the JSON
+ * reader (models/json.c): a number is copied as written, null is an empty
+ * field, an array or object is one field of compact JSON; fields are
+ * CSV-quoted when they hold a comma, a quote or a line break.
  *
  * MPI (built with -Dmpi, DLSIM_MPI): MPI_Init is called only when the
  * process was started by mpirun (OMPI_COMM_WORLD_SIZE or PMI_SIZE set).
@@ -222,91 +224,149 @@ static int csv_split(char **p, char **f, int max)
     }
 }
 
-/* ------------------------------------------------------------ summary.json */
+/* ------------------------------------------------------------ summary.json
+ *
+ * A run's summary.json read with the project's JSON reader (models/json.c),
+ * whatever its layout and however many members it has, each member turned
+ * into one summary.csv cell: a string as its text; a number as written
+ * (the token's bytes, so 0.500000 stays 0.500000); true/false as such;
+ * null as an empty cell; an array or object (warning_messages, models) as
+ * compact JSON, ["a","b"], so that one cell holds it whole and a reader
+ * gets it back with a JSON parser. */
 
-/* The flat object out_write_run writes: one "key": value per line. */
 struct sjson {
-    char *buf;
-    const char *key[64];
-    const char *val[64];        /* raw JSON; strings unescaped; null = "" */
+    struct mdl_json_doc doc;
+    const char **key;           /* [n] member names (in doc's arena) */
+    const char **val;           /* [n] cell texts (in doc's arena) */
     int n;
 };
 
-static void unescape(char *s)
+static void sj_free(struct sjson *j)
 {
-    char *w = s;
-    for (; *s; s++) {
-        if (*s != '\\') {
-            *w++ = *s;
-            continue;
-        }
-        s++;
-        switch (*s) {
-        case 'n': *w++ = '\n'; break;
-        case 't': *w++ = '\t'; break;
-        case 'r': *w++ = '\r'; break;
-        case 'b': *w++ = '\b'; break;
-        case 'f': *w++ = '\f'; break;
-        case 'u': {
-            unsigned v = 0;
-            for (int k = 1; k <= 4 && s[k]; k++)
-                v = v * 16 + (unsigned)(s[k] <= '9' ? s[k] - '0'
-                                                    : (s[k] | 32) - 'a' + 10);
-            *w++ = v < 0x80 ? (char)v : '?';
-            s += 4;
-            break;
-        }
-        case 0: s--; break;
-        default: *w++ = *s; break;
-        }
-    }
-    *w = 0;
+    mdl_json_free(&j->doc);
+    free(j->key);
+    free(j->val);
+    memset(j, 0, sizeof *j);
 }
 
-/* 0, or -1 when the file is missing or not in the expected shape. */
-static int sjson_read(const char *path, struct sjson *j)
+/* The bytes of number v as written in buf (json.c: col counts bytes of
+ * the line from 1; lines end at '\n'). */
+static void sj_number(FILE *f, const struct mdl_json *v, const char *buf,
+                      size_t len, const size_t *lstart, long nlines)
+{
+    if (v->line >= 1 && v->line <= nlines) {
+        size_t at = lstart[v->line - 1] + (size_t)(v->col - 1), e = at;
+        while (e < len && strchr("+-0123456789.eE", buf[e]))
+            e++;
+        if (e > at) {
+            fwrite(buf + at, 1, e - at, f);
+            return;
+        }
+    }
+    fprintf(f, "%.17g", v->num);       /* (not reached: json.c's positions) */
+}
+
+static void sj_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* v as compact JSON (arrays and objects) or cell text (top level). */
+static void sj_value(FILE *f, const struct mdl_json *v, bool top, const char *buf,
+                     size_t len, const size_t *lstart, long nlines)
+{
+    switch (v->type) {
+    case MDL_JSON_NULL:
+        fputs(top ? "" : "null", f);
+        break;
+    case MDL_JSON_FALSE:
+        fputs("false", f);
+        break;
+    case MDL_JSON_TRUE:
+        fputs("true", f);
+        break;
+    case MDL_JSON_NUMBER:
+        sj_number(f, v, buf, len, lstart, nlines);
+        break;
+    case MDL_JSON_STRING:
+        if (top)
+            fputs(v->str, f);
+        else
+            sj_string(f, v->str);
+        break;
+    case MDL_JSON_ARRAY:
+    case MDL_JSON_OBJECT:
+        fputc(v->type == MDL_JSON_ARRAY ? '[' : '{', f);
+        for (uint32_t i = 0; i < v->n; i++) {
+            if (i)
+                fputc(',', f);
+            if (v->type == MDL_JSON_OBJECT) {
+                sj_string(f, v->kid[i].key);
+                fputc(':', f);
+            }
+            sj_value(f, &v->kid[i], false, buf, len, lstart, nlines);
+        }
+        fputc(v->type == MDL_JSON_ARRAY ? ']' : '}', f);
+        break;
+    }
+}
+
+/* 0, or DL_EIO / DL_EINPUT with err filled (missing, unreadable, not
+ * JSON, not an object). */
+static int sjson_read(const char *path, struct sjson *j, struct dl_error *err)
 {
     memset(j, 0, sizeof *j);
-    j->buf = slurp(path, NULL);
-    if (!j->buf)
-        return -1;
-    char *line = j->buf, *next;
-    for (; *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = 0;
-        else
-            next = line + strlen(line);
-        while (*line == ' ')
-            line++;
-        if (!strcmp(line, "{") || !strcmp(line, "}") || !*line)
-            continue;
-        size_t l = strlen(line);
-        if (l && line[l - 1] == ',')
-            line[--l] = 0;
-        char *q = line[0] == '"' ? strstr(line + 1, "\": ") : NULL;
-        if (!q || j->n == 64)
-            goto bad;
-        *q = 0;
-        char *v = q + 3;
-        if (*v == '"') {
-            size_t vl = strlen(v);
-            if (vl < 2 || v[vl - 1] != '"')
-                goto bad;
-            v[vl - 1] = 0;
-            v++;
-            unescape(v);
-        } else if (!strcmp(v, "null")) {
-            v[0] = 0;
-        }
-        j->key[j->n] = line + 1;
-        j->val[j->n++] = v;
+    char *buf;
+    size_t len;
+    int rc = dl_read_file(path, MDL_JSON_MAX_BYTES, &buf, &len, err);
+    if (rc)
+        return rc;
+    if ((rc = mdl_json_parse(path, buf, len, &j->doc, err))) {
+        free(buf);
+        return rc;
     }
+    const struct mdl_json *o = j->doc.root;
+    if (!o || o->type != MDL_JSON_OBJECT) {
+        free(buf);
+        sj_free(j);
+        return dl_fail(err, path, o ? o->line : 1, o ? o->col : 1,
+                       "not a dlsim summary (expected a JSON object)");
+    }
+    long nlines = 1;
+    for (size_t i = 0; i < len; i++)
+        nlines += buf[i] == '\n';
+    size_t *lstart = xmalloc((size_t)nlines * sizeof *lstart);
+    long l = 0;
+    lstart[l++] = 0;
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] == '\n')
+            lstart[l++] = i + 1;
+    j->n = (int)o->n;
+    j->key = xcalloc(o->n ? o->n : 1, sizeof *j->key);
+    j->val = xcalloc(o->n ? o->n : 1, sizeof *j->val);
+    for (uint32_t i = 0; i < o->n; i++) {
+        char *text = NULL;
+        size_t tl = 0;
+        FILE *f = open_memstream(&text, &tl);
+        sj_value(f, &o->kid[i], true, buf, len, lstart, nlines);
+        fclose(f);
+        j->key[i] = o->kid[i].key;
+        j->val[i] = arena_strndup(j->doc.arena, text, tl);
+        free(text);
+    }
+    free(lstart);
+    free(buf);
     return 0;
-bad:
-    free(j->buf);
-    memset(j, 0, sizeof *j);
-    return -1;
 }
 
 /* ------------------------------------------------------------ runs */
@@ -341,44 +401,49 @@ static void run_error(const char *dir, const char *id, char *buf, size_t n)
 
 /* The summary.csv columns after the coordinates and status,error. */
 struct keys {
-    const char *k[64];
+    const char **k;
     int n;
     struct sjson src;           /* owns the strings when from a run */
 };
 
-static void keys_fallback(struct keys *K)
+static void keys_add(struct keys *K, const char *k, size_t *cap)
 {
-    memset(K, 0, sizeof *K);
-    for (size_t i = 0; i < NFALLBACK && K->n < 64; i++)
-        if (!excluded_key(fallback_keys[i]))
-            K->k[K->n++] = fallback_keys[i];
+    xgrow(&K->k, cap, (size_t)K->n + 1, sizeof *K->k);
+    K->k[K->n++] = k;
 }
 
-/* Keys from the first ok run among sel (grid order), else the fallback. */
+/* Keys from the first ok run among sel (grid order), else the writer's
+ * own list. */
 static void keys_find(struct keys *K, const char *dir,
                       const char *const (*co)[SWP_NCOORD], const uint32_t *sel,
                       uint32_t n)
 {
+    memset(K, 0, sizeof *K);
+    size_t cap = 0;
     for (uint32_t i = 0; i < n; i++) {
         const char *id = co[sel[i]][0];
         char p[4096];
         snprintf(p, sizeof p, "%s/runs/%s/summary.json", dir, id);
         struct sjson j;
-        if (sjson_read(p, &j))
+        struct dl_error err = { 0 };
+        if (sjson_read(p, &j, &err))
             continue;
-        memset(K, 0, sizeof *K);
         K->src = j;
-        for (int k = 0; k < j.n && K->n < 64; k++)
+        for (int k = 0; k < j.n; k++)
             if (!excluded_key(j.key[k]))
-                K->k[K->n++] = j.key[k];
+                keys_add(K, j.key[k], &cap);
         return;
     }
-    keys_fallback(K);
+    for (size_t i = 0; i < NFALLBACK; i++)
+        if (!excluded_key(fallback_keys[i]))
+            keys_add(K, fallback_keys[i], &cap);
 }
 
 static void keys_free(struct keys *K)
 {
-    free(K->src.buf);
+    sj_free(&K->src);
+    free(K->k);
+    memset(K, 0, sizeof *K);
 }
 
 static void write_header(FILE *f, const struct keys *K)
@@ -407,8 +472,16 @@ static int write_row(FILE *f, const char *dir, const char *const co[SWP_NCOORD],
     if (st == RUN_OK) {
         char p[4096];
         snprintf(p, sizeof p, "%s/runs/%s/summary.json", dir, id);
-        if (sjson_read(p, &j)) {
-            snprintf(why, whyn, "%s: unreadable or not a dlsim summary", p);
+        struct dl_error e = { 0 };
+        if (sjson_read(p, &j, &e)) {
+            char *m = NULL;
+            size_t ml;
+            FILE *mf = open_memstream(&m, &ml);
+            dl_error_print(&e, mf);
+            fclose(mf);
+            m[strcspn(m, "\n")] = 0;
+            snprintf(why, whyn, "%s (not a dlsim summary)", m);
+            free(m);
             return -1;
         }
         int m = 0;
@@ -418,14 +491,14 @@ static int write_row(FILE *f, const char *dir, const char *const co[SWP_NCOORD],
             if (m >= K->n || strcmp(K->k[m], j.key[k])) {
                 snprintf(why, whyn, "%s: its fields differ from the other runs' "
                          "(made by another dlsim version?)", p);
-                free(j.buf);
+                sj_free(&j);
                 return -1;
             }
             m++;
         }
         if (m != K->n) {
             snprintf(why, whyn, "%s: its fields differ from the other runs'", p);
-            free(j.buf);
+            sj_free(&j);
             return -1;
         }
     } else {
@@ -448,7 +521,7 @@ static int write_row(FILE *f, const char *dir, const char *const co[SWP_NCOORD],
             fputc(',', f);
     }
     fputc('\n', f);
-    free(j.buf);
+    sj_free(&j);
     return st;
 }
 

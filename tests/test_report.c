@@ -445,6 +445,87 @@ Test(report, huge_jobs_csv_downsampled, .fini = tu_tmp_cleanup)
     free(html);
 }
 
+/* ---------------------------------------------------------- round trip */
+
+/* A CSV field, always quoted. */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* Whatever dlsim writes, dlsim reads back: job ids, users and VCs drawn
+ * from hostile pieces (quotes, commas, line breaks, CR LF, '#', tabs,
+ * UTF-8) go through dlsim run into jobs.csv, quoted across lines, and
+ * dlsim report reads every job back (the JCT CDF has one point per
+ * finished job); a sweep whose scenario name holds a line break and a
+ * quote writes a summary.csv that the report reads too. */
+Test(report, reads_back_hostile_names_across_lines, .fini = tu_tmp_cleanup,
+     .timeout = 300)
+{
+    static const char *const piece[] = {
+        ",", "\"", "\n", "\r\n", " ", "\t", "#", "\xc3\xa9", "'", ";", "|",
+        "<&>", "\"\"", "\n#", "a", "\\", ",\n,",
+    };
+    const size_t np = sizeof piece / sizeof *piece;
+    unsigned long long x = 0x9e3779b97f4a7c15ull;
+    for (int round = 0; round < 4; round++) {
+        FILE *f = fopen(tu_tmp_pathf("h%d.csv", round), "w");
+        cr_assert(f);
+        fputs("job_id,submit_time,num_gpus,duration,user,vc\n", f);
+        int njobs = 40;
+        for (int j = 0; j < njobs; j++) {
+            char id[256], user[128];
+            int k = snprintf(id, sizeof id, "%d", j);
+            int u = 0;
+            for (int q = 0; q < 6; q++) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                const char *pc = piece[(x >> 33) % np];
+                k += snprintf(id + k, sizeof id - (size_t)k, "%s", pc);
+                if (q < 3)
+                    u += snprintf(user + u, sizeof user - (size_t)u, "%s", pc);
+            }
+            snprintf(id + k, sizeof id - (size_t)k, "%d", j);
+            snprintf(user + u, sizeof user - (size_t)u, "u");
+            put_quoted(f, id);
+            fprintf(f, ",%d,%d,%d,", j * 10, 1 + j % 4, 100 + j);
+            put_quoted(f, user);
+            fputc(',', f);
+            put_quoted(f, piece[j % np]);
+            fputc('\n', f);
+        }
+        fclose(f);
+        cr_assert_eq(tu_sh("$DLSIM run --trace h%d.csv --quiet --out r%d", round,
+                           round), 0, "round %d: %s", round, tu_out);
+        /* some job id really spans lines in jobs.csv */
+        cr_assert_eq(tu_sh("awk 'END { print NR }' r%d/jobs.csv", round), 0);
+        cr_expect_gt(atoi(tu_out), njobs + 1, "no line break in jobs.csv");
+        cr_assert_eq(tu_sh("$DLSIM report r%d --plots p%d", round, round), 0,
+                     "round %d: %s", round, tu_out);
+        char *gp = tu_slurp(tu_tmp_pathf("p%d/report.gp", round), NULL);
+        static double r[500][3];
+        cr_expect_eq(block(gp, "cdf_jct_s0_p0", r, 500), njobs + 1,
+                     "round %d: not every job was read back", round);
+        free(gp);
+    }
+    /* a sweep: the scenario name holds a line break, a quote and a comma */
+    tu_tmp_file("s.yaml", "policies: [fifo, sjf]\ntraces: [h0.csv]\nseeds: 1..2\n"
+                "scenarios:\n  \"two\\nlines, \\\"q\\\"\": {}\n");
+    cr_assert_eq(tu_sh("$DLSIM sweep s.yaml --out sw --quiet"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_tmp_text("sw/summary.csv"), ",\"two\nlines, \"\"q\"\"\","),
+              "%s", tu_tmp_text("sw/summary.csv"));
+    cr_assert_eq(tu_sh("$DLSIM report sw"), 0, "%s", tu_out);
+    char *md = tu_slurp(tu_tmp_path("sw/report.md"), NULL);
+    cr_expect(strstr(md, "### two lines, \"q\", trace h0.csv"), "%s", md);
+    cr_expect(strstr(md, "| sjf |"), "%s", md);
+    free(md);
+}
+
 /* ---------------------------------------------------------- end to end */
 
 /* A few real runs (two policies, one with a comma, two seeds, two loads),

@@ -364,6 +364,40 @@ Test(sweep, failing_run_is_recorded_and_others_complete)
                     "cmp h1 h2"), 0, "%s", tu_out);
 }
 
+/* summary.csv is built from each run's summary.json by the JSON reader,
+ * whatever its layout and however many members: here one line of 70
+ * numbers as written, strings, true, null, and arrays and an object, each
+ * array or object one cell of compact JSON. */
+Test(sweep, merge_reads_any_summary_json_layout)
+{
+    tu_tmp_file("m/grid.csv", "run_id,scenario,policy,trace,cluster,models,load,"
+                "seed\n0000-fifo-a-s1,default,fifo,a.csv,demo-256,none,none,1\n");
+    char json[8192], *p = json;
+    p += sprintf(p, "{\"policy\":\"fifo\",\"trace\":\"a.csv\",\"cluster\":"
+                 "\"demo-256\",\"seed\":1");
+    for (int i = 0; i < 70; i++)
+        p += sprintf(p, ",\"k%d\":%d.500000", i, i);
+    sprintf(p, ",\"s\":\"a,b\\\"c\\u00e9\",\"strict\":true,\"n\":null,"
+            "\"warning_messages\":[\"x \\\"q\\\", y\",\"line\\nbreak\"],"
+            "\"o\":{\"e\":[1,-2.5e3,[]]},\"wall_seconds\":0.1}");
+    tu_tmp_file("m/runs/0000-fifo-a-s1/summary.json", json);
+    cr_assert_eq(tu_sh("$DLSIM sweep --merge m"), 0, "%s", tu_out);
+    char *sum = tu_slurp(tu_tmp_path("m/summary.csv"), NULL);
+    cr_expect(strstr(sum, "run_id,scenario,policy,trace,cluster,models,load,seed,"
+                     "status,error,k0,k1,"), "%s", sum);
+    cr_expect(strstr(sum, ",k69,s,strict,n,warning_messages,o\n"), "%s", sum);
+    cr_expect(strstr(sum, ",1,ok,,0.500000,1.500000,"), "%s", sum);
+    cr_expect(strstr(sum, ",69.500000,\"a,b\"\"c\xc3\xa9\",true,,\"[\"\"x "
+                     "\\\"\"q\\\"\", y\"\",\"\"line\\u000abreak\"\"]\","
+                     "\"{\"\"e\"\":[1,-2.5e3,[]]}\"\n"), "%s", sum);
+    free(sum);
+    /* a summary.json that is not JSON is named with its position */
+    tu_tmp_file("m/runs/0000-fifo-a-s1/summary.json", "{\"policy\": \"fifo\",\n"
+                "  \"jobs\": 01}\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep --merge m"), 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "m/runs/0000-fifo-a-s1/summary.json:2:"), "%s", tu_out);
+}
+
 /* Starts a sweep in its own process group and kills the group with
  * SIGKILL once at least min runs are complete.  Returns how many were. */
 static int sweep_and_kill(const char *spec, const char *out, int min, bool resume)
