@@ -518,6 +518,12 @@ static int load_sweep(struct rpt *R, const char *path)
         r->seed = adup(R, rcsv_get(&c, i_seed));
         r->error = adup(R, rcsv_get(&c, i_error));
         r->load_text = adup(R, rcsv_get(&c, i_load));
+        /* the sweep writes none for no models and the trace's own
+         * arrivals (never an empty cell); older sweeps wrote "" */
+        if (!strcmp(r->models, "none"))
+            r->models = "";
+        if (!strcmp(r->load_text, "none"))
+            r->load_text = "";
         r->failed = !strcmp(rcsv_get(&c, i_status), "failed");
         r->line = c.fline[i_id];
         r->col = c.col[i_id];

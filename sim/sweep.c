@@ -342,9 +342,9 @@ static int parse_axis(struct swp_spec *s, struct yload *L, enum swp_axis ax,
 struct level {
     struct axis_tmp ax[SWP_NAXES];
     bool has[SWP_NAXES];
-    bool has_sample, has_check;
+    bool has_sample, has_check, has_strict;
     simtime_t sample;
-    bool check;
+    bool check, strict;
 };
 
 static void level_free(struct level *l)
@@ -382,20 +382,25 @@ static int parse_level(struct swp_spec *s, struct yload *L, const yaml_node_t *m
                 return yl_fail(L, v, "sample: expected seconds >= 0 (0 = no "
                                "timeseries)");
             lv->has_sample = true;
-        } else if (!strcmp(key, "check")) {
+        } else if (!strcmp(key, "check") || !strcmp(key, "strict")) {
             const char *t = str_of(v);
+            bool on = key[0] == 'c' ? lv->check : lv->strict;
             if (t && !strcmp(t, "true"))
-                lv->check = true;
+                on = true;
             else if (t && !strcmp(t, "false"))
-                lv->check = false;
+                on = false;
             else
-                return yl_fail(L, v, "check: expected true or false");
-            lv->has_check = true;
+                return yl_fail(L, v, "%s: expected true or false", key);
+            if (key[0] == 'c')
+                lv->check = on, lv->has_check = true;
+            else
+                lv->strict = on, lv->has_strict = true;
         } else if (top && !strcmp(key, "scenarios")) {
             *scen = v;
         } else {
             return yl_fail(L, k, "unknown key '%s' (valid: policies, traces, "
-                           "clusters, models, loads, seeds, sample, check%s)",
+                           "clusters, models, loads, seeds, sample, check, "
+                           "strict%s)",
                            key, top ? ", scenarios" : "");
         }
     }
@@ -426,6 +431,7 @@ static void add_scenario(struct swp_spec *s, const char *name,
     c->sample = own && own->has_sample ? own->sample
               : top->has_sample ? top->sample : 300 * SIM_US_PER_S;
     c->check = own && own->has_check ? own->check : top->check;
+    c->strict = own && own->has_strict ? own->strict : top->strict;
 }
 
 /* Defaults for the axes a spec may leave out: models none, load none,
@@ -476,21 +482,42 @@ static void trace_base(char *out, size_t n, const char *text)
     sanitize(out, n, tmp);
 }
 
+/* The short models tag of a run id: "-m" and each --models argument's
+ * file name without directories and extensions (zoo stays zoo), at most
+ * 10 bytes each, joined by "+" (sanitized to "_"); "" without models. */
+static void models_tag(char *out, size_t n, const struct swp_item *mi)
+{
+    size_t k = 0;
+    out[0] = 0;
+    for (uint32_t a = 0; a < mi->nargs && k + 4 < n; a++) {
+        const char *b = strrchr(mi->args[a], '/');
+        b = b ? b + 1 : mi->args[a];
+        size_t l = strcspn(b, ".");
+        if (!l)
+            l = strlen(b);
+        k += (size_t)snprintf(out + k, n - k, "%s%.*s", a ? "+" : "-m",
+                              (int)(l > 10 ? 10 : l), b);
+    }
+    if (k >= n)
+        out[n - 1] = 0;
+}
+
 static void make_id(struct swp_spec *s, struct swp_run *r, uint32_t i, int width,
                     bool named)
 {
-    char pol[40], tr[40], sc[24], part[160];
+    char pol[40], tr[40], sc[24], mt[28], part[200];
     sanitize(pol, sizeof pol, s->items[SWP_POLICY][r->ax[SWP_POLICY]].text);
     trace_base(tr, sizeof tr, s->items[SWP_TRACE][r->ax[SWP_TRACE]].text);
     sanitize(sc, sizeof sc, s->sc[r->sc].name);
+    models_tag(mt, sizeof mt, &s->items[SWP_MODELS][r->ax[SWP_MODELS]]);
     const struct swp_item *ld = &s->items[SWP_LOAD][r->ax[SWP_LOAD]];
     char load[24] = "";
     if (ld->text[0])
         snprintf(load, sizeof load, "-l%.12s", ld->text);
-    snprintf(part, sizeof part, "%s%s%s-%s%s-s%s", named ? sc : "",
-             named ? "-" : "", pol, tr, load,
+    snprintf(part, sizeof part, "%s%s%s-%s%s%s-s%s", named ? sc : "",
+             named ? "-" : "", pol, tr, mt, load,
              s->items[SWP_SEED][r->ax[SWP_SEED]].text);
-    char clean[72];
+    char clean[84];
     sanitize(clean, sizeof clean, part);
     snprintf(r->id, sizeof r->id, "%0*u-%s", width, i, clean);
 }
@@ -713,6 +740,10 @@ void swp_spec_free(struct swp_spec *s)
                 mdl_spec_free(it->models);
                 free(it->models);
             }
+            if (it->diag) {
+                dl_diag_free(it->diag);
+                free(it->diag);
+            }
         }
         free(s->items[k]);
         free(s->hidx[k]);
@@ -789,16 +820,25 @@ int swp_validate(struct swp_spec *s, FILE *msgs, struct dl_error *err)
     for (uint32_t i = 0; i < s->nitems[SWP_TRACE] && !rc; i++) {
         struct swp_item *it = &s->items[SWP_TRACE][i];
         memset(&sub, 0, sizeof sub);
-        struct dl_diag d;
-        dl_diag_init(&d, msgs, false);
-        int lr = trc_load(it->path, &it->tr, &sub, &d);
-        dl_diag_free(&d);
-        if (lr) {
+        it->diag = xmalloc(sizeof *it->diag);
+        dl_diag_init(it->diag, msgs, false);
+        if (trc_load(it->path, &it->tr, &sub, it->diag)) {
             rc = fail_at(s, it, msgs, &sub, err, "trace");
             break;
         }
         it->loaded = true;
     }
+    /* a strict scenario cannot run a trace that warned: every run of it
+     * would fail the same way, so that is bad input now */
+    for (uint32_t c = 0; c < s->nsc && !rc; c++)
+        for (uint32_t t = 0; t < s->sc[c].n[SWP_TRACE] && !rc && s->sc[c].strict; t++) {
+            const struct swp_item *ti = &s->items[SWP_TRACE][s->sc[c].v[SWP_TRACE][t]];
+            if (ti->diag && ti->diag->n)
+                rc = dl_fail(err, s->file, ti->line, ti->col, "scenario '%s' is "
+                             "strict: trace '%s' gave %u warning%s (above)",
+                             s->sc[c].name, ti->text, ti->diag->n,
+                             ti->diag->n == 1 ? "" : "s");
+        }
     /* every (trace, cluster) a scenario rescales has a defined offered
      * load; every trace's span fits the scenario's sample interval */
     for (uint32_t c = 0; c < s->nsc && !rc; c++) {
@@ -848,6 +888,55 @@ void swp_coords(const struct swp_spec *s, uint32_t i, const char *f[SWP_NCOORD])
     f[1] = s->sc[r->sc].name;
     for (int k = 0; k < SWP_NAXES; k++)
         f[2 + k] = s->items[k][r->ax[k]].text;
+    /* never an empty cell: pandas' groupby drops rows whose key is NaN */
+    for (int k = SWP_MODELS; k <= SWP_LOAD; k++)
+        if (!*f[2 + k])
+            f[2 + k] = "none";
+}
+
+/* The `dlsim run` command line equivalent to run i (without --out),
+ * shell-quoted; malloc'd.  Paths are the ones the run reads, as the
+ * sweep resolved them; --sample and --seed are always given. */
+static char *run_command(const struct swp_spec *s, uint32_t i)
+{
+    const struct swp_run *r = &s->runs[i];
+    const struct swp_scenario *sc = &s->sc[r->sc];
+    const struct swp_item *ti = &s->items[SWP_TRACE][r->ax[SWP_TRACE]];
+    const struct swp_item *ci = &s->items[SWP_CLUSTER][r->ax[SWP_CLUSTER]];
+    const struct swp_item *mi = &s->items[SWP_MODELS][r->ax[SWP_MODELS]];
+    const struct swp_item *li = &s->items[SWP_LOAD][r->ax[SWP_LOAD]];
+    char sample[40];
+    sim_fmt_seconds(sample, sizeof sample, sc->sample);
+    const char **av = xcalloc(16 + 2 * (size_t)mi->nargs, sizeof *av);
+    int n = 0;
+    av[n++] = "run";
+    av[n++] = "--trace";
+    av[n++] = ti->path;
+    if (ci->path) {
+        av[n++] = "--cluster";
+        av[n++] = ci->path;
+    }
+    av[n++] = "--policy";
+    av[n++] = s->items[SWP_POLICY][r->ax[SWP_POLICY]].text;
+    for (uint32_t k = 0; k < mi->nargs; k++) {
+        av[n++] = "--models";
+        av[n++] = mi->args[k];
+    }
+    if (li->load > 0) {
+        av[n++] = "--load";
+        av[n++] = li->text;
+    }
+    av[n++] = "--seed";
+    av[n++] = s->items[SWP_SEED][r->ax[SWP_SEED]].text;
+    av[n++] = "--sample";
+    av[n++] = sample;
+    if (sc->check)
+        av[n++] = "--check";
+    if (sc->strict)
+        av[n++] = "--strict";
+    char *cmd = out_command_line(n, (char **)av);
+    free(av);
+    return cmd;
 }
 
 int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir)
@@ -858,12 +947,21 @@ int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir)
     struct swp_item *ci = &s->items[SWP_CLUSTER][r->ax[SWP_CLUSTER]];
     const struct swp_item *li = &s->items[SWP_LOAD][r->ax[SWP_LOAD]];
     struct dl_error err = { 0 };
+    struct dl_diag diag;
+    dl_diag_init(&diag, stderr, sc->strict);
+    /* the warnings of loading the trace, which the parent did once */
+    if (ti->diag) {
+        for (uint32_t k = 0; k < ti->diag->nkept; k++)
+            dl_warn(&diag, "%s", ti->diag->kept[k]);
+        diag.n += ti->diag->n - ti->diag->nkept;
+    }
     double k;
     /* this process is a forked child: its copy of the trace is its own */
     if (li->load > 0 && eng_scale_load(&ti->tr, &ci->clu,
                                        s->items[SWP_MODELS][r->ax[SWP_MODELS]].models,
                                        li->load, &k, &err)) {
         dl_error_print(&err, stderr);
+        dl_diag_free(&diag);
         return 2;
     }
     struct eng_opts o = {
@@ -872,18 +970,20 @@ int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir)
         .check = sc->check,
         .sample = sc->sample,
         .models = s->items[SWP_MODELS][r->ax[SWP_MODELS]].models,
+        .diag = &diag,
     };
-    struct dl_diag diag;
-    dl_diag_init(&diag, stderr, false);
-    o.diag = &diag;
-    struct out_prov pv = { .models = o.models, .load = li->load, .diag = &diag };
+    char *command = run_command(s, i);
+    struct out_prov pv = { .command = command, .models = o.models,
+                           .load = li->load, .strict = sc->strict,
+                           .diag = &diag };
     int rc = out_prov_files(&pv, ti->path, ci->path, &err);
     if (rc) {
         dl_error_print(&err, stderr);
-        dl_diag_free(&diag);
-        return 1;
+        rc = 1;
+    } else {
+        rc = cli_run_one(&ti->tr, &ci->clu, &o, &pv, tmpdir, NULL, false);
     }
-    rc = cli_run_one(&ti->tr, &ci->clu, &o, &pv, tmpdir, NULL, false);
+    free(command);
     dl_diag_free(&diag);
     return rc;
 }

@@ -1174,7 +1174,7 @@ static int cmd_merge(const char *dir, bool quiet)
 
 static const char sweep_help[] =
     "usage: dlsim sweep SPEC.yaml [--jobs N] [--out DIR] [--resume]\n"
-    "                   [--shard I/N] [--quiet]\n"
+    "                   [--shard I/N] [--strict] [--quiet]\n"
     "       dlsim sweep --merge DIR [--quiet]\n"
     "\n"
     "Runs the grid of SPEC.yaml (policies x traces x clusters x models x\n"
@@ -1196,6 +1196,10 @@ static const char sweep_help[] =
     "               DIR/summary.shard-I-of-N.csv\n"
     "  --merge DIR  after the shards: check that every run of DIR/grid.csv is\n"
     "               in DIR/runs/ and write DIR/summary.csv\n"
+    "  --strict     every run with dlsim run --strict (as the spec key\n"
+    "               strict: true does per scenario): any warning fails it\n"
+    "               (a trace that warns on loading: the spec is refused).\n"
+    "               Sweeps for a paper should pass it\n"
     "  --quiet      no progress, log lines or final line (errors still shown)\n"
     "\n"
     "Under mpirun (a build with MPI): rank 0 hands out the runs one at a time\n"
@@ -1248,16 +1252,17 @@ int swp_cmd_sweep(int argc, char **argv)
         { "shard", required_argument, 0, 'S' },
         { "merge", required_argument, 0, 'M' },
         { "quiet", no_argument, 0, 'q' },
+        { "strict", no_argument, 0, 'X' },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
     };
     long jobs = 0;
     const char *out = NULL, *merge = NULL;
-    bool resume = false, quiet = false, shard = false;
+    bool resume = false, quiet = false, shard = false, strict = false;
     uint32_t shard_i = 0, shard_n = 1;
     int ch;
     optind = 0;
-    while ((ch = getopt_long(argc, argv, "j:o:rS:M:qh", lo, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "j:o:rS:M:qXh", lo, NULL)) != -1) {
         switch (ch) {
         case 'j':
             if (sim_parse_long(optarg, &jobs) || jobs < 1 || jobs > 4096)
@@ -1272,12 +1277,13 @@ int swp_cmd_sweep(int argc, char **argv)
             break;
         case 'M': merge = optarg; break;
         case 'q': quiet = true; break;
+        case 'X': strict = true; break;
         case 'h': fputs(sweep_help, stdout); return 0;
         default: return usage_error("bad option");
         }
     }
     if (merge) {
-        if (optind < argc || out || resume || shard || jobs)
+        if (optind < argc || out || resume || shard || jobs || strict)
             return usage_error("--merge DIR takes no spec and no other option "
                                "but --quiet");
         return cmd_merge(merge, quiet);
@@ -1310,6 +1316,8 @@ int swp_cmd_sweep(int argc, char **argv)
     struct swp_spec s;
     struct dl_error err = { 0 };
     int rc = swp_spec_load(specfile, &s, &err);
+    for (uint32_t c = 0; c < s.nsc && !rc && strict; c++)
+        s.sc[c].strict = true;
     if (!rc)
         rc = swp_validate(&s, rank == 0 ? stderr : NULL, &err);
     if (rc) {

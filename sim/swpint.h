@@ -44,6 +44,8 @@ struct swp_item {
     struct trace tr;            /* traces */
     struct cluster clu;         /* clusters (the built-in one: path NULL) */
     struct mdl_spec *models;    /* models: NULL = none */
+    struct dl_diag *diag;       /* traces: the warnings of loading it,
+                                   replayed into every run's (owned) */
     bool loaded;
 };
 
@@ -54,6 +56,8 @@ struct swp_scenario {
     uint32_t n[SWP_NAXES];
     simtime_t sample;           /* timeseries interval (us) */
     bool check;
+    bool strict;                /* spec key strict, or sweep --strict:
+                                   every warning fails the run (exit 2) */
 };
 
 struct swp_run {

@@ -72,15 +72,15 @@ Test(sweep, grid_expansion_counts_order_and_ids)
     cr_expect_str_eq(f[2], "fifo");
     cr_expect_str_eq(f[3], "t/a.csv");
     cr_expect_str_eq(f[4], "demo-256");
-    cr_expect_str_eq(f[5], "");
-    cr_expect_str_eq(f[6], "");
+    cr_expect_str_eq(f[5], "none");     /* never an empty cell */
+    cr_expect_str_eq(f[6], "none");
     cr_expect_str_eq(f[7], "3");
     swp_coords(&s, 5, f);               /* load 0.9, seed 5 */
     cr_expect_str_eq(f[0], "0005-base-fifo-a-l0.9-s5");
     cr_expect_str_eq(f[6], "0.9");
     swp_coords(&s, 6, f);               /* next trace */
     cr_expect_str_eq(f[3], "/abs/b.csv.gz");
-    cr_expect_str_eq(f[6], "");
+    cr_expect_str_eq(f[6], "none");
     swp_coords(&s, 12, f);              /* next policy */
     cr_expect_str_eq(f[0], "0012-base-srtf_preempt_cost_5-a-s3");
     cr_expect_str_eq(f[2], "srtf:preempt_cost=5");
@@ -88,15 +88,16 @@ Test(sweep, grid_expansion_counts_order_and_ids)
     cr_expect_str_eq(f[1], "hetero");
     cr_expect_str_eq(f[2], "qos:reserve=0,elastic=1");
     cr_expect_str_eq(f[4], "c1.yaml");
-    cr_expect_str_eq(f[5], "");
+    cr_expect_str_eq(f[5], "none");
     cr_expect_str_eq(f[7], "7");
     swp_coords(&s, 26, f);              /* models: the second entry */
     cr_expect_str_eq(f[5], "zoo+n.yaml");
-    cr_expect_str_eq(f[6], "");
+    cr_expect_str_eq(f[0], "0026-hetero-qos_reserve_0_elastic_1-a-mzoo_n-s7");
+    cr_expect_str_eq(f[6], "none");
     swp_coords(&s, 28, f);              /* second cluster */
     cr_expect_str_eq(f[4], "c2.yaml");
     swp_coords(&s, 39, f);
-    cr_expect_str_eq(f[0], "0039-hetero-qos_reserve_0_elastic_1-b-l0.9-s7");
+    cr_expect_str_eq(f[0], "0039-hetero-qos_reserve_0_elastic_1-b-mzoo_n-l0.9-s7");
     cr_expect_str_eq(f[3], "/abs/b.csv.gz");
     /* paths resolve against the spec's directory, except absolute ones
      * and zoo */
@@ -218,6 +219,8 @@ Test(sweep, bad_specs_are_located)
              4, 8, "unknown key 'scenarios'");
     bad_spec("policies: [fifo]\ntraces: [a.csv]\ncheck: maybe\n", 3, 8,
              "true or false");
+    bad_spec("policies: [fifo]\ntraces: [a.csv]\nstrict: 1\n", 3, 9,
+             "strict: expected true or false");
     bad_spec("policies: [fifo]\ntraces: [a.csv]\nsample: -5\n", 3, 9, "sample");
     bad_spec("policies: [fifo]\ntraces: [a.csv]\nmodels: [[zoo, {a: 1}]]\n", 3,
              16, "models[0][1]");
@@ -286,7 +289,7 @@ Test(sweep, outputs_match_dlsim_run)
     cr_expect(!strstr(sum, "wall_seconds"));
     /* run 11 = policy qos (index 1), trace a, load 1.1, seed 2: quoted */
     cr_expect(strstr(sum, "\n0011-qos_reserve_1_elastic_1-a-l1.1-s2,default,"
-                     "\"qos:reserve=1,elastic=1\",a.csv.gz,demo-256,,1.1,2,ok,,"),
+                     "\"qos:reserve=1,elastic=1\",a.csv.gz,demo-256,none,1.1,2,ok,,"),
               "%s", sum);
     /* the run directory holds exactly what dlsim run --out writes */
     cr_assert_eq(tu_sh("$DLSIM run --trace a.csv.gz --policy qos:reserve=1,elastic=1"
@@ -297,7 +300,8 @@ Test(sweep, outputs_match_dlsim_run)
                     "%s/timeseries.csv && ls %s | tr '\\n' ' '", id, id, id), 0,
                  "%s", tu_out);
     cr_expect_str_eq(tu_out, "jobs.csv summary.json timeseries.csv ");
-    /* summary.json equal but for the trace path and wall_seconds */
+    /* summary.json equal but for the trace path, the command line (the
+     * run's own: --out and --quiet, no --strict) and wall_seconds */
     cr_expect_eq(tu_sh("diff r/summary.json %s/summary.json | grep '^[<>]' | "
                     "grep -v wall_seconds | grep -v '\"trace\"' | "
                     "grep -v '\"command\"' | wc -l", id), 0);
@@ -326,6 +330,107 @@ Test(sweep, outputs_match_dlsim_run)
     cr_expect(strstr(tu_out, "holds another sweep"), "%s", tu_out);
 }
 
+/* Every run records how it was made, as dlsim run does: its command is
+ * the equivalent dlsim run line, and running that line writes the same
+ * summary.json but for wall_seconds (so the same version, models, load,
+ * CRCs, strict flag and warnings, including the trace's loading warning
+ * that the sweep printed once and replayed into each run).  Run ids carry
+ * a models tag; no coordinate cell of summary.csv is empty. */
+Test(sweep, runs_record_provenance_as_dlsim_run, .timeout = 300)
+{
+    FILE *f = fopen(tu_tmp_path("w.csv"), "w");
+    cr_assert(f);
+    fputs("job_id,submit_time,num_gpus,duration,model,deadline,color\n", f);
+    static const char *const mod[] = { "resnet50", "vgg16", "bert_base", "lstm" };
+    for (int j = 0; j < 120; j++)
+        fprintf(f, "j%d,%d,%d,%d,%s,%d,x\n", j, j * 97, 1 << (j % 3),
+                600 + 37 * (j % 11), mod[j % 4], j * 97 + 2000 + 91 * (j % 7));
+    fclose(f);
+    tu_tmp_file("m/noise.yaml", "kind: models\npredict:\n  runtime_noise: 0.3\n");
+    tu_tmp_file("p.yaml", "policies: [fifo, \"qos:reserve=1\"]\ntraces: [w.csv]\n"
+                "models: [none, [zoo, m/noise.yaml]]\nloads: [null, 1.1]\n"
+                "seeds: 1..2\nsample: 1800\ncheck: true\n");
+    cr_assert_eq(tu_sh("$DLSIM sweep p.yaml --out o --quiet"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "w.csv:1: warning: ignoring 1 unknown column: 'color'"),
+              "the loading warning is shown once: %s", tu_out);
+    const char *sum = tu_tmp_text("o/summary.csv");
+    cr_expect(strstr(sum, "\n0000-fifo-w-s1,default,fifo,w.csv,demo-256,none,none,1,"
+                     "ok,,"), "%s", sum);
+    cr_expect(strstr(sum, "\n0007-fifo-w-mzoo+noise-l1.1-s2,") == NULL);
+    cr_expect(strstr(sum, "\n0007-fifo-w-mzoo_noise-l1.1-s2,default,fifo,w.csv,"
+                     "demo-256,zoo+m/noise.yaml,1.1,2,ok,,"), "%s", sum);
+    /* no empty coordinate (the first 8 fields; none is quoted here) */
+    cr_expect_eq(tu_sh("awk -F, 'NR > 1 { for (i = 1; i <= 8; i++) if ($i == \"\") "
+                       "n++ } END { print n + 0 }' o/summary.csv"), 0);
+    cr_expect_str_eq(tu_out, "0\n");
+    for (int i = 0; i < 16; i++) {
+        cr_assert_eq(tu_sh("ls -d o/runs/%04d-*", i), 0);
+        char dir[256];
+        snprintf(dir, sizeof dir, "%.*s", (int)strcspn(tu_out, "\n"), tu_out);
+        struct mdl_json_doc d;
+        struct dl_error err = { 0 };
+        cr_assert_eq(mdl_json_load(tu_tmp_pathf("%s/summary.json", dir), &d, &err),
+                     0, "%s", err.msg);
+        const struct mdl_json *cmd = mdl_json_get(d.root, "command");
+        const struct mdl_json *w = mdl_json_get(d.root, "warnings");
+        const struct mdl_json *wm = mdl_json_get(d.root, "warning_messages");
+        const struct mdl_json *crc = mdl_json_get(d.root, "trace_crc32");
+        cr_assert(cmd && cmd->type == MDL_JSON_STRING && w && wm && crc);
+        cr_expect_geq(w->num, 1, "%s: the trace's warning is not counted", dir);
+        cr_expect(wm->n >= 1 && strstr(wm->kid[0].str, "unknown column: 'color'"),
+                  "%s", dir);
+        cr_expect(crc->type == MDL_JSON_STRING && strlen(crc->str) == 8);
+        cr_expect(!strstr(cmd->str, "--out"));
+        char line[2048];
+        snprintf(line, sizeof line, "%s", cmd->str);
+        mdl_json_free(&d);
+        cr_assert_eq(tu_sh("PATH=\"$(dirname \"$DLSIM\"):$PATH\" %s --out again%d "
+                           ">/dev/null 2>&1", line, i), 0,
+                     "%s: %s", line, tu_out);
+        cr_expect_eq(tu_sh("diff %s/summary.json again%d/summary.json | grep '^[<>]' "
+                           "| grep -v wall_seconds | grep -c . ; cmp %s/jobs.csv "
+                           "again%d/jobs.csv", dir, i, dir, i), 0, "%s: %s", line,
+                     tu_out);
+        cr_expect_str_eq(tu_out, "0\n", "%s: summary.json differs: %s", line, tu_out);
+    }
+}
+
+/* --strict and the spec key strict: true make every run strict: a trace
+ * that warns on loading is refused before anything runs (every run of it
+ * would fail), and a run that warns (a model the zoo lacks) fails with
+ * exit status 2 while the others complete. */
+Test(sweep, strict_sweeps)
+{
+    tu_tmp_file("w.csv", "job_id,submit_time,num_gpus,duration,model,color\n"
+                "j1,0,1,100,resnet50,red\nj2,10,2,300,resnet50,blue\n");
+    tu_tmp_file("u.csv", "job_id,submit_time,num_gpus,duration,model\n"
+                "j1,0,1,100,resnet50\nj2,10,2,300,resnet5O\n");
+    tu_tmp_file("s.yaml", "policies: [fifo]\ntraces: [u.csv,\n  w.csv]\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep s.yaml --strict --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "s.yaml:3:3: scenario 'default' is strict: trace "
+                     "'w.csv' gave 1 warning (above)"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("o"));
+    tu_tmp_file("k.yaml", "policies: [fifo]\ntraces: [u.csv, w.csv]\nstrict: false\n"
+                "scenarios:\n  a: {traces: [u.csv]}\n  b: {strict: true}\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep k.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "scenario 'b' is strict: trace 'w.csv'"), "%s", tu_out);
+    /* run-time warnings: only the zoo runs of u.csv warn */
+    tu_tmp_file("r.yaml", "policies: [fifo]\ntraces: [u.csv]\nmodels: [none, zoo]\n"
+                "strict: true\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep r.yaml --out o --quiet"), 1, "%s", tu_out);
+    const char *sum = tu_tmp_text("o/summary.csv");
+    cr_expect(strstr(sum, "\n0000-fifo-u-s1,default,fifo,u.csv,demo-256,none,none,1,"
+                     "ok,,0.1.0,dlsim run --trace u.csv --policy fifo --seed 1 "
+                     "--sample 300 --strict,,"), "%s", sum);
+    cr_expect(strstr(sum, "\n0001-fifo-u-mzoo-s1,default,fifo,u.csv,demo-256,zoo,none,1,"
+                     "failed,dlsim run: --strict: 1 warning above is an error; nothing "
+                     "written (exit status 2),"), "%s", sum);
+    cr_expect(strstr(tu_tmp_text("o/logs/0001-fifo-u-mzoo-s1.log"), "resnet5O"));
+    /* the failure is deterministic: --resume keeps it */
+    cr_expect_eq(tu_sh("$DLSIM sweep r.yaml --out o --resume"), 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "2 of 2 runs already done"), "%s", tu_out);
+}
+
 /* A run that fails at run time (not at validation): a job of 10^7 s after
  * a 1 s span with sample: 1 needs 10 million timeseries rows. */
 Test(sweep, failing_run_is_recorded_and_others_complete)
@@ -340,16 +445,16 @@ Test(sweep, failing_run_is_recorded_and_others_complete)
     cr_expect(strstr(tu_out, "failed"), "%s", tu_out);
     const char *sum = tu_tmp_text("o/summary.csv");
     cr_expect_eq(count_lines(sum), 5);
-    cr_expect(strstr(sum, "\n0000-fifo-a-s1,default,fifo,a.csv.gz,demo-256,,,1,ok,,"),
-              "%s", sum);
-    cr_expect(strstr(sum, "\n0001-fifo-tail-s1,default,fifo,tail.csv,demo-256,,,1,"
+    cr_expect(strstr(sum, "\n0000-fifo-a-s1,default,fifo,a.csv.gz,demo-256,none,none,"
+                     "1,ok,,"), "%s", sum);
+    cr_expect(strstr(sum, "\n0001-fifo-tail-s1,default,fifo,tail.csv,demo-256,none,none,1,"
                      "failed,run failed: t=6: the timeseries would exceed "
                      "4000000 rows: use a larger --sample (or --sample 0) (exit "
                      "status 1),,,,"), "%s", sum);
-    cr_expect(strstr(sum, "\n0002-sjf-a-s1,default,sjf,a.csv.gz,demo-256,,,1,ok,,"),
-              "%s", sum);
-    cr_expect(strstr(sum, "\n0003-sjf-tail-s1,default,sjf,tail.csv,demo-256,,,1,failed,"),
-              "%s", sum);
+    cr_expect(strstr(sum, "\n0002-sjf-a-s1,default,sjf,a.csv.gz,demo-256,none,none,1,"
+                     "ok,,"), "%s", sum);
+    cr_expect(strstr(sum, "\n0003-sjf-tail-s1,default,sjf,tail.csv,demo-256,none,none,1,"
+                     "failed,"), "%s", sum);
     cr_expect(tu_tmp_exists("o/runs/0001-fifo-tail-s1/error.txt"));
     cr_expect(!tu_tmp_exists("o/runs/0001-fifo-tail-s1/summary.json"));
     cr_expect(strstr(tu_tmp_text("o/logs/0001-fifo-tail-s1.log"), "run failed"));
@@ -570,10 +675,11 @@ Test(sweep, run_killed_by_a_signal_is_recorded, .timeout = 300)
     waitpid(pid, &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "sweep status %d", st);
     const char *sum = tu_tmp_text("o/summary.csv");
-    cr_expect(strstr(sum, "\n0000-fifo-k-l3-s1,default,fifo,k.csv.gz,demo-256,,3,1,ok,,"),
+    cr_expect(strstr(sum, "\n0000-fifo-k-l3-s1,default,fifo,k.csv.gz,demo-256,none,3,1,"
+                     "ok,,"),
               "%s", sum);
     cr_expect(strstr(sum, "\n0001-gandiva_quantum_1-k-l3-s1,default,gandiva:quantum=1,"
-                     "k.csv.gz,demo-256,,3,1,failed,killed by signal 9 "
+                     "k.csv.gz,demo-256,none,3,1,failed,killed by signal 9 "
                      "(Killed),"), "%s", sum);
     cr_expect_eq(tu_sh("ls -a o/runs | grep -c tmp"), 1);
     cr_expect_str_eq(tu_out, "0\n", "the dead run's temporary directory is left");
