@@ -524,7 +524,10 @@ static int load_sweep(struct rpt *R, const char *path)
             r->models = "";
         if (!strcmp(r->load_text, "none"))
             r->load_text = "";
-        r->failed = !strcmp(rcsv_get(&c, i_status), "failed");
+        /* retry: failed for a reason of its environment (a full disk, a
+         * kill); a --resume runs it again */
+        r->failed = !strcmp(rcsv_get(&c, i_status), "failed") ||
+                    !strcmp(rcsv_get(&c, i_status), "retry");
         r->line = c.fline[i_id];
         r->col = c.col[i_id];
         if (!*r->policy) {

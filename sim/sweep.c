@@ -977,11 +977,14 @@ int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir)
                            .load = li->load, .strict = sc->strict,
                            .diag = &diag };
     int rc = out_prov_files(&pv, ti->path, ci->path, &err);
-    if (rc) {
+    bool io = false;
+    if (rc) {                   /* the input files went unreadable */
         dl_error_print(&err, stderr);
-        rc = 1;
+        rc = SWP_EXIT_RETRY;
     } else {
-        rc = cli_run_one(&ti->tr, &ci->clu, &o, &pv, tmpdir, NULL, false);
+        rc = cli_run_one(&ti->tr, &ci->clu, &o, &pv, tmpdir, NULL, false, &io);
+        if (rc && io)
+            rc = SWP_EXIT_RETRY;
     }
     free(command);
     dl_diag_free(&diag);

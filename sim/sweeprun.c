@@ -24,9 +24,14 @@
  *
  * Since step 5 reads only the run directories, a parallel, resumed,
  * sharded (--shard, then --merge) or MPI sweep gives the same bytes as a
- * serial one.  --resume removes the stale temporary directories of the
- * runs it redoes, and skips every run that is done (a failed run too: its
- * failure is deterministic; delete DIR/runs/<id> to retry it).
+ * serial one.  A failure is recorded as error.txt when a rerun would
+ * repeat it (bad input, a failed invariant check, a crash) and as
+ * retry.txt when it came from the run's environment (a full disk, an I/O
+ * error, a kill, memory: env_failure); summary.csv says failed or retry.
+ * --resume (under the directory's lock, so no other sweep is alive there)
+ * removes the stale temporary directories and the retry records of the
+ * runs it redoes, and skips every other finished run (delete
+ * DIR/runs/<id> to redo a failed one).
  *
  * summary.csv: run_id,scenario,policy,trace,cluster,models,load,seed,
  * status,error, then the fields of summary.json in their order except
@@ -53,6 +58,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -371,28 +377,34 @@ static int sjson_read(const char *path, struct sjson *j, struct dl_error *err)
 
 /* ------------------------------------------------------------ runs */
 
-enum { RUN_MISSING, RUN_OK, RUN_FAILED };
+/* What runs/<id>/ says of a run: done (ok, failed for a reason of its
+ * inputs, which a rerun would repeat), failed for a reason of its
+ * environment (retry: a full disk, an I/O error, a kill; --resume runs
+ * it again), or not done. */
+enum { RUN_MISSING, RUN_OK, RUN_FAILED, RUN_RETRY };
+static const char *const run_file[] = { NULL, "summary.json", "error.txt",
+                                        "retry.txt" };
 
 static int run_state(const char *dir, const char *id)
 {
     char p[4096];
     struct stat st;
-    snprintf(p, sizeof p, "%s/runs/%s/summary.json", dir, id);
-    if (!stat(p, &st))
-        return RUN_OK;
-    snprintf(p, sizeof p, "%s/runs/%s/error.txt", dir, id);
-    if (!stat(p, &st))
-        return RUN_FAILED;
+    for (int k = RUN_OK; k <= RUN_RETRY; k++) {
+        snprintf(p, sizeof p, "%s/runs/%s/%s", dir, id, run_file[k]);
+        if (!stat(p, &st))
+            return k;
+    }
     return RUN_MISSING;
 }
 
-/* The first line of runs/<id>/error.txt into buf. */
-static void run_error(const char *dir, const char *id, char *buf, size_t n)
+/* The first line of runs/<id>/error.txt (or retry.txt) into buf. */
+static void run_error(const char *dir, const char *id, int st, char *buf,
+                      size_t n)
 {
     char p[4096];
-    snprintf(p, sizeof p, "%s/runs/%s/error.txt", dir, id);
+    snprintf(p, sizeof p, "%s/runs/%s/%s", dir, id, run_file[st]);
     char *t = slurp(p, NULL);
-    snprintf(buf, n, "%s", t ? t : "(error.txt unreadable)");
+    snprintf(buf, n, "%s", t ? t : "(its error file is unreadable)");
     free(t);
     buf[strcspn(buf, "\r\n")] = 0;
 }
@@ -502,13 +514,13 @@ static int write_row(FILE *f, const char *dir, const char *const co[SWP_NCOORD],
             return -1;
         }
     } else {
-        run_error(dir, id, err, sizeof err);
+        run_error(dir, id, st, err, sizeof err);
     }
     for (int i = 0; i < SWP_NCOORD; i++) {
         csv_field(f, co[i]);
         fputc(',', f);
     }
-    fputs(st == RUN_OK ? "ok," : "failed,", f);
+    fputs(st == RUN_OK ? "ok," : st == RUN_RETRY ? "retry," : "failed,", f);
     csv_field(f, err);
     if (st == RUN_OK) {
         for (int k = 0; k < j.n; k++)
@@ -526,14 +538,14 @@ static int write_row(FILE *f, const char *dir, const char *const co[SWP_NCOORD],
 }
 
 /* Writes out (atomically) the rows of the runs sel[0..n) in that order.
- * Counts the failed and missing runs (a missing run is written nowhere);
- * with !partial_ok, any missing run aborts before writing.  0, DL_EIO,
- * or 1 (missing runs, or inconsistent fields: message printed). */
+ * Counts the failed, retryable and missing runs; any missing run aborts
+ * before writing.  0, DL_EIO, or 1 (missing runs, or inconsistent
+ * fields: message printed). */
 static int write_summary(const char *dir, const char *const (*co)[SWP_NCOORD],
                          const uint32_t *sel, uint32_t n, const char *out,
-                         uint32_t *nfailed, uint32_t *nmissing, bool quiet)
+                         uint32_t *nfailed, uint32_t *nretry, uint32_t *nmissing)
 {
-    *nfailed = *nmissing = 0;
+    *nfailed = *nretry = *nmissing = 0;
     for (uint32_t i = 0; i < n; i++) {
         int st = run_state(dir, co[sel[i]][0]);
         if (st == RUN_MISSING) {
@@ -568,6 +580,8 @@ static int write_summary(const char *dir, const char *const (*co)[SWP_NCOORD],
             bad = 1;
         } else if (st == RUN_FAILED) {
             ++*nfailed;
+        } else if (st == RUN_RETRY) {
+            ++*nretry;
         }
     }
     keys_free(&K);
@@ -581,8 +595,17 @@ static int write_summary(const char *dir, const char *const (*co)[SWP_NCOORD],
         dl_error_print(&err, stderr);
         return DL_EIO;
     }
-    (void)quiet;
     return 0;
+}
+
+/* The end of a sweep's last line: ", 2 failed, 1 to retry (...)". */
+static void end_counts(char *buf, size_t n, uint32_t nfailed, uint32_t nretry)
+{
+    int k = snprintf(buf, n, "%u failed%s", nfailed,
+                     nfailed ? " (see the error column)" : "");
+    if (nretry && k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, ", %u to retry (a full disk, an I/O "
+                 "error or a kill: --resume runs them again)", nretry);
 }
 
 /* ------------------------------------------------------------ progress */
@@ -673,6 +696,9 @@ struct sweep {
     struct keys jkeys;
     struct prog prog;
     uint32_t nfailed;
+    bool shard;                 /* --shard shard_i/shard_n */
+    uint32_t shard_i, shard_n;
+    int lock_fd, shard_fd;      /* the directory's locks (-1: none) */
 };
 
 static void run_path(char *buf, size_t n, const struct sweep *w, const char *id,
@@ -702,6 +728,7 @@ static _Noreturn void child(struct sweep *w, uint32_t i, pid_t parent)
     }
     snprintf(tmp, sizeof tmp, "%s/runs/.tmp-%s.%ld", w->dir, id, (long)getpid());
     run_path(fin, sizeof fin, w, id, NULL);
+    rm_tree(tmp);               /* a dead run's, whose pid this one reuses */
     int rc = swp_exec(w->s, i, tmp);
     if (rc) {
         rm_tree(tmp);
@@ -715,7 +742,7 @@ static _Noreturn void child(struct sweep *w, uint32_t i, pid_t parent)
         if (!done) {
             fprintf(stderr, "dlsim: %s: cannot rename into place: %s\n", fin,
                     strerror(e));
-            _exit(1);
+            _exit(SWP_EXIT_RETRY);
         }
     }
     _exit(0);
@@ -751,8 +778,35 @@ static void last_line(const char *path, char *buf, size_t n)
     free(t);
 }
 
+/* Whether a run process that ended with status failed for a reason of
+ * its environment, so that running it again may well succeed: it said so
+ * (SWP_EXIT_RETRY: its outputs could not be written, its inputs could
+ * not be read again), or something outside killed it (SIGKILL, as the
+ * OOM killer and kill -9 do; SIGTERM, SIGINT, SIGHUP; a CPU or file-size
+ * limit), or it ran out of memory (the allocator's abort), or it ended
+ * well but its directory is gone.  A crash (SIGSEGV, an assertion's
+ * SIGABRT, ...), a failed invariant check (exit 1) and bad input (exit 2)
+ * would happen again: deterministic. */
+static bool env_failure(int status, const char *line)
+{
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status) == SWP_EXIT_RETRY || !WEXITSTATUS(status);
+    if (!WIFSIGNALED(status))
+        return false;
+    switch (WTERMSIG(status)) {
+    case SIGKILL: case SIGTERM: case SIGINT: case SIGHUP: case SIGQUIT:
+    case SIGPIPE: case SIGXCPU: case SIGXFSZ:
+        return true;
+    case SIGABRT:
+        return strstr(line, "out of memory") != NULL;
+    default:
+        return false;
+    }
+}
+
 /* After a run process ended with status: records a failure as
- * runs/<id>/error.txt; returns RUN_OK or RUN_FAILED, msg filled. */
+ * runs/<id>/error.txt, or runs/<id>/retry.txt when it is environmental
+ * (env_failure); returns RUN_OK, RUN_FAILED or RUN_RETRY, msg filled. */
 static int record(struct sweep *w, uint32_t i, int status, pid_t pid,
                   char *msg, size_t msgn)
 {
@@ -761,8 +815,8 @@ static int record(struct sweep *w, uint32_t i, int status, pid_t pid,
     /* the directory is the truth: a run killed after its rename is done */
     int st = run_state(w->dir, id);
     if (st != RUN_MISSING) {
-        if (st == RUN_FAILED)
-            run_error(w->dir, id, msg, msgn);
+        if (st != RUN_OK)
+            run_error(w->dir, id, st, msg, msgn);
         return st;
     }
     char tmp[4096], log[4096], line[1024], fin[4096];
@@ -770,6 +824,7 @@ static int record(struct sweep *w, uint32_t i, int status, pid_t pid,
     rm_tree(tmp);               /* what the dead child left */
     snprintf(log, sizeof log, "%s/logs/%s.log", w->dir, id);
     last_line(log, line, sizeof line);
+    st = env_failure(status, line) ? RUN_RETRY : RUN_FAILED;
     char how[128];
     if (WIFEXITED(status) && !WEXITSTATUS(status))
         snprintf(how, sizeof how, "its directory is missing");
@@ -789,25 +844,30 @@ static int record(struct sweep *w, uint32_t i, int status, pid_t pid,
     for (char *p = msg; *p; p++)
         if (*p == '\r' || *p == '\n')
             *p = ' ';
-    /* error.txt through a temporary directory, like a run's outputs */
+    /* the record through a temporary directory, like a run's outputs; if
+     * even that cannot be written (a full disk), the run stays missing,
+     * which --resume also runs again */
     snprintf(tmp, sizeof tmp, "%s/runs/.tmp-%s.%ld", w->dir, id, (long)getpid());
     run_path(fin, sizeof fin, w, id, NULL);
     rm_tree(tmp);
     if (mkdir(tmp, 0777) == 0) {
-        char *e = path2(tmp, "error.txt");
+        char *e = path2(tmp, run_file[st]);
         struct dl_error err = { 0 };
         char *text = xmalloc(strlen(msg) + 2);
         sprintf(text, "%s\n", msg);
         if (write_atomic(e, text, strlen(text), &err) || rename(tmp, fin)) {
             if (run_state(w->dir, id) == RUN_MISSING)
                 fprintf(stderr, "dlsim sweep: cannot record the failure of "
-                        "%s in %s\n", id, fin);
+                        "%s in %s (it stays to do)\n", id, fin);
             rm_tree(tmp);
         }
         free(text);
         free(e);
+    } else {
+        fprintf(stderr, "dlsim sweep: cannot record the failure of %s: %s: %s "
+                "(it stays to do)\n", id, tmp, strerror(errno));
     }
-    return RUN_FAILED;
+    return st;
 }
 
 /* A run ended (on MPI rank, or -1 without MPI): its row to the journal,
@@ -815,7 +875,7 @@ static int record(struct sweep *w, uint32_t i, int status, pid_t pid,
 static void finished(struct sweep *w, uint32_t i, int st, const char *msg,
                      int rank)
 {
-    if (st == RUN_FAILED)
+    if (st != RUN_OK)
         w->nfailed++;
     if (w->journal) {
         char why[4400];
@@ -904,10 +964,10 @@ static void mpi_master(struct sweep *w, int size)
             if (msg[0] >= 0) {
                 char err[1200] = "";
                 int st = run_state(w->dir, w->s->runs[msg[0]].id);
-                if (st == RUN_FAILED)
-                    run_error(w->dir, w->s->runs[msg[0]].id, err, sizeof err);
+                if (st == RUN_FAILED || st == RUN_RETRY)
+                    run_error(w->dir, w->s->runs[msg[0]].id, st, err, sizeof err);
                 w->started[msg[0]] = now_s() - (double)msg[1] / 1000;
-                finished(w, (uint32_t)msg[0], st == RUN_OK ? RUN_OK : RUN_FAILED,
+                finished(w, (uint32_t)msg[0], st == RUN_MISSING ? RUN_RETRY : st,
                          err, ms.MPI_SOURCE);
             }
             int give = next < w->ntodo ? (int)w->todo[next++] : -1;
@@ -975,6 +1035,203 @@ static char *grid_text(const struct sweep *w, size_t *len)
     return buf;
 }
 
+/* ------------------------------------------------------------ the lock
+ *
+ * One lock per sweep directory, so that two live sweeps never write into
+ * it at once (a --resume used to delete the temporary run directories of
+ * a sweep still running there).  DIR/sweep.lock is an flock(2) lock:
+ * exclusive for a sweep, a --resume and a --merge; shared by the shards
+ * of one --shard I/N sweep, which run side by side on purpose, each also
+ * holding DIR/shard-I-of-N.lock exclusively (the same shard twice is
+ * refused, and so is a shard of another N while one of N runs: their runs
+ * would overlap).  Under MPI only rank 0 locks: the ranks are one sweep.
+ *
+ * The kernel releases an flock when the last descriptor of it closes, so
+ * a sweep that dies leaves no lock behind (a "stale lock" cannot exist,
+ * and a reused pid cannot make a dead sweep look alive); the forked run
+ * processes inherit the descriptor, so the lock lasts until every process
+ * of the sweep is gone.  The lock files hold "pid P on host H" of their
+ * holder for the refusal message only, and are never removed (removing a
+ * lock file races with the next locker).  Where the filesystem has no
+ * flock (ENOLCK, EOPNOTSUPP), the sweep warns and goes on unlocked. */
+
+static bool is_lock_name(const char *n)
+{
+    size_t l = strlen(n);
+    return !strcmp(n, "sweep.lock") ||
+           (!strncmp(n, "shard-", 6) && l > 5 && !strcmp(n + l - 5, ".lock"));
+}
+
+/* Opens (creating) DIR/name for locking: the descriptor or -1. */
+static int lock_open(const char *dir, const char *name)
+{
+    char *p = path2(dir, name);
+    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    free(p);
+    return fd;
+}
+
+/* flock without waiting: 0 held, 1 held by another process, -1 this
+ * filesystem has no flock (or another error, errno set). */
+static int lock_try(int fd, int how)
+{
+    if (!flock(fd, how | LOCK_NB))
+        return 0;
+    return errno == EWOULDBLOCK ? 1 : -1;
+}
+
+/* lock_try for up to 0.3 s: the processes of a sweep just killed (kill -9
+ * of its process group) take a moment to be gone, and so to release the
+ * lock they share. */
+static int lock_wait(int fd, int how)
+{
+    int r = lock_try(fd, how);
+    for (int k = 0; r == 1 && k < 6; k++) {
+        struct timespec ts = { 0, 50000000 };
+        nanosleep(&ts, NULL);
+        r = lock_try(fd, how);
+    }
+    return r;
+}
+
+/* Records this process as the lock's holder ("pid P on host H"). */
+static void lock_note(int fd, const char *extra)
+{
+    char host[256] = "?", buf[400];
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = 0;
+    int n = snprintf(buf, sizeof buf, "pid %ld on host %s%s\n", (long)getpid(),
+                     host, extra);
+    if (ftruncate(fd, 0) || pwrite(fd, buf, (size_t)n, 0) != n)
+        return;                 /* only a message depends on it */
+}
+
+/* The holder's note of lock file DIR/name into buf ("pid ? (unknown)" when
+ * it has none yet). */
+static void lock_holder(const char *dir, const char *name, char *buf, size_t n)
+{
+    char *p = path2(dir, name);
+    char *t = slurp(p, NULL);
+    free(p);
+    snprintf(buf, n, "%s", t && *t ? t : "pid unknown, starting");
+    buf[strcspn(buf, "\n")] = 0;
+    free(t);
+}
+
+/* The live shards of DIR other than of n shards when n > 0 (or every live
+ * shard, n == 0), listed into buf: their count. */
+static int live_shards(const char *dir, uint32_t n, char *buf, size_t bn)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int live = 0;
+    size_t k = 0;
+    buf[0] = 0;
+    while (d && (e = readdir(d))) {
+        unsigned a, b;
+        char tail[8];
+        if (sscanf(e->d_name, "shard-%u-of-%u.lo%7s", &a, &b, tail) != 3 ||
+            strcmp(tail, "ck") || (n && b == n))
+            continue;
+        int fd = lock_open(dir, e->d_name);
+        if (fd < 0)
+            continue;
+        if (lock_try(fd, LOCK_SH) == 1) {
+            char who[300];
+            lock_holder(dir, e->d_name, who, sizeof who);
+            if (k < bn)
+                k += (size_t)snprintf(buf + k, bn - k, "%sshard %u/%u (%s)",
+                                      live ? ", " : "", a, b, who);
+            live++;
+        }
+        close(fd);              /* (releases the probe's shared lock) */
+    }
+    if (d)
+        closedir(d);
+    return live;
+}
+
+static void lock_unsupported(const char *dir)
+{
+    fprintf(stderr, "dlsim sweep: warning: %s: cannot lock (%s): this "
+            "filesystem has no flock; make sure no other sweep uses this "
+            "directory\n", dir, strerror(errno));
+}
+
+/* Takes DIR's lock for this sweep (exclusive, or as shard I/N), or for
+ * --merge (shard false).  0, or 2 after a message naming the holder. */
+static int lock_dir(const char *dir, bool shard, uint32_t si, uint32_t sn,
+                    int *lock_fd, int *shard_fd)
+{
+    *lock_fd = *shard_fd = -1;
+    int fd = lock_open(dir, "sweep.lock");
+    if (fd < 0) {
+        fprintf(stderr, "dlsim sweep: %s/sweep.lock: cannot open: %s\n", dir,
+                strerror(errno));
+        return 1;
+    }
+    char who[400], list[1200];
+    int r = lock_wait(fd, shard ? LOCK_SH : LOCK_EX);
+    if (r < 0) {
+        lock_unsupported(dir);
+        close(fd);
+        return 0;
+    }
+    if (r == 1) {
+        /* held: exclusively by a sweep, or shared by shards */
+        if (!shard && lock_try(fd, LOCK_SH) == 0) {
+            flock(fd, LOCK_UN);
+            live_shards(dir, 0, list, sizeof list);
+            fprintf(stderr, "dlsim sweep: %s is in use by running shards of a "
+                    "sweep: %s; wait for them to end (or stop them)\n", dir,
+                    *list ? list : "(starting)");
+        } else {
+            lock_holder(dir, "sweep.lock", who, sizeof who);
+            fprintf(stderr, "dlsim sweep: %s is in use by another dlsim sweep "
+                    "(%s); wait for it to end, or stop it (a sweep that died "
+                    "holds no lock)\n", dir, who);
+        }
+        close(fd);
+        return 2;
+    }
+    if (!shard) {
+        lock_note(fd, "");
+        *lock_fd = fd;
+        return 0;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "shard-%u-of-%u.lock", si, sn);
+    int sfd = lock_open(dir, name);
+    r = sfd < 0 ? -1 : lock_wait(sfd, LOCK_EX);
+    if (r == 1) {
+        lock_holder(dir, name, who, sizeof who);
+        fprintf(stderr, "dlsim sweep: shard %u/%u of %s is already running "
+                "(%s)\n", si, sn, dir, who);
+    } else if (r == 0 && live_shards(dir, sn, list, sizeof list)) {
+        fprintf(stderr, "dlsim sweep: %s is being swept in another number of "
+                "shards: %s is running; use the same N in --shard I/N\n", dir,
+                list);
+        r = 1;
+    }
+    if (r == 1) {
+        close(sfd);
+        close(fd);
+        return 2;
+    }
+    if (r < 0) {
+        lock_unsupported(dir);
+        if (sfd >= 0)
+            close(sfd);
+    } else {
+        char extra[64];
+        snprintf(extra, sizeof extra, " (shard %u/%u)", si, sn);
+        lock_note(sfd, extra);
+        *shard_fd = sfd;
+    }
+    *lock_fd = fd;
+    return 0;
+}
+
 /* Only what a sweep killed before writing grid.csv can leave. */
 static bool only_sweep_debris(const char *dir)
 {
@@ -986,7 +1243,7 @@ static bool only_sweep_debris(const char *dir)
     while ((e = readdir(d))) {
         const char *n = e->d_name;
         if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "runs") ||
-            !strcmp(n, "logs") || !strcmp(n, "sweep.yaml") ||
+            !strcmp(n, "logs") || !strcmp(n, "sweep.yaml") || is_lock_name(n) ||
             !strncmp(n, "sweep.yaml.tmp.", 15) || !strncmp(n, "grid.csv.tmp.", 13))
             continue;
         ok = false;
@@ -1003,7 +1260,8 @@ static bool dir_empty(const char *dir)
     struct dirent *e;
     bool empty = true;
     while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            !is_lock_name(e->d_name))
             empty = false;
     closedir(d);
     return empty;
@@ -1021,6 +1279,13 @@ static int setup_dir(struct sweep *w, bool resume, bool shard)
     if (!stat(dir, &st) && !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "dlsim sweep: %s: exists and is not a directory\n", dir);
         rc = 2;
+    } else if (out_mkdirs(dir)) {
+        fprintf(stderr, "dlsim sweep: %s: cannot create: %s\n", dir,
+                strerror(errno));
+        rc = 1;
+    } else if ((rc = lock_dir(dir, shard, w->shard_i, w->shard_n, &w->lock_fd,
+                              &w->shard_fd))) {
+        ;                       /* another live sweep: message printed */
     } else if (!dir_empty(dir)) {
         size_t ol;
         char *old = slurp(gpath, &ol);
@@ -1068,8 +1333,10 @@ static int setup_dir(struct sweep *w, bool resume, bool shard)
     return rc;
 }
 
-/* The runs of sel not done yet, into todo; removes the stale temporary
- * directories of those runs. */
+/* The runs of sel not done yet (missing, or to retry), into todo;
+ * removes the record of a run to retry and the stale temporary
+ * directories of those runs.  Only under the directory's lock (no other
+ * live sweep can be writing them). */
 static void plan(struct sweep *w)
 {
     uint32_t n = w->s->nruns;
@@ -1079,13 +1346,13 @@ static void plan(struct sweep *w)
     for (uint32_t k = 0; k < w->nsel; k++) {
         uint32_t i = w->sel[k];
         int st = run_state(w->dir, w->s->runs[i].id);
-        if (st != RUN_MISSING)
+        if (st == RUN_OK || st == RUN_FAILED)
             continue;
         char p[4096];
         run_path(p, sizeof p, w, w->s->runs[i].id, NULL);
         struct stat sb;
         if (!stat(p, &sb))
-            rm_tree(p);         /* neither ok nor failed: not ours */
+            rm_tree(p);         /* retry.txt, or neither: not a result */
         want[i] = true;
         w->todo[w->ntodo++] = i;
     }
@@ -1125,6 +1392,12 @@ static int cmd_merge(const char *dir, bool quiet)
         free(gpath);
         return 2;
     }
+    int lock_fd, shard_fd, lrc = lock_dir(dir, false, 0, 0, &lock_fd, &shard_fd);
+    if (lrc) {                  /* the shards are not done */
+        free(text);
+        free(gpath);
+        return lrc;
+    }
     char *p = text, *f[SWP_NCOORD + 1];
     int rc = 0;
     uint32_t n = 0, cap = 0;
@@ -1152,14 +1425,16 @@ static int cmd_merge(const char *dir, bool quiet)
     uint32_t *sel = xcalloc(n ? n : 1, sizeof *sel);
     for (uint32_t i = 0; i < n; i++)
         sel[i] = i;
-    uint32_t nfailed = 0, nmissing = 0;
+    uint32_t nfailed = 0, nretry = 0, nmissing = 0;
     char *out = path2(dir, "summary.csv");
     if (!rc) {
-        rc = write_summary(dir, co, sel, n, out, &nfailed, &nmissing, quiet);
+        rc = write_summary(dir, co, sel, n, out, &nfailed, &nretry, &nmissing);
+        char counts[200];
+        end_counts(counts, sizeof counts, nfailed, nretry);
         if (!rc && !quiet)
-            fprintf(stderr, "sweep: merged %u runs (%u failed) into %s\n", n,
-                    nfailed, out);
-        if (!rc && nfailed)
+            fprintf(stderr, "sweep: merged %u runs (%s) into %s\n", n, counts,
+                    out);
+        if (!rc && (nfailed || nretry))
             rc = 1;
     }
     free(out);
@@ -1167,6 +1442,8 @@ static int cmd_merge(const char *dir, bool quiet)
     free(co);
     free(text);
     free(gpath);
+    if (lock_fd >= 0)
+        close(lock_fd);
     return rc;
 }
 
@@ -1189,7 +1466,8 @@ static const char sweep_help[] =
     "               .yaml, plus .out, in the current directory); it must be\n"
     "               new or empty unless --resume\n"
     "  --resume     continue an interrupted sweep in DIR: keep the finished\n"
-    "               runs (ok or failed), redo the others, rewrite summary.csv\n"
+    "               runs (ok or failed), redo the others and those to retry\n"
+    "               (a full disk, an I/O error, a kill), rewrite summary.csv\n"
     "  --shard I/N  only the runs whose index % N == I (0 <= I < N), e.g. one\n"
     "               Slurm array task each, all with the same --out on a shared\n"
     "               filesystem; finished runs of the shard are kept; writes\n"
@@ -1209,9 +1487,13 @@ static const char sweep_help[] =
     "Progress goes to stderr: on a terminal one redrawn line (runs done,\n"
     "failures, ETA), otherwise one line per finished run.\n"
     "\n"
-    "Exit status: 0 every run succeeded; 1 some run failed (its row says\n"
-    "why; DIR/logs/<run_id>.log holds its stderr) or an I/O error; 2 bad\n"
-    "usage or a bad spec (file:line:col), nothing run.\n";
+    "One sweep at a time per DIR (shards of one --shard I/N together): a\n"
+    "second live one is refused, naming the holder's pid.\n"
+    "\n"
+    "Exit status: 0 every run succeeded; 1 some run failed or is to retry\n"
+    "(its row says why; DIR/logs/<run_id>.log holds its stderr) or an I/O\n"
+    "error; 2 bad usage, a bad spec (file:line:col) or DIR in use by another\n"
+    "sweep, nothing run.\n";
 
 static int parse_shard(const char *s, uint32_t *i, uint32_t *n)
 {
@@ -1330,6 +1612,10 @@ int swp_cmd_sweep(int argc, char **argv)
     memset(&w, 0, sizeof w);
     w.s = &s;
     w.dir = out ? out : defout;
+    w.shard = shard;
+    w.shard_i = shard_i;
+    w.shard_n = shard_n;
+    w.lock_fd = w.shard_fd = -1;
     const char *(*co)[SWP_NCOORD] = xcalloc(s.nruns ? s.nruns : 1, sizeof *co);
     for (uint32_t i = 0; i < s.nruns && !rc; i++)
         swp_coords(&s, i, co[i]);
@@ -1396,9 +1682,9 @@ int swp_cmd_sweep(int argc, char **argv)
             snprintf(name, sizeof name, "summary.shard-%u-of-%u.csv", shard_i,
                      shard_n);
         char *sp = path2(w.dir, shard ? name : "summary.csv");
-        uint32_t nfailed, nmissing;
-        rc = write_summary(w.dir, w.co, w.sel, w.nsel, sp, &nfailed, &nmissing,
-                           quiet);
+        uint32_t nfailed, nretry, nmissing;
+        rc = write_summary(w.dir, w.co, w.sel, w.nsel, sp, &nfailed, &nretry,
+                           &nmissing);
         if (w.journal) {
             fclose(w.journal);
             w.journal = NULL;
@@ -1411,15 +1697,20 @@ int swp_cmd_sweep(int argc, char **argv)
                 free(jp);
             }
         }
+        char counts[200];
+        end_counts(counts, sizeof counts, nfailed, nretry);
         if (!rc && !quiet)
-            fprintf(stderr, "sweep: %u runs, %u failed%s; %s\n", w.nsel, nfailed,
-                    nfailed ? " (see the error column)" : "", sp);
-        if (!rc && nfailed)
+            fprintf(stderr, "sweep: %u runs, %s; %s\n", w.nsel, counts, sp);
+        if (!rc && (nfailed || nretry))
             rc = 1;
         free(sp);
     }
     if (w.journal)
         fclose(w.journal);
+    if (w.shard_fd >= 0)
+        close(w.shard_fd);
+    if (w.lock_fd >= 0)
+        close(w.lock_fd);
     keys_free(&w.jkeys);
 #ifdef DLSIM_MPI
     if (mpi) {

@@ -96,17 +96,24 @@ void swp_spec_free(struct swp_spec *s);
 extern const char *const swp_coord_name[SWP_NCOORD];
 void swp_coords(const struct swp_spec *s, uint32_t i, const char *f[SWP_NCOORD]);
 
+/* The exit status of a run process that failed for a reason of its
+ * environment (a full disk, an I/O error: EX_TEMPFAIL), not of its
+ * inputs: the run is recorded as retryable and --resume runs it again. */
+#define SWP_EXIT_RETRY 75
+
 /* Runs run i of a validated spec in the calling process (a forked child)
- * into the directory tmpdir: 0, or the exit status of `dlsim run` with
- * the message on stderr. */
+ * into the directory tmpdir: 0, the exit status of `dlsim run` (1 the run
+ * failed, 2 bad input), or SWP_EXIT_RETRY, with the message on stderr. */
 int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir);
 
 /* sim/cli.c's run path, shared with `dlsim run`: one simulation of t on c
  * under o, its outputs written into dir (when not NULL), its table row to
- * table (when not NULL); errors on stderr.  The exit status. */
+ * table (when not NULL); errors on stderr.  The exit status; *io_failed
+ * (when not NULL) is set when it is 1 because the outputs could not be
+ * written (a full disk, an I/O error), not because the run failed. */
 int cli_run_one(const struct trace *t, struct cluster *c,
                 const struct eng_opts *o, const struct out_prov *pv,
-                const char *dir, FILE *table, bool header);
+                const char *dir, FILE *table, bool header, bool *io_failed);
 
 /* `dlsim sweep ...`: the process exit status. */
 int swp_cmd_sweep(int argc, char **argv);

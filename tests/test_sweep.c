@@ -626,61 +626,234 @@ Test(sweep, mpirun_two_ranks_equal_a_local_sweep, .timeout = 300)
 #endif
 }
 
-/* A run that dies of a signal (here, sent from outside while it runs) is
- * recorded with the signal; the rest of the sweep completes. */
-Test(sweep, run_killed_by_a_signal_is_recorded, .timeout = 300)
+/* Starts `dlsim sweep spec --out out [extra]` in the background in its own
+ * process group, stdout and stderr to log; returns its pid. */
+static pid_t sweep_bg(const char *spec, const char *out, const char *extra,
+                      const char *log)
 {
-    cr_assert_eq(tu_sh("$DLSIM trace gen --jobs 20000 --load 0.95 --seed 3 -o "
-                    "k.csv.gz"), 0, "%s", tu_out);
-    /* gandiva swapping every second on an overloaded cluster: minutes */
-    tu_tmp_file("k.yaml", "policies: [fifo, \"gandiva:quantum=1\"]\ntraces: [k.csv.gz]\n"
-                  "loads: [3]\nsample: 0\n");
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        setpgid(0, 0);
         if (chdir(tu_tmp_dir()))
             _exit(127);
         freopen("/dev/null", "w", stdout);
-        freopen("/dev/null", "w", stderr);
-        execl(getenv("DLSIM"), "dlsim", "sweep", "k.yaml", "--jobs", "2", "--out",
-              "o", (char *)NULL);
+        freopen(log, "w", stderr);
+        char *av[8] = { "dlsim", "sweep", (char *)spec, "--out", (char *)out };
+        int n = 5;
+        if (extra)
+            av[n++] = (char *)extra;
+        av[n] = NULL;
+        execv(getenv("DLSIM"), av);
         _exit(127);
     }
+    setpgid(pid, pid);
+    return pid;
+}
+
+/* Waits (up to 60 s) until path exists under the temporary directory. */
+static void wait_for(const char *name)
+{
+    for (int k = 0; k < 6000 && !tu_tmp_exists(name); k++) {
+        struct timespec ts = { 0, 10000000 };
+        nanosleep(&ts, NULL);
+    }
+    cr_assert(tu_tmp_exists(name), "%s never appeared", name);
+}
+
+/* The newest run process of the sweep pid (its child with the largest
+ * pid), or 0. */
+static long newest_child(pid_t pid)
+{
+    char cp[128], buf[256] = "";
+    snprintf(cp, sizeof cp, "/proc/%ld/task/%ld/children", (long)pid, (long)pid);
+    FILE *f = fopen(cp, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    long victim = 0;
+    for (char *q = buf, *e; *q; q = e) {
+        long v = strtol(q, &e, 10);
+        if (e == q)
+            break;
+        if (v > victim)
+            victim = v;
+    }
+    return victim;
+}
+
+/* gandiva swapping every minute on a 3x overloaded cluster: a run of
+ * about 2.5 s (jobs 2000) or 6 s (3000), long enough to be caught alive */
+static void make_slow_spec(int jobs)
+{
+    cr_assert_eq(tu_sh("$DLSIM trace gen --jobs %d --load 0.95 --seed 3 -o "
+                       "k.csv.gz", jobs), 0, "%s", tu_out);
+    tu_tmp_file("k.yaml", "policies: [fifo, \"gandiva:quantum=60\"]\n"
+                "traces: [k.csv.gz]\nloads: [3]\nsample: 0\n");
+}
+
+/* A run that dies of a signal sent from outside (SIGKILL, as the OOM
+ * killer sends) failed for a reason of its environment: it is recorded as
+ * retry (exit status 1), the rest of the sweep completes, and --resume
+ * runs it again, giving the summary.csv of an uninterrupted sweep.  A run
+ * that failed for a reason of its inputs stays failed (strict_sweeps,
+ * failing_run_...). */
+Test(sweep, run_killed_by_a_signal_is_retried, .timeout = 300)
+{
+    make_slow_spec(2000);
+    cr_assert_eq(tu_sh("$DLSIM sweep k.yaml --jobs 1 --out full --quiet"), 0, "%s",
+                 tu_out);
+    pid_t pid = sweep_bg("k.yaml", "o", "--jobs=2", "o.log");
     long victim = 0;
     for (int k = 0; k < 5000 && !victim; k++) {
         struct timespec ts = { 0, 10000000 };
         nanosleep(&ts, NULL);
-        if (!tu_tmp_exists("o/runs/0000-fifo-k-l3-s1"))
-            continue;
-        /* the run processes of the sweep; the newest is gandiva's */
-        char cp[128], buf[256] = "";
-        snprintf(cp, sizeof cp, "/proc/%ld/task/%ld/children", (long)pid,
-                 (long)pid);
-        FILE *f = fopen(cp, "r");
-        cr_assert(f, "no %s", cp);
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        buf[n] = 0;
-        fclose(f);
-        for (char *q = buf, *e; *q; q = e) {
-            long v = strtol(q, &e, 10);
-            if (e == q)
-                break;
-            if (v > victim)
-                victim = v;
-        }
+        if (tu_tmp_exists("o/runs/0000-fifo-k-l3-s1"))
+            victim = newest_child(pid);     /* gandiva's */
     }
     cr_assert(victim > 0, "no run process to kill");
-    kill((pid_t)victim, SIGKILL);   /* (a sanitizer build catches SIGSEGV) */
+    kill((pid_t)victim, SIGKILL);
     int st;
     waitpid(pid, &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "sweep status %d", st);
     const char *sum = tu_tmp_text("o/summary.csv");
     cr_expect(strstr(sum, "\n0000-fifo-k-l3-s1,default,fifo,k.csv.gz,demo-256,none,3,1,"
-                     "ok,,"),
-              "%s", sum);
-    cr_expect(strstr(sum, "\n0001-gandiva_quantum_1-k-l3-s1,default,gandiva:quantum=1,"
-                     "k.csv.gz,demo-256,none,3,1,failed,killed by signal 9 "
+                     "ok,,"), "%s", sum);
+    cr_expect(strstr(sum, "\n0001-gandiva_quantum_60-k-l3-s1,default,gandiva:quantum=60,"
+                     "k.csv.gz,demo-256,none,3,1,retry,killed by signal 9 "
                      "(Killed),"), "%s", sum);
+    cr_expect(strstr(tu_tmp_text("o.log"), "0 failed, 1 to retry"), "%s",
+              tu_tmp_text("o.log"));
+    cr_expect(tu_tmp_exists("o/runs/0001-gandiva_quantum_60-k-l3-s1/retry.txt"));
     cr_expect_eq(tu_sh("ls -a o/runs | grep -c tmp"), 1);
     cr_expect_str_eq(tu_out, "0\n", "the dead run's temporary directory is left");
+    cr_assert_eq(tu_sh("$DLSIM sweep k.yaml --out o --resume"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "1 of 2 runs already done"), "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp full/summary.csv o/summary.csv"), 0, "%s", tu_out);
+}
+
+/* One lock per sweep directory, tried with two real processes: while a
+ * sweep runs, a second one on its directory (with --resume or without)
+ * and a --merge are refused with the holder's pid, and nothing of the
+ * first is touched; once it has ended (or been killed with kill -9: a
+ * dead sweep holds no lock) the directory is free again. */
+Test(sweep, a_second_live_sweep_is_refused, .timeout = 300)
+{
+    make_slow_spec(3000);
+    pid_t pid = sweep_bg("k.yaml", "o", "--jobs=1", "o.log");
+    wait_for("o/runs/0000-fifo-k-l3-s1");       /* gandiva is running now */
+    char want[128];
+    snprintf(want, sizeof want, "o is in use by another dlsim sweep (pid %ld on "
+             "host ", (long)pid);
+    cr_expect_eq(tu_sh("$DLSIM sweep k.yaml --out o --resume"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, want), "%s", tu_out);
+    cr_expect_eq(tu_sh("$DLSIM sweep k.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, want), "%s", tu_out);
+    cr_expect_eq(tu_sh("$DLSIM sweep --merge o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, want), "%s", tu_out);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first sweep was disturbed: "
+              "%d: %s", st, tu_tmp_text("o.log"));
+    cr_expect(strstr(tu_tmp_text("o.log"), "sweep: 2 runs, 0 failed"), "%s",
+              tu_tmp_text("o.log"));
+    cr_expect_eq(tu_sh("$DLSIM sweep k.yaml --out o --resume --quiet"), 0, "%s",
+                 tu_out);
+    /* killed: its lock dies with it, and --resume takes the directory */
+    pid = sweep_bg("k.yaml", "cut", "--jobs=1", "cut.log");
+    wait_for("cut/runs/0000-fifo-k-l3-s1");
+    kill(-pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    cr_assert(WIFSIGNALED(st));
+    cr_assert_eq(tu_sh("$DLSIM sweep k.yaml --out cut --resume"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "1 of 2 runs already done"), "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp o/summary.csv cut/summary.csv"), 0, "%s", tu_out);
+}
+
+/* Shards share a directory on purpose: two shards of one --shard I/N run
+ * side by side; the same shard twice, a shard of another N and a plain
+ * sweep are refused while they run. */
+Test(sweep, shards_share_the_directory_lock, .timeout = 300)
+{
+    make_slow_spec(3000);
+    tu_tmp_file("k2.yaml", "policies: [\"gandiva:quantum=60\", fifo]\n"
+                "traces: [k.csv.gz]\nloads: [3]\nsample: 0\n");
+    pid_t a = sweep_bg("k2.yaml", "sh", "--shard=0/2", "a.log");
+    wait_for("sh/shard-0-of-2.lock");
+    wait_for("sh/grid.csv");
+    cr_assert_eq(tu_sh("$DLSIM sweep k2.yaml --out sh --shard 1/2"), 0,
+                 "a shard was refused beside another: %s", tu_out);
+    char want[128];
+    snprintf(want, sizeof want, "shard 0/2 of sh is already running (pid %ld on "
+             "host ", (long)a);
+    cr_expect_eq(tu_sh("$DLSIM sweep k2.yaml --out sh --shard 0/2"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, want), "%s", tu_out);
+    cr_expect_eq(tu_sh("$DLSIM sweep k2.yaml --out sh --shard 1/3"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "sh is being swept in another number of shards: "
+                     "shard 0/2 (pid "), "%s", tu_out);
+    cr_expect_eq(tu_sh("$DLSIM sweep k2.yaml --out sh --resume"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "sh is in use by running shards of a sweep: shard 0/2 "
+                     "(pid "), "%s", tu_out);
+    int st;
+    waitpid(a, &st, 0);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", tu_tmp_text("a.log"));
+    cr_expect_eq(tu_sh("$DLSIM sweep --merge sh"), 0, "%s", tu_out);
+}
+
+/* Environmental failures are retried, not kept: a disk that fills up
+ * during a sweep (a real tmpfs of 160 kB, where root may mount one; else
+ * that part is skipped), and a file-size limit (ulimit -f, which anyone
+ * can set: writes fail with EFBIG) make runs retry (or leave them
+ * undone); once there is room, --resume gives the summary.csv of an
+ * uninterrupted sweep. */
+static void umount_disk(void)
+{
+    if (tu_tmpdir[0]) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "umount '%s/disk' 2>/dev/null", tu_tmpdir);
+        if (system(cmd)) {
+            /* not mounted */
+        }
+    }
+    tu_tmp_cleanup();
+}
+
+Test(sweep, full_disk_runs_are_retried, .fini = umount_disk, .timeout = 300)
+{
+    cr_assert_eq(tu_sh("$DLSIM trace gen --jobs 40 --seed 1 -o small.csv && "
+                       "$DLSIM trace gen --jobs 700 --seed 2 -o big.csv"), 0, "%s",
+                 tu_out);
+    tu_tmp_file("d.yaml", "policies: [fifo, sjf, srtf]\ntraces: [small.csv, big.csv]\n"
+                "seeds: 1..2\nsample: 0\n");
+    cr_assert_eq(tu_sh("$DLSIM sweep d.yaml --out full --quiet"), 0, "%s", tu_out);
+    /* the file-size limit: every big run's jobs.csv (about 70 kB) fails */
+    int rc = tu_sh("trap '' XFSZ; ulimit -f 24 && $DLSIM sweep d.yaml --out lim");
+    cr_expect_eq(rc, 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "0 failed, 6 to retry"), "%s", tu_out);
+    const char *sum = tu_tmp_text("lim/summary.csv");
+    cr_expect(strstr(sum, "\n0002-fifo-big-s1,default,fifo,big.csv,demo-256,none,none,"
+                     "1,retry,"), "%s", sum);
+    cr_expect(strstr(sum, "File too large (exit status 75)"), "%s", sum);
+    cr_expect(strstr(sum, "\n0000-fifo-small-s1,default,fifo,small.csv,demo-256,none,"
+                     "none,1,ok,"), "%s", sum);
+    cr_assert_eq(tu_sh("$DLSIM sweep d.yaml --out lim --resume"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "6 of 12 runs already done"), "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp full/summary.csv lim/summary.csv"), 0, "%s", tu_out);
+
+    /* a real full disk */
+    if (tu_sh("mkdir disk && mount -t tmpfs -o size=160k tmpfs disk"))
+        cr_skip_test("cannot mount a tmpfs here (not root?): %s", tu_out);
+    rc = tu_sh("$DLSIM sweep d.yaml --out disk/o --jobs 1");
+    cr_expect_eq(rc, 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "No space left on device"), "%s", tu_out);
+    cr_expect_eq(tu_sh("ls disk/o/runs | wc -l"), 0);
+    int done = atoi(tu_out);
+    cr_expect(done < 12, "every run fit on the small disk");
+    cr_assert_eq(tu_sh("mount -o remount,size=4m disk"), 0, "%s", tu_out);
+    cr_assert_eq(tu_sh("$DLSIM sweep d.yaml --out disk/o --resume"), 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp full/summary.csv disk/o/summary.csv"), 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("ls -a disk/o/runs | grep -c tmp"), 1);
+    cr_expect_str_eq(tu_out, "0\n", "temporary directories left");
 }
