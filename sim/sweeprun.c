@@ -1625,10 +1625,14 @@ int swp_cmd_sweep(int argc, char **argv)
     for (uint32_t i = 0; i < s.nruns && !rc; i++)
         if (i % shard_n == shard_i)
             w.sel[w.nsel++] = i;
+    s.outdir = w.dir;
     if (!rc && rank == 0) {
         rc = setup_dir(&w, resume, shard);
         if (!rc)
             plan(&w);
+        /* the generated workloads the runs to do read, once, before any */
+        if (!rc && (rc = swp_gen_write(&s, w.todo, w.ntodo, stderr, quiet)))
+            rc = dl_exit_status(rc);
     }
 #ifdef DLSIM_MPI
     if (mpi) {              /* every rank learns whether rank 0 goes on */

@@ -30,12 +30,31 @@ enum swp_axis {
 };
 extern const char *const swp_axis_key[SWP_NAXES]; /* "policies", ... */
 
+/* A generated trace of the traces axis: `trace gen` options ({gen: {...}})
+ * or `trace gen --like W.yaml` options ({like: W.yaml, ...}); the seed
+ * comes from the seeds axis, the load from the loads axis and, for gen,
+ * the cluster from the clusters axis.  Each (trace, cluster, load, seed)
+ * of gen, and each (trace, seed) of like, is one workload, written once
+ * to DIR/traces/ (swp_gen_path) before the runs that read it. */
+struct swp_gen {
+    bool like;
+    char *name;                 /* short name: run ids and file names */
+    struct trc_gen_opts o;      /* gen (load, seed set per workload) */
+    struct trc_like_opts lo;    /* like (seed set per workload) */
+    char *gpus, *duration, *models;     /* owned strings behind o / lo */
+    char *wl_path;              /* like: the workload file, resolved */
+    struct trc_workload wl;     /* like: loaded by swp_validate */
+    bool wl_loaded;
+};
+
 /* One distinct value of an axis (values are shared by every scenario
  * that names them, so each file is loaded once). */
 struct swp_item {
     char *text;                 /* the coordinate as written in the spec */
     long line, col;             /* where first written, for messages */
-    char *path;                 /* traces, clusters: resolved file path */
+    char *path;                 /* traces, clusters: resolved file path
+                                   (NULL: generated, or the built-in) */
+    struct swp_gen *gen;        /* traces: a generated trace, or NULL */
     double load;                /* loads: > 0, or 0 = the trace's arrivals */
     uint64_t seed;              /* seeds */
     char **args;                /* models: resolved --models arguments */
@@ -78,6 +97,8 @@ struct swp_spec {
     uint32_t nsc;
     struct swp_run *runs;       /* grid order */
     uint32_t nruns;
+    const char *outdir;         /* the sweep's DIR, for generated traces
+                                   (set before swp_gen_write / swp_exec) */
 };
 
 /* Reads and expands a spec: 0, or DL_EINPUT / DL_EIO with err located at
@@ -89,6 +110,16 @@ int swp_spec_load(const char *path, struct swp_spec *s, struct dl_error *err);
  * printed to msgs first, when not NULL). */
 int swp_validate(struct swp_spec *s, FILE *msgs, struct dl_error *err);
 void swp_spec_free(struct swp_spec *s);
+
+/* The file of run i's generated workload, "DIR/traces/NAME...csv.gz"
+ * (run i's trace must be generated): into buf. */
+void swp_gen_path(const struct swp_spec *s, uint32_t i, char *buf, size_t n);
+/* Writes (atomically) each generated workload that the runs todo[0..n)
+ * read and DIR/traces/ lacks (saying how many on msgs unless quiet).  0,
+ * DL_EINPUT (a seed the generator cannot serve, with the message printed)
+ * or DL_EIO. */
+int swp_gen_write(struct swp_spec *s, const uint32_t *todo, uint32_t n,
+                  FILE *msgs, bool quiet);
 
 /* The coordinates of a run: the 8 leading summary.csv fields, unquoted
  * (run_id, scenario, policy, trace, cluster, models, load, seed). */

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <zlib.h>
 
 static int count_lines(const char *s)
 {
@@ -429,6 +430,169 @@ Test(sweep, strict_sweeps)
     /* the failure is deterministic: --resume keeps it */
     cr_expect_eq(tu_sh("$DLSIM sweep r.yaml --out o --resume"), 1, "%s", tu_out);
     cr_expect(strstr(tu_out, "2 of 2 runs already done"), "%s", tu_out);
+}
+
+/* Splits one RFC 4180 record of text at *p into f[] (unquoted copies in
+ * buf); returns the field count and advances *p. */
+static int csv_record(const char **p, char *buf, char **f, int max)
+{
+    const char *s = *p;
+    int n = 0;
+    char *w = buf;
+    for (;;) {
+        f[n < max ? n : max - 1] = w;
+        n++;
+        if (*s == '"') {
+            for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+                if (*s == '"')
+                    s++;
+                *w++ = *s;
+            }
+            if (*s)
+                s++;
+        } else {
+            while (*s && *s != ',' && *s != '\n')
+                *w++ = *s++;
+        }
+        *w++ = 0;
+        if (*s != ',')
+            break;
+        s++;
+    }
+    *p = *s ? s + 1 : s;
+    return n;
+}
+
+/* The value of column name in row (1 = the first data row) of a CSV file
+ * under the temporary directory. */
+static const char *csv_cell(const char *file, int row, const char *name)
+{
+    static char out[4096];
+    const char *text = tu_tmp_text(file), *p = text;
+    size_t n = strlen(text) + 1;
+    char *hb = xmalloc(n), *rb = xmalloc(n), *hf[256], *rf[256];
+    int nh = csv_record(&p, hb, hf, 256), k = 0;
+    while (k < nh && strcmp(hf[k], name))
+        k++;
+    cr_assert(k < nh, "%s: no column %s", file, name);
+    for (int r = 1; r <= row; r++)
+        cr_assert(*p && csv_record(&p, rb, rf, 256) == nh, "%s: row %d", file, r);
+    snprintf(out, sizeof out, "%s", rf[k]);
+    free(hb);
+    free(rb);
+    return out;
+}
+
+/* Seeds that vary the workload: a spec names generated traces (trace gen
+ * options, and trace gen --like options of a fitted workload); each seed
+ * draws its own workload, written to DIR/traces/ with the bytes that
+ * dlsim trace gen writes for the same options, and runs at exactly the
+ * load of the loads axis on its cluster, under its models too (the
+ * recorded offered_load).  The file's CRC is recorded; the same spec
+ * gives the same files; --resume reuses them, or writes them again
+ * byte for byte when one is gone. */
+Test(sweep, generated_traces_vary_with_the_seed, .timeout = 300)
+{
+    tu_tmp_file("c.yaml", "name: c\ngpu_types:\n  - {name: V100, memory_gb: 32, "
+                "speed: 1}\n  - {name: K80, memory_gb: 12, speed: 0.4}\nnodes:\n"
+                "  - {count: 4, gpus: 8, gpu_type: V100}\n"
+                "  - {count: 4, gpus: 4, gpu_type: K80}\n");
+    cr_assert_eq(tu_sh("$DLSIM trace gen --jobs 500 --seed 9 --models "
+                       "resnet50,vgg16 --deadline-slack 1.5:4 -o src.csv && $DLSIM "
+                       "trace fit src.csv -o fit.yaml"), 0, "%s", tu_out);
+    tu_tmp_file("g.yaml", "policies: [fifo, sjf]\n"
+                "traces:\n"
+                "  - {gen: {jobs: 300, gpus: philly, duration: \"exp:3600\", "
+                "deadline_slack: \"1.2:3\", models: \"resnet50,vgg16\"}}\n"
+                "  - {like: fit.yaml, arrivals: poisson, jobs: 200, name: fitted}\n"
+                "clusters: [c.yaml]\nmodels: [none, zoo]\nloads: [0.9]\n"
+                "seeds: 1..2\nstrict: true\nsample: 3600\n");
+    cr_assert_eq(tu_sh("$DLSIM sweep g.yaml --out o --quiet"), 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("ls o/traces | tr '\\n' ' '"), 0);
+    cr_expect_str_eq(tu_out, "fitted-s1.csv.gz fitted-s2.csv.gz gen-c-l0.9-s1.csv.gz "
+                     "gen-c-l0.9-s2.csv.gz ");
+    /* the bytes of dlsim trace gen, for each seed; seeds differ */
+    for (int seed = 1; seed <= 2; seed++) {
+        cr_assert_eq(tu_sh("$DLSIM trace gen --jobs 300 --gpus philly --duration "
+                           "exp:3600 --deadline-slack 1.2:3 --models resnet50,vgg16 "
+                           "--cluster c.yaml --load 0.9 --seed %d -o g%d.csv.gz && "
+                           "cmp g%d.csv.gz o/traces/gen-c-l0.9-s%d.csv.gz", seed,
+                           seed, seed, seed), 0, "%s", tu_out);
+        cr_assert_eq(tu_sh("$DLSIM trace gen --like fit.yaml --arrivals poisson "
+                           "--jobs 200 --seed %d -o f%d.csv.gz && cmp f%d.csv.gz "
+                           "o/traces/fitted-s%d.csv.gz", seed, seed, seed, seed), 0,
+                     "%s", tu_out);
+    }
+    cr_expect_neq(tu_sh("cmp -s g1.csv.gz g2.csv.gz"), 0, "seeds 1 and 2 drew one "
+                  "workload");
+    const char *sum = tu_tmp_text("o/summary.csv");
+    cr_expect(strstr(sum, "\n0000-fifo-gen-l0.9-s1,default,fifo,\"gen(jobs=300,"
+                     "gpus=philly,duration=exp:3600,deadline_slack=1.2:3,"
+                     "models=resnet50,vgg16)\",c.yaml,none,0.9,1,ok,,0.1.0,dlsim run "
+                     "--trace o/traces/gen-c-l0.9-s1.csv.gz --cluster c.yaml "
+                     "--policy fifo --load 0.9 --seed 1 --sample 3600 --strict,"),
+              "%s", sum);
+    cr_expect(strstr(sum, "\n0006-fifo-fitted-mzoo-l0.9-s1,default,fifo,"
+                     "\"like(fit.yaml,jobs=200,arrivals=poisson,name=fitted)\","),
+              "%s", sum);
+    /* every run at exactly the load, under its models too; the CRC is the
+     * file's */
+    for (int row = 1; row <= 16; row++)
+        cr_expect_str_eq(csv_cell("o/summary.csv", row, "offered_load"), "0.900000",
+                         "row %d", row);
+    size_t gzn;
+    char *gz = tu_slurp(tu_tmp_path("o/traces/gen-c-l0.9-s2.csv.gz"), &gzn);
+    char crc[16];
+    snprintf(crc, sizeof crc, "%08lx", crc32(0, (const unsigned char *)gz, (uInt)gzn));
+    free(gz);
+    cr_expect_str_eq(csv_cell("o/summary.csv", 2, "trace_crc32"), crc);
+    /* the same spec: the same workloads; a resume reuses them or, when one
+     * is gone, writes it again byte for byte */
+    cr_assert_eq(tu_sh("$DLSIM sweep g.yaml --out o2 --quiet && for f in o/traces/*; "
+                       "do cmp $f o2/traces/${f#o/traces/} || exit 1; done"), 0,
+                 "%s", tu_out);
+    cr_assert_eq(tu_sh("cp o/summary.csv full.csv && cp o/traces/gen-c-l0.9-s2.csv.gz "
+                       "keep.gz && rm -r o/summary.csv o/traces/gen-c-l0.9-s2.csv.gz "
+                       "o/runs/0001-* o/runs/0004-* && $DLSIM sweep g.yaml --out o "
+                       "--resume"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "sweep: generated 1 trace into o/traces"), "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp full.csv o/summary.csv && cmp keep.gz "
+                       "o/traces/gen-c-l0.9-s2.csv.gz"), 0, "%s", tu_out);
+}
+
+/* Generated traces are checked with the spec: located errors, exit 2,
+ * nothing written. */
+Test(sweep, generated_trace_errors_are_located)
+{
+    bad_spec("policies: [fifo]\ntraces: [{gen: {jobs: 0}}]\n", 2, 23, "jobs");
+    bad_spec("policies: [fifo]\ntraces: [{gen: {seed: 3}}]\n", 2, 17,
+             "unknown option 'seed'");
+    bad_spec("policies: [fifo]\ntraces: [{gen: {}, jobs: 5}]\n", 2, 10,
+             "go inside it");
+    bad_spec("policies: [fifo]\ntraces: [{like: w.yaml, arrivals: weekly}]\n", 2,
+             35, "arrivals");
+    bad_spec("policies: [fifo]\ntraces: [{gen: {deadline_slack: \"3:1\"}}]\n", 2,
+             33, "deadline_slack");
+    bad_spec("policies: [fifo]\ntraces: [{lke: w.yaml}]\n", 2, 11,
+             "unknown key 'lke'");
+    tu_tmp_file("n.yaml", "policies: [fifo]\ntraces: [{gen: {jobs: 50}}]\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep n.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "n.yaml:2:10: scenario 'default': generated trace "
+                     "'gen(jobs=50)' needs a load"), "%s", tu_out);
+    tu_tmp_file("d.yaml", "policies: [fifo]\nloads: [1]\ntraces: [{gen: {jobs: 50}},"
+                "\n  {gen: {jobs: 60}}]\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep d.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "d.yaml:4:3: generated traces 'gen(jobs=60)' and "
+                     "'gen(jobs=50)' (line 3) have one name 'gen'"), "%s", tu_out);
+    tu_tmp_file("b.yaml", "policies: [fifo]\nloads: [1]\ntraces: [{gen: {gpus: "
+                "\"9999:1\"}}]\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep b.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "b.yaml:3:10: trace 'gen(gpus=9999:1)': cannot be "
+                     "generated (see above)"), "%s", tu_out);
+    tu_tmp_file("w.yaml", "policies: [fifo]\nloads: [1]\ntraces: [{like: nope.yaml}]\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep w.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "nope.yaml"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("o"));
 }
 
 /* A run that fails at run time (not at validation): a job of 10^7 s after
