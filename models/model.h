@@ -620,9 +620,5 @@ static inline double mdl_perf_pred_util(const struct mdl_perf *p, uint32_t j)
 {
     return p->putil[j];
 }
-/* Whether gpus[0..n) (sorted, one type t) lie on more nodes than the
- * fewest that can hold n GPUs of t. */
-bool mdl_perf_spread(const struct mdl_perf *p, uint32_t t,
-                     const uint32_t *gpus, uint32_t n);
 
 #endif

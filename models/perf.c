@@ -369,27 +369,31 @@ static void load_pairs(struct mdl_perf *p, const struct mdl_pairs *ps,
         p->npslots *= 2;
     p->pkey = xcalloc(p->npslots, sizeof *p->pkey);
     p->pval = xcalloc(p->npslots, sizeof *p->pval);
-    uint32_t used = 0;
+    uint32_t unknown = 0;
+    const char *first = NULL;
     for (uint32_t i = 0; i < ps->n; i++) {
         const struct mdl_pair *q = &ps->p[i];
         uint32_t t = SIM_NONE;
         for (uint32_t k = 0; k < p->ntypes; k++)
             if (!strcasecmp(p->clu->types[k].name, ps->gpus[q->gpu]))
                 t = k;
+        if (t == SIM_NONE)
+            continue;           /* another cluster's type: does not apply */
         const struct mdl_model *a = mdl_zoo_find(p->zoo, ps->jobs[q->a]);
         const struct mdl_model *b = mdl_zoo_find(p->zoo, ps->jobs[q->b]);
-        if (t == SIM_NONE || !a || !b)
+        if (!a || !b) {
+            if (!unknown++)
+                first = ps->jobs[a ? q->b : q->a];
             continue;
+        }
         uint32_t ra = (uint32_t)(a - p->zoo->models);
         uint32_t rb = (uint32_t)(b - p->zoo->models);
         *pair_slot(p, pair_key(t, ra, rb), true) = q->rate_a;
         *pair_slot(p, pair_key(t, rb, ra), true) = q->rate_b;
-        used++;
     }
-    if (used < ps->n)
-        dl_warn(diag, "%s: %u of %u pairs name a GPU type the cluster lacks "
-                "or a job the zoo lacks, and are not used", path,
-                ps->n - used, ps->n);
+    if (unknown)
+        dl_warn(diag, "%s: %u of %u pairs name a job the zoo lacks (first: "
+                "'%s') and are not used", path, unknown, ps->n, first);
 }
 
 static bool features(const struct mdl_model *m, double x[MDL_UTIL_NFEAT])
@@ -721,14 +725,4 @@ double mdl_perf_pred_runtime_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
     if (!(r > 0))
         r = mdl_perf_rate_n(p, j, t, n, spread);
     return (double)p->tr->jobs[j].duration * p->prt[j] / r;
-}
-
-bool mdl_perf_spread(const struct mdl_perf *p, uint32_t t,
-                     const uint32_t *gpus, uint32_t n)
-{
-    const struct cluster *c = p->clu;
-    uint32_t nodes = 1, big = c->types[t].max_node_gpus;
-    for (uint32_t i = 1; i < n; i++)
-        nodes += c->gpu_node[gpus[i]] != c->gpu_node[gpus[i - 1]];
-    return nodes > (n + big - 1) / big;
 }

@@ -7,7 +7,7 @@
  *   fifo  arrival order (the job index: the trace is sorted by submit time)
  *   sjf   the job's duration (true duration, as in the classic baseline),
  *         ties by arrival; with predicted=1 its predicted run time on the
- *         cluster's reference GPU type instead (mdl_perf_pred_runtime,
+ *         cluster's reference GPU type instead (pol_pred_runtime,
  *         consolidated: the roofline's estimate, or the truth with
  *         `predict.runtime: oracle`, times the seeded noise of
  *         `predict.runtime_noise`), as Helios and Alibaba's simulator do
@@ -20,7 +20,6 @@
  * large job can wait while smaller ones keep passing it).
  */
 #include "policies/policy.h"
-#include "models/model.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -55,18 +54,24 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err,
     return 0;
 }
 
-static int fifo_create(void **s, const struct pol_args *a, struct dl_error *e)
+static int fifo_create(void **s, const struct pol_args *a,
+                  const struct pol_view *v, struct dl_error *e)
 {
+    (void)v;
     return create(s, a, e, KEY_ARRIVAL);
 }
 
-static int sjf_create(void **s, const struct pol_args *a, struct dl_error *e)
+static int sjf_create(void **s, const struct pol_args *a,
+                  const struct pol_view *v, struct dl_error *e)
 {
+    (void)v;
     return create(s, a, e, KEY_DURATION);
 }
 
-static int edf_create(void **s, const struct pol_args *a, struct dl_error *e)
+static int edf_create(void **s, const struct pol_args *a,
+                  const struct pol_view *v, struct dl_error *e)
 {
+    (void)v;
     return create(s, a, e, KEY_DEADLINE);
 }
 
@@ -89,7 +94,7 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
         key = (double)tj->duration;
         break;
     case KEY_PREDICTED:
-        key = mdl_perf_pred_runtime(v->perf, job, v->clu->ref_type, false);
+        key = pol_pred_runtime(v, job, v->clu->ref_type, false);
         break;
     case KEY_DEADLINE:
         /* no deadline: after every job with one (equal keys: by arrival);
@@ -103,7 +108,7 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct ordered *o = state;
-    pq_fill(&o->q, v, x, o->mode, o->backfill);
+    pq_fill(&o->q, v, x, o->mode, o->backfill, NULL, NULL);
 }
 
 static uint32_t queued(void *state)

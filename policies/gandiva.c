@@ -11,11 +11,11 @@
  * (arrivals by trace order).
  *
  * At every instant each waiting job, in that order, gets in by the first of:
- *   1. free GPUs: exclusive placement through plc_find (placement=);
+ *   1. free GPUs: exclusive placement through pol_place (placement=);
  *   2. packing (pol_colocate) onto GPUs of one type (its required type,
  *      else fastest first), each of which, with the job added, holds at
  *      most min(max_per_gpu, the models' max_jobs_per_gpu) jobs, a summed
- *      true solo utilization (mdl_perf_util, unknown = 1) of at most
+ *      true solo utilization (pol_measured_util, unknown = 1) of at most
  *      util_cap, and -- when it already holds jobs -- no more memory than
  *      the type has (the job's memory per GPU, unknown = 0).  Free GPUs
  *      qualify too (summed utilization 0).  Which GPUs:
@@ -78,8 +78,7 @@
  * O(waiting jobs).
  */
 #include "policies/policy.h"
-#include "policies/heap.h"
-#include "models/model.h"
+
 
 #include <math.h>
 #include <stdlib.h>
@@ -253,19 +252,18 @@ static double gpu_util(const struct pol_view *v, uint32_t g, uint32_t skip)
     double u = 0;
     for (uint32_t k = 0; k < n; k++)
         if (o[k] != skip)
-            u += mdl_perf_util(v->perf, o[k]);
+            u += pol_measured_util(v, o[k]);
     return u;
 }
 
 static inline double job_mem(const struct pol_view *v, uint32_t j)
 {
-    return v->perf->mem[j] > 0 ? v->perf->mem[j] : 0;
+    return pol_mem_gb(v, j);
 }
 
+/* Per-job and per-GPU state, sized from the initial view. */
 static void ensure(struct gandiva *s, const struct pol_view *v)
 {
-    if (s->ver)
-        return;
     uint32_t n = v->njobs ? v->njobs : 1;
     s->ver = xcalloc_big(n, sizeof *s->ver);
     s->shape = xmalloc(n * sizeof *s->shape);
@@ -349,25 +347,25 @@ static void stopped(struct gandiva *s, const struct pol_view *v, uint32_t j)
     s->heaps[(size_t)s->size[j] * s->ntypes + v->rt[j].type].live--;
 }
 
+/* An arrival (the engine's hook), or a job this policy preempted. */
 static void enqueue(void *state, const struct pol_view *v, uint32_t j)
 {
     struct gandiva *s = state;
-    ensure(s, v);
     if (s->running[j])
         stopped(s, v, j);
     uint32_t k = shape_of(s, v, j);     /* may move s->shapes */
     struct gd_shape *sh = &s->shapes[k];
     xgrow(&sh->q, &sh->cap, sh->n + 1, sizeof *sh->q);
     sh->q[sh->n++] = (struct gd_ent){ ++s->seq, j, s->ver[j] };
-    vh_add(s, v, &sh->umin, sh->nwait, mdl_perf_util(v->perf, j), j);
+    vh_add(s, v, &sh->umin, sh->nwait, pol_measured_util(v, j), j);
     vh_add(s, v, &sh->mmin, sh->nwait, job_mem(v, j), j);
     sh->nwait++;
     s->nlive++;
 }
 
-static void started(void *state, const struct pol_view *v, uint32_t j)
+/* A job this policy started (no hook runs inside schedule()). */
+static void started(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
-    struct gandiva *s = state;
     resum(s, v, j);
     s->changes++;
     s->running[j] = 1;
@@ -645,9 +643,11 @@ static int slice_take(struct gandiva *s, const struct pol_view *v,
     int rc = pol_preempt(x, victim, s->cost);
     if (rc)
         return rc;
+    enqueue(s, v, victim);
     rc = shared ? pol_colocate(x, j, s->gpus) : pol_start(x, j, s->gpus);
     if (rc)
         return rc;
+    started(s, v, j);
     slice_passed(s, v, s->gpus, g);
     /* j may use less than the victim did on GPUs that other expired jobs
      * share: slicing failures are void */
@@ -710,16 +710,20 @@ static int admit_one(struct gandiva *s, const struct pol_view *v,
     refresh(s, sh);
     if (!sh->excl_failed) {
         xgrow(&s->gpus, &s->capgpus, sh->ngpus, sizeof *s->gpus);
-        if (plc_find(v->clu, sh->ngpus, sh->req_type, s->mode, NULL, s->gpus)) {
+        if (pol_place(v, sh->ngpus, sh->req_type, s->mode, NULL, s->gpus)) {
             int rc = pol_start(x, j, s->gpus);
+            if (!rc)
+                started(s, v, j);
             return rc ? rc : 1;
         }
         sh->excl_failed = true;
     }
-    double u = mdl_perf_util(v->perf, j), m = job_mem(v, j), bound;
+    double u = pol_measured_util(v, j), m = job_mem(v, j), bound;
     if (s->max_per_gpu > 1 && !failed_at(sh->fu, sh->fm, sh->nfail, u, m, true)) {
         if (pack_shape(s, v, sh, u, m, &bound)) {
             int rc = pol_colocate(x, j, s->gpus);
+            if (!rc)
+                started(s, v, j);
             return rc ? rc : 1;
         }
         fail_at(sh->fu, sh->fm, &sh->nfail, bound, m);
@@ -888,7 +892,8 @@ static uint32_t queued(void *state)
 
 /* ------------------------------------------------------------ options */
 
-static int create(void **state, const struct pol_args *a, struct dl_error *err)
+static int create(void **state, const struct pol_args *a,
+                  const struct pol_view *v, struct dl_error *err)
 {
     struct gandiva *s = xcalloc(1, sizeof *s);
     long bf, per;
@@ -897,9 +902,9 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err)
     if (!rc)
         rc = pol_arg_long(a, "backfill", 0, 1, &bf, err);
     if (!rc)
-        rc = pol_arg_double(a, "util_cap", 0, MDL_MAX_SHARE, &s->util_cap, err);
+        rc = pol_arg_double(a, "util_cap", 0, POL_MAX_SHARE, &s->util_cap, err);
     if (!rc)
-        rc = pol_arg_long(a, "max_per_gpu", 1, MDL_MAX_SHARE, &per, err);
+        rc = pol_arg_long(a, "max_per_gpu", 1, POL_MAX_SHARE, &per, err);
     if (!rc)
         rc = pol_arg_double(a, "quantum", 0, 1e9, &q, err);
     if (!rc)
@@ -912,6 +917,7 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err)
     s->max_per_gpu = (uint32_t)per;
     s->quantum = (simtime_t)llround(q * (double)SIM_US_PER_S);
     s->cost = cost * (double)SIM_US_PER_S;
+    ensure(s, v);
     *state = s;
     return 0;
 }
@@ -967,7 +973,6 @@ const struct policy pol_gandiva = {
     .create = create,
     .destroy = destroy,
     .enqueue = enqueue,
-    .started = started,
     .finished = finished,
     .schedule = schedule,
     .queued = queued,

@@ -5,7 +5,7 @@
  * the published values (from the authors' public simulator).
  *
  * Prediction.  Each job's utilization u_j is the models' prediction
- * (mdl_perf_pred_util: the regressor over graph features with --models
+ * (pol_pred_util: the regressor over graph features with --models
  * util, else the true solo utilization; both with predict.util_noise), in
  * percent below.  Interference itself comes from the simulator's slowdown
  * model, never from this file.
@@ -35,7 +35,7 @@
  * anchor index.  A free GPU always costs less than a shared one (cost < 1
  * + residents), so for a gang that fits one node, a node with enough free
  * GPUs is the best plan: the fast path asks the shared placement
- * (plc_find, fullest node first) for it, on the type whose exclusive cost
+ * (pol_place, fullest node first) for it, on the type whose exclusive cost
  * is lowest; only otherwise, and for gangs larger than a node (whose plan
  * follows racks), is the full plan computed (O(GPUs of the type)).
  *
@@ -49,8 +49,7 @@
  * above, while something starts.
  */
 #include "policies/policy.h"
-#include "models/model.h"
-#include "policies/heap.h"
+
 
 #include <math.h>
 #include <stdlib.h>
@@ -75,7 +74,6 @@ struct horus {
     struct hheap *q;            /* [nq] */
     double *centre;             /* [nq] (plus) */
     size_t size;
-    bool ready;
     /* cluster views, built at first use */
     const struct cluster *c;
     double *pu;                 /* [ngpus] predicted util sum, percent */
@@ -109,7 +107,10 @@ HEAP_DEFINE(hq, struct hheap, struct hitem, hless)
 
 /* ------------------------------------------------------------ setup */
 
-static int create(void **state, const struct pol_args *a, struct dl_error *err)
+static void setup(struct horus *h, const struct pol_view *v);
+
+static int create(void **state, const struct pol_args *a,
+                  const struct pol_view *v, struct dl_error *err)
 {
     struct horus *h = xcalloc(1, sizeof *h);
     long la, mx, an, nq;
@@ -118,7 +119,7 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err)
     if (!rc)
         rc = pol_arg_long(a, "lookahead", 1, 1000, &la, err);
     if (!rc)
-        rc = pol_arg_long(a, "max_per_gpu", 1, MDL_MAX_SHARE, &mx, err);
+        rc = pol_arg_long(a, "max_per_gpu", 1, POL_MAX_SHARE, &mx, err);
     if (!rc)
         rc = pol_arg_long(a, "anchors", 1, 1 << 20, &an, err);
     if (!rc)
@@ -144,6 +145,7 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err)
     h->q = xcalloc(h->nq, sizeof *h->q);
     h->centre = xcalloc(h->nq, sizeof *h->centre);
     h->peek = xcalloc(h->lookahead, sizeof *h->peek);
+    setup(h, v);
     *state = h;
     return 0;
 }
@@ -187,7 +189,7 @@ static void cluster_queues(struct horus *h, const struct pol_view *v)
     uint32_t n = v->njobs, k = h->nq;
     double *u = xmalloc((n ? n : 1) * sizeof *u);
     for (uint32_t j = 0; j < n; j++)
-        u[j] = mdl_perf_pred_util(v->perf, j);
+        u[j] = pol_pred_util(v, j);
     qsort(u, n, sizeof *u, cmp_double);
     for (uint32_t i = 0; i < k; i++)
         h->centre[i] = n ? u[(size_t)((2 * i + 1) * (uint64_t)n / (2 * k))] : 0;
@@ -244,7 +246,6 @@ static void setup(struct horus *h, const struct pol_view *v)
     h->visit = xmalloc(c->nnodes * sizeof *h->visit);
     if (h->plus)
         cluster_queues(h, v);
-    h->ready = true;
 }
 
 static uint32_t queue_of(const struct horus *h, double u)
@@ -259,9 +260,7 @@ static uint32_t queue_of(const struct horus *h, double u)
 static void enqueue(void *state, const struct pol_view *v, uint32_t job)
 {
     struct horus *h = state;
-    if (!h->ready)
-        setup(h, v);
-    double u = mdl_perf_pred_util(v->perf, job);
+    double u = pol_pred_util(v, job);
     struct hheap *q = &h->q[queue_of(h, u)];
     hq_push(q, (struct hitem){ u, job });
     q->sum_since += (double)v->rt[job].queued_since;
@@ -284,10 +283,10 @@ static void open_del(struct horus *h, uint32_t t, uint32_t g)
     h->opos[g] = SIM_NONE;
 }
 
-static void started(void *state, const struct pol_view *v, uint32_t job)
+/* A job this policy started (no hook runs inside schedule()). */
+static void started(struct horus *h, const struct pol_view *v, uint32_t job)
 {
-    struct horus *h = state;
-    double u = 100 * mdl_perf_pred_util(v->perf, job);
+    double u = 100 * pol_pred_util(v, job);
     for (uint32_t i = 0; i < v->rt[job].ngpus; i++) {
         uint32_t g = v->rt[job].gpus[i];
         h->pu[g] += u;
@@ -299,7 +298,7 @@ static void started(void *state, const struct pol_view *v, uint32_t job)
 static void finished(void *state, const struct pol_view *v, uint32_t job)
 {
     struct horus *h = state;
-    double u = 100 * mdl_perf_pred_util(v->perf, job);
+    double u = 100 * pol_pred_util(v, job);
     for (uint32_t i = 0; i < v->rt[job].ngpus; i++) {
         uint32_t g = v->rt[job].gpus[i];
         h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
@@ -312,7 +311,7 @@ static void finished(void *state, const struct pol_view *v, uint32_t job)
 
 static double job_mem(const struct pol_view *v, uint32_t j)
 {
-    double m = v->perf->mem[j];
+    double m = v->mem[j];
     return m > 0 ? m : 0;
 }
 
@@ -389,7 +388,7 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
     const struct cluster *c = v->clu;
     uint32_t g = v->jobs[j].num_gpus, nn = 0;
     uint32_t *nodes = h->visit;
-    double u = 100 * mdl_perf_pred_util(v->perf, j), m = job_mem(v, j);
+    double u = 100 * pol_pred_util(v, j), m = job_mem(v, j);
     uint64_t total = 0;
     /* only nodes with a GPU that has room can hold candidates */
     if (++h->cur == 0) {
@@ -466,7 +465,7 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
 {
     const struct cluster *c = v->clu;
     uint32_t g = v->jobs[j].num_gpus, req = v->rt[j].req_type;
-    double u = 100 * mdl_perf_pred_util(v->perf, j), m = job_mem(v, j);
+    double u = 100 * pol_pred_util(v, j), m = job_mem(v, j);
     /* exclusive on one node: cost w_mem * m / cap + (100 - u) / 100, by
      * type (a gang larger than a node plans racks: the full plan) */
     uint32_t bt = SIM_NONE;
@@ -477,14 +476,14 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
         if ((req != SIM_NONE && t != req) || (cap > 0 && m > cap) ||
             g > c->types[t].max_node_gpus)
             continue;
-        if (!plc_find(c, g, t, h->mode, NULL, NULL))
+        if (!pol_place(v, g, t, h->mode, NULL, NULL))
             continue;
         double x = (cap > 0 ? h->w_mem * m / cap : 0) + (100 - u) / 100;
         if (x < bc)
             bc = x, bt = t;
     }
     if (bt != SIM_NONE)
-        return plc_find(c, g, bt, h->mode, NULL, out);
+        return pol_place(v, g, bt, h->mode, NULL, out);
     struct plan best = { 0, 0, SIM_NONE, SIM_NONE };
     for (uint32_t i = 0; i < c->ntypes; i++) {
         uint32_t t = c->type_order[i];
@@ -524,6 +523,8 @@ static int try_queue(struct horus *h, struct hheap *q, const struct pol_view *v,
         for (uint32_t a = 0; a < v->jobs[j].num_gpus; a++)
             shared |= v->nocc[gpus[a]] > 0;
         rc = shared ? pol_colocate(x, j, gpus) : pol_start(x, j, gpus);
+        if (!rc)
+            started(h, v, j);
         rc = rc ? rc : 1;
         break;
     }
@@ -605,7 +606,6 @@ const struct policy pol_horus = {
     .destroy = destroy,
     .admit = admit,
     .enqueue = enqueue,
-    .started = started,
     .finished = finished,
     .schedule = schedule,
     .queued = queued,

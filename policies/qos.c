@@ -11,7 +11,7 @@
  * here is inferred and is an option (defaults in brackets).
  *
  * Predictions.  A job's predicted solo run time on its num_gpus GPUs of
- * type t is P(j, t) = mdl_perf_pred_runtime(perf, j, t, spread=false),
+ * type t is P(j, t) = pol_pred_runtime(v, j, t, spread=false),
  * rounded up to a whole microsecond as the engine rounds run times.
  * Without --models it is exactly duration / speed(t); with --models it is
  * the roofline's (or, with predict.runtime: oracle, the true) ratio, times
@@ -41,7 +41,7 @@
  *
  * Placement (GPU count is always num_gpus: the engine runs gangs of
  * exactly that size; placement=consolidated|pool as for every policy,
- * through plc_find on one required type).  A QoS-class job may start only
+ * through pol_place on one required type).  A QoS-class job may start only
  * on a type t that meets its deadline, now + P(j, t) <= deadline;
  * placement_rule=cheapest [default] tries them slowest first (largest
  * P(j, t); ties: the cluster's slower type first), so that fast GPUs stay
@@ -148,7 +148,7 @@
  * cannot start now with its num_gpus GPUs, before it would get the
  * reservation, starts with fewer: the largest halving of its gang (g/2,
  * g/4, ..., 1) that fits now on a type (in placement_rule order) where its
- * predicted run time on that many GPUs (mdl_perf_pred_runtime_n: the
+ * predicted run time on that many GPUs (pol_pred_runtime_n: the
  * runtime model's throughput for the smaller gang) still meets its
  * deadline; pol_start_n runs it so until it ends (the engine keeps a gang's
  * size while it runs: no growing into idle GPUs later, the other half of
@@ -156,7 +156,6 @@
  * (job_rt.ngpus) wherever GPUs are counted.
  */
 #include "policies/policy.h"
-#include "models/model.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -222,7 +221,6 @@ struct qos {
     bool preempt, preempt_qos, elastic;
     double cost;                /* preempt_cost, reference-GPU us */
     /* sized on the first hook call, when the cluster and trace are known */
-    bool ready;
     uint32_t njobs, ntypes, maxg;
     uint32_t *qhome;            /* [njobs] heap id of a queued job */
     uint32_t *qpos, *rpos;      /* [njobs] positions in queue / run heaps */
@@ -232,7 +230,7 @@ struct qos {
     size_t nb, capb;
     uint32_t *by_size;          /* [capb] buckets by ascending ngpus */
     uint32_t *fail;             /* [ntypes][maxg + 1] stamp of a failed fit */
-    int8_t *ever;               /* [ntypes][maxg + 1] plc_ever_fits, -1 = ? */
+    int8_t *ever;               /* [ntypes][maxg + 1] pol_ever_fits, -1 = ? */
     uint32_t stamp;
     uint32_t *rank;             /* [ntypes] position in cluster type_order */
     uint32_t *gpus;             /* [maxg] placement scratch */
@@ -270,55 +268,26 @@ static inline bool hless(const struct hitem *a, const struct hitem *b)
     return a->key < b->key || (a->key == b->key && a->job < b->job);
 }
 
-static void h_place(struct iheap *h, size_t i, struct hitem it)
+/* each item's position, kept in pos[] (shared by heaps of one kind) */
+#define H_PLACED(h, i) ((h)->pos[(h)->a[i].job] = (uint32_t)(i))
+static inline bool h_before(const struct iheap *h, const struct hitem *a,
+                            const struct hitem *b)
 {
-    h->a[i] = it;
-    h->pos[it.job] = (uint32_t)i;
+    (void)h;
+    return hless(a, b);
 }
-
-static void h_up(struct iheap *h, size_t i, struct hitem it)
-{
-    while (i > 0 && hless(&it, &h->a[(i - 1) / 2])) {
-        h_place(h, i, h->a[(i - 1) / 2]);
-        i = (i - 1) / 2;
-    }
-    h_place(h, i, it);
-}
-
-static void h_down(struct iheap *h, size_t i, struct hitem it)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const struct hitem *best = &it;
-        if (l < h->n && hless(&h->a[l], best))
-            m = l, best = &h->a[l];
-        if (l + 1 < h->n && hless(&h->a[l + 1], best))
-            m = l + 1;
-        if (m == i)
-            break;
-        h_place(h, i, h->a[m]);
-        i = m;
-    }
-    h_place(h, i, it);
-}
+HEAP_DEFINE_AT(ih, struct iheap, struct hitem, h_before, H_PLACED)
 
 static void h_push(struct iheap *h, simtime_t key, uint32_t job)
 {
-    xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);
-    h_up(h, h->n++, (struct hitem){ key, job });
+    ih_push(h, (struct hitem){ key, job });
 }
 
 static void h_remove(struct iheap *h, uint32_t job)
 {
     size_t i = h->pos[job];
     DL_ASSERT(i < h->n && h->a[i].job == job);
-    struct hitem last = h->a[--h->n];
-    if (i == h->n)
-        return;
-    if (i > 0 && hless(&last, &h->a[(i - 1) / 2]))
-        h_up(h, i, last);
-    else
-        h_down(h, i, last);
+    ih_delete(h, i);
 }
 
 /* ---- ordered walks: the entries of some heaps in (key, job) order,
@@ -332,22 +301,13 @@ static inline bool cless(const struct cur *a, const struct cur *b)
     return a->key < b->key || (a->key == b->key && a->job < b->job);
 }
 
-static void w_push(struct walk *w, struct cur c)
-{
-    xgrow(&w->a, &w->cap, w->n + 1, sizeof *w->a);
-    size_t i = w->n++;
-    while (i > 0 && cless(&c, &w->a[(i - 1) / 2])) {
-        w->a[i] = w->a[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    w->a[i] = c;
-}
+HEAP_DEFINE(wh, struct walk, struct cur, cless)
 
 static void w_add(const struct qos *s, struct walk *w, uint32_t hid, size_t idx)
 {
     const struct iheap *h = &s->h[hid];
     if (idx < h->n)
-        w_push(w, (struct cur){ h->a[idx].key, h->a[idx].job, hid, idx });
+        wh_push(w, (struct cur){ h->a[idx].key, h->a[idx].job, hid, idx });
 }
 
 /* The next entry: its job and key.  false when the walk is over. */
@@ -356,22 +316,7 @@ static bool w_next(const struct qos *s, struct walk *w, uint32_t *job,
 {
     if (!w->n)
         return false;
-    struct cur top = w->a[0], last = w->a[--w->n];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const struct cur *best = &last;
-        if (l < w->n && cless(&w->a[l], best))
-            m = l, best = &w->a[l];
-        if (l + 1 < w->n && cless(&w->a[l + 1], best))
-            m = l + 1;
-        if (m == i)
-            break;
-        w->a[i] = w->a[m];
-        i = m;
-    }
-    if (w->n)
-        w->a[i] = last;
+    struct cur top = wh_pop(w);
     w_add(s, w, top.hid, 2 * top.idx + 1);
     w_add(s, w, top.hid, 2 * top.idx + 2);
     *job = top.job;
@@ -388,7 +333,10 @@ static int bad(struct dl_error *err, const char *key, const char *val,
     return dl_fail(err, "--policy", 0, 0, "%s=%s: expected %s", key, val, valid);
 }
 
-static int create(void **state, const struct pol_args *a, struct dl_error *err)
+static void ready(struct qos *s, const struct pol_view *v);
+
+static int create(void **state, const struct pol_args *a,
+                  const struct pol_view *v, struct dl_error *err)
 {
     struct qos *s = xcalloc(1, sizeof *s);
     long reserve = 1, elastic = 0, preempt = 0, preempt_qos = 1;
@@ -442,6 +390,7 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err)
     s->elastic = elastic;
     s->preempt_qos = preempt_qos;
     s->cost = cost * (double)SIM_US_PER_S;
+    ready(s, v);
     *state = s;
     return 0;
 }
@@ -482,12 +431,10 @@ static void destroy(void *state)
 }
 
 /* Sizes the state for the run's cluster and trace (first hook call). */
+/* Per-job and per-type state, sized from the initial view. */
 static void ready(struct qos *s, const struct pol_view *v)
 {
-    if (s->ready)
-        return;
     const struct cluster *c = v->clu;
-    s->ready = true;
     s->njobs = v->njobs;
     s->ntypes = c->ntypes;
     s->maxg = c->ngpus;
@@ -576,7 +523,7 @@ static simtime_t to_us(double p)
 static simtime_t pred_work(const struct pol_view *v, uint32_t j, uint32_t t,
                            double w)
 {
-    return to_us(mdl_perf_pred_runtime(v->perf, j, t, false) *
+    return to_us(pol_pred_runtime(v, j, t, false) *
                  (w / (double)v->jobs[j].duration));
 }
 
@@ -593,7 +540,7 @@ static bool ever(struct qos *s, const struct pol_view *v, uint32_t g, uint32_t t
         return false;
     int8_t *e = &s->ever[(size_t)t * (s->maxg + 1) + g];
     if (*e < 0)
-        *e = plc_ever_fits(v->clu, g, t, s->mode);
+        *e = pol_ever_fits(v, g, t, s->mode);
     return *e;
 }
 
@@ -607,7 +554,7 @@ static bool fits(struct qos *s, const struct pol_view *v, uint32_t g, uint32_t t
     uint32_t *f = &s->fail[(size_t)t * (s->maxg + 1) + g];
     if (*f == s->stamp)
         return false;
-    if (plc_find(v->clu, g, t, s->mode, NULL, gpus))
+    if (pol_place(v, g, t, s->mode, NULL, gpus))
         return true;
     *f = s->stamp;
     return false;
@@ -688,7 +635,6 @@ static void be_push(struct qos *s, const struct pol_view *v, uint32_t job)
 static void enqueue(void *state, const struct pol_view *v, uint32_t job)
 {
     struct qos *s = state;
-    ready(s, v);
     const struct trc_job *tj = &v->jobs[job];
     /* (a job is queued again only after a preemption; one that was best
      * effort stays so, unless demote=never keeps every job in the order) */
@@ -704,16 +650,14 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
 
 /* A job started: index it by predicted finish on its type.  Its fraction
  * of work left is known (progress is observable); its speed is not. */
-static void started(void *state, const struct pol_view *v, uint32_t job)
+static void on_started(struct qos *s, const struct pol_view *v, uint32_t job)
 {
-    struct qos *s = state;
-    ready(s, v);
     const struct job_rt *r = &v->rt[job];
     const struct trc_job *tj = &v->jobs[job];
     uint32_t g = r->ngpus;
-    bool spread = g > 1 && mdl_perf_spread(v->perf, r->type, r->gpus, g);
+    bool spread = g > 1 && pol_spread(v, r->type, r->gpus, g);
     double frac = (double)r->remaining / (double)tj->duration;
-    double p = mdl_perf_pred_runtime_n(v->perf, job, r->type, g, spread) * frac;
+    double p = pol_pred_runtime_n(v, job, r->type, g, spread) * frac;
     h_push(&s->h[1 + r->type], v->now + to_us(p), job);
     /* started where it is predicted to miss its deadline: best effort */
     if (tj->deadline == SIM_NEVER || v->now + pred(v, job, r->type) > tj->deadline)
@@ -855,6 +799,7 @@ static int be_fill(struct qos *s, const struct pol_view *v, struct pol_ctx *x,
         int rc = pol_start(x, j, s->gpus);
         if (rc)
             return rc;
+        on_started(s, v, j);
         *nfree -= best->ngpus;
     }
     return 0;
@@ -875,8 +820,11 @@ static int walk_start(struct qos *s, const struct pol_view *v, struct pol_ctx *x
     xgrow(&s->done, &s->capdone, s->ndone + 1, sizeof *s->done);
     s->done[s->ndone++] = j;
     *nfree -= n;
-    return n == v->jobs[j].num_gpus ? pol_start(x, j, s->gpus)
-                                    : pol_start_n(x, j, s->gpus, n);
+    int rc = n == v->jobs[j].num_gpus ? pol_start(x, j, s->gpus)
+                                      : pol_start_n(x, j, s->gpus, n);
+    if (!rc)
+        on_started(s, v, j);
+    return rc;
 }
 
 /* elastic=1: the largest halving n of QoS job j's gang that fits now on a
@@ -896,7 +844,7 @@ static uint32_t shrink(struct qos *s, const struct pol_view *v, uint32_t j,
         for (uint32_t t = 0; t < s->ntypes; t++) {
             if ((req != SIM_NONE && t != req) || !fits(s, v, m, t, NULL))
                 continue;
-            simtime_t p = to_us(mdl_perf_pred_runtime_n(v->perf, j, t, m, false) * w);
+            simtime_t p = to_us(pol_pred_runtime_n(v, j, t, m, false) * w);
             if (v->now + p > tj->deadline)
                 continue;
             /* cheapest: the slowest that meets; fastest: the fastest */
@@ -944,7 +892,7 @@ static bool victim(struct qos *s, const struct pol_view *v, const struct pctx *p
     const struct trc_job *tj = &v->jobs[j];
     if (v->rt[j].last_start == v->now)  /* the engine would undo it */
         return false;
-    double redo = s->cost > 0 ? mdl_perf_pred_runtime(v->perf, j, p->type, false) *
+    double redo = s->cost > 0 ? pol_pred_runtime(v, j, p->type, false) *
                                 (s->cost / (double)tj->duration) : 0;
     it->job = j;
     it->ct = (double)v->rt[j].ngpus * ((double)p->run + redo);
@@ -1130,16 +1078,20 @@ static int try_preempt(struct qos *s, const struct pol_view *v, struct pol_ctx *
         int rc = pol_preempt(x, j, s->cost);
         if (rc)
             return rc;
+        enqueue(s, v, j);
         /* out of the queue for the rest of the instant (see the header) */
         q_remove(s, j);
         xgrow(&s->held, &s->capheld, s->nheld + 1, sizeof *s->held);
         s->held[s->nheld++] = j;
     }
     new_stamp(s);
-    bool found = plc_find(v->clu, g, bt, s->mode, NULL, s->gpus);
+    bool found = pol_place(v, g, bt, s->mode, NULL, s->gpus);
     DL_ASSERT(found);
     *started = true;
-    return pol_start(x, r, s->gpus);
+    int rc = pol_start(x, r, s->gpus);
+    if (!rc)
+        on_started(s, v, r);
+    return rc;
 }
 
 /* Asks for a schedule() call at at, unless one comes earlier. */
@@ -1154,7 +1106,6 @@ static void wake(struct qos *s, struct pol_ctx *x, simtime_t now, simtime_t at)
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct qos *s = state;
-    ready(s, v);
     simtime_t now = v->now;
     /* demotion: the jobs with now > L are exactly the QoS queue's front
      * (be_push may move the heaps: no pointer into s->h is kept) */
@@ -1298,7 +1249,6 @@ const struct policy pol_qos = {
     .create = create,
     .destroy = destroy,
     .enqueue = enqueue,
-    .started = started,
     .finished = finished,
     .schedule = schedule,
     .queued = queued,

@@ -10,7 +10,7 @@
  * per queued job: this is what keeps backfilling O(shapes) per start even
  * with hundreds of thousands of jobs waiting.
  */
-#include "policies/policy.h"
+#include "policies/kit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +23,7 @@ void pq_init(struct pq *q)
 void pq_free(struct pq *q)
 {
     for (size_t i = 0; i < q->nb; i++)
-        free(q->b[i].heap);
+        free(q->b[i].a);
     free(q->b);
     free(q->slots);
     free(q->by_size);
@@ -35,6 +35,8 @@ static inline bool less(const struct pq_item *a, const struct pq_item *b)
 {
     return a->key < b->key || (a->key == b->key && a->seq < b->seq);
 }
+
+HEAP_DEFINE(bh, struct pq_bucket, struct pq_item, less)
 
 static uint32_t shape_hash(uint32_t ngpus, uint32_t req_type)
 {
@@ -108,64 +110,38 @@ void pq_push_item(struct pq *q, const struct pq_item *item, uint32_t ngpus,
                   uint32_t req_type)
 {
     size_t bi = bucket_of(q, ngpus, req_type);   /* may move q->b */
-    struct pq_bucket *b = &q->b[bi];
-    xgrow(&b->heap, &b->cap, b->n + 1, sizeof *b->heap);
-    struct pq_item it = *item;
-    size_t i = b->n++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!less(&it, &b->heap[p]))
-            break;
-        b->heap[i] = b->heap[p];
-        i = p;
-    }
-    b->heap[i] = it;
+    bh_push(&q->b[bi], *item);
     q->size++;
 }
 
 struct pq_item pq_pop(struct pq *q, long bi)
 {
-    struct pq_bucket *b = &q->b[bi];
-    DL_ASSERT(b->n > 0);
-    struct pq_item top = b->heap[0], last = b->heap[--b->n];
-    size_t i = 0, n = b->n;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const struct pq_item *best = &last;
-        if (l < n && less(&b->heap[l], best))
-            m = l, best = &b->heap[l];
-        if (l + 1 < n && less(&b->heap[l + 1], best))
-            m = l + 1;
-        if (m == i)
-            break;
-        b->heap[i] = b->heap[m];
-        i = m;
-    }
-    if (n)
-        b->heap[i] = last;
+    DL_ASSERT(q->b[bi].n > 0);
     q->size--;
-    return top;
+    return bh_pop(&q->b[bi]);
 }
 
 long pq_min_bucket(const struct pq *q)
 {
     long best = -1;
     for (size_t i = 0; i < q->nb; i++)
-        if (q->b[i].n && (best < 0 || less(&q->b[i].heap[0], &q->b[best].heap[0])))
+        if (q->b[i].n && (best < 0 || less(&q->b[i].a[0], &q->b[best].a[0])))
             best = (long)i;
     return best;
 }
 
 long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
-             enum plc_mode mode, bool backfill)
+             enum plc_mode mode, bool backfill,
+             void (*started)(void *st, const struct pol_view *v, uint32_t job),
+             void *st)
 {
-    long started = 0;
+    long n = 0;
     while (q->size) {
         long best = -1;
         if (!backfill) {
             best = pq_min_bucket(q);
             const struct pq_bucket *b = &q->b[best];
-            if (!plc_find(v->clu, b->ngpus, b->req_type, mode, NULL, NULL))
+            if (!pol_place(v, b->ngpus, b->req_type, mode, NULL, NULL))
                 break;
         } else {
             /* the smallest head among the buckets whose shape fits now;
@@ -178,9 +154,9 @@ long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
                 const struct pq_bucket *b = &q->b[i];
                 if (b->ngpus > free_gpus)
                     break;
-                if (!b->n || (best >= 0 && !less(&b->heap[0], &q->b[best].heap[0])))
+                if (!b->n || (best >= 0 && !less(&b->a[0], &q->b[best].a[0])))
                     continue;
-                if (plc_find(v->clu, b->ngpus, b->req_type, mode, NULL, NULL))
+                if (pol_place(v, b->ngpus, b->req_type, mode, NULL, NULL))
                     best = (long)i;
             }
             if (best < 0)
@@ -188,13 +164,15 @@ long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
         }
         struct pq_bucket *b = &q->b[best];
         xgrow(&q->gpus, &q->gcap, b->ngpus, sizeof *q->gpus);
-        bool ok = plc_find(v->clu, b->ngpus, b->req_type, mode, NULL, q->gpus);
+        bool ok = pol_place(v, b->ngpus, b->req_type, mode, NULL, q->gpus);
         DL_ASSERT(ok);
         struct pq_item it = pq_pop(q, best);
         int rc = pol_start(x, it.job, q->gpus);
         if (rc)
             return rc;
-        started++;
+        if (started)
+            started(st, v, it.job);
+        n++;
     }
-    return started;
+    return n;
 }

@@ -1,9 +1,13 @@
 /*
- * policies/registry.c - the static table of policies and the parsing of
- * "NAME:key=value,..." (prefix pol_).
+ * policies/registry.c - the static table of policies, the plug-ins
+ * registered at run time, and the parsing of "NAME:key=value,..." (prefix
+ * pol_).
  *
- * Adding a policy: write its `const struct policy` in its own file, declare
- * it below and add it to pol_table.  No self-registration.
+ * Adding a built-in policy: write its `const struct policy` in its own
+ * file, declare it below and add it to pol_table.  No self-registration.
+ * A policy outside the tree is a shared object the command line loads
+ * (--policy PATH.so, sim/cli.c) and registers here; from then on it is
+ * found, parsed, validated and listed exactly as a built-in.
  */
 #include "policies/policy.h"
 
@@ -34,12 +38,51 @@ static const struct pol_opt common_opts[] = {
     { NULL, NULL, NULL },
 };
 
+/* Plug-in policies, in registration order.  A process loads a handful. */
+#define POL_MAX_PLUGINS 64
+static const struct policy *plugin[POL_MAX_PLUGINS];
+static const char *plugin_origin[POL_MAX_PLUGINS];
+static uint32_t nplugins;
+
 const struct policy *pol_find(const char *name)
 {
     for (const struct policy *const *p = pol_table; *p; p++)
         if (!strcmp((*p)->name, name))
             return *p;
+    for (uint32_t i = 0; i < nplugins; i++)
+        if (!strcmp(plugin[i]->name, name))
+            return plugin[i];
     return NULL;
+}
+
+int pol_register(const struct pol_plugin *pl, const char *origin,
+                 struct dl_error *err)
+{
+    uint32_t n = 0;
+    for (const struct policy *const *p = pl->policies; p && *p; p++, n++) {
+        const struct policy *q = *p;
+        if (!q->name || !*q->name || strlen(q->name) >= 64 ||
+            strpbrk(q->name, ":,= ./"))
+            return dl_fail(err, origin, 0, 0, "policy %u has no name, or one "
+                           "with ':', ',', '=', ' ', '.' or '/' in it", n + 1);
+        if (!q->create || !q->destroy || !q->enqueue || !q->schedule)
+            return dl_fail(err, origin, 0, 0, "policy %s lacks create, "
+                           "destroy, enqueue or schedule", q->name);
+        const struct policy *old = pol_find(q->name);
+        if (old == q)
+            continue;           /* loaded twice: the same object */
+        if (old)
+            return dl_fail(err, origin, 0, 0, "policy %s: the name is taken "
+                           "(by a built-in or an earlier plug-in)", q->name);
+        if (nplugins == POL_MAX_PLUGINS)
+            return dl_fail(err, origin, 0, 0, "more than %d plug-in policies",
+                           POL_MAX_PLUGINS);
+        plugin[nplugins] = q;
+        plugin_origin[nplugins++] = origin;
+    }
+    if (!n)
+        return dl_fail(err, origin, 0, 0, "the plug-in lists no policy");
+    return 0;
 }
 
 static const struct pol_opt *opt_find(const struct policy *p, const char *key)
@@ -60,6 +103,8 @@ static void list_names(char *buf, size_t n)
     for (const struct policy *const *p = pol_table; *p && off < n; p++)
         off += snprintf(buf + off, n - off, "%s%s", p == pol_table ? "" : ", ",
                         (*p)->name);
+    for (uint32_t i = 0; i < nplugins && off < n; i++)
+        off += snprintf(buf + off, n - off, ", %s", plugin[i]->name);
 }
 
 static void list_keys(const struct policy *p, char *buf, size_t n)
@@ -102,12 +147,32 @@ int pol_parse(const char *spec, const struct policy **pp, struct pol_args *a,
     a->spec = spec;
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
-    char name[64];
+    char name[4096];
     if (nlen >= sizeof name)
         nlen = sizeof name - 1;
     memcpy(name, spec, nlen);
     name[nlen] = 0;
-    const struct policy *p = pol_find(name);
+    const struct policy *p;
+    if (pol_is_plugin(name, nlen)) {
+        char *at = strrchr(name, '@');
+        if (at && strchr(at, '/'))
+            at = NULL;          /* an '@' in a directory name */
+        if (at)
+            *at++ = 0;
+        const struct pol_plugin *pl;
+        int rc = pol_load(name, &pl, err);
+        if (rc)
+            return rc;
+        p = at ? pol_find(at) : pl->policies[0];
+        bool ours = false;
+        for (const struct policy *const *q = pl->policies; p && *q; q++)
+            ours |= *q == p;
+        if (!ours)
+            return dl_fail(err, name, 0, 0, "the plug-in has no policy '%s'",
+                           at);
+    } else {
+        p = pol_find(name);
+    }
     if (!p) {
         list_names(names, sizeof names);
         return dl_fail(err, "--policy", 0, 0,
@@ -144,67 +209,31 @@ int pol_parse(const char *spec, const struct policy **pp, struct pol_args *a,
     return 0;
 }
 
-const char *pol_arg_str(const struct pol_args *a, const char *key)
-{
-    for (uint32_t i = 0; i < a->n; i++)
-        if (!strcmp(a->key[i], key))
-            return a->val[i];
-    return NULL;
-}
-
-int pol_arg_long(const struct pol_args *a, const char *key, long lo, long hi,
-                 long *out, struct dl_error *err)
-{
-    const char *v = pol_arg_str(a, key);
-    DL_ASSERT(v);
-    if (sim_parse_long(v, out) || *out < lo || *out > hi)
-        return dl_fail(err, "--policy", 0, 0,
-                       "%s=%s: expected an integer in [%ld, %ld]", key, v, lo, hi);
-    return 0;
-}
-
-int pol_arg_double(const struct pol_args *a, const char *key, double lo,
-                   double hi, double *out, struct dl_error *err)
-{
-    const char *v = pol_arg_str(a, key);
-    DL_ASSERT(v);
-    if (sim_parse_double(v, out) || *out < lo || *out > hi)
-        return dl_fail(err, "--policy", 0, 0,
-                       "%s=%s: expected a number in [%g, %g]", key, v, lo, hi);
-    return 0;
-}
-
-int pol_arg_placement(const struct pol_args *a, enum plc_mode *out,
-                      struct dl_error *err)
-{
-    const char *v = pol_arg_str(a, "placement");
-    DL_ASSERT(v);
-    if (!strcmp(v, "consolidated"))
-        *out = PLC_CONSOLIDATED;
-    else if (!strcmp(v, "pool"))
-        *out = PLC_POOL;
-    else
-        return dl_fail(err, "--policy", 0, 0,
-                       "placement=%s: expected consolidated or pool", v);
-    return 0;
-}
-
 static void print_opts(const struct pol_opt *o, FILE *to)
 {
     for (; o && o->key; o++)
-        fprintf(to, "    %-14s default %-13s %s\n", o->key, o->def, o->help);
+        fprintf(to, "    %-16s default %-13s %s\n", o->key, o->def,
+                o->help ? o->help : "");
 }
 
-void pol_print_list(FILE *to)
+static void print_one(const struct policy *p, const char *origin, FILE *to)
+{
+    fprintf(to, "  %s - %s%s%s%s\n", p->name, p->summary ? p->summary : "",
+            origin ? " [" : "", origin ? origin : "", origin ? "]" : "");
+    if (p->blocking)
+        fprintf(to, "    A job next in order that does not fit: %s\n",
+                p->blocking);
+    print_opts(p->opts, to);
+    fputc('\n', to);
+}
+
+void pol_print_list(FILE *to, bool plugins_only)
 {
     fprintf(to, "Policies (use --policy NAME or NAME:key=value,...):\n\n");
-    for (const struct policy *const *p = pol_table; *p; p++) {
-        fprintf(to, "  %s - %s\n", (*p)->name, (*p)->summary);
-        fprintf(to, "    A job next in order that does not fit: %s\n",
-                (*p)->blocking);
-        print_opts((*p)->opts, to);
-        fputc('\n', to);
-    }
+    for (const struct policy *const *p = pol_table; *p && !plugins_only; p++)
+        print_one(*p, NULL, to);
+    for (uint32_t i = 0; i < nplugins; i++)
+        print_one(plugin[i], plugin_origin[i], to);
     fprintf(to, "Options of every policy:\n");
     print_opts(common_opts, to);
 }

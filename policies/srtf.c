@@ -30,8 +30,8 @@
  * Entries of stopped jobs go stale (their generation changed) and are
  * dropped when they surface or swept when they dominate.
  */
-#include "policies/polint.h"
-#include "policies/heap.h"
+#include "policies/policy.h"
+
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +67,7 @@ struct srtf {
     size_t capblocked;
     struct pq heads;            /* within schedule(): bucket heads, as
                                    items whose job field is the bucket */
-    bool in_schedule;
+    bool started_any;           /* a job has ever started */
     struct run_item *victims;
     size_t capvictims;
     struct vic_index *vic;      /* room under consolidated placement */
@@ -105,7 +105,8 @@ static const struct run_item *top_live(struct srtf *s, const struct pol_view *v,
     return h->n ? &h->a[0] : NULL;
 }
 
-static int create(void **state, const struct pol_args *a, struct dl_error *err)
+static int create(void **state, const struct pol_args *a,
+                  const struct pol_view *v, struct dl_error *err)
 {
     struct srtf *s = xcalloc(1, sizeof *s);
     long bf;
@@ -123,6 +124,12 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err)
     pq_init(&s->heads);
     s->backfill = bf;
     s->cost = cost * (double)SIM_US_PER_S;
+    s->ntypes = v->clu->ntypes;
+    s->running = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->running);
+    s->live = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->live);
+    s->started_gpus = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->started_gpus);
+    if (s->mode == PLC_CONSOLIDATED)
+        s->vic = vic_new(v->clu);
     *state = s;
     return 0;
 }
@@ -150,31 +157,33 @@ static void offer(struct srtf *s, long b)
 {
     if (!s->q.b[b].n)
         return;
-    struct pq_item h = s->q.b[b].heap[0];
+    struct pq_item h = s->q.b[b].a[0];
     h.job = (uint32_t)b;
     pq_push_item(&s->heads, &h, 0, 0);
 }
 
+/* An arrival. */
 static void enqueue(void *state, const struct pol_view *v, uint32_t job)
 {
     struct srtf *s = state;
-    uint32_t g = v->jobs[job].num_gpus, req = v->rt[job].req_type;
-    pq_push(&s->q, job, g, req, pol_remaining(v, job));
-    if (s->in_schedule)         /* a victim: its bucket's head may change */
-        offer(s, pq_bucket(&s->q, g, req));
+    pq_push(&s->q, job, v->jobs[job].num_gpus, v->rt[job].req_type,
+            pol_remaining(v, job));
 }
 
+/* A victim this policy preempted, queued again from inside schedule():
+ * its bucket's head may change, so the bucket is offered again. */
+static void requeue(struct srtf *s, const struct pol_view *v, uint32_t job)
+{
+    uint32_t g = v->jobs[job].num_gpus, req = v->rt[job].req_type;
+    pq_push(&s->q, job, g, req, pol_remaining(v, job));
+    offer(s, pq_bucket(&s->q, g, req));
+}
+
+/* A job this policy started (no hook runs inside schedule()). */
 static void started(void *state, const struct pol_view *v, uint32_t job)
 {
     struct srtf *s = state;
-    if (!s->running) {
-        s->ntypes = v->clu->ntypes;
-        s->running = xcalloc(s->ntypes, sizeof *s->running);
-        s->live = xcalloc(s->ntypes, sizeof *s->live);
-        s->started_gpus = xcalloc(s->ntypes, sizeof *s->started_gpus);
-        if (s->mode == PLC_CONSOLIDATED)
-            s->vic = vic_new(v->clu);
-    }
+    s->started_any = true;
     const struct job_rt *r = &v->rt[job];
     struct run_heap *h = &s->running[r->type];
     /* entries of stopped jobs sink (their finish times are past) and would
@@ -244,6 +253,7 @@ static int stop_jobs(struct srtf *s, const struct pol_view *v, struct pol_ctx *x
         int rc = pol_preempt(x, jobs[i], s->cost);
         if (rc)
             return rc;
+        requeue(s, v, jobs[i]);
         stopped(s, v, jobs[i]);
     }
     return 0;
@@ -348,6 +358,7 @@ static int room_pool(struct srtf *s, const struct pol_view *v, struct pol_ctx *x
             int rc = pol_preempt(x, s->victims[i].job, s->cost);
             if (rc)
                 return rc;
+            requeue(s, v, s->victims[i].job);
             s->live[t]--;
         }
     }
@@ -365,9 +376,9 @@ static int make_room(struct srtf *s, const struct pol_view *v,
 {
     const struct cluster *c = v->clu;
     uint32_t g = v->jobs[job].num_gpus;
-    if (c->types[t].total_gpus < g || !s->running)
+    if (c->types[t].total_gpus < g || !s->started_any)
         return 0;
-    if (!plc_find(c, g, t, s->mode, NULL, NULL)) {
+    if (!pol_place(v, g, t, s->mode, NULL, NULL)) {
         int rc;
         if (s->vic) {
             rc = room_consolidated(s, v, x, g, key, t);
@@ -384,9 +395,11 @@ static int make_room(struct srtf *s, const struct pol_view *v,
             return rc;
     }
     xgrow(&s->q.gpus, &s->q.gcap, g, sizeof *s->q.gpus);
-    if (!plc_find(c, g, t, s->mode, NULL, s->q.gpus))
+    if (!pol_place(v, g, t, s->mode, NULL, s->q.gpus))
         return 0;
     int rc = pol_start(x, job, s->q.gpus);
+    if (!rc)
+        started(s, v, job);
     return rc ? rc : 1;
 }
 
@@ -408,7 +421,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct srtf *s = state;
     const struct cluster *c = v->clu;
-    if (pq_fill(&s->q, v, x, s->mode, s->backfill) < 0)
+    if (pq_fill(&s->q, v, x, s->mode, s->backfill, started, s) < 0)
         return;
     /* Queued jobs are taken in priority order through `heads`, a heap of
      * the buckets' heads (an entry goes stale when its bucket's head
@@ -422,7 +435,6 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     for (size_t i = 0; i < s->q.nb; i++)
         offer(s, (long)i);
     size_t nbl = 0;             /* entries of blocked[] in use */
-    s->in_schedule = true;
     while (s->heads.size) {
         if (s->q.nb > nbl) {    /* re-queued victims may add buckets */
             xgrow(&s->blocked, &s->capblocked, s->q.nb, sizeof *s->blocked);
@@ -432,8 +444,8 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         struct pq_item e = pq_pop(&s->heads, 0);
         long b = (long)e.job;
         const struct pq_bucket *bk = &s->q.b[b];
-        if (s->blocked[b] || !bk->n || bk->heap[0].seq != e.seq ||
-            bk->heap[0].key != e.key)
+        if (s->blocked[b] || !bk->n || bk->a[0].seq != e.seq ||
+            bk->a[0].key != e.key)
             continue;           /* stale: a fresher entry was offered */
         if (e.key >= longest_running(s, v))
             break;
@@ -461,8 +473,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
             offer(s, b);
         }
     }
-    s->in_schedule = false;
-    pq_fill(&s->q, v, x, s->mode, s->backfill);
+    pq_fill(&s->q, v, x, s->mode, s->backfill, started, s);
 }
 
 static uint32_t queued(void *state)
@@ -486,7 +497,6 @@ const struct policy pol_srtf = {
     .create = create,
     .destroy = destroy,
     .enqueue = enqueue,
-    .started = started,
     .rate_changed = rate_changed,
     .finished = finished,
     .schedule = schedule,

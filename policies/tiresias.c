@@ -85,7 +85,7 @@
  * O(log) per victim (pool) per room made; the fill as pq_fill.
  */
 #include "policies/policy.h"
-#include "policies/heap.h"
+
 
 #include <math.h>
 #include <stdlib.h>
@@ -97,6 +97,18 @@ struct tr_timer {               /* a demotion or promotion due at `at` */
     simtime_t at;
     uint32_t job, ver;
 };
+
+struct tr_timers {
+    struct tr_timer *a;
+    size_t n, cap;
+};
+
+static inline bool tm_before(const struct tr_timer *x, const struct tr_timer *y)
+{
+    return x->at < y->at || (x->at == y->at && x->job < y->job);
+}
+
+HEAP_DEFINE(th, struct tr_timers, struct tr_timer, tm_before)
 
 struct tr_run {                 /* a running job, for pool victims */
     uint32_t level, job, ver;
@@ -130,8 +142,7 @@ struct tiresias {
     uint32_t nlive;             /* queued jobs (live entries of q) */
     size_t nstale;              /* stale entries of q */
     uint32_t nrun[TR_MAXQ];     /* running jobs per queue */
-    struct tr_timer *tm;
-    size_t ntm, captm;
+    struct tr_timers tm;        /* by (at, job) */
     simtime_t woke;             /* the latest wake-up asked for */
     struct tr_runheap *rh;      /* [ntypes], pool placement only */
     uint32_t ntypes;
@@ -160,38 +171,12 @@ static inline bool lower(const struct tiresias *s, uint32_t a, uint32_t b)
 
 static void tm_push(struct tiresias *s, simtime_t at, uint32_t job)
 {
-    xgrow(&s->tm, &s->captm, s->ntm + 1, sizeof *s->tm);
-    struct tr_timer it = { at, job, s->ver[job] };
-    size_t i = s->ntm++;
-    while (i > 0 && (it.at < s->tm[(i - 1) / 2].at ||
-                     (it.at == s->tm[(i - 1) / 2].at && it.job < s->tm[(i - 1) / 2].job))) {
-        s->tm[i] = s->tm[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    s->tm[i] = it;
+    th_push(&s->tm, (struct tr_timer){ at, job, s->ver[job] });
 }
 
 static struct tr_timer tm_pop(struct tiresias *s)
 {
-    struct tr_timer top = s->tm[0], last = s->tm[--s->ntm];
-    size_t i = 0, n = s->ntm;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const struct tr_timer *best = &last;
-        if (l < n && (s->tm[l].at < best->at ||
-                      (s->tm[l].at == best->at && s->tm[l].job < best->job)))
-            m = l, best = &s->tm[l];
-        if (l + 1 < n && (s->tm[l + 1].at < best->at ||
-                          (s->tm[l + 1].at == best->at && s->tm[l + 1].job < best->job)))
-            m = l + 1;
-        if (m == i)
-            break;
-        s->tm[i] = s->tm[m];
-        i = m;
-    }
-    if (n)
-        s->tm[i] = last;
-    return top;
+    return th_pop(&s->tm);
 }
 
 static inline bool run_above(const struct tr_run *a, const struct tr_run *b)
@@ -229,8 +214,6 @@ static void run_index(struct tiresias *s, const struct pol_view *v, uint32_t j)
 
 static void ensure(struct tiresias *s, const struct pol_view *v)
 {
-    if (s->level)
-        return;
     uint32_t n = v->njobs ? v->njobs : 1;
     s->njobs = v->njobs;
     s->level = xcalloc_big(n, sizeof *s->level);
@@ -298,7 +281,7 @@ static inline bool item_live(const struct tiresias *s, const struct pol_view *v,
 static bool live_head(struct tiresias *s, const struct pol_view *v, long b)
 {
     struct pq_bucket *bk = &s->q.b[b];
-    while (bk->n && !item_live(s, v, &bk->heap[0])) {
+    while (bk->n && !item_live(s, v, &bk->a[0])) {
         pq_pop(&s->q, b);
         s->nstale--;
     }
@@ -329,10 +312,10 @@ static bool timer_due(const struct tiresias *s, const struct pol_view *v,
 
 /* ------------------------------------------------------- engine hooks */
 
+/* An arrival (the engine's hook), or a job this policy preempted. */
 static void enqueue(void *state, const struct pol_view *v, uint32_t j)
 {
     struct tiresias *s = state;
-    ensure(s, v);
     if (s->running[j]) {        /* preempted */
         settle(s, v, j);
         s->running[j] = 0;
@@ -354,6 +337,7 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t j)
         tm_push(s, v->now + due, j);
 }
 
+/* A job this policy started (no hook runs inside schedule()). */
 static void started(void *state, const struct pol_view *v, uint32_t j)
 {
     struct tiresias *s = state;
@@ -391,7 +375,7 @@ static void rate_changed(void *state, const struct pol_view *v, uint32_t j)
 /* Applies the demotions and promotions due by now. */
 static void run_timers(struct tiresias *s, const struct pol_view *v)
 {
-    while (s->ntm && s->tm[0].at <= v->now) {
+    while (s->tm.n && s->tm.a[0].at <= v->now) {
         struct tr_timer t = tm_pop(s);
         uint32_t j = t.job;
         if (s->ver[j] != t.ver)
@@ -426,6 +410,7 @@ static int stop_all(struct tiresias *s, struct pol_ctx *x, const struct pol_view
             int rc = pol_preempt(x, jobs[i], s->cost);
             if (rc)
                 return rc;
+            enqueue(s, v, jobs[i]);
         }
     return 0;
 }
@@ -662,7 +647,7 @@ static int start_or_make_room(struct tiresias *s, const struct pol_view *v,
     const struct cluster *c = v->clu;
     uint32_t g = v->jobs[j].num_gpus, lq = s->level[j], req = v->rt[j].req_type;
     xgrow(&s->q.gpus, &s->q.gcap, g, sizeof *s->q.gpus);
-    bool found = plc_find(c, g, req, s->mode, NULL, s->q.gpus);
+    bool found = pol_place(v, g, req, s->mode, NULL, s->q.gpus);
     for (uint32_t i = 0; i < c->ntypes && !found; i++) {
         uint32_t t = req != SIM_NONE ? req : c->type_order[i];
         if (c->types[t].total_gpus >= g) {
@@ -679,7 +664,7 @@ static int start_or_make_room(struct tiresias *s, const struct pol_view *v,
             if (rc) {
                 /* the victims restart in the final fill if this falls short */
                 xgrow(&s->q.gpus, &s->q.gcap, g, sizeof *s->q.gpus);
-                found = plc_find(c, g, t, s->mode, NULL, s->q.gpus);
+                found = pol_place(v, g, t, s->mode, NULL, s->q.gpus);
                 break;
             }
         }
@@ -689,6 +674,8 @@ static int start_or_make_room(struct tiresias *s, const struct pol_view *v,
     if (!found)
         return 0;
     int rc = pol_start(x, j, s->q.gpus);
+    if (!rc)
+        started(s, v, j);
     return rc ? rc : 1;
 }
 
@@ -748,20 +735,21 @@ static int fill(struct tiresias *s, const struct pol_view *v, struct pol_ctx *x)
             if (!live_head(s, v, b) ||
                 (best >= 0 && !item_before(pq_head(&s->q, b), pq_head(&s->q, best))))
                 continue;
-            if (plc_find(c, s->q.b[b].ngpus, s->q.b[b].req_type, s->mode, NULL, NULL))
+            if (pol_place(v, s->q.b[b].ngpus, s->q.b[b].req_type, s->mode, NULL, NULL))
                 best = b;
         }
         if (best < 0)
             return 0;
         const struct pq_bucket *bk = &s->q.b[best];
         xgrow(&s->q.gpus, &s->q.gcap, bk->ngpus, sizeof *s->q.gpus);
-        bool ok = plc_find(c, bk->ngpus, bk->req_type, s->mode, NULL, s->q.gpus);
+        bool ok = pol_place(v, bk->ngpus, bk->req_type, s->mode, NULL, s->q.gpus);
         DL_ASSERT(ok);
         struct pq_item it = pq_pop(&s->q, best);
         s->nlive--;
         int rc = pol_start(x, it.job, s->q.gpus);
         if (rc)
             return rc;
+        started(s, v, it.job);
     }
     return 0;
 }
@@ -772,9 +760,9 @@ static void sweep(struct tiresias *s, const struct pol_view *v)
     size_t k = 0;
     for (size_t b = 0; b < s->q.nb; b++)
         for (size_t i = 0; i < s->q.b[b].n; i++)
-            if (item_live(s, v, &s->q.b[b].heap[i])) {
+            if (item_live(s, v, &s->q.b[b].a[i])) {
                 xgrow(&s->items, &s->capitems, k + 1, sizeof *s->items);
-                s->items[k++] = s->q.b[b].heap[i];
+                s->items[k++] = s->q.b[b].a[i];
             }
     pq_clear(&s->q);
     for (size_t i = 0; i < k; i++) {
@@ -787,7 +775,6 @@ static void sweep(struct tiresias *s, const struct pol_view *v)
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct tiresias *s = state;
-    ensure(s, v);
     run_timers(s, v);
     if (walk(s, v, x) || fill(s, v, x))
         return;
@@ -797,10 +784,10 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
      * jobs wait: with none waiting a demotion changes no decision, and it
      * is applied (at its exact time, by the service counts) when the next
      * instant runs the timers.  Promotions are of waiting jobs. */
-    while (s->ntm && !timer_due(s, v, &s->tm[0]))
+    while (s->tm.n && !timer_due(s, v, &s->tm.a[0]))
         tm_pop(s);
-    if (s->ntm && s->nlive && (s->woke <= v->now || s->tm[0].at < s->woke)) {
-        s->woke = s->tm[0].at;
+    if (s->tm.n && s->nlive && (s->woke <= v->now || s->tm.a[0].at < s->woke)) {
+        s->woke = s->tm.a[0].at;
         pol_wake(x, s->woke);
     }
 }
@@ -837,7 +824,8 @@ static int parse_thresholds(struct tiresias *s, const char *val, struct dl_error
     return 0;
 }
 
-static int create(void **state, const struct pol_args *a, struct dl_error *err)
+static int create(void **state, const struct pol_args *a,
+                  const struct pol_view *v, struct dl_error *err)
 {
     struct tiresias *s = xcalloc(1, sizeof *s);
     double cost;
@@ -854,6 +842,7 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err)
     }
     pq_init(&s->q);
     s->cost = cost * (double)SIM_US_PER_S;
+    ensure(s, v);
     *state = s;
     return 0;
 }
@@ -869,7 +858,7 @@ static void destroy(void *state)
     free(s->exec);
     free(s->pend);
     free(s->since);
-    free(s->tm);
+    free(s->tm.a);
     for (uint32_t t = 0; s->rh && t < s->ntypes; t++)
         free(s->rh[t].a);
     free(s->rh);
@@ -901,7 +890,6 @@ const struct policy pol_tiresias = {
     .create = create,
     .destroy = destroy,
     .enqueue = enqueue,
-    .started = started,
     .rate_changed = rate_changed,
     .finished = finished,
     .schedule = schedule,

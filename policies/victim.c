@@ -20,7 +20,7 @@
  * costs O(groups) and an update O(n log nodes), independent of how many
  * jobs run or wait.
  */
-#include "policies/polint.h"
+#include "policies/policy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -225,10 +225,20 @@ uint32_t vic_node_victims(const struct pol_view *v, uint32_t node, uint32_t d,
 }
 
 /* Tree positions in a small max-heap on (t, lower node first). */
-static bool pos_above(const struct seg *s, uint32_t a, uint32_t b)
+struct poswalk {
+    uint32_t *a;
+    size_t n, cap;
+    const struct seg *s;
+};
+
+static inline bool pos_above(const struct poswalk *w, const uint32_t *a,
+                             const uint32_t *b)
 {
-    return s->t[a] > s->t[b] || (s->t[a] == s->t[b] && s->node[a] < s->node[b]);
+    const struct seg *s = w->s;
+    return s->t[*a] > s->t[*b] || (s->t[*a] == s->t[*b] && s->node[*a] < s->node[*b]);
 }
+
+HEAP_DEFINE_AT(pw, struct poswalk, uint32_t, pos_above, HEAP_NOPLACE)
 
 uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
                        uint32_t group, uint32_t d, uint32_t k, uint32_t *nodes,
@@ -238,51 +248,32 @@ uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
 {
     refresh(x, v);
     const struct seg *s = &x->seg[group][d];
-    uint32_t p = x->pow2[group], found = 0, n = 0;
+    uint32_t p = x->pow2[group], found = 0;
     /* each inner position popped adds one waiting position; at most
      * depth inner positions lie above each leaf found */
     uint32_t depth = 1;
     while ((1u << depth) <= p)
         depth++;
     xgrow(&x->walk, &x->capwalk, ((size_t)k + 1) * (depth + 2), sizeof *x->walk);
-    uint32_t *h = x->walk;
+    struct poswalk h = { x->walk, 0, x->capwalk, s };
     /* a subtree whose best threshold job may not stop holds no eligible
      * node: thresholds order the jobs by remaining work */
     if (s->t[1] != T_NONE && ok(v, s->job[1], ctx))
-        h[n++] = 1;
+        pw_push(&h, 1);
     /* best-first walk of the tree: pop the best position, output a leaf,
      * push an inner node's children */
-    while (n && found < k) {
-        uint32_t top = h[0], last = h[--n], i = 0;
-        for (;;) {               /* sift `last` down from the root */
-            uint32_t l = 2 * i + 1, m = i;
-            uint32_t best = last;
-            if (l < n && pos_above(s, h[l], best))
-                m = l, best = h[l];
-            if (l + 1 < n && pos_above(s, h[l + 1], best))
-                m = l + 1;
-            if (m == i)
-                break;
-            h[i] = h[m];
-            i = m;
-        }
-        if (n)
-            h[i] = last;
+    while (h.n && found < k) {
+        uint32_t top = pw_pop(&h);
         if (top >= p) {
             nodes[found] = s->node[top];
             tjobs[found++] = s->job[top];
             continue;
         }
-        for (uint32_t c = 2 * top; c <= 2 * top + 1; c++) {
-            if (s->t[c] == T_NONE || !ok(v, s->job[c], ctx))
-                continue;
-            uint32_t j = n++;    /* sift up */
-            while (j > 0 && pos_above(s, c, h[(j - 1) / 2])) {
-                h[j] = h[(j - 1) / 2];
-                j = (j - 1) / 2;
-            }
-            h[j] = c;
-        }
+        for (uint32_t c = 2 * top; c <= 2 * top + 1; c++)
+            if (s->t[c] != T_NONE && ok(v, s->job[c], ctx))
+                pw_push(&h, c);
     }
+    x->walk = h.a;              /* (sized above: never regrown) */
+    x->capwalk = h.cap;
     return found;
 }

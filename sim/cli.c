@@ -11,6 +11,7 @@
 #include "sim/swpint.h"
 #include "models/model.h"
 #include "sim/report.h"
+#include "policies/policy.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -46,6 +47,14 @@ static int run_one(const struct trace *t, struct cluster *c,
                    struct met_summary *sum, bool *io_failed)
 {
     struct dl_error err = { 0 };
+    struct eng_opts oo = *o;
+    struct pol_args args;
+    if (!oo.pol) {
+        if (pol_parse(o->policy, &oo.pol, &args, &err))
+            return report(&err, DL_EINPUT);
+        oo.args = &args;
+    }
+    o = &oo;
     struct eng *e = eng_new(t, c, o, &err);   /* fails on policy options */
     if (!e)
         return report(&err, DL_EINPUT);
@@ -394,12 +403,29 @@ static int cmd_demo(int argc, char **argv)
     return rc;
 }
 
+static const char policies_help[] =
+    "usage: dlsim policies [--load PATH.so]...\n"
+    "\n"
+    "Lists the built-in policies and their options; with --load, the\n"
+    "policies of the plug-ins PATH.so instead (README: Writing a policy).\n";
+
 static int cmd_policies(int argc, char **argv)
 {
-    (void)argv;
-    if (argc > 1 && strcmp(argv[1], "--help"))
-        return usage_error("policies", "takes no arguments");
-    pol_print_list(stdout);
+    bool loaded = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(policies_help, stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--load") || i + 1 == argc)
+            return usage_error("policies", "expected --load PATH.so");
+        struct dl_error err = { 0 };
+        const struct pol_plugin *pl;
+        if (pol_load(argv[++i], &pl, &err))
+            return report(&err, DL_EINPUT);
+        loaded = true;
+    }
+    pol_print_list(stdout, loaded);
     return 0;
 }
 

@@ -401,3 +401,12 @@ void clu_fmt_placement(const struct cluster *c, const uint32_t *gpus,
                             lo, hi);
     }
 }
+
+bool clu_spread(const struct cluster *c, uint32_t t, const uint32_t *gpus,
+                uint32_t n)
+{
+    uint32_t nodes = 1, big = c->types[t].max_node_gpus;
+    for (uint32_t i = 1; i < n; i++)
+        nodes += c->gpu_node[gpus[i]] != c->gpu_node[gpus[i - 1]];
+    return nodes > (n + big - 1) / big;
+}

@@ -33,6 +33,7 @@
  */
 #include "sim/simint.h"
 #include "models/model.h"
+#include "sim/heap.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -58,46 +59,17 @@ static inline bool ev_less(const struct evq_item *a, const struct evq_item *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
+HEAP_DEFINE(evh, struct evq, struct evq_item, ev_less)
+
 void evq_push(struct evq *q, simtime_t t, uint32_t kind, uint32_t job, uint32_t gen)
 {
-    xgrow(&q->a, &q->cap, q->n + 1, sizeof *q->a);
-    struct evq_item it = { t, q->seq++, job, gen, kind };
-    size_t i = q->n++;
-    while (i > 0 && ev_less(&it, &q->a[(i - 1) / 2])) {
-        q->a[i] = q->a[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    q->a[i] = it;
+    evh_push(q, (struct evq_item){ t, q->seq++, job, gen, kind });
 }
-
-static void sift_down(struct evq *q, size_t i);
 
 struct evq_item evq_pop(struct evq *q)
 {
     DL_ASSERT(q->n > 0);
-    struct evq_item top = q->a[0];
-    q->a[0] = q->a[--q->n];
-    if (q->n)
-        sift_down(q, 0);
-    return top;
-}
-
-static void sift_down(struct evq *q, size_t i)
-{
-    struct evq_item it = q->a[i];
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const struct evq_item *best = &it;
-        if (l < q->n && ev_less(&q->a[l], best))
-            m = l, best = &q->a[l];
-        if (l + 1 < q->n && ev_less(&q->a[l + 1], best))
-            m = l + 1;
-        if (m == i)
-            break;
-        q->a[i] = q->a[m];
-        i = m;
-    }
-    q->a[i] = it;
+    return evh_pop(q);
 }
 
 void evq_compact(struct evq *q, bool (*dead)(const struct evq_item *, void *),
@@ -108,8 +80,7 @@ void evq_compact(struct evq *q, bool (*dead)(const struct evq_item *, void *),
         if (!dead(&q->a[i], ctx))
             q->a[k++] = q->a[i];
     q->n = k;
-    for (size_t i = k / 2; i-- > 0;)
-        sift_down(q, i);
+    evh_heapify(q);
 }
 
 /* --------------------------------------------------------------- engine */
@@ -121,6 +92,8 @@ static bool stale(const struct evq_item *it, void *ctx)
                                      e->rt[it->job].gen != it->gen);
 }
 
+static const struct pol_services services;  /* defined below */
+
 static struct pol_view view(const struct eng *e)
 {
     return (struct pol_view){
@@ -131,11 +104,13 @@ static struct pol_view view(const struct eng *e)
         .njobs = e->tr->njobs,
         .nqueued = e->nqueued,
         .nrunning = e->nrunning,
-        .perf = e->perf,
         .nocc = e->nocc,
         .occ = e->occ,
         .max_share = e->max_share,
         .mem_used = e->mem_used,
+        .mem = e->perf->mem,
+        .svc = &services,
+        .impl = e,
     };
 }
 
@@ -154,24 +129,82 @@ static int fail(struct eng *e, const char *fmt, ...)
     return DL_ECHECK;
 }
 
+/* ------------------------------------------------------ the services */
+
+static int s_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus,
+                   uint32_t n, bool share);
+static int s_preempt(struct pol_ctx *x, uint32_t j, double extra_work);
+static void s_wake(struct pol_ctx *x, simtime_t at);
+
+static double s_pred_runtime(const struct pol_view *v, uint32_t j,
+                             uint32_t t, uint32_t n, bool spread)
+{
+    const struct eng *e = v->impl;
+    return mdl_perf_pred_runtime_n(e->perf, j, t, n, spread);
+}
+
+static double s_pred_util(const struct pol_view *v, uint32_t j)
+{
+    const struct eng *e = v->impl;
+    return mdl_perf_pred_util(e->perf, j);
+}
+
+static double s_measured_util(const struct pol_view *v, uint32_t j)
+{
+    const struct eng *e = v->impl;
+    return mdl_perf_util(e->perf, j);
+}
+
+static bool s_spread(const struct cluster *c, uint32_t t, const uint32_t *gpus,
+                     uint32_t n)
+{
+    return clu_spread(c, t, gpus, n);
+}
+
+static const struct pol_services services = {
+    .abi = DLSIM_POLICY_ABI,
+    .start = s_start,
+    .preempt = s_preempt,
+    .wake = s_wake,
+    .pred_runtime = s_pred_runtime,
+    .pred_util = s_pred_util,
+    .measured_util = s_measured_util,
+    .place = plc_find,
+    .ever_fits = plc_ever_fits,
+    .spread = s_spread,
+};
+
+/* The common option placement= (every policy takes it; the engine's
+ * admission needs it to tell a job that can never fit). */
+static int placement_of(const struct pol_args *a, enum plc_mode *mode,
+                        struct dl_error *err)
+{
+    *mode = PLC_CONSOLIDATED;
+    for (uint32_t i = 0; a && i < a->n; i++) {
+        if (strcmp(a->key[i], "placement"))
+            continue;
+        if (!strcmp(a->val[i], "pool"))
+            *mode = PLC_POOL;
+        else if (strcmp(a->val[i], "consolidated"))
+            return dl_fail(err, "--policy", 0, 0, "placement=%s: expected "
+                           "consolidated or pool", a->val[i]);
+    }
+    return 0;
+}
+
 struct eng *eng_new(const struct trace *t, struct cluster *c,
                     const struct eng_opts *o, struct dl_error *err)
 {
-    const struct policy *pol = o->impl;
-    struct pol_args args = { 0 };
-    enum plc_mode mode = PLC_CONSOLIDATED;
-    if (!pol && (pol_parse(o->policy, &pol, &args, err) ||
-                 pol_arg_placement(&args, &mode, err)))
+    const struct policy *pol = o->pol;
+    enum plc_mode mode;
+    DL_ASSERT(pol);
+    if (placement_of(o->args, &mode, err))
         return NULL;
     struct mdl_perf *perf = mdl_perf_new(o->models, c, t, o->seed, o->diag);
     struct eng *e = xcalloc(1, sizeof *e);
-    e->args = args;
+    if (o->args)
+        e->args = *o->args;
     e->args.spec = o->policy;
-    if (pol->create(&e->pst, &e->args, err)) {
-        mdl_perf_free(perf);
-        free(e);
-        return NULL;
-    }
     e->perf = perf;
     e->max_share = perf->max_share;
     e->nocc = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->nocc);
@@ -186,7 +219,7 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     e->o = *o;
     e->pol = pol;
     e->mode = mode;
-    e->ctx.e = e;
+    e->ctx = (struct pol_ctx){ &services, e };
     uint32_t n = t->njobs;
     uint64_t total = 0;
     /* a job never holds more GPUs than the cluster has (more never fits) */
@@ -224,7 +257,28 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     e->last_finish = e->first_submit;
     e->last_instant = e->first_submit;
     e->next_sample = e->first_submit;
+    e->pending_mark = xcalloc_big(n ? n : 1, sizeof *e->pending_mark);
+    e->now = e->first_submit;
+    struct pol_view v = view(e);
+    if (pol->create(&e->pst, &e->args, &v, err)) {
+        e->pst = NULL;
+        eng_free(e);
+        return NULL;
+    }
     return e;
+}
+
+int eng_check_policy(const struct policy *p, const struct pol_args *a,
+                     struct cluster *c, struct dl_error *err)
+{
+    struct trace t;
+    trc_init(&t, "", 0);
+    struct eng_opts o = { .policy = a ? a->spec : p->name, .pol = p, .args = a };
+    struct eng *e = eng_new(&t, c, &o, err);
+    bool ok = e != NULL;
+    eng_free(e);
+    trc_free(&t);
+    return ok ? 0 : DL_EINPUT;
 }
 
 int eng_scale_load(struct trace *t, const struct cluster *c,
@@ -247,7 +301,10 @@ void eng_free(struct eng *e)
 {
     if (!e)
         return;
-    e->pol->destroy(e->pst);
+    if (e->pst)
+        e->pol->destroy(e->pst);
+    free(e->pending);
+    free(e->pending_mark);
     mdl_perf_free(e->perf);
     free(e->nocc);
     free(e->occ);
@@ -384,8 +441,18 @@ static int apply_rate(struct eng *e, uint32_t j, double rate)
     e->nstale++;
     evq_push(&e->evq, r->finish_at, EV_FINISH, j, r->gen);
     if (e->pol->rate_changed) {
-        struct pol_view v = view(e);
-        e->pol->rate_changed(e->pst, &v, j);
+        if (e->in_schedule) {
+            /* no hook inside schedule(): told once it returns */
+            if (!e->pending_mark[j]) {
+                xgrow(&e->pending, &e->cappending, e->npending + 1,
+                      sizeof *e->pending);
+                e->pending[e->npending++] = j;
+                e->pending_mark[j] = 1;
+            }
+        } else {
+            struct pol_view v = view(e);
+            e->pol->rate_changed(e->pst, &v, j);
+        }
     }
     return 0;
 }
@@ -517,7 +584,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     }
     /* preempted and restarted within one instant: the preemption is undone */
     bool undo = r->preempted_at == e->now;
-    bool spread = n > 1 && mdl_perf_spread(e->perf, type, gpus, n);
+    bool spread = n > 1 && clu_spread(e->clu, type, gpus, n);
     double base = n == tj->num_gpus ? mdl_perf_rate(e->perf, j, type, spread)
                                     : mdl_perf_rate_n(e->perf, j, type, n, spread);
     double rate = base * (nshared ? share_factor(e, j, type, gpus, n) : 1);
@@ -575,26 +642,16 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     e->work_rate += tj->num_gpus * r->rate;
     if (nshared && rerate_neighbours(e, gpus, n, j))
         return DL_ECHECK;
-    if (e->pol->started) {
-        struct pol_view v = view(e);
-        e->pol->started(e->pst, &v, j);
-    }
     return 0;
 }
 
-int pol_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus)
+static int s_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus,
+                   uint32_t n, bool share)
 {
-    return start(x->e, j, gpus, WHOLE_GANG, false);
-}
-
-int pol_start_n(struct pol_ctx *x, uint32_t j, const uint32_t *gpus, uint32_t n)
-{
-    return start(x->e, j, gpus, n, false);
-}
-
-int pol_colocate(struct pol_ctx *x, uint32_t j, const uint32_t *gpus)
-{
-    return start(x->e, j, gpus, WHOLE_GANG, true);
+    struct eng *e = x->impl;
+    if (!e->in_schedule)
+        return fail(e, "policy %s acted outside schedule()", e->pol->name);
+    return start(e, j, gpus, n, share);
 }
 
 int eng_set_rate(struct eng *e, uint32_t j, double rate)
@@ -607,9 +664,11 @@ int eng_set_rate(struct eng *e, uint32_t j, double rate)
     return apply_rate(e, j, rate * share_factor(e, j, r->type, r->gpus, r->ngpus));
 }
 
-int pol_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
+static int s_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
 {
-    struct eng *e = x->e;
+    struct eng *e = x->impl;
+    if (!e->in_schedule)
+        return fail(e, "policy %s acted outside schedule()", e->pol->name);
     if (j >= e->tr->njobs || e->rt[j].state != JOB_RUNNING)
         return fail(e, "policy %s preempted job %u, which is not running",
                     e->pol->name, j);
@@ -635,14 +694,12 @@ int pol_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
     r->state = JOB_QUEUED;
     r->queued_since = e->now;
     e->nqueued++;
-    struct pol_view v = view(e);
-    e->pol->enqueue(e->pst, &v, j);
     return 0;
 }
 
-void pol_wake(struct pol_ctx *x, simtime_t at)
+static void s_wake(struct pol_ctx *x, simtime_t at)
 {
-    struct eng *e = x->e;
+    struct eng *e = x->impl;
     if (at > e->now)
         evq_push(&e->evq, at, EV_WAKE, SIM_NONE, 0);
 }
@@ -917,9 +974,21 @@ int eng_run(struct eng *e)
             arrive(e, e->next_arrival++);
         }
         struct pol_view v = view(e);
+        e->in_schedule = true;
         e->pol->schedule(e->pst, &v, &e->ctx);
+        e->in_schedule = false;
         if (e->failed)
             break;
+        /* rate changes of the policy's own doing, told now, in order */
+        for (size_t i = 0; i < e->npending; i++) {
+            uint32_t j = e->pending[i];
+            e->pending_mark[j] = 0;
+            if (e->rt[j].state == JOB_RUNNING) {
+                v = view(e);
+                e->pol->rate_changed(e->pst, &v, j);
+            }
+        }
+        e->npending = 0;
         if (e->o.check && check(e, prev))
             break;
         prev = t;

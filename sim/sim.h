@@ -266,6 +266,10 @@ static inline uint32_t clu_bucket_next(const struct cluster *c, uint32_t node)
 {
     return c->nodes[node].bnext;
 }
+/* Whether gpus[0..n) (sorted, one type t) lie on more nodes than the
+ * fewest that can hold n GPUs of t: "spread" for the runtime model. */
+bool clu_spread(const struct cluster *c, uint32_t t, const uint32_t *gpus,
+                uint32_t n);
 /* Recomputes the index from the masks and compares; DL_ECHECK or 0. */
 int clu_check(const struct cluster *c, char *why, size_t n);
 
@@ -273,5 +277,25 @@ int clu_check(const struct cluster *c, char *why, size_t n);
  * give one segment each ("n3:0-1+n3:4"), so the text never has a comma. */
 void clu_fmt_placement(const struct cluster *c, const uint32_t *gpus,
                        uint32_t n, char *buf, size_t len);
+
+/* ------------------------------------------------------------- placement
+ * (sim/placement.c) */
+
+enum plc_mode { PLC_CONSOLIDATED, PLC_POOL };
+
+/* Finds GPUs for a gang of ngpus on one GPU type (req_type, or any type,
+ * fastest first).  consolidated: a gang of up to the size of the type's
+ * largest node on one node (best fit: the fullest node that still fits;
+ * never split over smaller nodes); a larger gang on floor(ngpus/n) wholly
+ * free nodes of one size n (the largest that can take it) plus, for the
+ * remainder, the best-fitting node of that size.  pool: any free GPUs of the type,
+ * taken from the fullest nodes first.  Writes the sorted GPU ids to gpus
+ * (may be NULL to only ask) and the type to *type (may be NULL).
+ * Returns true when found. */
+bool plc_find(const struct cluster *c, uint32_t ngpus, uint32_t req_type,
+              enum plc_mode mode, uint32_t *type, uint32_t *gpus);
+/* Whether the gang could be placed on the empty cluster. */
+bool plc_ever_fits(const struct cluster *c, uint32_t ngpus, uint32_t req_type,
+                   enum plc_mode mode);
 
 #endif

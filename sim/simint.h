@@ -6,7 +6,7 @@
 #define DLSIM_SIMINT_H
 
 #include "sim/sim.h"
-#include "policies/policy.h"
+#include "sim/policy.h"
 #include "traces/trace.h"
 #include "models/model.h"
 
@@ -45,9 +45,11 @@ void evq_compact(struct evq *q, bool (*dead)(const struct evq_item *, void *),
 /* --------------------------------------------------------------- engine */
 
 struct eng_opts {
-    const char *policy;         /* "NAME[:k=v,...]" */
-    const struct policy *impl;  /* tests: use this policy (no options,
-                                   consolidated placement) instead */
+    const char *policy;         /* "NAME[:k=v,...]" as given, for outputs */
+    const struct policy *pol;   /* the policy (parsed by the caller:
+                                   pol_parse in policies/policy.h) */
+    const struct pol_args *args;    /* its options, defaults filled in
+                                   (NULL: none, consolidated placement) */
     uint64_t seed;
     bool check;                 /* verify invariants after every instant */
     simtime_t sample;           /* timeseries interval; 0 = none */
@@ -68,10 +70,6 @@ struct ts_row {
     double util_alloc, util_eff, util_useful;
 };
 
-struct pol_ctx {
-    struct eng *e;
-};
-
 struct eng {
     const struct trace *tr;
     struct cluster *clu;
@@ -80,8 +78,12 @@ struct eng {
     void *pst;
     struct pol_args args;
     enum plc_mode mode;
-    struct pol_ctx ctx;
-
+    struct pol_ctx ctx;         /* {services, this engine} */
+    bool in_schedule;           /* the policy's schedule() is running */
+    uint32_t *pending;          /* jobs whose rate changed meanwhile, to
+                                   tell the policy after it returns */
+    size_t npending, cappending;
+    uint32_t *pending_mark;     /* [njobs] npending + 1 at when listed */
     struct mdl_perf *perf;      /* the run's models (owned) */
     struct job_rt *rt;          /* [njobs] */
     /* occupancy: occ[g * max_share + k], k < nocc[g]; the cluster's
@@ -140,6 +142,11 @@ struct eng {
 /* Creates an engine for one run; NULL and err filled on a bad policy. */
 struct eng *eng_new(const struct trace *t, struct cluster *c,
                     const struct eng_opts *o, struct dl_error *err);
+/* Whether policy p accepts options a: creates it once on cluster c with
+ * no jobs (its create() sees that initial view) and destroys it.  0 or
+ * DL_EINPUT with err. */
+int eng_check_policy(const struct policy *p, const struct pol_args *a,
+                     struct cluster *c, struct dl_error *err);
 /* Runs to the end.  0, or DL_ECHECK with e->fail_msg. */
 int eng_run(struct eng *e);
 void eng_free(struct eng *e);

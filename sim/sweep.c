@@ -1021,11 +1021,13 @@ static int check_policy(struct swp_spec *s, struct swp_item *it, struct dl_error
     struct dl_error sub = { 0 };
     const struct policy *p;
     struct pol_args a;
-    void *st = NULL;
-    if (pol_parse(it->text, &p, &a, &sub) || p->create(&st, &a, &sub))
+    struct cluster c;
+    clu_builtin_demo(&c);       /* options do not depend on the cluster */
+    int rc = pol_parse(it->text, &p, &a, &sub) ||
+             eng_check_policy(p, &a, &c, &sub);
+    clu_free(&c);
+    if (rc)
         return dl_fail(err, s->file, it->line, it->col, "policies: %s", sub.msg);
-    if (p->destroy)
-        p->destroy(st);
     return 0;
 }
 

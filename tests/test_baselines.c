@@ -22,8 +22,8 @@ static struct eng *run_spec(const struct trace *t, struct cluster *c,
     struct dl_error err = { 0 };
     struct eng_opts o = { .policy = policy, .seed = 1, .check = true,
                           .models = s };
-    struct eng *e = eng_new(t, c, &o, &err);
-    cr_assert(e, "eng_new(%s): %s", policy, err.msg);
+    struct eng *e = tu_eng_new(t, c, &o, &err);
+    cr_assert(e, "tu_eng_new(%s): %s", policy, err.msg);
     cr_assert_eq(eng_run(e), 0, "run of %s failed: %s", policy, e->fail_msg);
     return e;
 }
@@ -523,7 +523,7 @@ static void expect_bad(const char *spec, const char *key)
     tu_simple_cluster(&c, 1, 1);
     struct dl_error err = { 0 };
     struct eng_opts o = { .policy = spec, .seed = 1, .check = true };
-    struct eng *e = eng_new(&t, &c, &o, &err);
+    struct eng *e = tu_eng_new(&t, &c, &o, &err);
     cr_expect_null(e, "%s was accepted", spec);
     cr_expect(strstr(err.msg, key), "%s: '%s' does not name %s", spec, err.msg, key);
     eng_free(e);
@@ -561,7 +561,7 @@ Test(baselines, listed_with_options_and_blocking)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    pol_print_list(f);
+    pol_print_list(f, false);
     fclose(f);
     const char *want[] = { "edf", "tiresias", "gandiva", "predicted", "thresholds",
                            "3250/7200", "promote", "util_cap", "max_per_gpu",

@@ -414,7 +414,7 @@ Test(golden, time_overflow_fails_the_run)
                    "nodes:\n  - {count: 1, gpus: 1, gpu_type: B}\n");
     struct dl_error err = { 0 };
     struct eng_opts o = { .policy = "fifo", .check = true };
-    struct eng *e = eng_new(&t, &c, &o, &err);
+    struct eng *e = tu_eng_new(&t, &c, &o, &err);
     cr_assert(e);
     cr_expect_eq(eng_run(e), DL_ECHECK);
     cr_expect(strstr(e->fail_msg, "largest time"), "%s", e->fail_msg);
@@ -446,14 +446,15 @@ static void rc_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
         pol_wake(x, US(10));
     }
     if (v->now == US(4))
-        cr_assert_eq(eng_set_rate(x->e, 0, 0.5), 0);
+        cr_assert_eq(eng_set_rate(x->impl, 0, 0.5), 0);
     if (v->now == US(10))
-        cr_assert_eq(eng_set_rate(x->e, 0, 2.0), 0);
+        cr_assert_eq(eng_set_rate(x->impl, 0, 2.0), 0);
 }
 
-static int rc_create(void **st, const struct pol_args *a, struct dl_error *err)
+static int rc_create(void **st, const struct pol_args *a,
+                  const struct pol_view *v, struct dl_error *err)
 {
-    (void)a, (void)err;
+    (void)a, (void)v, (void)err;
     *st = NULL;
     return 0;
 }
@@ -478,8 +479,8 @@ Test(golden, rate_change_mid_run)
     tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,0,1,20\n");
     tu_simple_cluster(&c, 1, 2);
     struct dl_error err = { 0 };
-    struct eng_opts o = { .policy = "rate-test", .impl = &rate_policy, .check = true };
-    struct eng *e = eng_new(&t, &c, &o, &err);
+    struct eng_opts o = { .policy = "rate-test", .pol = &rate_policy, .check = true };
+    struct eng *e = tu_eng_new(&t, &c, &o, &err);
     cr_assert(e);
     cr_assert_eq(eng_run(e), 0, "%s", e->fail_msg);
     TU_SCHED(e, "a", 0, 11.5);
@@ -514,8 +515,8 @@ Test(golden, run_ends_with_the_last_job)
     tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,20\nb,1,1,2\n");
     tu_simple_cluster(&c, 1, 2);
     struct dl_error err = { 0 };
-    struct eng_opts o = { .impl = &late_policy, .check = true, .sample = US(1) };
-    struct eng *e = eng_new(&t, &c, &o, &err);
+    struct eng_opts o = { .pol = &late_policy, .check = true, .sample = US(1) };
+    struct eng *e = tu_eng_new(&t, &c, &o, &err);
     cr_assert(e);
     cr_assert_eq(eng_run(e), 0, "%s", e->fail_msg);
     /* a's 20 s of work at rate 1, then 0.5 from 4, then 2 from 10: 16 left
@@ -569,8 +570,8 @@ Test(golden, invalid_actions_fail_the_run)
     tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,0,1,10\n");
     tu_simple_cluster(&c, 1, 2);
     struct dl_error err = { 0 };
-    struct eng_opts o = { .impl = &busy_policy };
-    struct eng *e = eng_new(&t, &c, &o, &err);
+    struct eng_opts o = { .pol = &busy_policy };
+    struct eng *e = tu_eng_new(&t, &c, &o, &err);
     cr_assert_eq(eng_run(e), DL_ECHECK);
     cr_expect(strstr(e->fail_msg, "started job b on GPU 0, which is busy"), "%s",
               e->fail_msg);
@@ -579,9 +580,9 @@ Test(golden, invalid_actions_fail_the_run)
     cr_expect_eq(c.gpu_job[0], tu_job(&t, "a"));
     eng_free(e);
     /* --check compares the policy's queue with the engine's */
-    o.impl = &lying_policy;
+    o.pol = &lying_policy;
     o.check = true;
-    e = eng_new(&t, &c, &o, &err);
+    e = tu_eng_new(&t, &c, &o, &err);
     cr_assert_eq(eng_run(e), DL_ECHECK);
     cr_expect(strstr(e->fail_msg, "holds 42 queued jobs"), "%s", e->fail_msg);
     eng_free(e);
@@ -603,7 +604,7 @@ Test(golden, timeseries_samples)
     tu_simple_cluster(&c, 1, 4);
     struct dl_error err = { 0 };
     struct eng_opts o = { .policy = "fifo", .check = true, .sample = US(5) };
-    struct eng *e = eng_new(&t, &c, &o, &err);
+    struct eng *e = tu_eng_new(&t, &c, &o, &err);
     cr_assert_eq(eng_run(e), 0, "%s", e->fail_msg);
     const uint32_t want[4][3] = { { 0, 1, 2 }, { 2, 1, 2 }, { 1, 1, 4 }, { 0, 1, 1 } };
     cr_assert_eq(e->nts, 4);

@@ -201,12 +201,14 @@ Test(horus, bad_options)
     struct dl_error err = { 0 };
     const struct policy *p;
     struct pol_args a;
+    struct cluster c;
+    clu_builtin_demo(&c);
     cr_expect_eq(pol_parse("horus:variant=minus", &p, &a, &err), 0);
-    void *st;
-    cr_expect_eq(p->create(&st, &a, &err), DL_EINPUT);
+    cr_expect_eq(eng_check_policy(p, &a, &c, &err), DL_EINPUT);
     cr_expect(strstr(err.msg, "variant"), "%s", err.msg);
     cr_expect_eq(pol_parse("horus:lookahead=0", &p, &a, &err), 0);
-    cr_expect_eq(p->create(&st, &a, &err), DL_EINPUT);
+    cr_expect_eq(eng_check_policy(p, &a, &c, &err), DL_EINPUT);
+    clu_free(&c);
     cr_expect_eq(pol_parse("horus:depth=2", &p, &a, &err), DL_EINPUT);
 }
 

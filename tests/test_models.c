@@ -19,9 +19,10 @@ static void pk_enqueue(void *st, const struct pol_view *v, uint32_t j)
     (void)st, (void)v, (void)j;
 }
 
-static int pk_create(void **st, const struct pol_args *a, struct dl_error *err)
+static int pk_create(void **st, const struct pol_args *a,
+                  const struct pol_view *v, struct dl_error *err)
 {
-    (void)a, (void)err;
+    (void)a, (void)v, (void)err;
     *st = NULL;
     return 0;
 }
@@ -71,9 +72,9 @@ static struct eng *run_models(const struct trace *t, struct cluster *c,
                               const struct mdl_spec *s)
 {
     struct dl_error err = { 0 };
-    struct eng_opts o = { .policy = policy, .impl = impl, .seed = 1,
+    struct eng_opts o = { .policy = policy, .pol = impl, .seed = 1,
                           .check = true, .models = s };
-    struct eng *e = eng_new(t, c, &o, &err);
+    struct eng *e = tu_eng_new(t, c, &o, &err);
     cr_assert(e, "%s", err.msg);
     cr_assert_eq(eng_run(e), 0, "%s", e->fail_msg);
     return e;
@@ -157,9 +158,9 @@ Test(models, useful_utilization_of_three_sharing_a_gpu)
     tu_spec_from(&s, "sd.yaml", "kind: slowdown\ngpu_types:\n"
                  "  - {name: \"*\", form: constant, rate: 0.8}\n");
     struct dl_error err = { 0 };
-    struct eng_opts o = { .policy = "pack", .impl = &pack_policy, .seed = 1,
+    struct eng_opts o = { .policy = "pack", .pol = &pack_policy, .seed = 1,
                           .check = true, .models = &s, .sample = US(5) };
-    struct eng *e = eng_new(&t, &c, &o, &err);
+    struct eng *e = tu_eng_new(&t, &c, &o, &err);
     cr_assert(e, "%s", err.msg);
     cr_assert_eq(eng_run(e), 0, "%s", e->fail_msg);
     TU_SCHED(e, "a", 0, 15.625);
@@ -317,8 +318,8 @@ Test(models, share_limits_are_enforced)
     /* 10 + 8 GB on a 16 GB GPU: refused, the run fails */
     tu_trace(&t, "job_id,submit_time,num_gpus,duration,mem_gb\n"
              "a,0,1,10,10\nb,1,1,10,8\n");
-    struct eng_opts o = { .impl = &pack_policy, .check = true, .models = &s };
-    e = eng_new(&t, &c, &o, &err);
+    struct eng_opts o = { .pol = &pack_policy, .check = true, .models = &s };
+    e = tu_eng_new(&t, &c, &o, &err);
     cr_assert(e);
     cr_expect_neq(eng_run(e), 0);
     cr_expect(strstr(e->fail_msg, "GB in use"), "%s", e->fail_msg);
@@ -630,9 +631,9 @@ Test(models, elastic_start_runs_at_the_smaller_gangs_speed)
     cr_expect_float_eq(e->work_done, US(4 * 3600 + 4 * 100), 8);
     eng_free(e);
     struct dl_error err = { 0 };
-    struct eng_opts o = { .impl = &half_policy, .check = true, .models = &s };
+    struct eng_opts o = { .pol = &half_policy, .check = true, .models = &s };
     half_n = 0;
-    e = eng_new(&t, &c, &o, &err);
+    e = tu_eng_new(&t, &c, &o, &err);
     cr_assert(e);
     cr_expect_neq(eng_run(e), 0);
     cr_expect(strstr(e->fail_msg, "on 0 GPUs"), "%s", e->fail_msg);
@@ -640,7 +641,7 @@ Test(models, elastic_start_runs_at_the_smaller_gangs_speed)
     trc_free(&t);
     tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,2,100\n");
     half_n = 3;
-    e = eng_new(&t, &c, &o, &err);
+    e = tu_eng_new(&t, &c, &o, &err);
     cr_assert(e);
     cr_expect_neq(eng_run(e), 0);
     cr_expect(strstr(e->fail_msg, "on 3 GPUs (it asks for 2)"), "%s", e->fail_msg);

@@ -3,7 +3,7 @@
  * victim index of srtf, each against a hand computation or brute force.
  */
 #include "testutil.h"
-#include "policies/polint.h"
+#include "policies/policy.h"
 
 #include <gsl/gsl_rng.h>
 

@@ -597,10 +597,10 @@ static int try_create(const char *spec, char *msg, size_t n)
     struct dl_error err = { 0 };
     int rc = pol_parse(spec, &p, &a, &err);
     if (!rc) {
-        void *st = NULL;
-        rc = p->create(&st, &a, &err);
-        if (!rc)
-            p->destroy(st);
+        struct cluster c;
+        clu_builtin_demo(&c);
+        rc = eng_check_policy(p, &a, &c, &err);
+        clu_free(&c);
     }
     snprintf(msg, n, "%s", err.msg);
     return rc;
@@ -677,7 +677,7 @@ Test(qos, options)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    pol_print_list(f);
+    pol_print_list(f, false);
     fclose(f);
     const char *q = strstr(buf, "  qos - ");
     cr_assert(q, "%s", buf);
@@ -802,7 +802,7 @@ Test(qos, random_workloads, .timeout = 600)
             /* with the zoo and noisy predictions */
             struct eng_opts o = { .policy = pol, .seed = (uint64_t)round + 1,
                                   .check = true, .models = &noisy };
-            e = eng_new(&t, &c, &o, &err);
+            e = tu_eng_new(&t, &c, &o, &err);
             cr_assert(e, "%s", err.msg);
             cr_assert_eq(eng_run(e), 0, "round %d %s: %s", round, pol, e->fail_msg);
             for (uint32_t j = 0; j < t.njobs; j++)
@@ -888,7 +888,7 @@ Test(qos, random_workloads_preempt, .timeout = 600)
             eng_free(e);
             struct eng_opts o = { .policy = pol, .seed = (uint64_t)round + 1,
                                   .check = true, .models = &noisy };
-            e = eng_new(&t, &c, &o, &err);
+            e = tu_eng_new(&t, &c, &o, &err);
             cr_assert(e, "%s", err.msg);
             cr_assert_eq(eng_run(e), 0, "round %d %s: %s", round, pol, e->fail_msg);
             check_preempt_run(e, &t, &c, pol, round);

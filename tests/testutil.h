@@ -9,6 +9,7 @@
 #define DLSIM_TESTUTIL_H
 
 #include "sim/simint.h"
+#include "policies/policy.h"
 #include "models/model.h"
 
 #include <criterion/criterion.h>
@@ -308,6 +309,22 @@ static inline void tu_spec_from(struct mdl_spec *s, const char *name,
     cr_assert_eq(rc, 0, "%s", err.msg);
 }
 
+/* eng_new, the policy parsed from o->policy when o->pol is not set (the
+ * command line's job: the engine takes a parsed policy). */
+static inline struct eng *tu_eng_new(const struct trace *t, struct cluster *c,
+                                     const struct eng_opts *o,
+                                     struct dl_error *err)
+{
+    struct eng_opts oo = *o;
+    struct pol_args a;
+    if (!oo.pol) {
+        if (pol_parse(o->policy, &oo.pol, &a, err))
+            return NULL;
+        oo.args = &a;
+    }
+    return eng_new(t, c, &oo, err);
+}
+
 /* Runs policy over t on c with --check on; asserts success. */
 static inline struct eng *tu_run(const struct trace *t, struct cluster *c,
                                  const char *policy)
@@ -315,8 +332,8 @@ static inline struct eng *tu_run(const struct trace *t, struct cluster *c,
     struct dl_error err = { 0 };
     struct eng_opts o = { .policy = policy, .seed = 1, .check = true,
                           .sample = 0, .diag = NULL };
-    struct eng *e = eng_new(t, c, &o, &err);
-    cr_assert(e, "eng_new(%s): %s", policy, err.msg);
+    struct eng *e = tu_eng_new(t, c, &o, &err);
+    cr_assert(e, "tu_eng_new(%s): %s", policy, err.msg);
     int rc = eng_run(e);
     cr_assert_eq(rc, 0, "run of %s failed: %s", policy, e->fail_msg);
     return e;

@@ -1,6 +1,8 @@
 /*
- * policies/placement.c - where a gang of GPUs goes (prefix plc_), shared by
- * every policy so that policies differ only in order, never in placement.
+ * sim/placement.c - where a gang of GPUs goes (prefix plc_), part of the
+ * cluster layer: shared by every policy (through the contract's services,
+ * sim/policy.h) and by the engine's admission, so that policies differ only
+ * in order, never in placement.
  *
  * Reads the cluster's free-GPU index (sim/cluster.c): per group of nodes of
  * one type and size, buckets of nodes by free-GPU count.  Every query costs
@@ -10,7 +12,7 @@
  * Types are tried fastest first (cluster.type_order); a gang never mixes
  * GPU types.  Within a node the lowest free GPU indices are taken.
  */
-#include "policies/policy.h"
+#include "sim/sim.h"
 
 #include <stdlib.h>
 

@@ -1,0 +1,121 @@
+/*
+ * policies/kit.h - the policy kit: what policies build on beyond the
+ * contract (sim/policy.h).  Built in and installed as a library
+ * (libdlsim-policykit.a, `pkg-config --libs dlsim-policy`), so that a
+ * policy outside the tree uses the same pieces as the built-ins:
+ *
+ *   pol_arg_   typed option getters for create() (policies/args.c)
+ *   pq_        the ordered queue of waiting jobs, bucketed by gang shape
+ *              (policies/queue.c)
+ *   vic_       where a preemptive policy makes room: per-node victim
+ *              thresholds in segment trees (policies/victim.c)
+ *   HEAP_DEFINE  the one binary heap (sim/heap.h), per item type
+ *
+ * The kit calls the engine only through the services in the view, like
+ * any policy.
+ */
+#ifndef DLSIM_POLICIES_KIT_H
+#define DLSIM_POLICIES_KIT_H
+
+#include "sim/policy.h"
+
+/* ------------------------------------------------------ options */
+
+/* Typed option getters for create(); the key must be one of the policy's
+ * options (or placement).  DL_EINPUT names key and value. */
+int pol_arg_long(const struct pol_args *a, const char *key, long lo, long hi,
+                 long *out, struct dl_error *err);
+int pol_arg_double(const struct pol_args *a, const char *key, double lo,
+                   double hi, double *out, struct dl_error *err);
+const char *pol_arg_str(const struct pol_args *a, const char *key);
+int pol_arg_placement(const struct pol_args *a, enum plc_mode *out,
+                      struct dl_error *err);
+
+/* ------------------------------------------------------ ordered queue */
+
+/* Queued jobs in buckets of equal (ngpus, req_type), each a binary heap on
+ * (key, seq).  "The best job that fits now" then costs one placement test
+ * per bucket instead of one per queued job. */
+struct pq_item {
+    double key;
+    uint64_t seq;               /* tie-break: the job index */
+    uint32_t job;
+};
+struct pq_bucket {
+    uint32_t ngpus, req_type;
+    struct pq_item *a;          /* the heap (sim/heap.h) */
+    size_t n, cap;
+};
+struct pq {
+    struct pq_bucket *b;
+    size_t nb, capb;
+    size_t size;
+    uint32_t *slots;            /* shape -> bucket + 1 (open addressing) */
+    size_t nslots;
+    uint32_t *by_size;          /* [nb] buckets by ascending ngpus */
+    uint32_t *gpus;             /* scratch for placements, reused */
+    size_t gcap;
+};
+void pq_init(struct pq *q);
+void pq_free(struct pq *q);
+void pq_push(struct pq *q, uint32_t job, uint32_t ngpus, uint32_t req_type,
+             double key);
+/* Puts back an item popped earlier, keeping its place in the order. */
+void pq_push_item(struct pq *q, const struct pq_item *it, uint32_t ngpus,
+                  uint32_t req_type);
+/* The bucket of a shape (created, empty, if new). */
+long pq_bucket(struct pq *q, uint32_t ngpus, uint32_t req_type);
+/* Empties every bucket (keeps the buckets and their memory). */
+void pq_clear(struct pq *q);
+/* Bucket with the smallest head, or -1 if empty. */
+long pq_min_bucket(const struct pq *q);
+static inline const struct pq_item *pq_head(const struct pq *q, long b)
+{
+    return &q->b[b].a[0];
+}
+struct pq_item pq_pop(struct pq *q, long b);
+/* Starts jobs in key order.  backfill=false: stop at the first that does
+ * not fit (it blocks the rest); true: pass over it, so smaller jobs behind
+ * it may start.  After each start, started(st, v, job) when not NULL (the
+ * policy's own bookkeeping: no hook runs inside schedule()).  Returns the
+ * number started, or a negative code. */
+long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
+             enum plc_mode mode, bool backfill,
+             void (*started)(void *st, const struct pol_view *v, uint32_t job),
+             void *st);
+
+/* ---- vic_: where a preemptive policy makes room (policies/victim.c) */
+
+struct vic_index;
+struct vic_index *vic_new(const struct cluster *c);
+void vic_free(struct vic_index *x);
+/* Marks the nodes of job's current (or last) allocation as changed; call
+ * whenever a job starts or stops. */
+void vic_touch_job(struct vic_index *x, const struct pol_view *v, uint32_t job);
+/* The node of type t (in a group of nodes of >= d GPUs) where stopping the
+ * latest-finishing jobs frees d GPUs with the latest possible last victim;
+ * *threshold_job is that last victim (SIM_NONE if the node has d GPUs
+ * free).  SIM_NONE if type t has no such node. */
+uint32_t vic_best_node(struct vic_index *x, const struct pol_view *v,
+                       uint32_t d, uint32_t t, uint32_t *threshold_job);
+/* The jobs to stop on node for d free GPUs, latest finish first; jobs has
+ * room for the node's GPU count.  Returns how many. */
+uint32_t vic_node_victims(const struct pol_view *v, uint32_t node, uint32_t d,
+                          uint32_t *jobs);
+
+/* The k nodes of group with the latest thresholds for d GPUs, best first
+ * (thresholds as in vic_best_node, ties: lower node), among those whose
+ * threshold job passes ok (which must be monotone in the threshold: if a
+ * job passes, every later-finishing one does; SIM_NONE means no victim).
+ * Returns how many (fewer when fewer qualify). */
+uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
+                       uint32_t group, uint32_t d, uint32_t k, uint32_t *nodes,
+                       uint32_t *tjobs, bool (*ok)(const struct pol_view *,
+                                                   uint32_t job, void *),
+                       void *ctx);
+
+/* ------------------------------------------------------ heaps */
+
+#include "sim/heap.h"     /* HEAP_DEFINE: one heap for everything */
+
+#endif
