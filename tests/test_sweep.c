@@ -561,6 +561,20 @@ Test(sweep, generated_traces_vary_with_the_seed, .timeout = 300)
                        "o/traces/gen-c-l0.9-s2.csv.gz"), 0, "%s", tu_out);
 }
 
+/* The example sweep (examples/sweep/): every run succeeds under its
+ * strict: true, each seed of scenario base draws its own workloads, and
+ * the report reads it. */
+Test(sweep, the_example_sweep_runs_strict, .timeout = 300)
+{
+    char spec[4096];
+    cr_assert(realpath("../examples/sweep/sweep.yaml", spec), "no example spec");
+    cr_assert_eq(tu_sh("$DLSIM sweep '%s' --out ex --quiet", spec), 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("grep -c ',ok,' ex/summary.csv; ls ex/traces | wc -l; "
+                       "grep -c ',true,' ex/summary.csv"), 0);
+    cr_expect_str_eq(tu_out, "56\n9\n56\n", "ok runs, workloads, strict runs");
+    cr_expect_eq(tu_sh("$DLSIM report ex"), 0, "%s", tu_out);
+}
+
 /* Generated traces are checked with the spec: located errors, exit 2,
  * nothing written. */
 Test(sweep, generated_trace_errors_are_located)
