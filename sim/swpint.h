@@ -12,7 +12,11 @@
  * The output directory DIR (see sim/sweeprun.c for the protocol):
  *   DIR/sweep.yaml        a byte copy of the spec
  *   DIR/grid.csv          run_id + grid coordinates, one row per run
- *   DIR/runs/<run_id>/    what `dlsim run --out` writes, or error.txt
+ *   DIR/sweep.lock        the directory's flock (shard-I-of-N.lock: shards)
+ *   DIR/traces/           the generated workloads (struct swp_gen)
+ *   DIR/runs/<run_id>/    what `dlsim run --out` writes, or error.txt (a
+ *                         deterministic failure) or retry.txt (one of the
+ *                         environment, which --resume runs again)
  *   DIR/logs/<run_id>.log the run's stderr (warnings, the failure)
  *   DIR/summary.csv       one row per run, grid order, written last
  */
