@@ -1676,6 +1676,28 @@ static const char pair_legend[] =
     "every other coordinate equal), mean over the pairs [95 %% confidence "
     "interval, t distribution].";
 
+/* Whether the table (pass 0: means, 1: paired differences) of group g has
+ * a row for policy p; *pairs = its largest number of pairs. */
+static bool table_row(const struct rpt *R, uint32_t g, uint32_t p, int pass,
+                      uint32_t *pairs)
+{
+    const struct cell *c = &R->grp[g].cell[p];
+    *pairs = 0;
+    for (int m = 0; m < NMET; m++)
+        if (shown(R, m, pass) && c->dn[m] > *pairs)
+            *pairs = c->dn[m];
+    return (c->ok || c->failed) && (!pass || has_pairs(R, g, p));
+}
+
+/* The paired table's legend for group g (malloc'd). */
+static char *pair_text(const struct rpt *R, uint32_t g)
+{
+    const char *b = R->pol[R->grp[g].base];
+    char *leg = xmalloc(sizeof pair_legend + 2 * strlen(b));
+    sprintf(leg, pair_legend, b, b);
+    return leg;
+}
+
 static void write_md(const struct rpt *R, FILE *f)
 {
     fprintf(f, "# dlsim report: %s\n\n%s\n", R->name, stat_legend);
@@ -1693,8 +1715,7 @@ static void write_md(const struct rpt *R, FILE *f)
                 break;
             if (pass) {
                 fputs("\n", f);
-                char *leg = xmalloc(sizeof pair_legend + 2 * strlen(R->pol[G->base]));
-                sprintf(leg, pair_legend, R->pol[G->base], R->pol[G->base]);
+                char *leg = pair_text(R, g);
                 md_esc(f, leg);
                 free(leg);
                 fputs("\n\n", f);
@@ -1710,9 +1731,9 @@ static void write_md(const struct rpt *R, FILE *f)
             fputs(pass ? " ---: |\n" : " ---: | ---: |\n", f);
             for (uint32_t p = 0; p < R->npol; p++) {
                 const struct cell *c = &G->cell[p];
-                if ((!c->ok && !c->failed) || (pass && !has_pairs(R, g, p)))
+                uint32_t pairs;
+                if (!table_row(R, g, p, pass, &pairs))
                     continue;
-                uint32_t pairs = 0;
                 fputs("| ", f);
                 md_esc(f, R->pol[p]);
                 fputs(" |", f);
@@ -1722,7 +1743,6 @@ static void write_md(const struct rpt *R, FILE *f)
                     char b[160];
                     fmt_stat(c, m, pass, b, sizeof b);
                     fprintf(f, " %s |", b);
-                    pairs = c->dn[m] > pairs ? c->dn[m] : pairs;
                 }
                 if (pass)
                     fprintf(f, " %u |\n", pairs);
@@ -1831,8 +1851,7 @@ static int write_html(const struct rpt *R, FILE *f)
             if (pass && !has_pairs(R, g, R->npol))
                 break;
             if (pass) {
-                char *leg = xmalloc(sizeof pair_legend + 2 * strlen(R->pol[G->base]));
-                sprintf(leg, pair_legend, R->pol[G->base], R->pol[G->base]);
+                char *leg = pair_text(R, g);
                 fputs("<p>", f);
                 html_esc(f, leg);
                 fputs("</p>\n", f);
@@ -1852,17 +1871,15 @@ static int write_html(const struct rpt *R, FILE *f)
                        : "<th>seeds</th><th>failed</th></tr>\n", f);
             for (uint32_t p = 0; p < R->npol; p++) {
                 const struct cell *c = &G->cell[p];
-                if ((!c->ok && !c->failed) || (pass && !has_pairs(R, g, p)))
+                uint32_t pairs;
+                if (!table_row(R, g, p, pass, &pairs))
                     continue;
-                uint32_t pairs = 0;
                 fputs("<tr><td>", f);
                 html_esc(f, R->pol[p]);
                 fputs("</td>", f);
                 for (int m = 0; m < NMET; m++)
-                    if (shown(R, m, pass)) {
+                    if (shown(R, m, pass))
                         html_cell(f, c, m, pass);
-                        pairs = c->dn[m] > pairs ? c->dn[m] : pairs;
-                    }
                 if (pass)
                     fprintf(f, "<td>%u</td></tr>\n", pairs);
                 else

@@ -29,6 +29,7 @@
  * the YAML document, which is closed before swp_spec_load returns.
  */
 #include "sim/swpint.h"
+#include "policies/policy.h"
 #include "models/mdlint.h"
 
 #include <errno.h>
@@ -90,7 +91,9 @@ static void sanitize(char *out, size_t n, const char *s)
     out[k] = 0;
 }
 
-/* The trace's file name without directories and .gz / .csv. */
+/* A file's name without directories and .gz, then .csv or .yaml / .yml,
+ * sanitized: the readable part of a trace, workload or cluster file in
+ * run ids and in the names of generated traces. */
 static void trace_base(char *out, size_t n, const char *text)
 {
     const char *b = strrchr(text, '/');
@@ -100,8 +103,14 @@ static void trace_base(char *out, size_t n, const char *text)
     size_t l = strlen(tmp);
     if (l > 3 && !strcmp(tmp + l - 3, ".gz"))
         tmp[l -= 3] = 0;
-    if (l > 4 && !strcmp(tmp + l - 4, ".csv"))
-        tmp[l -= 4] = 0;
+    static const char *const ext[] = { ".csv", ".yaml", ".yml" };
+    for (size_t k = 0; k < sizeof ext / sizeof *ext; k++) {
+        size_t e = strlen(ext[k]);
+        if (l > e && !strcmp(tmp + l - e, ext[k])) {
+            tmp[l -= e] = 0;
+            break;
+        }
+    }
     sanitize(out, n, tmp);
 }
 
@@ -392,6 +401,9 @@ static int gen_option(struct yload *L, struct swp_gen *g, const char *key,
     } else if (!strcmp(key, "models")) {
         if (!g->like) {
             g->o.models = g->models = xstrdup(t);
+        } else if (!strcmp(t, "zoo")) {
+            return yl_fail(L, v, "models: zoo is not taken here; list the model "
+                           "names (a,b,c), or like (the fitted mix) or none");
         } else if (!strcmp(t, "none")) {
             g->lo.models = g->models = xstrdup("");
         } else if (strcmp(t, "like")) {
@@ -525,11 +537,6 @@ static int parse_gen_entry(struct swp_spec *s, struct yload *L,
     } else if (like) {
         char b[64];
         trace_base(b, sizeof b, yl_scalar(like));
-        size_t l = strlen(b);
-        if (l > 5 && !strcmp(b + l - 5, ".yaml"))
-            b[l - 5] = 0;
-        else if (l > 4 && !strcmp(b + l - 4, ".yml"))
-            b[l - 4] = 0;
         g->name = xstrdup(b);
     } else {
         g->name = xstrdup("gen");
@@ -1054,14 +1061,7 @@ static int gen_trace(const struct swp_item *ti, const struct cluster *c,
  * extensions (demo-256 for the built-in one), sanitized. */
 static void cluster_base(char *out, size_t n, const struct swp_item *ci)
 {
-    char b[256];
-    trace_base(b, sizeof b, ci->text);
-    size_t l = strlen(b);
-    if (l > 5 && !strcmp(b + l - 5, ".yaml"))
-        b[l - 5] = 0;
-    else if (l > 4 && !strcmp(b + l - 4, ".yml"))
-        b[l - 4] = 0;
-    snprintf(out, n, "%s", b);
+    trace_base(out, n, ci->text);
 }
 
 void swp_gen_path(const struct swp_spec *s, uint32_t i, char *buf, size_t n)

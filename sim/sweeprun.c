@@ -272,21 +272,6 @@ static void sj_number(FILE *f, const struct mdl_json *v, const char *buf,
     fprintf(f, "%.17g", v->num);       /* (not reached: json.c's positions) */
 }
 
-static void sj_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 /* v as compact JSON (arrays and objects) or cell text (top level). */
 static void sj_value(FILE *f, const struct mdl_json *v, bool top, const char *buf,
                      size_t len, const size_t *lstart, long nlines)
@@ -308,7 +293,7 @@ static void sj_value(FILE *f, const struct mdl_json *v, bool top, const char *bu
         if (top)
             fputs(v->str, f);
         else
-            sj_string(f, v->str);
+            out_json_str(f, v->str);
         break;
     case MDL_JSON_ARRAY:
     case MDL_JSON_OBJECT:
@@ -317,7 +302,7 @@ static void sj_value(FILE *f, const struct mdl_json *v, bool top, const char *bu
             if (i)
                 fputc(',', f);
             if (v->type == MDL_JSON_OBJECT) {
-                sj_string(f, v->kid[i].key);
+                out_json_str(f, v->kid[i].key);
                 fputc(':', f);
             }
             sj_value(f, &v->kid[i], false, buf, len, lstart, nlines);

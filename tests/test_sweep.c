@@ -590,6 +590,8 @@ Test(sweep, generated_trace_errors_are_located)
              33, "deadline_slack");
     bad_spec("policies: [fifo]\ntraces: [{lke: w.yaml}]\n", 2, 11,
              "unknown key 'lke'");
+    bad_spec("policies: [fifo]\ntraces: [{like: w.yaml, models: zoo}]\n", 2, 33,
+             "models: zoo is not taken here");
     tu_tmp_file("n.yaml", "policies: [fifo]\ntraces: [{gen: {jobs: 50}}]\n");
     cr_expect_eq(tu_sh("$DLSIM sweep n.yaml --out o"), 2, "%s", tu_out);
     cr_expect(strstr(tu_out, "n.yaml:2:10: scenario 'default': generated trace "
@@ -913,6 +915,19 @@ Test(sweep, run_killed_by_a_signal_is_retried, .timeout = 300)
     cr_expect_eq(tu_sh("cmp full/summary.csv o/summary.csv"), 0, "%s", tu_out);
 }
 
+/* The sweep command fmt is refused (exit 2) with want in its message. */
+__attribute__((format(printf, 2, 3)))
+static void refused(const char *want, const char *fmt, ...)
+{
+    char cmd[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    cr_expect_eq(tu_sh("%s", cmd), 2, "%s: %s", cmd, tu_out);
+    cr_expect(strstr(tu_out, want), "%s: '%s' not in: %s", cmd, want, tu_out);
+}
+
 /* One lock per sweep directory, tried with two real processes: while a
  * sweep runs, a second one on its directory (with --resume or without)
  * and a --merge are refused with the holder's pid, and nothing of the
@@ -926,12 +941,9 @@ Test(sweep, a_second_live_sweep_is_refused, .timeout = 300)
     char want[128];
     snprintf(want, sizeof want, "o is in use by another dlsim sweep (pid %ld on "
              "host ", (long)pid);
-    cr_expect_eq(tu_sh("$DLSIM sweep k.yaml --out o --resume"), 2, "%s", tu_out);
-    cr_expect(strstr(tu_out, want), "%s", tu_out);
-    cr_expect_eq(tu_sh("$DLSIM sweep k.yaml --out o"), 2, "%s", tu_out);
-    cr_expect(strstr(tu_out, want), "%s", tu_out);
-    cr_expect_eq(tu_sh("$DLSIM sweep --merge o"), 2, "%s", tu_out);
-    cr_expect(strstr(tu_out, want), "%s", tu_out);
+    refused(want, "$DLSIM sweep k.yaml --out o --resume");
+    refused(want, "$DLSIM sweep k.yaml --out o");
+    refused(want, "$DLSIM sweep --merge o");
     int st;
     waitpid(pid, &st, 0);
     cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first sweep was disturbed: "
@@ -967,14 +979,11 @@ Test(sweep, shards_share_the_directory_lock, .timeout = 300)
     char want[128];
     snprintf(want, sizeof want, "shard 0/2 of sh is already running (pid %ld on "
              "host ", (long)a);
-    cr_expect_eq(tu_sh("$DLSIM sweep k2.yaml --out sh --shard 0/2"), 2, "%s", tu_out);
-    cr_expect(strstr(tu_out, want), "%s", tu_out);
-    cr_expect_eq(tu_sh("$DLSIM sweep k2.yaml --out sh --shard 1/3"), 2, "%s", tu_out);
-    cr_expect(strstr(tu_out, "sh is being swept in another number of shards: "
-                     "shard 0/2 (pid "), "%s", tu_out);
-    cr_expect_eq(tu_sh("$DLSIM sweep k2.yaml --out sh --resume"), 2, "%s", tu_out);
-    cr_expect(strstr(tu_out, "sh is in use by running shards of a sweep: shard 0/2 "
-                     "(pid "), "%s", tu_out);
+    refused(want, "$DLSIM sweep k2.yaml --out sh --shard 0/2");
+    refused("sh is being swept in another number of shards: shard 0/2 (pid ",
+            "$DLSIM sweep k2.yaml --out sh --shard 1/3");
+    refused("sh is in use by running shards of a sweep: shard 0/2 (pid ",
+            "$DLSIM sweep k2.yaml --out sh --resume");
     int st;
     waitpid(a, &st, 0);
     cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", tu_tmp_text("a.log"));
