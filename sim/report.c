@@ -924,9 +924,32 @@ static void group_heading(const struct rpt *R, uint32_t g, char *buf, size_t n)
 
 /* The length of a path's file name without its directory and without
  * the extensions .gz, .csv, .yaml, .yml, .json (at most two); *name is
- * set to its start. */
+ * set to its start.  A sweep's generated trace (its canonical text) gives
+ * its name. */
 static size_t short_name(const char *path, const char **name)
 {
+    /* a sweep's generated trace, gen(...,name=N) or like(W.yaml,...): N,
+     * else gen, or the workload file's name */
+    size_t pl = strlen(path);
+    if ((!strncmp(path, "gen(", 4) || !strncmp(path, "like(", 5)) && pl &&
+        path[pl - 1] == ')') {
+        const char *nm = strstr(path, ",name=");
+        if (nm) {
+            *name = nm + 6;
+            return strlen(nm + 6) - 1;
+        }
+        if (path[0] == 'g') {
+            *name = path;
+            return 3;
+        }
+        char stem[256];
+        size_t sl = strcspn(path + 5, ",)");
+        snprintf(stem, sizeof stem, "%.*s", (int)sl, path + 5);
+        const char *v;
+        size_t l = short_name(stem, &v);
+        *name = path + 5 + (size_t)(v - stem);
+        return l;
+    }
     const char *v = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     size_t l = strlen(v);
     static const char *const ext[] = { ".gz", ".csv", ".yaml", ".yml",

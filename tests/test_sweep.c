@@ -572,7 +572,11 @@ Test(sweep, the_example_sweep_runs_strict, .timeout = 300)
     cr_expect_eq(tu_sh("grep -c ',ok,' ex/summary.csv; ls ex/traces | wc -l; "
                        "grep -c ',true,' ex/summary.csv"), 0);
     cr_expect_str_eq(tu_out, "56\n9\n56\n", "ok runs, workloads, strict runs");
-    cr_expect_eq(tu_sh("$DLSIM report ex"), 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("$DLSIM report ex --plots p"), 0, "%s", tu_out);
+    /* a generated trace's chart label is its name, not its options */
+    cr_expect(strstr(tu_tmp_text("p/report.gp"), "set xtics ('base philly qos-small "
+                     "@ load 1.2' 0, 'base mixed-fit qos-small @ load 1.2' 1, "),
+              "labels");
 }
 
 /* Generated traces are checked with the spec: located errors, exit 2,
@@ -804,6 +808,18 @@ Test(sweep, mpirun_two_ranks_equal_a_local_sweep, .timeout = 300)
             "ASAN_OPTIONS=detect_leaks=0 $DLSIM sweep f.yaml --out fmpi --quiet");
     cr_expect_neq(rc, 0, "%s", tu_out);
     cr_expect_eq(tu_sh("cmp flocal/summary.csv fmpi/summary.csv"), 0, "%s", tu_out);
+    /* generated workloads: rank 0 writes them before any rank runs; the
+     * summaries differ only in the directory their command names */
+    tu_tmp_file("g.yaml", "policies: [fifo, sjf]\ntraces: [{gen: {jobs: 100}}]\n"
+                "loads: [0.9]\nseeds: 1..3\n");
+    cr_assert_eq(tu_sh("$DLSIM sweep g.yaml --out glocal --quiet"), 0, "%s", tu_out);
+    rc = tu_sh("mpirun --allow-run-as-root --oversubscribe -n 2 -x "
+               "ASAN_OPTIONS=detect_leaks=0 $DLSIM sweep g.yaml --out gmpi --quiet");
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, tu_out);
+    cr_expect_eq(tu_sh("sed s,gmpi/,glocal/,g gmpi/summary.csv | cmp - "
+                       "glocal/summary.csv && for f in glocal/traces/*; do cmp $f "
+                       "gmpi/traces/${f#glocal/traces/} || exit 1; done"), 0, "%s",
+                 tu_out);
 #endif
 }
 
