@@ -606,8 +606,7 @@ static void put_quoted(FILE *f, const char *s)
  * dlsim report reads every job back (the JCT CDF has one point per
  * finished job); a sweep whose scenario name holds a line break and a
  * quote writes a summary.csv that the report reads too. */
-Test(report, reads_back_hostile_names_across_lines, .fini = tu_tmp_cleanup,
-     .timeout = 300)
+Test(report, reads_back_hostile_names_across_lines, .fini = tu_tmp_cleanup)
 {
     static const char *const piece[] = {
         ",", "\"", "\n", "\r\n", " ", "\t", "#", "\xc3\xa9", "'", ";", "|",
