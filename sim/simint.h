@@ -167,6 +167,36 @@ int eng_scale_load(struct trace *t, const struct cluster *c,
 /* The first-start placement of job j (NULL if it never started). */
 const uint32_t *eng_first_gpus(const struct eng *e, uint32_t j);
 
+/* Inside sim/: the engine's failure (fills fail_msg, returns DL_ECHECK),
+ * the jobs on GPU g, and the checks of --check (sim/check.c). */
+int eng_fail(struct eng *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline const uint32_t *eng_gpu_jobs(const struct eng *e, uint32_t g)
+{
+    return e->occ + (size_t)g * e->max_share;
+}
+int eng_check(struct eng *e, simtime_t prev);
+int eng_check_final(struct eng *e);
+
+/* ------------------------------------------------- co-location (share.c) */
+
+/* The factor in (0, 1] job j runs at on gpus[0..n) of type: that of its
+ * slowest GPU given the co-runners there (j itself skipped). */
+double shr_factor(const struct eng *e, uint32_t j, uint32_t type,
+                  const uint32_t *gpus, uint32_t n);
+/* Job j joins gpus[0..n), credited at factor f (rate / solo rate); the
+ * GPUs that were empty are left in e->scratch, their count returned. */
+uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
+                  double f);
+/* Job j leaves its GPUs; those left empty in e->scratch (count returned),
+ * *nshared = those still holding co-runners. */
+uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared);
+/* Running job j's useful credit follows its rate / base_rate. */
+void shr_credit(struct eng *e, uint32_t j);
+/* The distinct jobs on gpus[0..n) but skip, into e->touched. */
+void shr_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
+                    uint32_t skip);
+
 /* -------------------------------------------------------------- metrics */
 
 struct met_summary {
