@@ -44,7 +44,7 @@ static int report(const struct dl_error *err, int code)
 static int run_one(const struct trace *t, struct cluster *c,
                    const struct eng_opts *o, const struct out_prov *pv,
                    const char *dir, FILE *table, bool header,
-                   struct met_summary *sum)
+                   struct met_summary *sum, bool *io_failed)
 {
     struct dl_error err = { 0 };
     struct eng_opts oo = *o;
@@ -76,6 +76,8 @@ static int run_one(const struct trace *t, struct cluster *c,
     met_summarize(e, &m);
     if (dir && (rc = out_write_run(e, &m, dir, o->policy, t->path, c->name,
                                    pv, &err))) {
+        if (io_failed)
+            *io_failed = rc == DL_EIO;
         eng_free(e);
         return report(&err, rc);
     }
@@ -91,9 +93,9 @@ static int run_one(const struct trace *t, struct cluster *c,
 
 int cli_run_one(const struct trace *t, struct cluster *c,
                 const struct eng_opts *o, const struct out_prov *pv,
-                const char *dir, FILE *table, bool header)
+                const char *dir, FILE *table, bool header, bool *io_failed)
 {
-    return run_one(t, c, o, pv, dir, table, header, NULL);
+    return run_one(t, c, o, pv, dir, table, header, NULL, io_failed);
 }
 
 static const char run_help[] =
@@ -263,7 +265,7 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec,
     if (!quiet && isatty(2))
         o.progress = stderr;    /* never when not a terminal: scripts and
                                    tests see the same output as before */
-    rc = run_one(&t, &c, &o, &pv, out, quiet ? NULL : stdout, true, NULL);
+    rc = run_one(&t, &c, &o, &pv, out, quiet ? NULL : stdout, true, NULL, NULL);
     free(command);
     trc_free(&t);
     clu_free(&c);
@@ -384,7 +386,8 @@ static int cmd_demo(int argc, char **argv)
                     *p = '_';
         }
         struct met_summary m;
-        rc = run_one(&t, &c, &o, &pv, out ? dir : NULL, stdout, i == 0, &m);
+        rc = run_one(&t, &c, &o, &pv, out ? dir : NULL, stdout, i == 0, &m,
+                     NULL);
         dl_diag_free(&diag);
         if (!rc) {
             mk_floor = m.makespan_floor;

@@ -52,6 +52,11 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void out_json_str(FILE *f, const char *s)
+{
+    json_str(f, s);
+}
+
 static void put_time(FILE *f, simtime_t t)
 {
     char b[32];

@@ -12,11 +12,22 @@
  * found before anything is drawn or written.
  *
  * Numbers.  dlsim computes every number; gnuplot only draws.  Runs are
- * grouped by (scenario, trace, cluster, models, load) -- a "group" -- and
- * within a group by policy (the full policy string); the seeds of a
- * (group, policy) cell give the mean and the sample standard deviation
- * (n - 1; 0 for one seed) of each metric, shown as mean +- std in the
- * tables and as error bars in the charts.  A failed run only counts in
+ * grouped by (scenario, trace, cluster, models, load) -- a "group", one
+ * comparison of policies -- and within a group by policy (the full policy
+ * string); the seeds of a (group, policy) cell give the mean, the sample
+ * standard deviation (n - 1; 0 for one seed) and, for two seeds or more,
+ * the 95 % confidence interval of the mean (t distribution, GSL) of each
+ * metric, shown as mean +- std [lo, hi] in the tables and as error bars
+ * (std) in the charts.  Paired differences: each policy's value minus
+ * the group's baseline policy's (its first policy with a finished run) on
+ * the same seed -- the same workload, every other coordinate equal by
+ * construction of the group -- with their mean and 95 % CI, in a second
+ * table per group and in bar charts titled as paired differences (error
+ * bars: the CI).  A group of two or more policies whose every makespan
+ * lies within 2 % of its makespan_floor is flagged: decided by the floor.
+ * The seven metrics of SPEC 4's first list are required; useful
+ * utilization, the window utilizations and the floor are shown where the
+ * summary has them.  A failed run only counts in
  * the "failed" column and the failed-runs table; an empty
  * qos_guarantee_rate (no QoS jobs) is left out of that metric's mean.
  * Times are shown in hours.  A "setting" is a group without its load;
@@ -41,6 +52,9 @@
 #include "sim/report.h"
 #include "models/model.h"
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -59,25 +73,53 @@
 
 /* ------------------------------------------------------------ metrics */
 
-enum { M_QOS, M_UALLOC, M_UEFF, M_MAKESPAN, M_WAIT, M_P99WAIT, M_JCT, NMET };
+enum {
+    M_QOS, M_UALLOC, M_UEFF, M_UUSE, M_UALLOC_W, M_UEFF_W, M_UUSE_W,
+    M_MAKESPAN, M_FLOOR, M_WAIT, M_P99WAIT, M_JCT, NMET
+};
 
+/* The metrics, in table order.  The seven "need" columns every summary
+ * has; the others (useful utilization, the arrival-window utilizations,
+ * the makespan floor: SPEC 5) are shown where the summary has them. */
 static const struct metric {
     const char *col;            /* summary.csv / summary.json name */
     const char *key;            /* id in file, block and element names */
     const char *title;          /* chart title */
     const char *head;           /* table header */
     double scale;               /* stored value -> shown unit */
+    bool need;                  /* a required column */
+    bool nullable;              /* may be empty (null) in a run */
+    bool bars;                  /* a bar chart (and versus-load curves) */
 } met[NMET] = {
-    { "qos_guarantee_rate", "qos", "QoS guarantee rate", "QoS rate", 1 },
+    { "qos_guarantee_rate", "qos", "QoS guarantee rate", "QoS rate", 1, true,
+      true, true },
     { "gpu_util_alloc", "util_alloc", "Allocated GPU utilization",
-      "util alloc", 1 },
+      "util alloc", 1, true, false, true },
     { "gpu_util_effective", "util_eff", "Effective GPU utilization",
-      "util eff", 1 },
-    { "makespan", "makespan", "Makespan (hours)", "makespan (h)", 1.0 / 3600 },
-    { "avg_wait", "avg_wait", "Mean wait (hours)", "mean wait (h)", 1.0 / 3600 },
-    { "p99_wait", "p99_wait", "p99 wait (hours)", "p99 wait (h)", 1.0 / 3600 },
-    { "avg_jct", "avg_jct", "Mean JCT (hours)", "mean JCT (h)", 1.0 / 3600 },
+      "util eff", 1, true, false, true },
+    { "gpu_util_useful", "util_useful", "Useful GPU utilization",
+      "util useful", 1, false, false, true },
+    { "gpu_util_alloc_window", "util_alloc_w", "Allocated GPU utilization, "
+      "arrival window", "alloc (window)", 1, false, true, false },
+    { "gpu_util_effective_window", "util_eff_w", "Effective GPU utilization, "
+      "arrival window", "eff (window)", 1, false, true, false },
+    { "gpu_util_useful_window", "util_useful_w", "Useful GPU utilization, "
+      "arrival window", "useful (window)", 1, false, true, false },
+    { "makespan", "makespan", "Makespan (hours)", "makespan (h)", 1.0 / 3600,
+      true, false, true },
+    { "makespan_floor", "makespan_floor", "Makespan floor (hours)",
+      "floor (h)", 1.0 / 3600, false, false, false },
+    { "avg_wait", "avg_wait", "Mean wait (hours)", "mean wait (h)", 1.0 / 3600,
+      true, true, true },
+    { "p99_wait", "p99_wait", "p99 wait (hours)", "p99 wait (h)", 1.0 / 3600,
+      true, true, true },
+    { "avg_jct", "avg_jct", "Mean JCT (hours)", "mean JCT (h)", 1.0 / 3600,
+      true, true, true },
 };
+
+/* A comparison whose every makespan lies within this factor of its floor
+ * is decided by the floor (one long job), not by the policies. */
+#define RPT_FLOOR_SLACK 1.02
 
 /* Policy colours: ten strong, then ten light ones; lines also change dash
  * type every twenty policies. */
@@ -105,6 +147,11 @@ struct cell {                   /* one policy in one group */
     uint32_t ok, failed;
     uint32_t n[NMET];
     double mean[NMET], std[NMET];
+    double lo[NMET], hi[NMET];  /* 95 % CI of the mean (n >= 2), else NaN */
+    /* paired differences against the group's baseline policy: this
+     * policy's value minus the baseline's, over the seeds both have */
+    uint32_t dn[NMET];
+    double dmean[NMET], dstd[NMET], dlo[NMET], dhi[NMET];
 };
 
 struct group {
@@ -112,6 +159,9 @@ struct group {
     double load;                /* NaN: own arrivals */
     const char *load_text;
     struct cell *cell;          /* [npol] */
+    uint32_t base;              /* baseline policy: the group's first with
+                                   a finished run (SIM_NONE: none) */
+    bool floor_bound;           /* every makespan within 2 % of its floor */
 };
 
 struct setting {
@@ -142,6 +192,7 @@ struct rpt {
     struct group *grp;
     uint32_t ngrp;
     bool vary[4];               /* scenario, trace, cluster, models vary */
+    bool has[NMET];             /* the summary has this metric */
     /* drawing */
     const char *work;           /* gnuplot's directory */
     bool keep;                  /* work is --plots PDIR, kept afterwards */
@@ -206,6 +257,25 @@ void rpt_mean_std(const double *x, size_t n, double *mean, double *std)
     *std = n > 1 ? sqrt(q / (double)(n - 1)) : 0;
 }
 
+double rpt_t975(unsigned df)
+{
+    gsl_set_error_handler_off();
+    return df ? gsl_cdf_tdist_Pinv(0.975, (double)df) : NAN;
+}
+
+void rpt_ci95(const double *x, size_t n, double *lo, double *hi)
+{
+    double m, sd;
+    rpt_mean_std(x, n, &m, &sd);
+    if (n < 2) {
+        *lo = *hi = NAN;
+        return;
+    }
+    double h = rpt_t975((unsigned)(n - 1)) * sd / sqrt((double)n);
+    *lo = m - h;
+    *hi = m + h;
+}
+
 size_t rpt_cdf_points(const double *x, size_t n, size_t k, double *px,
                       double *pf)
 {
@@ -226,21 +296,25 @@ static int cmp_double(const void *a, const void *b)
 
 /* ------------------------------------------------------------ CSV
  *
- * A streaming, line-based reader for the CSVs dlsim writes: RFC 4180
- * quoting within a line ("a,b" and "" for a quote), fields split in place,
- * a trailing '\r' dropped, blank lines skipped.  A quoted field cannot
- * span lines (dlsim never writes one). */
+ * A streaming reader for the CSVs dlsim writes, RFC 4180: fields split at
+ * commas, "a,b" quoted, "" for a quote inside quotes, and a quoted field
+ * may hold line breaks (ids, names and error messages can), so a record
+ * is one line or several.  Blank lines between records are skipped; a
+ * record's trailing '\r' is dropped (a '\r' inside quotes is kept).  Each
+ * field remembers the line and column (bytes from 1) where it starts, for
+ * messages; a record's line (lineno) is the line it starts on. */
 
 struct rcsv {
     const char *path;
     FILE *f;
-    char *line;
-    size_t cap;
-    long lineno;
+    char *line, *rec;
+    size_t cap, reccap;
+    long phys;                  /* lines read so far */
+    long lineno;                /* first line of the current record */
     char **fld;
-    long *col;
+    long *col, *fline;
     int nf, ncols;
-    size_t capf, capc;
+    size_t capf, capc, capl;
 };
 
 static int rcsv_open(struct rcsv *c, const char *path, struct dl_error *err)
@@ -258,43 +332,79 @@ static void rcsv_close(struct rcsv *c)
     if (c->f)
         fclose(c->f);
     free(c->line);
+    free(c->rec);
     free(c->fld);
     free(c->col);
+    free(c->fline);
     memset(c, 0, sizeof *c);
+}
+
+/* Appends the next physical line to rec[*len..]: its length, 0 at the
+ * end of the file, or DL_EINPUT / DL_EIO (negative). */
+static ssize_t rcsv_more(struct rcsv *c, size_t *len, struct dl_error *err)
+{
+    errno = 0;
+    ssize_t n = getline(&c->line, &c->cap, c->f);
+    if (n < 0) {
+        if (ferror(c->f))
+            return dl_fail_io(err, c->path, "read error: %s", strerror(errno));
+        return 0;
+    }
+    c->phys++;
+    if (memchr(c->line, '\0', (size_t)n))
+        return dl_fail(err, c->path, c->phys, 0, "NUL byte in line");
+    xgrow(&c->rec, &c->reccap, *len + (size_t)n + 1, 1);
+    memcpy(c->rec + *len, c->line, (size_t)n + 1);
+    *len += (size_t)n;
+    return n;
 }
 
 /* 1 with a row, 0 at the end, DL_EINPUT or DL_EIO. */
 static int rcsv_row(struct rcsv *c, struct dl_error *err)
 {
     for (;;) {
-        errno = 0;
-        ssize_t n = getline(&c->line, &c->cap, c->f);
-        if (n < 0) {
-            if (ferror(c->f))
-                return dl_fail_io(err, c->path, "read error: %s", strerror(errno));
-            return 0;
+        size_t len = 0;
+        ssize_t n = rcsv_more(c, &len, err);
+        if (n <= 0)
+            return (int)n;
+        c->lineno = c->phys;
+        /* a record ends at a line break outside quotes: an odd number of
+         * quotes so far means a quoted field goes on */
+        bool inq = false;
+        for (size_t i = 0; i < len; i++)
+            inq ^= c->rec[i] == '"';
+        while (inq) {
+            size_t from = len;
+            if ((n = rcsv_more(c, &len, err)) < 0)
+                return (int)n;
+            if (!n)
+                break;          /* unterminated: reported below */
+            for (size_t i = from; i < len; i++)
+                inq ^= c->rec[i] == '"';
         }
-        c->lineno++;
-        char *s = c->line;
-        if (memchr(s, '\0', (size_t)n))
-            return dl_fail(err, c->path, c->lineno, 0, "NUL byte in line");
-        while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-            s[--n] = '\0';
-        if (!n)
+        char *s = c->rec;
+        if (len && s[len - 1] == '\n')
+            s[--len] = '\0';
+        if (len && s[len - 1] == '\r')
+            s[--len] = '\0';
+        if (!len)
             continue;
         c->nf = 0;
-        char *p = s;
+        char *p = s, *lstart = s;
+        long line = c->lineno;
         for (;;) {
             xgrow(&c->fld, &c->capf, (size_t)c->nf + 1, sizeof *c->fld);
             xgrow(&c->col, &c->capc, (size_t)c->nf + 1, sizeof *c->col);
-            c->col[c->nf] = (long)(p - s) + 1;
+            xgrow(&c->fline, &c->capl, (size_t)c->nf + 1, sizeof *c->fline);
+            c->col[c->nf] = (long)(p - lstart) + 1;
+            c->fline[c->nf] = line;
             c->fld[c->nf++] = p;
             char *next;
             if (*p == '"') {
                 char *w = p, *r = p + 1;
                 for (;;) {
                     if (!*r)
-                        return dl_fail(err, c->path, c->lineno,
+                        return dl_fail(err, c->path, c->fline[c->nf - 1],
                                        c->col[c->nf - 1],
                                        "unterminated quoted field");
                     if (*r == '"' && r[1] == '"') {
@@ -304,24 +414,29 @@ static int rcsv_row(struct rcsv *c, struct dl_error *err)
                         r++;
                         break;
                     } else {
+                        if (*r == '\n') {
+                            line++;
+                            lstart = r + 1;
+                        }
                         *w++ = *r++;
                     }
                 }
                 if (*r && *r != ',')
-                    return dl_fail(err, c->path, c->lineno, (long)(r - s) + 1,
+                    return dl_fail(err, c->path, line, (long)(r - lstart) + 1,
                                    "text after a closing quote");
                 next = *r ? r + 1 : NULL;
                 *w = '\0';
             } else {
-                char *comma = strchr(p, ',');
-                char *q = comma ? memchr(p, '"', (size_t)(comma - p))
-                                : strchr(p, '"');
+                char *e = p + strcspn(p, ",\n");
+                if (*e == '\n')
+                    return dl_fail(err, c->path, line, (long)(e - lstart) + 1,
+                                   "line break inside an unquoted field");
+                char *q = memchr(p, '"', (size_t)(e - p));
                 if (q)
-                    return dl_fail(err, c->path, c->lineno, (long)(q - s) + 1,
+                    return dl_fail(err, c->path, line, (long)(q - lstart) + 1,
                                    "quote inside an unquoted field");
-                next = comma ? comma + 1 : NULL;
-                if (comma)
-                    *comma = '\0';
+                next = *e ? e + 1 : NULL;
+                *e = '\0';
             }
             if (!next)
                 break;
@@ -345,7 +460,7 @@ static int rcsv_header(struct rcsv *c, struct dl_error *err)
     for (int i = 0; i < c->nf; i++)
         for (int j = 0; j < i; j++)
             if (!strcmp(c->fld[i], c->fld[j]))
-                return dl_fail(err, c->path, c->lineno, c->col[i],
+                return dl_fail(err, c->path, c->fline[i], c->col[i],
                                "column '%s' appears twice", c->fld[i]);
     c->ncols = c->nf;
     return 0;
@@ -381,13 +496,13 @@ static int rcsv_num(const struct rcsv *c, int i, const char *name, bool opt,
     const char *s = rcsv_get(c, i);
     if (!*s) {
         if (!opt)
-            return dl_fail(err, c->path, c->lineno, c->col[i],
+            return dl_fail(err, c->path, c->fline[i], c->col[i],
                            "column '%s': empty", name);
         *out = NAN;
         return 0;
     }
     if (sim_parse_double(s, out) || *out < 0)
-        return dl_fail(err, c->path, c->lineno, c->col[i],
+        return dl_fail(err, c->path, c->fline[i], c->col[i],
                        "column '%s': not a number >= 0: '%s'", name, s);
     return 0;
 }
@@ -454,9 +569,13 @@ static int load_sweep(struct rpt *R, const char *path)
         (rc = rcsv_need(&c, "policy", &i_pol, R->err)) ||
         (rc = rcsv_need(&c, "status", &i_status, R->err)))
         goto out;
-    for (int m = 0; m < NMET; m++)
-        if ((rc = rcsv_need(&c, met[m].col, &i_met[m], R->err)))
+    for (int m = 0; m < NMET; m++) {
+        if (met[m].need && (rc = rcsv_need(&c, met[m].col, &i_met[m], R->err)))
             goto out;
+        if (!met[m].need)
+            i_met[m] = rcsv_find(&c, met[m].col);
+        R->has[m] = i_met[m] >= 0;
+    }
     int i_scen = rcsv_find(&c, "scenario"), i_trace = rcsv_find(&c, "trace");
     int i_clu = rcsv_find(&c, "cluster"), i_models = rcsv_find(&c, "models");
     int i_load = rcsv_find(&c, "load"), i_seed = rcsv_find(&c, "seed");
@@ -473,24 +592,33 @@ static int load_sweep(struct rpt *R, const char *path)
         r->seed = adup(R, rcsv_get(&c, i_seed));
         r->error = adup(R, rcsv_get(&c, i_error));
         r->load_text = adup(R, rcsv_get(&c, i_load));
-        r->failed = !strcmp(rcsv_get(&c, i_status), "failed");
-        r->line = c.lineno;
+        /* the sweep writes none for no models and the trace's own
+         * arrivals (never an empty cell); older sweeps wrote "" */
+        if (!strcmp(r->models, "none"))
+            r->models = "";
+        if (!strcmp(r->load_text, "none"))
+            r->load_text = "";
+        /* retry: failed for a reason of its environment (a full disk, a
+         * kill); a --resume runs it again */
+        r->failed = !strcmp(rcsv_get(&c, i_status), "failed") ||
+                    !strcmp(rcsv_get(&c, i_status), "retry");
+        r->line = c.fline[i_id];
         r->col = c.col[i_id];
         if (!*r->policy) {
-            rc = dl_fail(R->err, path, c.lineno, c.col[i_pol],
+            rc = dl_fail(R->err, path, c.fline[i_pol], c.col[i_pol],
                          "column 'policy': empty");
             break;
         }
         if (*r->load_text) {
             if (sim_parse_double(r->load_text, &r->load) || !(r->load > 0)) {
-                rc = dl_fail(R->err, path, c.lineno, c.col[i_load],
+                rc = dl_fail(R->err, path, c.fline[i_load], c.col[i_load],
                              "column 'load': not a number > 0: '%s'",
                              r->load_text);
                 break;
             }
         }
         if (!*id || strchr(id, '/') || !strcmp(id, ".") || !strcmp(id, "..")) {
-            rc = dl_fail(R->err, path, c.lineno, c.col[i_id],
+            rc = dl_fail(R->err, path, c.fline[i_id], c.col[i_id],
                          "column 'run_id': not a directory name: '%s'", id);
             break;
         }
@@ -504,7 +632,7 @@ static int load_sweep(struct rpt *R, const char *path)
          * status says) is left out with a note rather than refused */
         bool none = true;
         for (int m = 0; m < NMET; m++)
-            none &= !*rcsv_get(&c, i_met[m]);
+            none &= !*rcsv_get(&c, i_met[m]);   /* (absent: "") */
         if (none) {
             note(R, "Run %s (%s, seed %s) has status '%s' and no metrics; left "
                  "out.", r->id, r->policy, r->seed, rcsv_get(&c, i_status));
@@ -513,13 +641,13 @@ static int load_sweep(struct rpt *R, const char *path)
         }
         rc = 0;
         for (int m = 0; m < NMET && !rc; m++)
-            if (!(rc = rcsv_num(&c, i_met[m], met[m].col, m == M_QOS, &r->v[m],
-                                R->err)))
+            if (R->has[m] && !(rc = rcsv_num(&c, i_met[m], met[m].col,
+                                             met[m].nullable, &r->v[m], R->err)))
                 r->v[m] *= met[m].scale;
         if (rc)
             break;
         if (r->v[M_QOS] > 1) {
-            rc = dl_fail(R->err, path, c.lineno, c.col[i_met[M_QOS]],
+            rc = dl_fail(R->err, path, c.fline[i_met[M_QOS]], c.col[i_met[M_QOS]],
                          "column 'qos_guarantee_rate': above 1: '%s'",
                          rcsv_get(&c, i_met[M_QOS]));
             break;
@@ -588,10 +716,12 @@ static int load_single(struct rpt *R, const char *path)
         !(rc = json_member(R, path, o, "trace", &r->trace, NULL, false)) &&
         !(rc = json_member(R, path, o, "cluster", &r->cluster, NULL, false)) &&
         !(rc = json_member(R, path, o, "seed", &r->seed, NULL, false)))
-        for (int m = 0; m < NMET && !rc; m++)
-            if (!(rc = json_member(R, path, o, met[m].col, NULL, &r->v[m],
-                                   m == M_QOS)))
+        for (int m = 0; m < NMET && !rc; m++) {
+            R->has[m] = met[m].need || mdl_json_get(o, met[m].col);
+            if (R->has[m] && !(rc = json_member(R, path, o, met[m].col, NULL,
+                                                &r->v[m], met[m].nullable)))
                 r->v[m] *= met[m].scale;
+        }
     if (!rc && r->v[M_QOS] > 1) {      /* as summary.csv's rows */
         const struct mdl_json *v = mdl_json_get(o, met[M_QOS].col);
         rc = dl_fail(R->err, path, v->line, v->col, "'%s': above 1: %.17g",
@@ -665,7 +795,8 @@ static void build_groups(struct rpt *R)
                     R->grp[g] = R->grp[g - 1];
                     g--;
                 }
-                R->grp[g] = (struct group){ s, r->load, r->load_text, NULL };
+                R->grp[g] = (struct group){ s, r->load, r->load_text, NULL,
+                                            SIM_NONE, false };
                 R->ngrp++;
             }
         }
@@ -680,28 +811,86 @@ static void build_groups(struct rpt *R)
             g++;
         r->grp = g;
     }
-    /* cells */
+    /* the runs of each group, in run order */
+    uint32_t *start = xcalloc(R->ngrp + 1, sizeof *start);
+    uint32_t *idx = xmalloc((R->nrun + 1) * sizeof *idx);
+    for (size_t i = 0; i < R->nrun; i++)
+        start[R->run[i].grp + 1]++;
+    for (uint32_t g = 0; g < R->ngrp; g++)
+        start[g + 1] += start[g];
+    uint32_t *fill = xmalloc((R->ngrp + 1) * sizeof *fill);
+    memcpy(fill, start, (R->ngrp + 1) * sizeof *fill);
+    for (size_t i = 0; i < R->nrun; i++)
+        idx[fill[R->run[i].grp]++] = (uint32_t)i;
+    free(fill);
+    /* cells: mean, std and CI per metric; then paired differences */
     double *x = xmalloc((R->nrun + 1) * sizeof *x);
     for (uint32_t g = 0; g < R->ngrp; g++) {
+        struct group *G = &R->grp[g];
         struct cell *cl = xcalloc(R->npol, sizeof *cl);
-        R->grp[g].cell = cl;
+        G->cell = cl;
+        const uint32_t *gi = idx + start[g], gn = start[g + 1] - start[g];
         for (uint32_t p = 0; p < R->npol; p++) {
-            for (size_t i = 0; i < R->nrun; i++)
-                if (R->run[i].grp == g && R->run[i].pol == p)
-                    R->run[i].failed ? cl[p].failed++ : cl[p].ok++;
+            for (uint32_t k = 0; k < gn; k++)
+                if (R->run[gi[k]].pol == p)
+                    R->run[gi[k]].failed ? cl[p].failed++ : cl[p].ok++;
+            if (cl[p].ok && G->base == SIM_NONE)
+                G->base = p;
             for (int m = 0; m < NMET; m++) {
                 size_t n = 0;
-                for (size_t i = 0; i < R->nrun; i++) {
-                    const struct run *r = &R->run[i];
-                    if (r->grp == g && r->pol == p && !r->failed && !isnan(r->v[m]))
+                for (uint32_t k = 0; k < gn; k++) {
+                    const struct run *r = &R->run[gi[k]];
+                    if (r->pol == p && !r->failed && !isnan(r->v[m]))
                         x[n++] = r->v[m];
                 }
                 cl[p].n[m] = (uint32_t)n;
                 rpt_mean_std(x, n, &cl[p].mean[m], &cl[p].std[m]);
+                rpt_ci95(x, n, &cl[p].lo[m], &cl[p].hi[m]);
             }
         }
+        /* pairs: a run of policy p and the baseline's run of the same
+         * seed (the group fixes every other coordinate) */
+        for (uint32_t p = 0; p < R->npol && G->base != SIM_NONE; p++) {
+            if (p == G->base)
+                continue;
+            for (int m = 0; m < NMET; m++) {
+                size_t n = 0;
+                for (uint32_t k = 0; k < gn; k++) {
+                    const struct run *r = &R->run[gi[k]];
+                    if (r->pol != p || r->failed || isnan(r->v[m]))
+                        continue;
+                    for (uint32_t j = 0; j < gn; j++) {
+                        const struct run *b = &R->run[gi[j]];
+                        if (b->pol == G->base && !b->failed && !isnan(b->v[m]) &&
+                            !strcmp(b->seed, r->seed)) {
+                            x[n++] = r->v[m] - b->v[m];
+                            break;
+                        }
+                    }
+                }
+                cl[p].dn[m] = (uint32_t)n;
+                rpt_mean_std(x, n, &cl[p].dmean[m], &cl[p].dstd[m]);
+                rpt_ci95(x, n, &cl[p].dlo[m], &cl[p].dhi[m]);
+            }
+        }
+        /* decided by the floor: every finished run's makespan within 2 %
+         * of its own floor, in a comparison of two or more policies */
+        uint32_t pols = 0, runs = 0, bound = 0;
+        for (uint32_t p = 0; p < R->npol; p++)
+            pols += cl[p].ok > 0;
+        for (uint32_t k = 0; k < gn && R->has[M_FLOOR]; k++) {
+            const struct run *r = &R->run[gi[k]];
+            if (r->failed || isnan(r->v[M_MAKESPAN]) || isnan(r->v[M_FLOOR]))
+                continue;
+            runs++;
+            bound += r->v[M_FLOOR] > 0 &&
+                     r->v[M_MAKESPAN] <= RPT_FLOOR_SLACK * r->v[M_FLOOR];
+        }
+        G->floor_bound = pols >= 2 && runs && bound == runs;
     }
     free(x);
+    free(idx);
+    free(start);
 }
 
 static void free_groups(struct rpt *R)
@@ -735,9 +924,32 @@ static void group_heading(const struct rpt *R, uint32_t g, char *buf, size_t n)
 
 /* The length of a path's file name without its directory and without
  * the extensions .gz, .csv, .yaml, .yml, .json (at most two); *name is
- * set to its start. */
+ * set to its start.  A sweep's generated trace (its canonical text) gives
+ * its name. */
 static size_t short_name(const char *path, const char **name)
 {
+    /* a sweep's generated trace, gen(...,name=N) or like(W.yaml,...): N,
+     * else gen, or the workload file's name */
+    size_t pl = strlen(path);
+    if ((!strncmp(path, "gen(", 4) || !strncmp(path, "like(", 5)) && pl &&
+        path[pl - 1] == ')') {
+        const char *nm = strstr(path, ",name=");
+        if (nm) {
+            *name = nm + 6;
+            return strlen(nm + 6) - 1;
+        }
+        if (path[0] == 'g') {
+            *name = path;
+            return 3;
+        }
+        char stem[256];
+        size_t sl = strcspn(path + 5, ",)");
+        snprintf(stem, sizeof stem, "%.*s", (int)sl, path + 5);
+        const char *v;
+        size_t l = short_name(stem, &v);
+        *name = path + 5 + (size_t)(v - stem);
+        return l;
+    }
     const char *v = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     size_t l = strlen(v);
     static const char *const ext[] = { ".gz", ".csv", ".yaml", ".yml",
@@ -846,52 +1058,105 @@ static int pdash(uint32_t p)
 }
 
 /* One bar chart per metric: clusters = settings at their reference
- * group, one bar per policy, error bars = sample std over seeds. */
-static void draw_bars(struct rpt *R, int m)
+ * group, one bar per policy, error bars = sample std over seeds; the
+ * makespan chart also marks each setting's floor (the mean over its runs
+ * of makespan_floor).  With diff, the paired differences against each
+ * group's baseline policy instead (no bar for the baseline itself), error
+ * bars = their 95 % CI. */
+static void draw_bars(struct rpt *R, int m, bool diff)
 {
     uint32_t P = R->npol, S = R->nset;
-    bool any = false;
-    for (uint32_t s = 0; s < S; s++)
-        for (uint32_t p = 0; p < P; p++)
-            any |= R->grp[R->set[s].ref].cell[p].n[m] > 0;
-    if (!any) {
-        note(R, "No run has a value of %s (for the QoS rate: no job has a "
-             "deadline), so it has no bar chart.", met[m].col);
-        return;
-    }
+    const char *key = met[m].key, *kind = diff ? "diff" : "bars";
     /* one slot per policy with a value somewhere in this chart */
     uint32_t *slot = xmalloc(P * sizeof *slot), nslot = 0;
     for (uint32_t p = 0; p < P; p++) {
         slot[p] = SIM_NONE;
-        for (uint32_t s = 0; s < S && slot[p] == SIM_NONE; s++)
-            if (R->grp[R->set[s].ref].cell[p].n[m])
+        for (uint32_t s = 0; s < S && slot[p] == SIM_NONE; s++) {
+            const struct group *G = &R->grp[R->set[s].ref];
+            if (diff ? p != G->base && G->cell[p].dn[m] : G->cell[p].n[m] > 0)
                 slot[p] = nslot++;
+        }
+    }
+    if (!nslot) {
+        if (!diff)
+            note(R, "No run has a value of %s (for the QoS rate: no job has a "
+                 "deadline), so it has no bar chart.", met[m].col);
+        free(slot);
+        return;
     }
     double w = 0.8 / nslot;
     for (uint32_t p = 0; p < P; p++) {
         if (slot[p] == SIM_NONE)
             continue;
-        fprintf(R->gp, "$bars_%s_p%u << EOD\n", met[m].key, p);
+        fprintf(R->gp, "$%s_%s_p%u << EOD\n", kind, key, p);
         for (uint32_t s = 0; s < S; s++) {
-            const struct cell *c = &R->grp[R->set[s].ref].cell[p];
-            if (c->n[m])
-                fprintf(R->gp, "%.9g %.9g %.9g\n",
-                        s + (slot[p] - (nslot - 1) / 2.0) * w, c->mean[m],
-                        c->std[m]);
+            const struct group *G = &R->grp[R->set[s].ref];
+            const struct cell *c = &G->cell[p];
+            double x = s + (slot[p] - (nslot - 1) / 2.0) * w;
+            if (!diff && c->n[m])
+                fprintf(R->gp, "%.9g %.9g %.9g\n", x, c->mean[m], c->std[m]);
+            else if (diff && p != G->base && c->dn[m])  /* one pair: no bar */
+                fprintf(R->gp, "%.9g %.9g %.9g %.9g\n", x, c->dmean[m],
+                        c->dn[m] > 1 ? c->dlo[m] : c->dmean[m],
+                        c->dn[m] > 1 ? c->dhi[m] : c->dmean[m]);
         }
         fputs("EOD\n", R->gp);
     }
-    char cap[512];
-    snprintf(cap, sizeof cap, "%s per policy (mean over seeds, error bars: "
-             "sample standard deviation)%s", met[m].title,
-             S > 1 || R->set[0].nloads ? ", at each setting's highest load" : "");
+    /* the makespan floor of each setting */
+    bool floor = !diff && m == M_MAKESPAN && R->has[M_FLOOR];
+    if (floor) {
+        fputs("$floor_makespan << EOD\n", R->gp);
+        for (uint32_t s = 0; s < S; s++) {
+            double sum = 0;
+            size_t n = 0;
+            for (size_t i = 0; i < R->nrun; i++) {
+                const struct run *r = &R->run[i];
+                if (r->grp == R->set[s].ref && !r->failed && !isnan(r->v[M_FLOOR]))
+                    sum += r->v[M_FLOOR], n++;
+            }
+            if (n)
+                fprintf(R->gp, "%u %.9g\n", s, sum / (double)n);
+        }
+        fputs("EOD\n", R->gp);
+    }
+    /* the baseline the differences are taken against */
+    const char *base = NULL;
+    bool one_base = true;
+    for (uint32_t s = 0; s < S; s++) {
+        uint32_t b = R->grp[R->set[s].ref].base;
+        if (b == SIM_NONE)
+            continue;
+        one_base &= !base || !strcmp(base, R->pol[b]);
+        base = base ? base : R->pol[b];
+    }
+    char cap[1024], title[512];
+    const char *where = S > 1 || R->set[0].nloads ? ", at each setting's highest "
+                                                    "load" : "";
+    if (diff) {
+        snprintf(cap, sizeof cap, "Paired differences in %s against %s%s%s: "
+                 "each policy minus the baseline on the same seed (the same "
+                 "workload), mean over the pairs, error bars: 95 %% confidence "
+                 "interval (t distribution; none for a single pair)%s",
+                 met[m].title, one_base ? "" : "each setting's first policy",
+                 one_base ? base : "", one_base ? " (the first policy)" : "",
+                 where);
+        snprintf(title, sizeof title, "Paired difference: %s, policy - %s",
+                 met[m].title, one_base ? base : "first policy");
+    } else {
+        snprintf(cap, sizeof cap, "%s per policy (mean over seeds, not a "
+                 "difference; error bars: sample standard deviation)%s%s",
+                 met[m].title, floor ? "; black lines: the makespan floor" : "",
+                 where);
+        snprintf(title, sizeof title, "%s", met[m].title);
+    }
     int width = 360 + (int)(S * nslot) * 26;
-    fig_begin(R, S_BARS, cap, met[m].title, width < 760 ? 760 : width > 1400 ? 1400 : width,
+    fig_begin(R, S_BARS, cap, title, width < 760 ? 760 : width > 1400 ? 1400 : width,
               420);
     FILE *g = R->gp;
     fprintf(g, "set boxwidth %.9g absolute\nset style fill solid 0.85 border "
-            "lc rgb '#333333'\nset xrange [-0.5:%.1f]\nset yrange [0:*]\n"
+            "lc rgb '#333333'\nset xrange [-0.5:%.1f]\n%s"
             "%sset xtics (", w * 0.9, S - 0.5,
+            diff ? "set xzeroaxis lt -1\n" : "set yrange [0:*]\n",
             S > 2 ? "set xtics rotate by -20 left\nset bmargin 6\n" : "");
     for (uint32_t s = 0; s < S; s++) {
         char lab[512], full[600];
@@ -909,11 +1174,15 @@ static void draw_bars(struct rpt *R, int m)
     for (uint32_t p = 0; p < P; p++) {
         if (slot[p] == SIM_NONE)
             continue;
-        fprintf(g, "%s $bars_%s_p%u using 1:2:3 with boxerrorbars lc rgb '%s' "
-                "title ", first ? "" : ",", met[m].key, p, pcolour(p));
+        fprintf(g, "%s $%s_%s_p%u using 1:2:%s with boxerrorbars lc rgb '%s' "
+                "title ", first ? "" : ",", kind, key, p, diff ? "3:4" : "3",
+                pcolour(p));
         gq(g, R->pol[p]);
         first = false;
     }
+    if (floor)
+        fprintf(g, ", $floor_makespan using ($1-0.45):2:(0.9):(0) with vectors "
+                "nohead lw 2.5 lc rgb 'black' title 'makespan floor'");
     fputc('\n', g);
     fig_end(R);
     free(slot);
@@ -1106,9 +1375,10 @@ static int draw_cdfs(struct rpt *R, uint32_t s)
 }
 
 /* Writes the binned time series of run r as data block $ts_s<s>_p<p>:
- * hours, queued jobs, util_alloc, util_effective.  0 rows: *rows = 0. */
+ * hours, queued jobs, util_alloc, util_effective, util_useful (NaN when
+ * the file has no such column: *useful false).  0 rows: *rows = 0. */
 static int write_ts(struct rpt *R, const struct run *r, uint32_t s,
-                    size_t *rows)
+                    size_t *rows, bool *useful)
 {
     struct rcsv c;
     char path[4096];
@@ -1116,7 +1386,7 @@ static int write_ts(struct rpt *R, const struct run *r, uint32_t s,
     int rc = open_run_file(R, r, "timeseries.csv", &c, path, sizeof path);
     if (rc)
         return rc > 0 ? 0 : rc;
-    int it, iq, ia, ie;
+    int it, iq, ia, ie, iu = rcsv_find(&c, "util_useful");  /* optional */
     if ((rc = rcsv_need(&c, "time", &it, R->err)) ||
         (rc = rcsv_need(&c, "queued_jobs", &iq, R->err)) ||
         (rc = rcsv_need(&c, "util_alloc", &ia, R->err)) ||
@@ -1124,6 +1394,7 @@ static int write_ts(struct rpt *R, const struct run *r, uint32_t s,
         rcsv_close(&c);
         return rc;
     }
+    *useful = iu >= 0;
     /* pass 1: count rows, so that bins are equal runs of rows */
     size_t n = 0;
     while ((rc = rcsv_row(&c, R->err)) == 1)
@@ -1141,22 +1412,24 @@ static int write_ts(struct rpt *R, const struct run *r, uint32_t s,
         return rc;
     }
     size_t bins = n < RPT_TS_POINTS ? n : RPT_TS_POINTS, b = 0, inbin = 0, i = 0;
-    double t0 = 0, sq = 0, sa = 0, se = 0;
+    double t0 = 0, sq = 0, sa = 0, se = 0, su = 0;
+    iu = rcsv_find(&c, "util_useful");
     fprintf(R->gp, "$ts_s%u_p%u << EOD\n", s, r->pol);
     while ((rc = rcsv_row(&c, R->err)) == 1) {
-        double t, q, a, e;
+        double t, q, a, e, u = NAN;
         if ((rc = rcsv_num(&c, it, "time", false, &t, R->err)) ||
             (rc = rcsv_num(&c, iq, "queued_jobs", false, &q, R->err)) ||
             (rc = rcsv_num(&c, ia, "util_alloc", false, &a, R->err)) ||
-            (rc = rcsv_num(&c, ie, "util_effective", false, &e, R->err)))
+            (rc = rcsv_num(&c, ie, "util_effective", false, &e, R->err)) ||
+            (iu >= 0 && (rc = rcsv_num(&c, iu, "util_useful", false, &u, R->err))))
             break;
         if (!inbin)
             t0 = t;
-        sq += q, sa += a, se += e, inbin++, i++;
+        sq += q, sa += a, se += e, su += u, inbin++, i++;
         if (i == (b + 1) * n / bins) {  /* bin b holds rows up to here */
-            fprintf(R->gp, "%.9g %.9g %.9g %.9g\n", t0 / 3600, sq / inbin,
-                    sa / inbin, se / inbin);
-            sq = sa = se = 0;
+            fprintf(R->gp, "%.9g %.9g %.9g %.9g %.9g\n", t0 / 3600, sq / inbin,
+                    sa / inbin, se / inbin, su / inbin);
+            sq = sa = se = su = 0;
             inbin = 0;
             b++;
         }
@@ -1170,8 +1443,8 @@ static int write_ts(struct rpt *R, const struct run *r, uint32_t s,
 static int draw_ts(struct rpt *R, uint32_t s)
 {
     uint32_t g = R->set[s].ref, P = R->npol;
-    bool *has = xcalloc(P, sizeof *has);
-    bool binned = false;
+    bool *has = xcalloc(P, sizeof *has), *use = xcalloc(P, sizeof *use);
+    bool binned = false, anyuse = false;
     int rc = 0;
     for (uint32_t p = 0; p < P && !rc; p++) {
         const struct run *best = NULL;
@@ -1182,8 +1455,9 @@ static int draw_ts(struct rpt *R, uint32_t s)
                 best = r;
         }
         size_t rows = 0;
-        if (best && !(rc = write_ts(R, best, s, &rows)))
+        if (best && !(rc = write_ts(R, best, s, &rows, &use[p])))
             has[p] = rows > 0;
+        anyuse |= has[p] && use[p];
         binned |= rows > RPT_TS_POINTS;
     }
     char lab[512], head[1024];
@@ -1198,8 +1472,9 @@ static int draw_ts(struct rpt *R, uint32_t s)
                  kind ? "Queued jobs" : "GPU utilization", head,
                  R->sweep ? "; one run per policy, its smallest seed" : "",
                  binned ? "; consecutive samples averaged to at most 1000 "
-                 "points" : "", kind ? "" : ": allocated (solid) and "
-                 "effective (dashed)");
+                 "points" : "", kind ? "" : anyuse ? ": allocated (solid), "
+                 "effective (dashed) and useful (dotted)" : ": allocated (solid) "
+                 "and effective (dashed)");
         snprintf(title, sizeof title, "%s over time (%s)",
                  kind ? "Queued jobs" : "GPU utilization", lab);
         fig_begin(R, S_TS, cap, title, 1000, 420);
@@ -1220,6 +1495,9 @@ static int draw_ts(struct rpt *R, uint32_t s)
                 gq(R->gp, R->pol[p]);
                 fprintf(R->gp, ", $ts_s%u_p%u using 1:4 with lines lw 1.2 dt 2 "
                         "lc rgb '%s' notitle", s, p, pcolour(p));
+                if (use[p])
+                    fprintf(R->gp, ", $ts_s%u_p%u using 1:5 with lines lw 1.2 "
+                            "dt 3 lc rgb '%s' notitle", s, p, pcolour(p));
             }
             first = false;
         }
@@ -1227,6 +1505,7 @@ static int draw_ts(struct rpt *R, uint32_t s)
         fig_end(R);
     }
     free(has);
+    free(use);
     return rc;
 }
 
@@ -1329,65 +1608,188 @@ static void md_esc(FILE *f, const char *s)
     }
 }
 
-/* "0.8123 ± 0.0041": four significant digits of the mean, the standard
- * deviation to the same decimals (the mean alone for one value, "–" for
- * none). */
-static void fmt_cell(const struct cell *c, int m, char *buf, size_t n)
+/* Decimals for four significant digits of ref (0..8); -1 when ref is
+ * too large for fixed decimals. */
+static int decimals(double ref)
 {
-    if (!c->n[m]) {
+    if (!(ref < 1e15))
+        return -1;
+    int d = ref > 0 ? 3 - (int)floor(log10(ref)) : 0;
+    return d < 0 ? 0 : d > 8 ? 8 : d;
+}
+
+/* x with d decimals (d < 0: %.4g), sign when plus. */
+static int fmt_num(char *buf, size_t n, double x, int d, bool plus)
+{
+    if (d < 0)
+        return snprintf(buf, n, plus ? "%+.4g" : "%.4g", x);
+    return snprintf(buf, n, plus ? "%+.*f" : "%.*f", d, x);
+}
+
+/* "0.8123 ± 0.0041 [0.8022, 0.8224]": four significant digits of the
+ * mean, the standard deviation and the 95 % CI of the mean to the same
+ * decimals (the mean alone for one value, "–" for none).  With diff, the
+ * paired difference: "+0.0123 [-0.0040, +0.0286]". */
+static void fmt_stat(const struct cell *c, int m, bool diff, char *buf, size_t n)
+{
+    uint32_t k = diff ? c->dn[m] : c->n[m];
+    double mean = diff ? c->dmean[m] : c->mean[m];
+    double sd = diff ? c->dstd[m] : c->std[m];
+    double lo = diff ? c->dlo[m] : c->lo[m], hi = diff ? c->dhi[m] : c->hi[m];
+    if (!k) {
         snprintf(buf, n, "–");
         return;
     }
-    double mean = c->mean[m], sd = c->std[m];
-    double ref = fabs(mean) > 0 ? fabs(mean) : sd;
-    if (!(ref < 1e15)) {        /* fixed decimals would not fit the cell */
-        if (c->n[m] == 1)
-            snprintf(buf, n, "%.4g", mean);
-        else
-            snprintf(buf, n, "%.4g ± %.4g", mean, sd);
+    double ref = diff ? fmax(fabs(mean), sd) : fabs(mean) > 0 ? fabs(mean) : sd;
+    int d = decimals(ref);
+    size_t w = (size_t)fmt_num(buf, n, mean, d, diff);
+    if (k == 1 || w >= n)
         return;
+    if (!diff) {
+        w += (size_t)snprintf(buf + w, n - w, " ± ");
+        if (w < n)
+            w += (size_t)fmt_num(buf + w, n - w, sd, d, false);
     }
-    int d = ref > 0 ? 3 - (int)floor(log10(ref)) : 0;
-    d = d < 0 ? 0 : d > 8 ? 8 : d;
-    if (c->n[m] == 1)
-        snprintf(buf, n, "%.*f", d, mean);
-    else
-        snprintf(buf, n, "%.*f ± %.*f", d, mean, d, sd);
+    if (w < n)
+        w += (size_t)snprintf(buf + w, n - w, " [");
+    if (w < n)
+        w += (size_t)fmt_num(buf + w, n - w, lo, d, diff);
+    if (w < n)
+        w += (size_t)snprintf(buf + w, n - w, ", ");
+    if (w < n)
+        w += (size_t)fmt_num(buf + w, n - w, hi, d, diff);
+    if (w < n)
+        snprintf(buf + w, n - w, "]");
+}
+
+/* Whether a table shows metric m (the floor has no paired difference:
+ * the policies share it). */
+static bool shown(const struct rpt *R, int m, bool diff)
+{
+    return R->has[m] && !(diff && m == M_FLOOR);
+}
+
+/* Whether policy p of group g has a paired difference (p < npol), or
+ * any policy of it has (p == npol). */
+static bool has_pairs(const struct rpt *R, uint32_t g, uint32_t p)
+{
+    const struct group *G = &R->grp[g];
+    uint32_t lo = p < R->npol ? p : 0, hi = p < R->npol ? p + 1 : R->npol;
+    for (uint32_t q = lo; G->base != SIM_NONE && q < hi; q++)
+        for (int m = 0; m < NMET; m++)
+            if (q != G->base && G->cell[q].dn[m])
+                return true;
+    return false;
+}
+
+static const char floor_flag[] =
+    "Makespan set by one job: every makespan lies within 2 % of its floor "
+    "(the longest job alone on the fastest GPU type it may use, from its "
+    "submit), so it is decided by the floor, not the policies.";
+
+static const char stat_legend[] =
+    "Mean ± sample standard deviation over seeds [95 % confidence interval "
+    "of the mean, t distribution] (a single value: one seed); times in "
+    "hours; – : no value (QoS rate: no job had a deadline).";
+
+/* (a printf format: %s twice, the baseline) */
+static const char pair_legend[] =
+    "Paired differences against %s, the first policy of this comparison: "
+    "each policy's value minus %s's on the same seed (the same workload, "
+    "every other coordinate equal), mean over the pairs [95 %% confidence "
+    "interval, t distribution].";
+
+/* Whether the table (pass 0: means, 1: paired differences) of group g has
+ * a row for policy p; *pairs = its largest number of pairs. */
+static bool table_row(const struct rpt *R, uint32_t g, uint32_t p, int pass,
+                      uint32_t *pairs)
+{
+    const struct cell *c = &R->grp[g].cell[p];
+    *pairs = 0;
+    for (int m = 0; m < NMET; m++)
+        if (shown(R, m, pass) && c->dn[m] > *pairs)
+            *pairs = c->dn[m];
+    return (c->ok || c->failed) && (!pass || has_pairs(R, g, p));
+}
+
+/* The paired table's legend for group g (malloc'd). */
+static char *pair_text(const struct rpt *R, uint32_t g)
+{
+    const char *b = R->pol[R->grp[g].base];
+    char *leg = xmalloc(sizeof pair_legend + 2 * strlen(b));
+    sprintf(leg, pair_legend, b, b);
+    return leg;
 }
 
 static void write_md(const struct rpt *R, FILE *f)
 {
-    fprintf(f, "# dlsim report: %s\n\n", R->name);
-    fputs("Mean ± sample standard deviation over seeds (a single value: one "
-          "seed); times in hours; – : no value (QoS rate: no job had a "
-          "deadline).\n", f);
+    fprintf(f, "# dlsim report: %s\n\n%s\n", R->name, stat_legend);
     for (uint32_t g = 0; g < R->ngrp; g++) {
+        const struct group *G = &R->grp[g];
         char head[1024];
         group_heading(R, g, head, sizeof head);
         fputs("\n### ", f);
         md_esc(f, head);
-        fputs("\n\n| policy |", f);
-        for (int m = 0; m < NMET; m++)
-            fprintf(f, " %s |", met[m].head);
-        fputs(" seeds | failed |\n| :--- |", f);
-        for (int m = 0; m < NMET; m++)
-            fputs(" ---: |", f);
-        fputs(" ---: | ---: |\n", f);
-        for (uint32_t p = 0; p < R->npol; p++) {
-            const struct cell *c = &R->grp[g].cell[p];
-            if (!c->ok && !c->failed)
-                continue;
-            fputs("| ", f);
-            md_esc(f, R->pol[p]);
-            fputs(" |", f);
-            for (int m = 0; m < NMET; m++) {
-                char b[64];
-                fmt_cell(c, m, b, sizeof b);
-                fprintf(f, " %s |", b);
+        fputs("\n\n", f);
+        if (G->floor_bound)
+            fprintf(f, "> **%s**\n\n", floor_flag);
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass && !has_pairs(R, g, R->npol))
+                break;
+            if (pass) {
+                fputs("\n", f);
+                char *leg = pair_text(R, g);
+                md_esc(f, leg);
+                free(leg);
+                fputs("\n\n", f);
             }
-            fprintf(f, " %u | %u |\n", c->ok, c->failed);
+            fputs(pass ? "| policy − baseline |" : "| policy |", f);
+            for (int m = 0; m < NMET; m++)
+                if (shown(R, m, pass))
+                    fprintf(f, " %s |", met[m].head);
+            fputs(pass ? " pairs |\n| :--- |" : " seeds | failed |\n| :--- |", f);
+            for (int m = 0; m < NMET; m++)
+                if (shown(R, m, pass))
+                    fputs(" ---: |", f);
+            fputs(pass ? " ---: |\n" : " ---: | ---: |\n", f);
+            for (uint32_t p = 0; p < R->npol; p++) {
+                const struct cell *c = &G->cell[p];
+                uint32_t pairs;
+                if (!table_row(R, g, p, pass, &pairs))
+                    continue;
+                fputs("| ", f);
+                md_esc(f, R->pol[p]);
+                fputs(" |", f);
+                for (int m = 0; m < NMET; m++) {
+                    if (!shown(R, m, pass))
+                        continue;
+                    char b[160];
+                    fmt_stat(c, m, pass, b, sizeof b);
+                    fprintf(f, " %s |", b);
+                }
+                if (pass)
+                    fprintf(f, " %u |\n", pairs);
+                else
+                    fprintf(f, " %u | %u |\n", c->ok, c->failed);
+            }
         }
     }
+}
+
+/* One table cell of metric m of cell c (diff: its paired difference). */
+static void html_cell(FILE *f, const struct cell *c, int m, bool diff)
+{
+    char b[160];
+    fmt_stat(c, m, diff, b, sizeof b);
+    uint32_t k = diff ? c->dn[m] : c->n[m];
+    fprintf(f, "<td data-metric=\"%s\"", met[m].col);
+    if (k)
+        fprintf(f, " data-mean=\"%.17g\" data-std=\"%.17g\"",
+                diff ? c->dmean[m] : c->mean[m], diff ? c->dstd[m] : c->std[m]);
+    if (k >= 2)
+        fprintf(f, " data-ci-lo=\"%.17g\" data-ci-hi=\"%.17g\"",
+                diff ? c->dlo[m] : c->lo[m], diff ? c->dhi[m] : c->hi[m]);
+    fprintf(f, " data-n=\"%u\">%s</td>", k, b);
 }
 
 static int put_svg_b64(FILE *f, const char *path, struct dl_error *err)
@@ -1454,42 +1856,60 @@ static int write_html(const struct rpt *R, FILE *f)
                 nfailed, R->npol, R->nset, R->ngrp);
     else
         fputs("</h1>\n<p>A single run.</p>\n", f);
-    fprintf(f, "<h2 id=\"summary\">Summary</h2>\n<p>%s in hours; –: no "
-            "value (QoS rate: no job had a deadline). The same %s in "
-            "report.md.</p>\n", R->sweep ? "Mean ± sample standard deviation "
-            "over seeds (a single value: one seed); times" : "Times",
+    fprintf(f, "<h2 id=\"summary\">Summary</h2>\n<p>%s The same %s in "
+            "report.md.</p>\n", R->sweep ? stat_legend : "Times in hours; –: no "
+            "value (QoS rate: no job had a deadline).",
             R->sweep ? "tables are" : "table is");
     for (uint32_t g = 0; g < R->ngrp; g++) {
+        const struct group *G = &R->grp[g];
         char head[1024];
         group_heading(R, g, head, sizeof head);
         fputs("<h3>", f);
         html_esc(f, head);
-        fprintf(f, "</h3>\n<table class=\"summary\" data-group=\"%u\">\n<tr>"
-                "<th>policy</th>", g);
-        for (int m = 0; m < NMET; m++)
-            fprintf(f, "<th>%s</th>", met[m].head);
-        fputs("<th>seeds</th><th>failed</th></tr>\n", f);
-        for (uint32_t p = 0; p < R->npol; p++) {
-            const struct cell *c = &R->grp[g].cell[p];
-            if (!c->ok && !c->failed)
-                continue;
-            fputs("<tr><td>", f);
-            html_esc(f, R->pol[p]);
-            fputs("</td>", f);
-            for (int m = 0; m < NMET; m++) {
-                char b[64];
-                fmt_cell(c, m, b, sizeof b);
-                if (c->n[m])
-                    fprintf(f, "<td data-metric=\"%s\" data-mean=\"%.17g\" "
-                            "data-std=\"%.17g\" data-n=\"%u\">%s</td>",
-                            met[m].col, c->mean[m], c->std[m], c->n[m], b);
-                else
-                    fprintf(f, "<td data-metric=\"%s\" data-n=\"0\">%s</td>",
-                            met[m].col, b);
+        fputs("</h3>\n", f);
+        if (G->floor_bound)
+            fprintf(f, "<p class=\"floor-flag\" data-group=\"%u\"><b>%s</b></p>\n",
+                    g, floor_flag);
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass && !has_pairs(R, g, R->npol))
+                break;
+            if (pass) {
+                char *leg = pair_text(R, g);
+                fputs("<p>", f);
+                html_esc(f, leg);
+                fputs("</p>\n", f);
+                free(leg);
+                fprintf(f, "<table class=\"paired\" data-group=\"%u\" "
+                        "data-baseline=\"", g);
+                html_esc(f, R->pol[G->base]);
+                fputs("\">\n<tr><th>policy − baseline</th>", f);
+            } else {
+                fprintf(f, "<table class=\"summary\" data-group=\"%u\">\n<tr>"
+                        "<th>policy</th>", g);
             }
-            fprintf(f, "<td>%u</td><td>%u</td></tr>\n", c->ok, c->failed);
+            for (int m = 0; m < NMET; m++)
+                if (shown(R, m, pass))
+                    fprintf(f, "<th>%s</th>", met[m].head);
+            fputs(pass ? "<th>pairs</th></tr>\n"
+                       : "<th>seeds</th><th>failed</th></tr>\n", f);
+            for (uint32_t p = 0; p < R->npol; p++) {
+                const struct cell *c = &G->cell[p];
+                uint32_t pairs;
+                if (!table_row(R, g, p, pass, &pairs))
+                    continue;
+                fputs("<tr><td>", f);
+                html_esc(f, R->pol[p]);
+                fputs("</td>", f);
+                for (int m = 0; m < NMET; m++)
+                    if (shown(R, m, pass))
+                        html_cell(f, c, m, pass);
+                if (pass)
+                    fprintf(f, "<td>%u</td></tr>\n", pairs);
+                else
+                    fprintf(f, "<td>%u</td><td>%u</td></tr>\n", c->ok, c->failed);
+            }
+            fputs("</table>\n", f);
         }
-        fputs("</table>\n", f);
     }
     static const char *const sec_id[NSECTIONS] = { "bars", "versus-load", "cdf",
                                                    "timeseries" };
@@ -1567,13 +1987,17 @@ static const char help[] =
     "gnuplot) and a Markdown table from a run directory (dlsim run --out DIR:\n"
     "summary.json, jobs.csv, timeseries.csv) or a sweep directory\n"
     "(DIR/summary.csv and DIR/runs/<run_id>/).  For a sweep: per policy, the\n"
-    "mean and sample standard deviation over seeds of the QoS guarantee\n"
-    "rate, allocated and effective GPU utilization, makespan, mean and p99\n"
-    "wait and mean JCT, per (scenario, trace, cluster, models, load) group,\n"
-    "as tables and bar charts with error bars; JCT and wait CDFs; utilization\n"
-    "and queue length over time; each metric versus load when the sweep\n"
-    "varies load; and the failed runs.  For a run: its table, CDFs and time\n"
-    "series.  Needs gnuplot on PATH (Debian package gnuplot-nox).\n"
+    "mean, sample standard deviation and 95 % confidence interval over seeds\n"
+    "of the QoS guarantee rate, allocated, effective and useful GPU\n"
+    "utilization (also over the arrival window), makespan and its floor,\n"
+    "mean and p99 wait and mean JCT, per (scenario, trace, cluster, models,\n"
+    "load) group, as tables and bar charts with error bars; paired\n"
+    "differences (same seed) against the group's first policy with their 95 %\n"
+    "confidence intervals, as tables and bar charts; a flag on a group whose\n"
+    "makespans all lie within 2 % of the floor; JCT and wait CDFs;\n"
+    "utilization and queue length over time; each metric versus load when\n"
+    "the sweep varies load; and the failed runs.  For a run: its table, CDFs\n"
+    "and time series.  Needs gnuplot on PATH (Debian package gnuplot-nox).\n"
     "\n"
     "  -o, --out OUT    the HTML page (default DIR/report.html); the Markdown\n"
     "                   tables go next to it, OUT without .html plus .md\n"
@@ -1626,8 +2050,10 @@ static int draw_all(struct rpt *R)
         return 0;
     }
     if (R->sweep)
-        for (int m = 0; m < NMET; m++)
-            draw_bars(R, m);
+        for (int diff = 0; diff < 2; diff++)
+            for (int m = 0; m < NMET; m++)
+                if (R->has[m] && met[m].bars)
+                    draw_bars(R, m, diff);
     for (uint32_t p = 0; p < R->npol; p++) {
         uint32_t ok = 0, qos = 0;
         for (uint32_t g = 0; g < R->ngrp; g++) {
@@ -1646,7 +2072,8 @@ static int draw_all(struct rpt *R)
     for (uint32_t s = 0; s < detail; s++)
         if (R->set[s].nloads >= 2)
             for (int m = 0; m < NMET; m++)
-                draw_load(R, s, m);
+                if (R->has[m] && met[m].bars)
+                    draw_load(R, s, m);
     for (uint32_t s = 0; s < detail && !rc; s++)
         rc = draw_cdfs(R, s);
     for (uint32_t s = 0; s < detail && !rc; s++)

@@ -21,6 +21,15 @@ int rpt_cmd(int argc, char **argv);
  * n < 2) of x[0..n); NaN mean when n == 0. */
 void rpt_mean_std(const double *x, size_t n, double *mean, double *std);
 
+/* The 0.975 quantile of Student's t distribution with df >= 1 degrees of
+ * freedom (GSL's gsl_cdf_tdist_Pinv): 12.706 for 1, 4.303 for 2, ... */
+double rpt_t975(unsigned df);
+
+/* The 95 % confidence interval of the mean of x[0..n): mean +-
+ * rpt_t975(n - 1) * s / sqrt(n), s the sample standard deviation; both
+ * bounds NaN when n < 2. */
+void rpt_ci95(const double *x, size_t n, double *lo, double *hi);
+
 /* The points of the empirical CDF of sorted x[0..n) drawn by the report:
  * at most k of them, point i = 1..m (m = min(n, k)) at nearest rank
  * r_i = ceil(i * n / m): px[i-1] = x[r_i - 1], pf[i-1] = r_i / n.  So the

@@ -251,6 +251,10 @@ int out_prov_files(struct out_prov *p, const char *trace_path,
  * elsewhere writes the same summary.json); malloc'd. */
 char *out_command_line(int argc, char **argv);
 
+/* s as a JSON string, with summary.json's escapes (\" \\ and \u00XX for
+ * bytes below 0x20). */
+void out_json_str(FILE *f, const char *s);
+
 /* summary.json's keys in the order out_write_run writes them. */
 extern const char *const out_summary_keys[];
 extern const size_t out_nsummary_keys;

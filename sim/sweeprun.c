@@ -24,15 +24,22 @@
  *
  * Since step 5 reads only the run directories, a parallel, resumed,
  * sharded (--shard, then --merge) or MPI sweep gives the same bytes as a
- * serial one.  --resume removes the stale temporary directories of the
- * runs it redoes, and skips every run that is done (a failed run too: its
- * failure is deterministic; delete DIR/runs/<id> to retry it).
+ * serial one.  A failure is recorded as error.txt when a rerun would
+ * repeat it (bad input, a failed invariant check, a crash) and as
+ * retry.txt when it came from the run's environment (a full disk, an I/O
+ * error, a kill, memory: env_failure); summary.csv says failed or retry.
+ * --resume (under the directory's lock, so no other sweep is alive there)
+ * removes the stale temporary directories and the retry records of the
+ * runs it redoes, and skips every other finished run (delete
+ * DIR/runs/<id> to redo a failed one).
  *
  * summary.csv: run_id,scenario,policy,trace,cluster,models,load,seed,
  * status,error, then the fields of summary.json in their order except
- * policy, trace, cluster, seed (coordinates already) and wall_seconds
- * (not reproducible).  null is an empty field; fields are CSV-quoted when
- * they hold a comma, a quote or a line break.
+ * policy, trace, cluster, seed, models, load (coordinates already) and
+ * wall_seconds (not reproducible).  summary.json is read with the JSON
+ * reader (models/json.c): a number is copied as written, null is an empty
+ * field, an array or object is one field of compact JSON; fields are
+ * CSV-quoted when they hold a comma, a quote or a line break.
  *
  * MPI (built with -Dmpi, DLSIM_MPI): MPI_Init is called only when the
  * process was started by mpirun (OMPI_COMM_WORLD_SIZE or PMI_SIZE set).
@@ -51,6 +58,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -222,117 +230,166 @@ static int csv_split(char **p, char **f, int max)
     }
 }
 
-/* ------------------------------------------------------------ summary.json */
+/* ------------------------------------------------------------ summary.json
+ *
+ * A run's summary.json read with the project's JSON reader (models/json.c),
+ * whatever its layout and however many members it has, each member turned
+ * into one summary.csv cell: a string as its text; a number as written
+ * (the token's bytes, so 0.500000 stays 0.500000); true/false as such;
+ * null as an empty cell; an array or object (warning_messages, models) as
+ * compact JSON, ["a","b"], so that one cell holds it whole and a reader
+ * gets it back with a JSON parser. */
 
-/* The flat object out_write_run writes: one "key": value per line. */
 struct sjson {
-    char *buf;
-    const char *key[64];
-    const char *val[64];        /* raw JSON; strings unescaped; null = "" */
+    struct mdl_json_doc doc;
+    const char **key;           /* [n] member names (in doc's arena) */
+    const char **val;           /* [n] cell texts (in doc's arena) */
     int n;
 };
 
-static void unescape(char *s)
+static void sj_free(struct sjson *j)
 {
-    char *w = s;
-    for (; *s; s++) {
-        if (*s != '\\') {
-            *w++ = *s;
-            continue;
-        }
-        s++;
-        switch (*s) {
-        case 'n': *w++ = '\n'; break;
-        case 't': *w++ = '\t'; break;
-        case 'r': *w++ = '\r'; break;
-        case 'b': *w++ = '\b'; break;
-        case 'f': *w++ = '\f'; break;
-        case 'u': {
-            unsigned v = 0;
-            for (int k = 1; k <= 4 && s[k]; k++)
-                v = v * 16 + (unsigned)(s[k] <= '9' ? s[k] - '0'
-                                                    : (s[k] | 32) - 'a' + 10);
-            *w++ = v < 0x80 ? (char)v : '?';
-            s += 4;
-            break;
-        }
-        case 0: s--; break;
-        default: *w++ = *s; break;
-        }
-    }
-    *w = 0;
+    mdl_json_free(&j->doc);
+    free(j->key);
+    free(j->val);
+    memset(j, 0, sizeof *j);
 }
 
-/* 0, or -1 when the file is missing or not in the expected shape. */
-static int sjson_read(const char *path, struct sjson *j)
+/* The bytes of number v as written in buf (json.c: col counts bytes of
+ * the line from 1; lines end at '\n'). */
+static void sj_number(FILE *f, const struct mdl_json *v, const char *buf,
+                      size_t len, const size_t *lstart, long nlines)
+{
+    if (v->line >= 1 && v->line <= nlines) {
+        size_t at = lstart[v->line - 1] + (size_t)(v->col - 1), e = at;
+        while (e < len && strchr("+-0123456789.eE", buf[e]))
+            e++;
+        if (e > at) {
+            fwrite(buf + at, 1, e - at, f);
+            return;
+        }
+    }
+    fprintf(f, "%.17g", v->num);       /* (not reached: json.c's positions) */
+}
+
+/* v as compact JSON (arrays and objects) or cell text (top level). */
+static void sj_value(FILE *f, const struct mdl_json *v, bool top, const char *buf,
+                     size_t len, const size_t *lstart, long nlines)
+{
+    switch (v->type) {
+    case MDL_JSON_NULL:
+        fputs(top ? "" : "null", f);
+        break;
+    case MDL_JSON_FALSE:
+        fputs("false", f);
+        break;
+    case MDL_JSON_TRUE:
+        fputs("true", f);
+        break;
+    case MDL_JSON_NUMBER:
+        sj_number(f, v, buf, len, lstart, nlines);
+        break;
+    case MDL_JSON_STRING:
+        if (top)
+            fputs(v->str, f);
+        else
+            out_json_str(f, v->str);
+        break;
+    case MDL_JSON_ARRAY:
+    case MDL_JSON_OBJECT:
+        fputc(v->type == MDL_JSON_ARRAY ? '[' : '{', f);
+        for (uint32_t i = 0; i < v->n; i++) {
+            if (i)
+                fputc(',', f);
+            if (v->type == MDL_JSON_OBJECT) {
+                out_json_str(f, v->kid[i].key);
+                fputc(':', f);
+            }
+            sj_value(f, &v->kid[i], false, buf, len, lstart, nlines);
+        }
+        fputc(v->type == MDL_JSON_ARRAY ? ']' : '}', f);
+        break;
+    }
+}
+
+/* 0, or DL_EIO / DL_EINPUT with err filled (missing, unreadable, not
+ * JSON, not an object). */
+static int sjson_read(const char *path, struct sjson *j, struct dl_error *err)
 {
     memset(j, 0, sizeof *j);
-    j->buf = slurp(path, NULL);
-    if (!j->buf)
-        return -1;
-    char *line = j->buf, *next;
-    for (; *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = 0;
-        else
-            next = line + strlen(line);
-        while (*line == ' ')
-            line++;
-        if (!strcmp(line, "{") || !strcmp(line, "}") || !*line)
-            continue;
-        size_t l = strlen(line);
-        if (l && line[l - 1] == ',')
-            line[--l] = 0;
-        char *q = line[0] == '"' ? strstr(line + 1, "\": ") : NULL;
-        if (!q || j->n == 64)
-            goto bad;
-        *q = 0;
-        char *v = q + 3;
-        if (*v == '"') {
-            size_t vl = strlen(v);
-            if (vl < 2 || v[vl - 1] != '"')
-                goto bad;
-            v[vl - 1] = 0;
-            v++;
-            unescape(v);
-        } else if (!strcmp(v, "null")) {
-            v[0] = 0;
-        }
-        j->key[j->n] = line + 1;
-        j->val[j->n++] = v;
+    char *buf;
+    size_t len;
+    int rc = dl_read_file(path, MDL_JSON_MAX_BYTES, &buf, &len, err);
+    if (rc)
+        return rc;
+    if ((rc = mdl_json_parse(path, buf, len, &j->doc, err))) {
+        free(buf);
+        return rc;
     }
+    const struct mdl_json *o = j->doc.root;
+    if (!o || o->type != MDL_JSON_OBJECT) {
+        free(buf);
+        sj_free(j);
+        return dl_fail(err, path, o ? o->line : 1, o ? o->col : 1,
+                       "not a dlsim summary (expected a JSON object)");
+    }
+    long nlines = 1;
+    for (size_t i = 0; i < len; i++)
+        nlines += buf[i] == '\n';
+    size_t *lstart = xmalloc((size_t)nlines * sizeof *lstart);
+    long l = 0;
+    lstart[l++] = 0;
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] == '\n')
+            lstart[l++] = i + 1;
+    j->n = (int)o->n;
+    j->key = xcalloc(o->n ? o->n : 1, sizeof *j->key);
+    j->val = xcalloc(o->n ? o->n : 1, sizeof *j->val);
+    for (uint32_t i = 0; i < o->n; i++) {
+        char *text = NULL;
+        size_t tl = 0;
+        FILE *f = open_memstream(&text, &tl);
+        sj_value(f, &o->kid[i], true, buf, len, lstart, nlines);
+        fclose(f);
+        j->key[i] = o->kid[i].key;
+        j->val[i] = arena_strndup(j->doc.arena, text, tl);
+        free(text);
+    }
+    free(lstart);
+    free(buf);
     return 0;
-bad:
-    free(j->buf);
-    memset(j, 0, sizeof *j);
-    return -1;
 }
 
 /* ------------------------------------------------------------ runs */
 
-enum { RUN_MISSING, RUN_OK, RUN_FAILED };
+/* What runs/<id>/ says of a run: done (ok, failed for a reason of its
+ * inputs, which a rerun would repeat), failed for a reason of its
+ * environment (retry: a full disk, an I/O error, a kill; --resume runs
+ * it again), or not done. */
+enum { RUN_MISSING, RUN_OK, RUN_FAILED, RUN_RETRY };
+static const char *const run_file[] = { NULL, "summary.json", "error.txt",
+                                        "retry.txt" };
 
 static int run_state(const char *dir, const char *id)
 {
     char p[4096];
     struct stat st;
-    snprintf(p, sizeof p, "%s/runs/%s/summary.json", dir, id);
-    if (!stat(p, &st))
-        return RUN_OK;
-    snprintf(p, sizeof p, "%s/runs/%s/error.txt", dir, id);
-    if (!stat(p, &st))
-        return RUN_FAILED;
+    for (int k = RUN_OK; k <= RUN_RETRY; k++) {
+        snprintf(p, sizeof p, "%s/runs/%s/%s", dir, id, run_file[k]);
+        if (!stat(p, &st))
+            return k;
+    }
     return RUN_MISSING;
 }
 
-/* The first line of runs/<id>/error.txt into buf. */
-static void run_error(const char *dir, const char *id, char *buf, size_t n)
+/* The first line of runs/<id>/error.txt (or retry.txt) into buf. */
+static void run_error(const char *dir, const char *id, int st, char *buf,
+                      size_t n)
 {
     char p[4096];
-    snprintf(p, sizeof p, "%s/runs/%s/error.txt", dir, id);
+    snprintf(p, sizeof p, "%s/runs/%s/%s", dir, id, run_file[st]);
     char *t = slurp(p, NULL);
-    snprintf(buf, n, "%s", t ? t : "(error.txt unreadable)");
+    snprintf(buf, n, "%s", t ? t : "(its error file is unreadable)");
     free(t);
     buf[strcspn(buf, "\r\n")] = 0;
 }
@@ -341,44 +398,49 @@ static void run_error(const char *dir, const char *id, char *buf, size_t n)
 
 /* The summary.csv columns after the coordinates and status,error. */
 struct keys {
-    const char *k[64];
+    const char **k;
     int n;
     struct sjson src;           /* owns the strings when from a run */
 };
 
-static void keys_fallback(struct keys *K)
+static void keys_add(struct keys *K, const char *k, size_t *cap)
 {
-    memset(K, 0, sizeof *K);
-    for (size_t i = 0; i < NFALLBACK && K->n < 64; i++)
-        if (!excluded_key(fallback_keys[i]))
-            K->k[K->n++] = fallback_keys[i];
+    xgrow(&K->k, cap, (size_t)K->n + 1, sizeof *K->k);
+    K->k[K->n++] = k;
 }
 
-/* Keys from the first ok run among sel (grid order), else the fallback. */
+/* Keys from the first ok run among sel (grid order), else the writer's
+ * own list. */
 static void keys_find(struct keys *K, const char *dir,
                       const char *const (*co)[SWP_NCOORD], const uint32_t *sel,
                       uint32_t n)
 {
+    memset(K, 0, sizeof *K);
+    size_t cap = 0;
     for (uint32_t i = 0; i < n; i++) {
         const char *id = co[sel[i]][0];
         char p[4096];
         snprintf(p, sizeof p, "%s/runs/%s/summary.json", dir, id);
         struct sjson j;
-        if (sjson_read(p, &j))
+        struct dl_error err = { 0 };
+        if (sjson_read(p, &j, &err))
             continue;
-        memset(K, 0, sizeof *K);
         K->src = j;
-        for (int k = 0; k < j.n && K->n < 64; k++)
+        for (int k = 0; k < j.n; k++)
             if (!excluded_key(j.key[k]))
-                K->k[K->n++] = j.key[k];
+                keys_add(K, j.key[k], &cap);
         return;
     }
-    keys_fallback(K);
+    for (size_t i = 0; i < NFALLBACK; i++)
+        if (!excluded_key(fallback_keys[i]))
+            keys_add(K, fallback_keys[i], &cap);
 }
 
 static void keys_free(struct keys *K)
 {
-    free(K->src.buf);
+    sj_free(&K->src);
+    free(K->k);
+    memset(K, 0, sizeof *K);
 }
 
 static void write_header(FILE *f, const struct keys *K)
@@ -407,8 +469,16 @@ static int write_row(FILE *f, const char *dir, const char *const co[SWP_NCOORD],
     if (st == RUN_OK) {
         char p[4096];
         snprintf(p, sizeof p, "%s/runs/%s/summary.json", dir, id);
-        if (sjson_read(p, &j)) {
-            snprintf(why, whyn, "%s: unreadable or not a dlsim summary", p);
+        struct dl_error e = { 0 };
+        if (sjson_read(p, &j, &e)) {
+            char *m = NULL;
+            size_t ml;
+            FILE *mf = open_memstream(&m, &ml);
+            dl_error_print(&e, mf);
+            fclose(mf);
+            m[strcspn(m, "\n")] = 0;
+            snprintf(why, whyn, "%s (not a dlsim summary)", m);
+            free(m);
             return -1;
         }
         int m = 0;
@@ -418,24 +488,24 @@ static int write_row(FILE *f, const char *dir, const char *const co[SWP_NCOORD],
             if (m >= K->n || strcmp(K->k[m], j.key[k])) {
                 snprintf(why, whyn, "%s: its fields differ from the other runs' "
                          "(made by another dlsim version?)", p);
-                free(j.buf);
+                sj_free(&j);
                 return -1;
             }
             m++;
         }
         if (m != K->n) {
             snprintf(why, whyn, "%s: its fields differ from the other runs'", p);
-            free(j.buf);
+            sj_free(&j);
             return -1;
         }
     } else {
-        run_error(dir, id, err, sizeof err);
+        run_error(dir, id, st, err, sizeof err);
     }
     for (int i = 0; i < SWP_NCOORD; i++) {
         csv_field(f, co[i]);
         fputc(',', f);
     }
-    fputs(st == RUN_OK ? "ok," : "failed,", f);
+    fputs(st == RUN_OK ? "ok," : st == RUN_RETRY ? "retry," : "failed,", f);
     csv_field(f, err);
     if (st == RUN_OK) {
         for (int k = 0; k < j.n; k++)
@@ -448,19 +518,19 @@ static int write_row(FILE *f, const char *dir, const char *const co[SWP_NCOORD],
             fputc(',', f);
     }
     fputc('\n', f);
-    free(j.buf);
+    sj_free(&j);
     return st;
 }
 
 /* Writes out (atomically) the rows of the runs sel[0..n) in that order.
- * Counts the failed and missing runs (a missing run is written nowhere);
- * with !partial_ok, any missing run aborts before writing.  0, DL_EIO,
- * or 1 (missing runs, or inconsistent fields: message printed). */
+ * Counts the failed, retryable and missing runs; any missing run aborts
+ * before writing.  0, DL_EIO, or 1 (missing runs, or inconsistent
+ * fields: message printed). */
 static int write_summary(const char *dir, const char *const (*co)[SWP_NCOORD],
                          const uint32_t *sel, uint32_t n, const char *out,
-                         uint32_t *nfailed, uint32_t *nmissing, bool quiet)
+                         uint32_t *nfailed, uint32_t *nretry, uint32_t *nmissing)
 {
-    *nfailed = *nmissing = 0;
+    *nfailed = *nretry = *nmissing = 0;
     for (uint32_t i = 0; i < n; i++) {
         int st = run_state(dir, co[sel[i]][0]);
         if (st == RUN_MISSING) {
@@ -495,6 +565,8 @@ static int write_summary(const char *dir, const char *const (*co)[SWP_NCOORD],
             bad = 1;
         } else if (st == RUN_FAILED) {
             ++*nfailed;
+        } else if (st == RUN_RETRY) {
+            ++*nretry;
         }
     }
     keys_free(&K);
@@ -508,8 +580,17 @@ static int write_summary(const char *dir, const char *const (*co)[SWP_NCOORD],
         dl_error_print(&err, stderr);
         return DL_EIO;
     }
-    (void)quiet;
     return 0;
+}
+
+/* The end of a sweep's last line: ", 2 failed, 1 to retry (...)". */
+static void end_counts(char *buf, size_t n, uint32_t nfailed, uint32_t nretry)
+{
+    int k = snprintf(buf, n, "%u failed%s", nfailed,
+                     nfailed ? " (see the error column)" : "");
+    if (nretry && k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, ", %u to retry (a full disk, an I/O "
+                 "error or a kill: --resume runs them again)", nretry);
 }
 
 /* ------------------------------------------------------------ progress */
@@ -600,6 +681,9 @@ struct sweep {
     struct keys jkeys;
     struct prog prog;
     uint32_t nfailed;
+    bool shard;                 /* --shard shard_i/shard_n */
+    uint32_t shard_i, shard_n;
+    int lock_fd, shard_fd;      /* the directory's locks (-1: none) */
 };
 
 static void run_path(char *buf, size_t n, const struct sweep *w, const char *id,
@@ -629,6 +713,7 @@ static _Noreturn void child(struct sweep *w, uint32_t i, pid_t parent)
     }
     snprintf(tmp, sizeof tmp, "%s/runs/.tmp-%s.%ld", w->dir, id, (long)getpid());
     run_path(fin, sizeof fin, w, id, NULL);
+    rm_tree(tmp);               /* a dead run's, whose pid this one reuses */
     int rc = swp_exec(w->s, i, tmp);
     if (rc) {
         rm_tree(tmp);
@@ -642,7 +727,7 @@ static _Noreturn void child(struct sweep *w, uint32_t i, pid_t parent)
         if (!done) {
             fprintf(stderr, "dlsim: %s: cannot rename into place: %s\n", fin,
                     strerror(e));
-            _exit(1);
+            _exit(SWP_EXIT_RETRY);
         }
     }
     _exit(0);
@@ -678,8 +763,35 @@ static void last_line(const char *path, char *buf, size_t n)
     free(t);
 }
 
+/* Whether a run process that ended with status failed for a reason of
+ * its environment, so that running it again may well succeed: it said so
+ * (SWP_EXIT_RETRY: its outputs could not be written, its inputs could
+ * not be read again), or something outside killed it (SIGKILL, as the
+ * OOM killer and kill -9 do; SIGTERM, SIGINT, SIGHUP; a CPU or file-size
+ * limit), or it ran out of memory (the allocator's abort), or it ended
+ * well but its directory is gone.  A crash (SIGSEGV, an assertion's
+ * SIGABRT, ...), a failed invariant check (exit 1) and bad input (exit 2)
+ * would happen again: deterministic. */
+static bool env_failure(int status, const char *line)
+{
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status) == SWP_EXIT_RETRY || !WEXITSTATUS(status);
+    if (!WIFSIGNALED(status))
+        return false;
+    switch (WTERMSIG(status)) {
+    case SIGKILL: case SIGTERM: case SIGINT: case SIGHUP: case SIGQUIT:
+    case SIGPIPE: case SIGXCPU: case SIGXFSZ:
+        return true;
+    case SIGABRT:
+        return strstr(line, "out of memory") != NULL;
+    default:
+        return false;
+    }
+}
+
 /* After a run process ended with status: records a failure as
- * runs/<id>/error.txt; returns RUN_OK or RUN_FAILED, msg filled. */
+ * runs/<id>/error.txt, or runs/<id>/retry.txt when it is environmental
+ * (env_failure); returns RUN_OK, RUN_FAILED or RUN_RETRY, msg filled. */
 static int record(struct sweep *w, uint32_t i, int status, pid_t pid,
                   char *msg, size_t msgn)
 {
@@ -688,8 +800,8 @@ static int record(struct sweep *w, uint32_t i, int status, pid_t pid,
     /* the directory is the truth: a run killed after its rename is done */
     int st = run_state(w->dir, id);
     if (st != RUN_MISSING) {
-        if (st == RUN_FAILED)
-            run_error(w->dir, id, msg, msgn);
+        if (st != RUN_OK)
+            run_error(w->dir, id, st, msg, msgn);
         return st;
     }
     char tmp[4096], log[4096], line[1024], fin[4096];
@@ -697,6 +809,7 @@ static int record(struct sweep *w, uint32_t i, int status, pid_t pid,
     rm_tree(tmp);               /* what the dead child left */
     snprintf(log, sizeof log, "%s/logs/%s.log", w->dir, id);
     last_line(log, line, sizeof line);
+    st = env_failure(status, line) ? RUN_RETRY : RUN_FAILED;
     char how[128];
     if (WIFEXITED(status) && !WEXITSTATUS(status))
         snprintf(how, sizeof how, "its directory is missing");
@@ -716,25 +829,30 @@ static int record(struct sweep *w, uint32_t i, int status, pid_t pid,
     for (char *p = msg; *p; p++)
         if (*p == '\r' || *p == '\n')
             *p = ' ';
-    /* error.txt through a temporary directory, like a run's outputs */
+    /* the record through a temporary directory, like a run's outputs; if
+     * even that cannot be written (a full disk), the run stays missing,
+     * which --resume also runs again */
     snprintf(tmp, sizeof tmp, "%s/runs/.tmp-%s.%ld", w->dir, id, (long)getpid());
     run_path(fin, sizeof fin, w, id, NULL);
     rm_tree(tmp);
     if (mkdir(tmp, 0777) == 0) {
-        char *e = path2(tmp, "error.txt");
+        char *e = path2(tmp, run_file[st]);
         struct dl_error err = { 0 };
         char *text = xmalloc(strlen(msg) + 2);
         sprintf(text, "%s\n", msg);
         if (write_atomic(e, text, strlen(text), &err) || rename(tmp, fin)) {
             if (run_state(w->dir, id) == RUN_MISSING)
                 fprintf(stderr, "dlsim sweep: cannot record the failure of "
-                        "%s in %s\n", id, fin);
+                        "%s in %s (it stays to do)\n", id, fin);
             rm_tree(tmp);
         }
         free(text);
         free(e);
+    } else {
+        fprintf(stderr, "dlsim sweep: cannot record the failure of %s: %s: %s "
+                "(it stays to do)\n", id, tmp, strerror(errno));
     }
-    return RUN_FAILED;
+    return st;
 }
 
 /* A run ended (on MPI rank, or -1 without MPI): its row to the journal,
@@ -742,7 +860,7 @@ static int record(struct sweep *w, uint32_t i, int status, pid_t pid,
 static void finished(struct sweep *w, uint32_t i, int st, const char *msg,
                      int rank)
 {
-    if (st == RUN_FAILED)
+    if (st != RUN_OK)
         w->nfailed++;
     if (w->journal) {
         char why[4400];
@@ -831,10 +949,10 @@ static void mpi_master(struct sweep *w, int size)
             if (msg[0] >= 0) {
                 char err[1200] = "";
                 int st = run_state(w->dir, w->s->runs[msg[0]].id);
-                if (st == RUN_FAILED)
-                    run_error(w->dir, w->s->runs[msg[0]].id, err, sizeof err);
+                if (st == RUN_FAILED || st == RUN_RETRY)
+                    run_error(w->dir, w->s->runs[msg[0]].id, st, err, sizeof err);
                 w->started[msg[0]] = now_s() - (double)msg[1] / 1000;
-                finished(w, (uint32_t)msg[0], st == RUN_OK ? RUN_OK : RUN_FAILED,
+                finished(w, (uint32_t)msg[0], st == RUN_MISSING ? RUN_RETRY : st,
                          err, ms.MPI_SOURCE);
             }
             int give = next < w->ntodo ? (int)w->todo[next++] : -1;
@@ -902,6 +1020,203 @@ static char *grid_text(const struct sweep *w, size_t *len)
     return buf;
 }
 
+/* ------------------------------------------------------------ the lock
+ *
+ * One lock per sweep directory, so that two live sweeps never write into
+ * it at once (a --resume used to delete the temporary run directories of
+ * a sweep still running there).  DIR/sweep.lock is an flock(2) lock:
+ * exclusive for a sweep, a --resume and a --merge; shared by the shards
+ * of one --shard I/N sweep, which run side by side on purpose, each also
+ * holding DIR/shard-I-of-N.lock exclusively (the same shard twice is
+ * refused, and so is a shard of another N while one of N runs: their runs
+ * would overlap).  Under MPI only rank 0 locks: the ranks are one sweep.
+ *
+ * The kernel releases an flock when the last descriptor of it closes, so
+ * a sweep that dies leaves no lock behind (a "stale lock" cannot exist,
+ * and a reused pid cannot make a dead sweep look alive); the forked run
+ * processes inherit the descriptor, so the lock lasts until every process
+ * of the sweep is gone.  The lock files hold "pid P on host H" of their
+ * holder for the refusal message only, and are never removed (removing a
+ * lock file races with the next locker).  Where the filesystem has no
+ * flock (ENOLCK, EOPNOTSUPP), the sweep warns and goes on unlocked. */
+
+static bool is_lock_name(const char *n)
+{
+    size_t l = strlen(n);
+    return !strcmp(n, "sweep.lock") ||
+           (!strncmp(n, "shard-", 6) && l > 5 && !strcmp(n + l - 5, ".lock"));
+}
+
+/* Opens (creating) DIR/name for locking: the descriptor or -1. */
+static int lock_open(const char *dir, const char *name)
+{
+    char *p = path2(dir, name);
+    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    free(p);
+    return fd;
+}
+
+/* flock without waiting: 0 held, 1 held by another process, -1 this
+ * filesystem has no flock (or another error, errno set). */
+static int lock_try(int fd, int how)
+{
+    if (!flock(fd, how | LOCK_NB))
+        return 0;
+    return errno == EWOULDBLOCK ? 1 : -1;
+}
+
+/* lock_try for up to 0.3 s: the processes of a sweep just killed (kill -9
+ * of its process group) take a moment to be gone, and so to release the
+ * lock they share. */
+static int lock_wait(int fd, int how)
+{
+    int r = lock_try(fd, how);
+    for (int k = 0; r == 1 && k < 6; k++) {
+        struct timespec ts = { 0, 50000000 };
+        nanosleep(&ts, NULL);
+        r = lock_try(fd, how);
+    }
+    return r;
+}
+
+/* Records this process as the lock's holder ("pid P on host H"). */
+static void lock_note(int fd, const char *extra)
+{
+    char host[256] = "?", buf[400];
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = 0;
+    int n = snprintf(buf, sizeof buf, "pid %ld on host %s%s\n", (long)getpid(),
+                     host, extra);
+    if (ftruncate(fd, 0) || pwrite(fd, buf, (size_t)n, 0) != n)
+        return;                 /* only a message depends on it */
+}
+
+/* The holder's note of lock file DIR/name into buf ("pid ? (unknown)" when
+ * it has none yet). */
+static void lock_holder(const char *dir, const char *name, char *buf, size_t n)
+{
+    char *p = path2(dir, name);
+    char *t = slurp(p, NULL);
+    free(p);
+    snprintf(buf, n, "%s", t && *t ? t : "pid unknown, starting");
+    buf[strcspn(buf, "\n")] = 0;
+    free(t);
+}
+
+/* The live shards of DIR other than of n shards when n > 0 (or every live
+ * shard, n == 0), listed into buf: their count. */
+static int live_shards(const char *dir, uint32_t n, char *buf, size_t bn)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int live = 0;
+    size_t k = 0;
+    buf[0] = 0;
+    while (d && (e = readdir(d))) {
+        unsigned a, b;
+        char tail[8];
+        if (sscanf(e->d_name, "shard-%u-of-%u.lo%7s", &a, &b, tail) != 3 ||
+            strcmp(tail, "ck") || (n && b == n))
+            continue;
+        int fd = lock_open(dir, e->d_name);
+        if (fd < 0)
+            continue;
+        if (lock_try(fd, LOCK_SH) == 1) {
+            char who[300];
+            lock_holder(dir, e->d_name, who, sizeof who);
+            if (k < bn)
+                k += (size_t)snprintf(buf + k, bn - k, "%sshard %u/%u (%s)",
+                                      live ? ", " : "", a, b, who);
+            live++;
+        }
+        close(fd);              /* (releases the probe's shared lock) */
+    }
+    if (d)
+        closedir(d);
+    return live;
+}
+
+static void lock_unsupported(const char *dir)
+{
+    fprintf(stderr, "dlsim sweep: warning: %s: cannot lock (%s): this "
+            "filesystem has no flock; make sure no other sweep uses this "
+            "directory\n", dir, strerror(errno));
+}
+
+/* Takes DIR's lock for this sweep (exclusive, or as shard I/N), or for
+ * --merge (shard false).  0, or 2 after a message naming the holder. */
+static int lock_dir(const char *dir, bool shard, uint32_t si, uint32_t sn,
+                    int *lock_fd, int *shard_fd)
+{
+    *lock_fd = *shard_fd = -1;
+    int fd = lock_open(dir, "sweep.lock");
+    if (fd < 0) {
+        fprintf(stderr, "dlsim sweep: %s/sweep.lock: cannot open: %s\n", dir,
+                strerror(errno));
+        return 1;
+    }
+    char who[400], list[1200];
+    int r = lock_wait(fd, shard ? LOCK_SH : LOCK_EX);
+    if (r < 0) {
+        lock_unsupported(dir);
+        close(fd);
+        return 0;
+    }
+    if (r == 1) {
+        /* held: exclusively by a sweep, or shared by shards */
+        if (!shard && lock_try(fd, LOCK_SH) == 0) {
+            flock(fd, LOCK_UN);
+            live_shards(dir, 0, list, sizeof list);
+            fprintf(stderr, "dlsim sweep: %s is in use by running shards of a "
+                    "sweep: %s; wait for them to end (or stop them)\n", dir,
+                    *list ? list : "(starting)");
+        } else {
+            lock_holder(dir, "sweep.lock", who, sizeof who);
+            fprintf(stderr, "dlsim sweep: %s is in use by another dlsim sweep "
+                    "(%s); wait for it to end, or stop it (a sweep that died "
+                    "holds no lock)\n", dir, who);
+        }
+        close(fd);
+        return 2;
+    }
+    if (!shard) {
+        lock_note(fd, "");
+        *lock_fd = fd;
+        return 0;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "shard-%u-of-%u.lock", si, sn);
+    int sfd = lock_open(dir, name);
+    r = sfd < 0 ? -1 : lock_wait(sfd, LOCK_EX);
+    if (r == 1) {
+        lock_holder(dir, name, who, sizeof who);
+        fprintf(stderr, "dlsim sweep: shard %u/%u of %s is already running "
+                "(%s)\n", si, sn, dir, who);
+    } else if (r == 0 && live_shards(dir, sn, list, sizeof list)) {
+        fprintf(stderr, "dlsim sweep: %s is being swept in another number of "
+                "shards: %s is running; use the same N in --shard I/N\n", dir,
+                list);
+        r = 1;
+    }
+    if (r == 1) {
+        close(sfd);
+        close(fd);
+        return 2;
+    }
+    if (r < 0) {
+        lock_unsupported(dir);
+        if (sfd >= 0)
+            close(sfd);
+    } else {
+        char extra[64];
+        snprintf(extra, sizeof extra, " (shard %u/%u)", si, sn);
+        lock_note(sfd, extra);
+        *shard_fd = sfd;
+    }
+    *lock_fd = fd;
+    return 0;
+}
+
 /* Only what a sweep killed before writing grid.csv can leave. */
 static bool only_sweep_debris(const char *dir)
 {
@@ -913,7 +1228,7 @@ static bool only_sweep_debris(const char *dir)
     while ((e = readdir(d))) {
         const char *n = e->d_name;
         if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "runs") ||
-            !strcmp(n, "logs") || !strcmp(n, "sweep.yaml") ||
+            !strcmp(n, "logs") || !strcmp(n, "sweep.yaml") || is_lock_name(n) ||
             !strncmp(n, "sweep.yaml.tmp.", 15) || !strncmp(n, "grid.csv.tmp.", 13))
             continue;
         ok = false;
@@ -930,7 +1245,8 @@ static bool dir_empty(const char *dir)
     struct dirent *e;
     bool empty = true;
     while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            !is_lock_name(e->d_name))
             empty = false;
     closedir(d);
     return empty;
@@ -948,6 +1264,13 @@ static int setup_dir(struct sweep *w, bool resume, bool shard)
     if (!stat(dir, &st) && !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "dlsim sweep: %s: exists and is not a directory\n", dir);
         rc = 2;
+    } else if (out_mkdirs(dir)) {
+        fprintf(stderr, "dlsim sweep: %s: cannot create: %s\n", dir,
+                strerror(errno));
+        rc = 1;
+    } else if ((rc = lock_dir(dir, shard, w->shard_i, w->shard_n, &w->lock_fd,
+                              &w->shard_fd))) {
+        ;                       /* another live sweep: message printed */
     } else if (!dir_empty(dir)) {
         size_t ol;
         char *old = slurp(gpath, &ol);
@@ -995,8 +1318,10 @@ static int setup_dir(struct sweep *w, bool resume, bool shard)
     return rc;
 }
 
-/* The runs of sel not done yet, into todo; removes the stale temporary
- * directories of those runs. */
+/* The runs of sel not done yet (missing, or to retry), into todo;
+ * removes the record of a run to retry and the stale temporary
+ * directories of those runs.  Only under the directory's lock (no other
+ * live sweep can be writing them). */
 static void plan(struct sweep *w)
 {
     uint32_t n = w->s->nruns;
@@ -1006,13 +1331,13 @@ static void plan(struct sweep *w)
     for (uint32_t k = 0; k < w->nsel; k++) {
         uint32_t i = w->sel[k];
         int st = run_state(w->dir, w->s->runs[i].id);
-        if (st != RUN_MISSING)
+        if (st == RUN_OK || st == RUN_FAILED)
             continue;
         char p[4096];
         run_path(p, sizeof p, w, w->s->runs[i].id, NULL);
         struct stat sb;
         if (!stat(p, &sb))
-            rm_tree(p);         /* neither ok nor failed: not ours */
+            rm_tree(p);         /* retry.txt, or neither: not a result */
         want[i] = true;
         w->todo[w->ntodo++] = i;
     }
@@ -1052,6 +1377,12 @@ static int cmd_merge(const char *dir, bool quiet)
         free(gpath);
         return 2;
     }
+    int lock_fd, shard_fd, lrc = lock_dir(dir, false, 0, 0, &lock_fd, &shard_fd);
+    if (lrc) {                  /* the shards are not done */
+        free(text);
+        free(gpath);
+        return lrc;
+    }
     char *p = text, *f[SWP_NCOORD + 1];
     int rc = 0;
     uint32_t n = 0, cap = 0;
@@ -1079,14 +1410,16 @@ static int cmd_merge(const char *dir, bool quiet)
     uint32_t *sel = xcalloc(n ? n : 1, sizeof *sel);
     for (uint32_t i = 0; i < n; i++)
         sel[i] = i;
-    uint32_t nfailed = 0, nmissing = 0;
+    uint32_t nfailed = 0, nretry = 0, nmissing = 0;
     char *out = path2(dir, "summary.csv");
     if (!rc) {
-        rc = write_summary(dir, co, sel, n, out, &nfailed, &nmissing, quiet);
+        rc = write_summary(dir, co, sel, n, out, &nfailed, &nretry, &nmissing);
+        char counts[200];
+        end_counts(counts, sizeof counts, nfailed, nretry);
         if (!rc && !quiet)
-            fprintf(stderr, "sweep: merged %u runs (%u failed) into %s\n", n,
-                    nfailed, out);
-        if (!rc && nfailed)
+            fprintf(stderr, "sweep: merged %u runs (%s) into %s\n", n, counts,
+                    out);
+        if (!rc && (nfailed || nretry))
             rc = 1;
     }
     free(out);
@@ -1094,6 +1427,8 @@ static int cmd_merge(const char *dir, bool quiet)
     free(co);
     free(text);
     free(gpath);
+    if (lock_fd >= 0)
+        close(lock_fd);
     return rc;
 }
 
@@ -1101,7 +1436,7 @@ static int cmd_merge(const char *dir, bool quiet)
 
 static const char sweep_help[] =
     "usage: dlsim sweep SPEC.yaml [--jobs N] [--out DIR] [--resume]\n"
-    "                   [--shard I/N] [--quiet]\n"
+    "                   [--shard I/N] [--strict] [--quiet]\n"
     "       dlsim sweep --merge DIR [--quiet]\n"
     "\n"
     "Runs the grid of SPEC.yaml (policies x traces x clusters x models x\n"
@@ -1116,13 +1451,18 @@ static const char sweep_help[] =
     "               .yaml, plus .out, in the current directory); it must be\n"
     "               new or empty unless --resume\n"
     "  --resume     continue an interrupted sweep in DIR: keep the finished\n"
-    "               runs (ok or failed), redo the others, rewrite summary.csv\n"
+    "               runs (ok or failed), redo the others and those to retry\n"
+    "               (a full disk, an I/O error, a kill), rewrite summary.csv\n"
     "  --shard I/N  only the runs whose index % N == I (0 <= I < N), e.g. one\n"
     "               Slurm array task each, all with the same --out on a shared\n"
     "               filesystem; finished runs of the shard are kept; writes\n"
     "               DIR/summary.shard-I-of-N.csv\n"
     "  --merge DIR  after the shards: check that every run of DIR/grid.csv is\n"
     "               in DIR/runs/ and write DIR/summary.csv\n"
+    "  --strict     every run with dlsim run --strict (as the spec key\n"
+    "               strict: true does per scenario): any warning fails it\n"
+    "               (a trace that warns on loading: the spec is refused).\n"
+    "               Sweeps for a paper should pass it\n"
     "  --quiet      no progress, log lines or final line (errors still shown)\n"
     "\n"
     "Under mpirun (a build with MPI): rank 0 hands out the runs one at a time\n"
@@ -1132,9 +1472,13 @@ static const char sweep_help[] =
     "Progress goes to stderr: on a terminal one redrawn line (runs done,\n"
     "failures, ETA), otherwise one line per finished run.\n"
     "\n"
-    "Exit status: 0 every run succeeded; 1 some run failed (its row says\n"
-    "why; DIR/logs/<run_id>.log holds its stderr) or an I/O error; 2 bad\n"
-    "usage or a bad spec (file:line:col), nothing run.\n";
+    "One sweep at a time per DIR (shards of one --shard I/N together): a\n"
+    "second live one is refused, naming the holder's pid.\n"
+    "\n"
+    "Exit status: 0 every run succeeded; 1 some run failed or is to retry\n"
+    "(its row says why; DIR/logs/<run_id>.log holds its stderr) or an I/O\n"
+    "error; 2 bad usage, a bad spec (file:line:col) or DIR in use by another\n"
+    "sweep, nothing run.\n";
 
 static int parse_shard(const char *s, uint32_t *i, uint32_t *n)
 {
@@ -1175,16 +1519,17 @@ int swp_cmd_sweep(int argc, char **argv)
         { "shard", required_argument, 0, 'S' },
         { "merge", required_argument, 0, 'M' },
         { "quiet", no_argument, 0, 'q' },
+        { "strict", no_argument, 0, 'X' },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
     };
     long jobs = 0;
     const char *out = NULL, *merge = NULL;
-    bool resume = false, quiet = false, shard = false;
+    bool resume = false, quiet = false, shard = false, strict = false;
     uint32_t shard_i = 0, shard_n = 1;
     int ch;
     optind = 0;
-    while ((ch = getopt_long(argc, argv, "j:o:rS:M:qh", lo, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "j:o:rS:M:qXh", lo, NULL)) != -1) {
         switch (ch) {
         case 'j':
             if (sim_parse_long(optarg, &jobs) || jobs < 1 || jobs > 4096)
@@ -1199,12 +1544,13 @@ int swp_cmd_sweep(int argc, char **argv)
             break;
         case 'M': merge = optarg; break;
         case 'q': quiet = true; break;
+        case 'X': strict = true; break;
         case 'h': fputs(sweep_help, stdout); return 0;
         default: return usage_error("bad option");
         }
     }
     if (merge) {
-        if (optind < argc || out || resume || shard || jobs)
+        if (optind < argc || out || resume || shard || jobs || strict)
             return usage_error("--merge DIR takes no spec and no other option "
                                "but --quiet");
         return cmd_merge(merge, quiet);
@@ -1237,6 +1583,8 @@ int swp_cmd_sweep(int argc, char **argv)
     struct swp_spec s;
     struct dl_error err = { 0 };
     int rc = swp_spec_load(specfile, &s, &err);
+    for (uint32_t c = 0; c < s.nsc && !rc && strict; c++)
+        s.sc[c].strict = true;
     if (!rc)
         rc = swp_validate(&s, rank == 0 ? stderr : NULL, &err);
     if (rc) {
@@ -1249,6 +1597,10 @@ int swp_cmd_sweep(int argc, char **argv)
     memset(&w, 0, sizeof w);
     w.s = &s;
     w.dir = out ? out : defout;
+    w.shard = shard;
+    w.shard_i = shard_i;
+    w.shard_n = shard_n;
+    w.lock_fd = w.shard_fd = -1;
     const char *(*co)[SWP_NCOORD] = xcalloc(s.nruns ? s.nruns : 1, sizeof *co);
     for (uint32_t i = 0; i < s.nruns && !rc; i++)
         swp_coords(&s, i, co[i]);
@@ -1258,10 +1610,14 @@ int swp_cmd_sweep(int argc, char **argv)
     for (uint32_t i = 0; i < s.nruns && !rc; i++)
         if (i % shard_n == shard_i)
             w.sel[w.nsel++] = i;
+    s.outdir = w.dir;
     if (!rc && rank == 0) {
         rc = setup_dir(&w, resume, shard);
         if (!rc)
             plan(&w);
+        /* the generated workloads the runs to do read, once, before any */
+        if (!rc && (rc = swp_gen_write(&s, w.todo, w.ntodo, stderr, quiet)))
+            rc = dl_exit_status(rc);
     }
 #ifdef DLSIM_MPI
     if (mpi) {              /* every rank learns whether rank 0 goes on */
@@ -1315,9 +1671,9 @@ int swp_cmd_sweep(int argc, char **argv)
             snprintf(name, sizeof name, "summary.shard-%u-of-%u.csv", shard_i,
                      shard_n);
         char *sp = path2(w.dir, shard ? name : "summary.csv");
-        uint32_t nfailed, nmissing;
-        rc = write_summary(w.dir, w.co, w.sel, w.nsel, sp, &nfailed, &nmissing,
-                           quiet);
+        uint32_t nfailed, nretry, nmissing;
+        rc = write_summary(w.dir, w.co, w.sel, w.nsel, sp, &nfailed, &nretry,
+                           &nmissing);
         if (w.journal) {
             fclose(w.journal);
             w.journal = NULL;
@@ -1330,15 +1686,20 @@ int swp_cmd_sweep(int argc, char **argv)
                 free(jp);
             }
         }
+        char counts[200];
+        end_counts(counts, sizeof counts, nfailed, nretry);
         if (!rc && !quiet)
-            fprintf(stderr, "sweep: %u runs, %u failed%s; %s\n", w.nsel, nfailed,
-                    nfailed ? " (see the error column)" : "", sp);
-        if (!rc && nfailed)
+            fprintf(stderr, "sweep: %u runs, %s; %s\n", w.nsel, counts, sp);
+        if (!rc && (nfailed || nretry))
             rc = 1;
         free(sp);
     }
     if (w.journal)
         fclose(w.journal);
+    if (w.shard_fd >= 0)
+        close(w.shard_fd);
+    if (w.lock_fd >= 0)
+        close(w.lock_fd);
     keys_free(&w.jkeys);
 #ifdef DLSIM_MPI
     if (mpi) {

@@ -12,7 +12,11 @@
  * The output directory DIR (see sim/sweeprun.c for the protocol):
  *   DIR/sweep.yaml        a byte copy of the spec
  *   DIR/grid.csv          run_id + grid coordinates, one row per run
- *   DIR/runs/<run_id>/    what `dlsim run --out` writes, or error.txt
+ *   DIR/sweep.lock        the directory's flock (shard-I-of-N.lock: shards)
+ *   DIR/traces/           the generated workloads (struct swp_gen)
+ *   DIR/runs/<run_id>/    what `dlsim run --out` writes, or error.txt (a
+ *                         deterministic failure) or retry.txt (one of the
+ *                         environment, which --resume runs again)
  *   DIR/logs/<run_id>.log the run's stderr (warnings, the failure)
  *   DIR/summary.csv       one row per run, grid order, written last
  */
@@ -30,12 +34,31 @@ enum swp_axis {
 };
 extern const char *const swp_axis_key[SWP_NAXES]; /* "policies", ... */
 
+/* A generated trace of the traces axis: `trace gen` options ({gen: {...}})
+ * or `trace gen --like W.yaml` options ({like: W.yaml, ...}); the seed
+ * comes from the seeds axis, the load from the loads axis and, for gen,
+ * the cluster from the clusters axis.  Each (trace, cluster, load, seed)
+ * of gen, and each (trace, seed) of like, is one workload, written once
+ * to DIR/traces/ (swp_gen_path) before the runs that read it. */
+struct swp_gen {
+    bool like;
+    char *name;                 /* short name: run ids and file names */
+    struct trc_gen_opts o;      /* gen (load, seed set per workload) */
+    struct trc_like_opts lo;    /* like (seed set per workload) */
+    char *gpus, *duration, *models;     /* owned strings behind o / lo */
+    char *wl_path;              /* like: the workload file, resolved */
+    struct trc_workload wl;     /* like: loaded by swp_validate */
+    bool wl_loaded;
+};
+
 /* One distinct value of an axis (values are shared by every scenario
  * that names them, so each file is loaded once). */
 struct swp_item {
     char *text;                 /* the coordinate as written in the spec */
     long line, col;             /* where first written, for messages */
-    char *path;                 /* traces, clusters: resolved file path */
+    char *path;                 /* traces, clusters: resolved file path
+                                   (NULL: generated, or the built-in) */
+    struct swp_gen *gen;        /* traces: a generated trace, or NULL */
     double load;                /* loads: > 0, or 0 = the trace's arrivals */
     uint64_t seed;              /* seeds */
     char **args;                /* models: resolved --models arguments */
@@ -44,6 +67,8 @@ struct swp_item {
     struct trace tr;            /* traces */
     struct cluster clu;         /* clusters (the built-in one: path NULL) */
     struct mdl_spec *models;    /* models: NULL = none */
+    struct dl_diag *diag;       /* traces: the warnings of loading it,
+                                   replayed into every run's (owned) */
     bool loaded;
 };
 
@@ -54,6 +79,8 @@ struct swp_scenario {
     uint32_t n[SWP_NAXES];
     simtime_t sample;           /* timeseries interval (us) */
     bool check;
+    bool strict;                /* spec key strict, or sweep --strict:
+                                   every warning fails the run (exit 2) */
 };
 
 struct swp_run {
@@ -68,10 +95,14 @@ struct swp_spec {
     struct swp_item *items[SWP_NAXES];
     uint32_t nitems[SWP_NAXES];
     size_t cap[SWP_NAXES];
+    uint32_t *hidx[SWP_NAXES];  /* intern index: item + 1 by text hash */
+    size_t hcap[SWP_NAXES];     /* its size, a power of 2 (0 = none) */
     struct swp_scenario *sc;
     uint32_t nsc;
     struct swp_run *runs;       /* grid order */
     uint32_t nruns;
+    const char *outdir;         /* the sweep's DIR, for generated traces
+                                   (set before swp_gen_write / swp_exec) */
 };
 
 /* Reads and expands a spec: 0, or DL_EINPUT / DL_EIO with err located at
@@ -84,23 +115,40 @@ int swp_spec_load(const char *path, struct swp_spec *s, struct dl_error *err);
 int swp_validate(struct swp_spec *s, FILE *msgs, struct dl_error *err);
 void swp_spec_free(struct swp_spec *s);
 
+/* The file of run i's generated workload, "DIR/traces/NAME...csv.gz"
+ * (run i's trace must be generated): into buf. */
+void swp_gen_path(const struct swp_spec *s, uint32_t i, char *buf, size_t n);
+/* Writes (atomically) each generated workload that the runs todo[0..n)
+ * read and DIR/traces/ lacks (saying how many on msgs unless quiet).  0,
+ * DL_EINPUT (a seed the generator cannot serve, with the message printed)
+ * or DL_EIO. */
+int swp_gen_write(struct swp_spec *s, const uint32_t *todo, uint32_t n,
+                  FILE *msgs, bool quiet);
+
 /* The coordinates of a run: the 8 leading summary.csv fields, unquoted
  * (run_id, scenario, policy, trace, cluster, models, load, seed). */
 #define SWP_NCOORD 8
 extern const char *const swp_coord_name[SWP_NCOORD];
 void swp_coords(const struct swp_spec *s, uint32_t i, const char *f[SWP_NCOORD]);
 
+/* The exit status of a run process that failed for a reason of its
+ * environment (a full disk, an I/O error: EX_TEMPFAIL), not of its
+ * inputs: the run is recorded as retryable and --resume runs it again. */
+#define SWP_EXIT_RETRY 75
+
 /* Runs run i of a validated spec in the calling process (a forked child)
- * into the directory tmpdir: 0, or the exit status of `dlsim run` with
- * the message on stderr. */
+ * into the directory tmpdir: 0, the exit status of `dlsim run` (1 the run
+ * failed, 2 bad input), or SWP_EXIT_RETRY, with the message on stderr. */
 int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir);
 
 /* sim/cli.c's run path, shared with `dlsim run`: one simulation of t on c
  * under o, its outputs written into dir (when not NULL), its table row to
- * table (when not NULL); errors on stderr.  The exit status. */
+ * table (when not NULL); errors on stderr.  The exit status; *io_failed
+ * (when not NULL) is set when it is 1 because the outputs could not be
+ * written (a full disk, an I/O error), not because the run failed. */
 int cli_run_one(const struct trace *t, struct cluster *c,
                 const struct eng_opts *o, const struct out_prov *pv,
-                const char *dir, FILE *table, bool header);
+                const char *dir, FILE *table, bool header, bool *io_failed);
 
 /* `dlsim sweep ...`: the process exit status. */
 int swp_cmd_sweep(int argc, char **argv);
