@@ -78,7 +78,9 @@ int pol_register(const struct pol_plugin *pl, const char *origin,
             return dl_fail(err, origin, 0, 0, "more than %d plug-in policies",
                            POL_MAX_PLUGINS);
         plugin[nplugins] = q;
-        plugin_origin[nplugins++] = origin;
+        /* a copy that lives as long as the process (listed by dlsim
+         * policies; reachable from here, so no leak) */
+        plugin_origin[nplugins++] = xstrdup(origin);
     }
     if (!n)
         return dl_fail(err, origin, 0, 0, "the plug-in lists no policy");

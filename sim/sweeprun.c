@@ -319,7 +319,7 @@ static int sjson_read(const char *path, struct sjson *j, struct dl_error *err)
     memset(j, 0, sizeof *j);
     char *buf;
     size_t len;
-    int rc = dl_read_file(path, MDL_JSON_MAX_BYTES, &buf, &len, err);
+    int rc = dl_read_file(path, MDL_JSON_MAX_BYTES, 0, &buf, &len, err);
     if (rc)
         return rc;
     if ((rc = mdl_json_parse(path, buf, len, &j->doc, err))) {
