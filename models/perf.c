@@ -11,7 +11,8 @@
  * Only co-location evaluates a model form per event, and only for the jobs
  * on a GPU whose occupants changed.
  */
-#include "models/mdlint.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -36,7 +37,7 @@ void mdl_spec_free(struct mdl_spec *s)
     free(s->args);
     mdl_rt_params_free(&s->rt);
     mdl_sd_free(&s->sd);
-    mdl_fit_pairs_free(&s->pairs);
+    mdl_pairs_free(&s->pairs);
     mdl_zoo_free(&s->zoo);
     memset(s, 0, sizeof *s);
 }
@@ -55,7 +56,7 @@ int mdl_spec_finish(struct mdl_spec *s, struct dl_error *err)
             return rc;
     }
     if (s->has_pairs && !s->pairs.n) {
-        int rc = mdl_fit_pairs_load(s->pairs_path, &s->pairs, err);
+        int rc = mdl_pairs_load(s->pairs_path, &s->pairs, err);
         if (rc)
             return rc;
     }
@@ -478,7 +479,7 @@ static void slowdown_tables(struct mdl_perf *p, const struct mdl_spec *s)
     p->sd = xcalloc(p->ntypes, sizeof *p->sd);
     p->s = xcalloc((size_t)p->ntypes * nr, sizeof *p->s);
     p->p = xcalloc((size_t)p->ntypes * nr, sizeof *p->p);
-    char name[MCSV_NAME_MAX + 16];
+    char name[DL_CSV_NAME_MAX + 16];
     for (uint32_t t = 0; t < p->ntypes; t++) {
         const struct mdl_sd_type *st = s && s->has_sd
             ? mdl_sd_find(&s->sd, p->clu->types[t].name) : NULL;
@@ -564,11 +565,11 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
         if (u < 0 && m && m->util_a100 >= 0)
             u = m->util_a100;
         if (u < 0 && feat && s && s->has_util)
-            u = mdl_fit_util_predict(&s->util, x);
+            u = mdl_util_predict(&s->util, x);
         p->util[j] = (float)(u < 0 ? -1 : clamp(u, 0, 1));
         double pu = u < 0 ? 1 : u;
         if (s && s->has_util && !s->util_oracle && feat)
-            pu = mdl_fit_util_predict(&s->util, x);
+            pu = mdl_util_predict(&s->util, x);
         if (s && s->util_noise > 0)
             pu *= exp(s->util_noise * normal(seed, 1, j));
         p->putil[j] = (float)clamp(pu, 0.01, 1);

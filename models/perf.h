@@ -12,7 +12,7 @@
 #ifndef DLSIM_MODEL_H
 #define DLSIM_MODEL_H
 
-#include "sim/sim.h"
+#include "sim/cluster/cluster.h"
 #include "traces/trace.h"
 
 /* ------------------------------------------------------------ model zoo
@@ -126,69 +126,11 @@ double mdl_zoo_throughput(const struct mdl_zoo *z, const char *model,
                           uint32_t batch, const char *gpu_type,
                           uint32_t num_gpus, bool spread);
 
-/* ------------------------------------------------------------ JSON reader
+/* ------------------------------------------------------------ shared with the fits
  *
- * A small, strict, bounded JSON reader (models/json.c) for measurement files
- * such as Gavel's throughput JSON.  RFC 8259 grammar only: no comments, no
- * trailing commas, no NaN/Infinity, no leading zeros, no control bytes in
- * strings, no "\u0000", no duplicate member names, nothing after the root.
- * Nesting is limited to MDL_JSON_MAX_DEPTH and the input to
- * MDL_JSON_MAX_BYTES; every error is reported as file:line:col (col counts
- * bytes from 1) and never crashes.  The tree lives in one arena.
- */
-#define MDL_JSON_MAX_DEPTH 64
-#define MDL_JSON_MAX_BYTES ((size_t)256 << 20)
-
-enum mdl_json_type {
-    MDL_JSON_NULL, MDL_JSON_FALSE, MDL_JSON_TRUE, MDL_JSON_NUMBER,
-    MDL_JSON_STRING, MDL_JSON_ARRAY, MDL_JSON_OBJECT,
-};
-
-struct mdl_json {
-    enum mdl_json_type type;
-    uint32_t n;                 /* elements / members (arrays, objects) */
-    struct mdl_json *kid;       /* [n], in document order */
-    const char *key;            /* member name inside an object, else NULL */
-    const char *str;            /* string value (UTF-8, NUL-terminated) */
-    size_t len;                 /* its length in bytes */
-    double num;                 /* number value (finite) */
-    long line, col;             /* where the value starts */
-    long key_line, key_col;     /* where its member name starts (objects) */
-};
-
-struct mdl_json_doc {
-    struct mdl_json *root;      /* NULL when empty */
-    struct arena *arena;        /* owns every node and string */
-};
-
-/* Parses buf[0..len); name is used in messages.  Returns 0, or DL_EINPUT
- * with err at the offending line:col; on failure *d is left empty. */
-int mdl_json_parse(const char *name, const char *buf, size_t len,
-                   struct mdl_json_doc *d, struct dl_error *err);
-/* Reads (plain or gzip, dl_read_file) and parses a file: 0, DL_EINPUT or
- * DL_EIO. */
-int mdl_json_load(const char *path, struct mdl_json_doc *d,
-                  struct dl_error *err);
-void mdl_json_free(struct mdl_json_doc *d);
-/* The member of object o named key, or NULL (also when o is no object). */
-const struct mdl_json *mdl_json_get(const struct mdl_json *o, const char *key);
-/* "object", "number", ... for messages. */
-const char *mdl_json_type_name(enum mdl_json_type t);
-
-/* ------------------------------------------------------------ dlsim fit
- *
- * models/fit.c: `dlsim fit` (SPEC 1 and 7; models/FIT.md documents the
- * model files it writes).  The pieces are public so tests can drive them.
- */
-
-/* `dlsim fit KIND ...`; argv[0] is "fit".  Returns the exit status. */
-int mdl_cmd_fit(int argc, char **argv);
-
-/* Gavel's throughput JSON -> prefix-runtime.csv and prefix-pairs.csv (SPEC
- * 7), both written atomically.  Notes (dropped entries) go to log if
- * non-NULL.  0, DL_EINPUT (err located in the JSON) or DL_EIO. */
-int mdl_fit_convert_gavel(const char *in, const char *prefix, FILE *log,
-                          struct dl_error *err);
+ * The pairs file (models/pairs.c), the slowdown forms and the utilization
+ * regressor's evaluation (models/sdfile.c): what a run reads; their fitting
+ * is models/fit/fit.h. */
 
 /* A co-location pairs file (SPEC 7).  Jobs and GPU types are interned:
  * pairs refer to them by index. */
@@ -209,81 +151,32 @@ struct mdl_pairs {
     uint32_t n;
     struct arena *arena;
 };
-int mdl_fit_pairs_load(const char *path, struct mdl_pairs *ps,
+int mdl_pairs_load(const char *path, struct mdl_pairs *ps,
                        struct dl_error *err);
-void mdl_fit_pairs_free(struct mdl_pairs *ps);
+void mdl_pairs_free(struct mdl_pairs *ps);
 
 enum mdl_sd_form {
     MDL_SD_CONSTANT, MDL_SD_HINGE, MDL_SD_TIMESHARE, MDL_SD_SENS_PRESSURE,
     MDL_SD_NFORMS
 };
 /* "constant", "hinge", "timeshare", "sensitivity_pressure". */
-const char *mdl_fit_form_name(enum mdl_sd_form f);
+const char *mdl_sd_form_name(enum mdl_sd_form f);
 
 /* Predicted rates never go below this (and never above 1). */
 #define MDL_RATE_MIN 0.01
 
-/* Fitted parameters of one form on one GPU type. */
-struct mdl_sd_params {
-    enum mdl_sd_form form;
-    double rate;                /* constant: the shared rate */
-    double alpha;               /* hinge: slope past summed util 1 */
-    double *s, *p;              /* sensitivity_pressure: [njobs], NAN for
-                                   jobs unseen in training (malloc'd) */
-    double mean_s, mean_p;      /* over the jobs seen; fallback */
-    uint32_t njobs;
-};
-void mdl_fit_sd_free(struct mdl_sd_params *m);
-/* Whether form can be fitted to pairs idx[0..n) (hinge and timeshare need
- * util_a and util_b on every pair). */
-bool mdl_fit_sd_applicable(const struct mdl_pairs *ps, enum mdl_sd_form f,
-                           const uint32_t *idx, uint32_t n);
-/* Fits form f to the pairs idx[0..n) (n >= 1).  0, or -1 when not
- * applicable or a GSL routine failed. */
-int mdl_fit_sd(const struct mdl_pairs *ps, enum mdl_sd_form f,
-               const uint32_t *idx, uint32_t n, struct mdl_sd_params *m);
-/* Predicted rates of pair q under m. */
-void mdl_fit_sd_predict(const struct mdl_sd_params *m, const struct mdl_pair *q,
-                        double *rate_a, double *rate_b);
-/* K-fold cross-validated MAE of both rates over the pairs of GPU type gpu
- * (folds from a GSL mt19937 seeded with seed).  Returns the pair count, or
- * 0 when the form is not applicable there (mae then NAN). */
-uint32_t mdl_fit_sd_cv(const struct mdl_pairs *ps, uint32_t gpu,
-                       enum mdl_sd_form f, unsigned k, unsigned long seed,
-                       double *mae);
-
-/* A utilization file (SPEC 7). */
 #define MDL_UTIL_NFEAT 6        /* flops, params, conv, linear, act, other */
-struct mdl_util_row {
-    double util;                /* (0, 1] */
-    double x[MDL_UTIL_NFEAT];   /* raw features, >= 0 */
-    long line;
-};
-struct mdl_util_data {
-    struct mdl_util_row *r;
-    uint32_t n;
-};
-int mdl_fit_util_load(const char *path, struct mdl_util_data *d,
-                      struct dl_error *err);
-void mdl_fit_util_data_free(struct mdl_util_data *d);
-
 /* util = clamp(intercept + sum_i coef[i] * (log1p(x_i) - center[i]) /
  * scale[i], 0.01, 1); coef[i] = 0 for a feature constant in training. */
 struct mdl_util_params {
     double intercept;
     double center[MDL_UTIL_NFEAT], scale[MDL_UTIL_NFEAT], coef[MDL_UTIL_NFEAT];
 };
-/* Ridge regression (penalty lambda on the standardized coefficients) on
- * rows idx[0..n).  0, or -1 when n == 0 or GSL fails. */
-int mdl_fit_util(const struct mdl_util_data *d, const uint32_t *idx,
-                 uint32_t n, double lambda, struct mdl_util_params *m);
-double mdl_fit_util_predict(const struct mdl_util_params *m,
+/* A utilization as the regressor reports it: clamped to [0.01, 1]. */
+double mdl_util_clamp(double u);
+/* The regressor's prediction from raw features x. */
+double mdl_util_predict(const struct mdl_util_params *m,
                             const double x[MDL_UTIL_NFEAT]);
-/* K-fold cross-validated RMSLE of the regression and of the training-mean
- * baseline.  0, or -1 when there are fewer than 2 rows. */
-int mdl_fit_util_cv(const struct mdl_util_data *d, unsigned k,
-                    unsigned long seed, double lambda, double *rmsle,
-                    double *rmsle_base);
 
 /* ------------------------------------------------------------ model files
  *
@@ -378,6 +271,12 @@ struct mdl_rt_params {
     uint32_t ntypes;
 };
 
+/* Iteration time (s) of flops/params on n GPUs of peak peak_tf TFLOP/s
+ * and bw_gbs GB/s at efficiencies ec, em, overhead t0 and multi-GPU
+ * scaling sc (consolidated) or ss (spread): the roofline above. */
+double mdl_rt_iter_time(double flops, double params, double peak_tf,
+                        double bw_gbs, uint32_t n, bool spread, double ec,
+                        double em, double t0, double sc, double ss);
 /* The documented defaults (global efficiencies only, no types). */
 void mdl_rt_defaults(struct mdl_rt_params *p);
 void mdl_rt_params_free(struct mdl_rt_params *p);
@@ -406,49 +305,6 @@ double mdl_rt_speed_ratio(const struct mdl_zoo *z,
                           uint32_t batch, const char *gpu_type,
                           uint32_t ngpus, bool spread, const char *ref_type);
 
-/* A runtime measurement file (SPEC 7) joined with the zoo. */
-struct mdl_rt_row {
-    const struct mdl_model *m;  /* zoo row (model, batch), or the model's
-                                   first row when the zoo lacks the batch */
-    double flops, params;       /* of this row's batch (flops scaled
-                                   linearly from m when m's batch differs) */
-    uint32_t batch;
-    uint32_t gpu;               /* index into zoo.gpus */
-    uint32_t num_gpus;
-    bool spread;
-    double thr;                 /* iterations/s, > 0 */
-    long line;
-};
-struct mdl_rt_data {
-    struct mdl_rt_row *r;       /* malloc'd, file order */
-    uint32_t n;
-    uint32_t skipped;           /* rows whose model or GPU type the zoo
-                                   lacks, or without flops */
-};
-int mdl_rt_data_load(const char *path, const struct mdl_zoo *z,
-                     struct mdl_rt_data *d, struct dl_error *err);
-void mdl_rt_data_free(struct mdl_rt_data *d);
-/* Fits p on rows idx[0..n): global efficiencies, overhead and scaling;
- * with per_type, also eff_c/eff_m of every type with >= MDL_RT_MIN_ROWS
- * rows.  Deterministic coordinate search on the squared error of
- * log(throughput).  0, or -1 when n == 0. */
-int mdl_rt_fit(const struct mdl_zoo *z, const struct mdl_rt_data *d,
-               const uint32_t *idx, uint32_t n, bool per_type,
-               struct mdl_rt_params *p);
-/* Cross-validated errors; e[g] for zoo GPU type g, e[z->ngpus] pooled. */
-struct mdl_rt_err {
-    uint32_t n;
-    double mape, rmse_log;          /* the model */
-    double base_mape, base_rmse_log;/* median compute efficiency only */
-};
-/* Leave-one-GPU-type-out: each type predicted by a global fit on the
- * others.  K-fold over rows (GSL mt19937 seeded with seed). */
-void mdl_rt_cv_loto(const struct mdl_zoo *z, const struct mdl_rt_data *d,
-                    struct mdl_rt_err *e);
-void mdl_rt_cv_kfold(const struct mdl_zoo *z, const struct mdl_rt_data *d,
-                     unsigned k, unsigned long seed, struct mdl_rt_err *e);
-/* `dlsim fit runtime ...`; argv[0] is "runtime". */
-int mdl_rt_cmd_fit(int argc, char **argv);
 
 /* ------------------------------------------------------------ a run's models
  *

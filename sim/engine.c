@@ -32,8 +32,8 @@
  * and the timeseries grow geometrically; nothing is malloc'd per event.
  */
 #include "sim/simint.h"
-#include "models/model.h"
-#include "sim/heap.h"
+#include "models/perf.h"
+#include "sim/base/heap.h"
 
 #include <math.h>
 #include <stdarg.h>

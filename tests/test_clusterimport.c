@@ -7,7 +7,7 @@
  * binary ($DLSIM).
  */
 #include "testutil.h"
-#include "models/model.h"
+#include "models/perf.h"
 
 #include <stdarg.h>
 #include <sys/stat.h>

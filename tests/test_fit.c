@@ -8,7 +8,9 @@
  * public data (when present) in ../../shared/data.
  */
 #include "tests/testutil.h"
-#include "models/model.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
+#include "models/fit/fit.h"
 
 #include <dirent.h>
 #include <gsl/gsl_rng.h>
@@ -67,13 +69,13 @@ static char *data_lines(const char *path)
 
 static int json_err(const char *text, long *line, long *col)
 {
-    struct mdl_json_doc d;
+    struct dl_json_doc d;
     struct dl_error err = { 0 };
-    int rc = mdl_json_parse("t.json", text, strlen(text), &d, &err);
+    int rc = dl_json_parse("t.json", text, strlen(text), &d, &err);
     *line = err.line;
     *col = err.col;
     if (!rc)
-        mdl_json_free(&d);
+        dl_json_free(&d);
     else
         cr_assert_str_eq(err.file, "t.json");
     return rc;
@@ -86,24 +88,24 @@ Test(json, good)
     const char *text =
         "{\"a\": [1, -2.5e1, 0, true, false, null],\n"
         " \"s\": \"x\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\", \"o\": {}, \"e\": []}";
-    struct mdl_json_doc d;
+    struct dl_json_doc d;
     struct dl_error err = { 0 };
-    cr_assert_eq(mdl_json_parse("t.json", text, strlen(text), &d, &err), 0,
+    cr_assert_eq(dl_json_parse("t.json", text, strlen(text), &d, &err), 0,
                  "%ld:%ld %s", err.line, err.col, err.msg);
-    const struct mdl_json *a = mdl_json_get(d.root, "a");
-    cr_assert_eq(a->type, MDL_JSON_ARRAY);
+    const struct dl_json *a = dl_json_get(d.root, "a");
+    cr_assert_eq(a->type, DL_JSON_ARRAY);
     cr_assert_eq(a->n, 6);
     cr_assert_eq(a->kid[1].num, -25.0);
-    cr_assert_eq(a->kid[3].type, MDL_JSON_TRUE);
-    cr_assert_eq(a->kid[5].type, MDL_JSON_NULL);
-    const struct mdl_json *s = mdl_json_get(d.root, "s");
+    cr_assert_eq(a->kid[3].type, DL_JSON_TRUE);
+    cr_assert_eq(a->kid[5].type, DL_JSON_NULL);
+    const struct dl_json *s = dl_json_get(d.root, "s");
     cr_assert_str_eq(s->str, "x\"\\/\b\f\n\r\t\xc3\xa9\xf0\x9f\x98\x80");
     cr_assert_eq(s->line, 2);
     cr_assert_eq(s->col, 7);
     cr_assert_eq(s->key_col, 2);
-    cr_assert_eq(mdl_json_get(d.root, "o")->n, 0);
-    cr_assert_null(mdl_json_get(d.root, "zz"));
-    mdl_json_free(&d);
+    cr_assert_eq(dl_json_get(d.root, "o")->n, 0);
+    cr_assert_null(dl_json_get(d.root, "zz"));
+    dl_json_free(&d);
 }
 
 Test(json, malformed_located)
@@ -155,25 +157,25 @@ Test(json, depth_and_nul_bounded)
     deep[sizeof deep - 1] = '\0';
     long line, col;
     cr_assert_eq(json_err(deep, &line, &col), DL_EINPUT);
-    cr_assert_eq(col, MDL_JSON_MAX_DEPTH + 1);
+    cr_assert_eq(col, DL_JSON_MAX_DEPTH + 1);
     /* an embedded NUL is a byte like any other: an error, not the end */
-    struct mdl_json_doc d;
+    struct dl_json_doc d;
     struct dl_error err = { 0 };
-    cr_assert_eq(mdl_json_parse("t.json", "[1]\0x", 5, &d, &err), DL_EINPUT);
+    cr_assert_eq(dl_json_parse("t.json", "[1]\0x", 5, &d, &err), DL_EINPUT);
     cr_assert_eq(err.col, 4);
     /* every prefix of a valid document fails cleanly or parses */
     const char *doc = "{\"a\": [1.5e-3, \"\\u00e9\", {\"b\": null}], \"c\": true}";
     for (size_t n = 0; n < strlen(doc); n++) {
-        int rc = mdl_json_parse("t.json", doc, n, &d, &err);
+        int rc = dl_json_parse("t.json", doc, n, &d, &err);
         cr_assert_eq(rc, DL_EINPUT, "prefix %zu", n);
     }
 }
 
 Test(json, missing_file_is_io)
 {
-    struct mdl_json_doc d;
+    struct dl_json_doc d;
     struct dl_error err = { 0 };
-    cr_assert_eq(mdl_json_load("data/no-such.json", &d, &err), DL_EIO);
+    cr_assert_eq(dl_json_load("data/no-such.json", &d, &err), DL_EIO);
 }
 
 /* ------------------------------------------------------------ converter */
@@ -271,7 +273,7 @@ Test(gavel_real, converter_matches_zoo_and_sp_beats_constant, .timeout = 60)
     cr_assert_gt(rows, 300);
 
     struct mdl_pairs ps;
-    cr_assert_eq(mdl_fit_pairs_load(tu_tmp_path("gavel-pairs.csv"), &ps, &err), 0,
+    cr_assert_eq(mdl_pairs_load(tu_tmp_path("gavel-pairs.csv"), &ps, &err), 0,
                  "%s", err.msg);
     cr_assert_eq(ps.ngpus, 3);
     static const char *const types[] = { "K80", "P100", "V100" };
@@ -298,7 +300,7 @@ Test(gavel_real, converter_matches_zoo_and_sp_beats_constant, .timeout = 60)
     cr_expect_float_eq(sp[0], 0.0314, 5e-4, "K80 %.4f", sp[0]);
     cr_expect_float_eq(sp[1], 0.0423, 5e-4, "P100 %.4f", sp[1]);
     cr_expect_float_eq(sp[2], 0.1098, 5e-4, "V100 %.4f", sp[2]);
-    mdl_fit_pairs_free(&ps);
+    mdl_pairs_free(&ps);
 }
 
 /* ------------------------------------------------------------ slowdown */
@@ -307,7 +309,7 @@ Test(slowdown, fixture_forms_by_hand)
 {
     struct mdl_pairs ps;
     struct dl_error err = { 0 };
-    cr_assert_eq(mdl_fit_pairs_load("data/pairs_tiny.csv", &ps, &err), 0,
+    cr_assert_eq(mdl_pairs_load("data/pairs_tiny.csv", &ps, &err), 0,
                  "%ld:%ld %s", err.line, err.col, err.msg);
     cr_assert_eq(ps.n, 5);
     cr_assert_eq(ps.ngpus, 2);
@@ -345,9 +347,9 @@ Test(slowdown, fixture_forms_by_hand)
     mdl_fit_sd_predict(&m, &q, &ra, &rb);
     cr_assert_float_eq(ra, exp(-m.mean_s * m.mean_p), 1e-12);
     mdl_fit_sd_free(&m);
-    mdl_fit_pairs_free(&ps);
+    mdl_pairs_free(&ps);
 
-    cr_assert_eq(mdl_fit_pairs_load("data/pairs_bad.csv", &ps, &err), DL_EINPUT);
+    cr_assert_eq(mdl_pairs_load("data/pairs_bad.csv", &ps, &err), DL_EINPUT);
     cr_assert_eq(err.line, 3);
     cr_assert_eq(err.col, 8);
 }
@@ -381,7 +383,7 @@ Test(slowdown, synthetic_recovered)
     synth_pairs(path, J, s, p);
     struct mdl_pairs ps;
     struct dl_error err = { 0 };
-    cr_assert_eq(mdl_fit_pairs_load(path, &ps, &err), 0, "%s", err.msg);
+    cr_assert_eq(mdl_pairs_load(path, &ps, &err), 0, "%s", err.msg);
     uint32_t idx[J * (J + 1) / 2];
     for (uint32_t i = 0; i < ps.n; i++)
         idx[i] = i;
@@ -405,7 +407,7 @@ Test(slowdown, synthetic_recovered)
     mdl_fit_sd_cv(&ps, 0, MDL_SD_CONSTANT, 5, 3, &mc);
     cr_expect_lt(mae, 0.005, "CV MAE %g", mae);
     cr_expect_lt(mae, mc / 10);
-    mdl_fit_pairs_free(&ps);
+    mdl_pairs_free(&ps);
 }
 
 Test(slowdown, command_deterministic_and_located)

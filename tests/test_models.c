@@ -5,7 +5,7 @@
  * and their noise; the `kind: models` file.  Every run has --check on.
  */
 #include "testutil.h"
-#include "models/model.h"
+#include "models/perf.h"
 
 #include <math.h>
 

@@ -10,8 +10,9 @@
  * equal to those recomputed from the summary.csv the test wrote.
  */
 #include "testutil.h"
-#include "sim/report.h"
-#include "models/model.h"
+#include "sim/report/report.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -710,11 +711,11 @@ static int e2e_sweep(struct e2e_run *runs)
                 cr_assert_eq(tu_sh("$DLSIM run --trace t.csv --policy '%s' --seed %d "
                                 "--load %s --sample 3600 --quiet --out sw/runs/r%d",
                                 pol[p], s, loads[l], n), 0, "%s", tu_out);
-                struct mdl_json_doc d;
+                struct dl_json_doc d;
                 struct dl_error err = { 0 };
-                cr_assert_eq(mdl_json_load(tu_tmp_pathf("sw/runs/r%d/summary.json", n), &d,
+                cr_assert_eq(dl_json_load(tu_tmp_pathf("sw/runs/r%d/summary.json", n), &d,
                                            &err), 0, "%s", err.msg);
-                const struct mdl_json *o = d.root;
+                const struct dl_json *o = d.root;
                 if (!n) {
                     fputs("run_id,scenario,policy,trace,cluster,models,load,seed,"
                           "status,error", f);
@@ -727,12 +728,12 @@ static int e2e_sweep(struct e2e_run *runs)
                         strchr(pol[p], ',') ? "\"" : "", pol[p],
                         strchr(pol[p], ',') ? "\"" : "", loads[l], s);
                 for (uint32_t k = 0; k < o->n; k++) {
-                    const struct mdl_json *v = &o->kid[k];
+                    const struct dl_json *v = &o->kid[k];
                     if (e2e_excluded(v->key))
                         continue;
-                    if (v->type == MDL_JSON_NUMBER)
+                    if (v->type == DL_JSON_NUMBER)
                         fprintf(f, ",%.17g", v->num);
-                    else if (v->type == MDL_JSON_STRING && !strpbrk(v->str, ",\"\n"))
+                    else if (v->type == DL_JSON_STRING && !strpbrk(v->str, ",\"\n"))
                         fprintf(f, ",%s", v->str);
                     else
                         fputc(',', f);
@@ -742,12 +743,12 @@ static int e2e_sweep(struct e2e_run *runs)
                 runs[n].load = atof(loads[l]);
                 runs[n].seed = s;
                 for (int m = 0; m < 7; m++) {
-                    const struct mdl_json *v = mdl_json_get(o, e2e_met[m]);
+                    const struct dl_json *v = dl_json_get(o, e2e_met[m]);
                     cr_assert(v);
-                    runs[n].has[m] = v->type == MDL_JSON_NUMBER;
+                    runs[n].has[m] = v->type == DL_JSON_NUMBER;
                     runs[n].v[m] = v->num / (m >= 3 ? 3600 : 1);
                 }
-                mdl_json_free(&d);
+                dl_json_free(&d);
             }
     fclose(f);
     cr_assert_eq(rename(tu_tmp_pathf("sw.csv"), tu_tmp_pathf("sw/summary.csv")), 0);

@@ -9,7 +9,8 @@
  * present) in ../../shared/data.
  */
 #include "tests/testutil.h"
-#include "models/model.h"
+#include "models/perf.h"
+#include "models/fit/fit.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -49,7 +50,7 @@ static uint32_t roundtrip(const char *pairs, const char *form)
     cr_assert_eq(mdl_cmd_fit(form ? 7 : 5, argv), 0, "fit %s", pairs);
     struct dl_error err = { 0 };
     struct mdl_pairs ps;
-    cr_assert_eq(mdl_fit_pairs_load(pairs, &ps, &err), 0, "%s", err.msg);
+    cr_assert_eq(mdl_pairs_load(pairs, &ps, &err), 0, "%s", err.msg);
     struct mdl_sd_model m;
     cr_assert_eq(mdl_sd_load(out, &m, &err), 0, "%s:%ld:%ld: %s", err.file,
                  err.line, err.col, err.msg);
@@ -61,7 +62,7 @@ static uint32_t roundtrip(const char *pairs, const char *form)
         cr_assert_not_null(t, "%s", ps.gpus[g]);
         cr_assert_str_eq(t->name, ps.gpus[g]);
         if (form)
-            cr_assert_str_eq(mdl_fit_form_name(t->form), form);
+            cr_assert_str_eq(mdl_sd_form_name(t->form), form);
         uint32_t n = of_type(&ps, g, idx);
         struct mdl_sd_params fp;
         cr_assert_eq(mdl_fit_sd(&ps, t->form, idx, n, &fp), 0);
@@ -100,7 +101,7 @@ static uint32_t roundtrip(const char *pairs, const char *form)
     }
     free(idx);
     mdl_sd_free(&m);
-    mdl_fit_pairs_free(&ps);
+    mdl_pairs_free(&ps);
     return checked;
 }
 
@@ -499,8 +500,8 @@ Test(utilfile, roundtrip_util_tiny)
         cr_assert_eq(got.coef[f], fit.coef[f]);
     }
     for (uint32_t i = 0; i < d.n; i++)
-        cr_assert_eq(mdl_fit_util_predict(&got, d.r[i].x),
-                     mdl_fit_util_predict(&fit, d.r[i].x), "row %u", i);
+        cr_assert_eq(mdl_util_predict(&got, d.r[i].x),
+                     mdl_util_predict(&fit, d.r[i].x), "row %u", i);
     mdl_fit_util_data_free(&d);
 }
 
@@ -519,7 +520,7 @@ Test(utilfile, hand_written)
     cr_assert_eq(mdl_util_load(path, &m, &err), 0, "%s", err.msg);
     double x[MDL_UTIL_NFEAT] = { expm1(1), 5, 5, 5, 5, expm1(1) };
     /* 0.5 + 0.1 * 1 + 0.2 * 1 / 2 */
-    cr_assert_float_eq(mdl_fit_util_predict(&m, x), 0.7, 1e-12);
+    cr_assert_float_eq(mdl_util_predict(&m, x), 0.7, 1e-12);
 }
 
 Test(utilfile, validation_errors_located)

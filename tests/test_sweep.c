@@ -7,7 +7,8 @@
  * built binary ($DLSIM) in a temporary directory.
  */
 #include "testutil.h"
-#include "sim/swpint.h"
+#include "sim/sweep/sweep.h"
+#include "sim/base/formats.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -369,23 +370,23 @@ Test(sweep, runs_record_provenance_as_dlsim_run, .timeout = 300)
         cr_assert_eq(tu_sh("ls -d o/runs/%04d-*", i), 0);
         char dir[256];
         snprintf(dir, sizeof dir, "%.*s", (int)strcspn(tu_out, "\n"), tu_out);
-        struct mdl_json_doc d;
+        struct dl_json_doc d;
         struct dl_error err = { 0 };
-        cr_assert_eq(mdl_json_load(tu_tmp_pathf("%s/summary.json", dir), &d, &err),
+        cr_assert_eq(dl_json_load(tu_tmp_pathf("%s/summary.json", dir), &d, &err),
                      0, "%s", err.msg);
-        const struct mdl_json *cmd = mdl_json_get(d.root, "command");
-        const struct mdl_json *w = mdl_json_get(d.root, "warnings");
-        const struct mdl_json *wm = mdl_json_get(d.root, "warning_messages");
-        const struct mdl_json *crc = mdl_json_get(d.root, "trace_crc32");
-        cr_assert(cmd && cmd->type == MDL_JSON_STRING && w && wm && crc);
+        const struct dl_json *cmd = dl_json_get(d.root, "command");
+        const struct dl_json *w = dl_json_get(d.root, "warnings");
+        const struct dl_json *wm = dl_json_get(d.root, "warning_messages");
+        const struct dl_json *crc = dl_json_get(d.root, "trace_crc32");
+        cr_assert(cmd && cmd->type == DL_JSON_STRING && w && wm && crc);
         cr_expect_geq(w->num, 1, "%s: the trace's warning is not counted", dir);
         cr_expect(wm->n >= 1 && strstr(wm->kid[0].str, "unknown column: 'color'"),
                   "%s", dir);
-        cr_expect(crc->type == MDL_JSON_STRING && strlen(crc->str) == 8);
+        cr_expect(crc->type == DL_JSON_STRING && strlen(crc->str) == 8);
         cr_expect(!strstr(cmd->str, "--out"));
         char line[2048];
         snprintf(line, sizeof line, "%s", cmd->str);
-        mdl_json_free(&d);
+        dl_json_free(&d);
         cr_assert_eq(tu_sh("PATH=\"$(dirname \"$DLSIM\"):$PATH\" %s --out again%d "
                            ">/dev/null 2>&1", line, i), 0,
                      "%s: %s", line, tu_out);

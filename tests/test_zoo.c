@@ -4,7 +4,7 @@
  * sources, look-ups follow model.h, and malformed files end in a located
  * DL_EINPUT.  Tests run with cwd = tests/, so the zoo is at ../models.
  */
-#include "models/model.h"
+#include "models/perf.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

@@ -10,7 +10,7 @@
 
 #include "sim/simint.h"
 #include "policies/policy.h"
-#include "models/model.h"
+#include "models/perf.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>

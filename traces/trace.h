@@ -13,7 +13,7 @@
 #ifndef DLSIM_TRACE_H
 #define DLSIM_TRACE_H
 
-#include "sim/sim.h"
+#include "sim/cluster/cluster.h"
 
 struct trc_job {
     const char *id;             /* unique; owned by the trace's arena */
@@ -330,8 +330,5 @@ int trc_cmd_annotate(int argc, char **argv);
 int trc_cmd_fit(int argc, char **argv);
 int trc_cmd_compare(int argc, char **argv);
 int trc_cmd_scale(int argc, char **argv);
-/* `dlsim trace import --format F IN... -o OUT [options]`: converts a public
- * trace (traces/import.c; one importer per family in traces/imp_*.c). */
-int trc_cmd_import(int argc, char **argv);
 
 #endif

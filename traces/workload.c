@@ -42,7 +42,8 @@
  * ones, non-integer counts, counts that do not add up, unsorted or
  * out-of-range tables, with file:line:col.
  */
-#include "models/mdlint.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
 #include "traces/trace.h"
 
 #include <float.h>
@@ -489,14 +490,14 @@ int trc_wl_write(const struct trc_workload *w, const char *path,
     /* a file trc_wl_load would refuse is not written (thousands of long
      * names could make one) */
     long size = ftell(f);
-    if (size > (long)MDL_YAML_MAX_BYTES) {
+    if (size > (long)DL_YAML_MAX_BYTES) {
         fclose(f);
         unlink(tmp);
         dl_tmp_forget(tmp);
         free(tmp);
         return dl_fail(err, path, 0, 0, "the workload description would be "
                        "%ld bytes, over the %zu a workload file may hold",
-                       size, MDL_YAML_MAX_BYTES);
+                       size, DL_YAML_MAX_BYTES);
     }
     return dl_tmp_commit(f, tmp, path, true, err);
 }

@@ -26,7 +26,8 @@
  * rows in malloc'd arrays; fitted sensitivity/pressure vectors are
  * malloc'd and released by mdl_fit_sd_free.
  */
-#include "models/mdlint.h"
+#include "models/fit/fit.h"
+#include "sim/base/formats.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -59,8 +60,8 @@ static void gsl_quiet(void)
 /* ------------------------------------------------------------ Gavel */
 
 struct gjob {
-    const struct mdl_json *node;   /* the job's object */
-    char model[MCSV_NAME_MAX];    /* zoo normal form */
+    const struct dl_json *node;   /* the job's object */
+    char model[DL_CSV_NAME_MAX];    /* zoo normal form */
     uint32_t batch;                /* Gavel's label: per-worker batch */
     uint32_t scale;                /* GPUs */
     double solo;                   /* "null": steps/s summed over workers */
@@ -68,7 +69,7 @@ struct gjob {
 
 /* "('ResNet-50 (batch size 64)', 2)" -> model resnet50, batch 64, scale 2.
  * A label without "(batch size N)" (A3C, CycleGAN) has batch 1. */
-static int parse_job_key(const char *file, const struct mdl_json *kv,
+static int parse_job_key(const char *file, const struct dl_json *kv,
                          struct gjob *g, struct dl_error *err)
 {
     const char *k = kv->key, *p = k;
@@ -105,7 +106,7 @@ static int parse_job_key(const char *file, const struct mdl_json *kv,
         g->batch = (uint32_t)v;
         llen = (size_t)(b - lab);
     }
-    if (mcsv_norm_name(lab, llen, g->model))
+    if (dl_csv_norm_name(lab, llen, g->model))
         return KEYFAIL(lab, "bad job type name");
     p = endq + 1;
     while (*p == ' ')
@@ -138,7 +139,7 @@ struct rt_row {
     bool spread;
     double thr;
     const char *model;
-    const struct mdl_json *at;
+    const struct dl_json *at;
 };
 
 struct pr_row {
@@ -213,35 +214,35 @@ struct gavel_counts {
 };
 
 /* One worker type's jobs and (for consolidated types) pairs. */
-static int gavel_worker(const char *file, const struct mdl_json *w,
+static int gavel_worker(const char *file, const struct dl_json *w,
                         uint32_t gpu, bool spread, struct gjob **jobs_out,
                         struct rt_row **rt, size_t *nrt, size_t *rtcap,
                         struct pr_row **pr, size_t *npr, size_t *prcap,
                         struct gavel_counts *cnt, struct dl_error *err)
 {
-    if (w->type != MDL_JSON_OBJECT)
+    if (w->type != DL_JSON_OBJECT)
         return dl_fail(err, file, w->line, w->col,
                        "worker type \"%s\": expected an object, found %s",
-                       w->key, mdl_json_type_name(w->type));
+                       w->key, dl_json_type_name(w->type));
     struct gjob *jobs = xcalloc(w->n ? w->n : 1, sizeof *jobs);
     *jobs_out = jobs;
     for (uint32_t i = 0; i < w->n; i++) {
-        const struct mdl_json *jv = &w->kid[i];
+        const struct dl_json *jv = &w->kid[i];
         struct gjob *g = &jobs[i];
         int rc = parse_job_key(file, jv, g, err);
         if (rc)
             return rc;
         g->node = jv;
-        if (jv->type != MDL_JSON_OBJECT)
+        if (jv->type != DL_JSON_OBJECT)
             return dl_fail(err, file, jv->line, jv->col,
                            "job \"%s\": expected an object, found %s",
-                           jv->key, mdl_json_type_name(jv->type));
-        const struct mdl_json *solo = mdl_json_get(jv, "null");
+                           jv->key, dl_json_type_name(jv->type));
+        const struct dl_json *solo = dl_json_get(jv, "null");
         if (!solo)
             return dl_fail(err, file, jv->line, jv->col,
                            "job \"%s\": no \"null\" (isolated throughput) member",
                            jv->key);
-        if (solo->type != MDL_JSON_NUMBER || solo->num < 0)
+        if (solo->type != DL_JSON_NUMBER || solo->num < 0)
             return dl_fail(err, file, solo->line, solo->col,
                            "job \"%s\": isolated throughput must be a number >= 0",
                            jv->key);
@@ -268,19 +269,19 @@ static int gavel_worker(const char *file, const struct mdl_json *w,
     int rc = 0;
     for (uint32_t i = 0; i < w->n && !rc; i++) {
         const struct gjob *g = &jobs[i];
-        const struct mdl_json *jv = g->node;
+        const struct dl_json *jv = g->node;
         if (g->scale != 1)
             continue;
         for (uint32_t m = 0; m < jv->n && !rc; m++) {
-            const struct mdl_json *e = &jv->kid[m];
+            const struct dl_json *e = &jv->kid[m];
             if (!strcmp(e->key, "null"))
                 continue;
             struct gjob o;
             if ((rc = parse_job_key(file, e, &o, err)))
                 break;
-            if (e->type != MDL_JSON_ARRAY || e->n != 2 ||
-                e->kid[0].type != MDL_JSON_NUMBER ||
-                e->kid[1].type != MDL_JSON_NUMBER ||
+            if (e->type != DL_JSON_ARRAY || e->n != 2 ||
+                e->kid[0].type != DL_JSON_NUMBER ||
+                e->kid[1].type != DL_JSON_NUMBER ||
                 e->kid[0].num < 0 || e->kid[1].num < 0) {
                 rc = dl_fail(err, file, e->line, e->col,
                              "pair \"%s\" + \"%s\": expected [rate, rate] of "
@@ -325,11 +326,11 @@ static int gavel_worker(const char *file, const struct mdl_json *w,
 int mdl_fit_convert_gavel(const char *in, const char *prefix, FILE *log,
                           struct dl_error *err)
 {
-    struct mdl_json_doc doc;
-    int rc = mdl_json_load(in, &doc, err);
+    struct dl_json_doc doc;
+    int rc = dl_json_load(in, &doc, err);
     if (rc)
         return rc;
-    const struct mdl_json *root = doc.root;
+    const struct dl_json *root = doc.root;
     struct gjob *jobs[2 * NGAVEL] = { 0 };
     struct rt_row *rt = NULL;
     struct pr_row *pr = NULL;
@@ -338,14 +339,14 @@ int mdl_fit_convert_gavel(const char *in, const char *prefix, FILE *log,
     char *tmp_rt = NULL, *tmp_pr = NULL;
     char *path_rt = NULL, *path_pr = NULL;
     FILE *f = NULL;
-    if (root->type != MDL_JSON_OBJECT) {
+    if (root->type != DL_JSON_OBJECT) {
         rc = dl_fail(err, in, root->line, root->col,
                      "expected an object of worker types, found %s",
-                     mdl_json_type_name(root->type));
+                     dl_json_type_name(root->type));
         goto out;
     }
     for (uint32_t i = 0; i < root->n && !rc; i++) {
-        const struct mdl_json *w = &root->kid[i];
+        const struct dl_json *w = &root->kid[i];
         uint32_t gpu = NGAVEL;
         bool spread = false;
         for (uint32_t t = 0; t < NGAVEL; t++) {
@@ -482,97 +483,11 @@ out:
         free(jobs[i]);
     free(rt);
     free(pr);
-    mdl_json_free(&doc);
+    dl_json_free(&doc);
     return rc;
 }
 
-/* ------------------------------------------------------------ pairs file */
-
-static uint32_t intern(const char ***names, uint32_t *n, size_t *cap,
-                       struct arena *a, const char *s, bool fold_case)
-{
-    for (uint32_t i = 0; i < *n; i++)
-        if (fold_case ? !strcasecmp((*names)[i], s) : !strcmp((*names)[i], s))
-            return i;
-    xgrow(names, cap, (size_t)*n + 1, sizeof **names);
-    (*names)[*n] = arena_strndup(a, s, strlen(s));
-    return (*n)++;
-}
-
-void mdl_fit_pairs_free(struct mdl_pairs *ps)
-{
-    free(ps->gpus);
-    free(ps->jobs);
-    free(ps->p);
-    if (ps->arena)
-        arena_free(ps->arena);
-    memset(ps, 0, sizeof *ps);
-}
-
-int mdl_fit_pairs_load(const char *path, struct mdl_pairs *ps,
-                       struct dl_error *err)
-{
-    enum { GPU, JA, JB, RA, RB, UA, UB, NCOL };
-    static const char *const names[NCOL] = { "gpu_type", "job_a", "job_b",
-                                             "rate_a", "rate_b", "util_a",
-                                             "util_b" };
-    static const bool req[NCOL] = { 1, 1, 1, 1, 1, 0, 0 };
-    memset(ps, 0, sizeof *ps);
-    struct mcsv c;
-    int rc = mcsv_open(&c, path, err);
-    if (rc)
-        return rc;
-    int col[NCOL];
-    ps->arena = arena_new();
-    size_t gcap = 0, jcap = 0, pcap = 0;
-    if ((rc = mcsv_header(&c, names, req, NCOL, col, err)))
-        goto out;
-    while ((rc = mcsv_row(&c, err)) == 1) {
-        struct mdl_pair q = { .line = c.line, .util_a = -1, .util_b = -1 };
-        for (int i = GPU; i <= JB; i++)
-            if (!c.f[col[i]][0] || strlen(c.f[col[i]]) >= NAME_LEN) {
-                rc = dl_fail(err, path, c.line, c.fcol[col[i]],
-                             "%s: empty or longer than %d bytes", names[i],
-                             NAME_LEN - 1);
-                goto out;
-            }
-        if ((rc = mcsv_range(&c, col[RA], "rate_a", true, 0, 1, true, &q.rate_a, err)) ||
-            (rc = mcsv_range(&c, col[RB], "rate_b", true, 0, 1, true, &q.rate_b, err)))
-            goto out;
-        if ((col[UA] >= 0 &&
-             (rc = mcsv_range(&c, col[UA], "util_a", false, 0, 1, false, &q.util_a, err))) ||
-            (col[UB] >= 0 &&
-             (rc = mcsv_range(&c, col[UB], "util_b", false, 0, 1, false, &q.util_b, err))))
-            goto out;
-        q.gpu = intern(&ps->gpus, &ps->ngpus, &gcap, ps->arena, c.f[col[GPU]], true);
-        q.a = intern(&ps->jobs, &ps->njobs, &jcap, ps->arena, c.f[col[JA]], false);
-        q.b = intern(&ps->jobs, &ps->njobs, &jcap, ps->arena, c.f[col[JB]], false);
-        if (ps->n == UINT32_MAX - 1) {
-            rc = dl_fail(err, path, c.line, 0, "too many rows");
-            goto out;
-        }
-        xgrow(&ps->p, &pcap, (size_t)ps->n + 1, sizeof *ps->p);
-        ps->p[ps->n++] = q;
-    }
-out:
-    mcsv_close(&c);
-    if (rc < 0) {
-        mdl_fit_pairs_free(ps);
-        return rc;
-    }
-    return 0;
-}
-
 /* ------------------------------------------------------------ slowdown */
-
-static const char *const form_names[MDL_SD_NFORMS] = {
-    "constant", "hinge", "timeshare", "sensitivity_pressure",
-};
-
-const char *mdl_fit_form_name(enum mdl_sd_form f)
-{
-    return (unsigned)f < MDL_SD_NFORMS ? form_names[f] : "?";
-}
 
 static double clamp_rate(double r)
 {
@@ -833,27 +748,27 @@ int mdl_fit_util_load(const char *path, struct mdl_util_data *d,
     for (int i = 0; i < MDL_UTIL_NFEAT; i++)
         names[F0 + i] = feat_names[i];
     memset(d, 0, sizeof *d);
-    struct mcsv c;
-    int rc = mcsv_open(&c, path, err);
+    struct dl_csv c;
+    int rc = dl_csv_open(&c, path, err);
     if (rc)
         return rc;
     int col[NCOL];
     size_t cap = 0;
-    if ((rc = mcsv_header(&c, names, req, NCOL, col, err)))
+    if ((rc = dl_csv_header(&c, names, req, NCOL, col, err)))
         goto out;
-    while ((rc = mcsv_row(&c, err)) == 1) {
+    while ((rc = dl_csv_row(&c, err)) == 1) {
         struct mdl_util_row r = { .line = c.line };
         double batch;
         if (!c.f[col[MODEL]][0]) {
             rc = dl_fail(err, path, c.line, c.fcol[col[MODEL]], "model: empty");
             goto out;
         }
-        if ((rc = mcsv_range(&c, col[BATCH], "batch_size", true, 1, 1e12, false,
+        if ((rc = dl_csv_range(&c, col[BATCH], "batch_size", true, 1, 1e12, false,
                           &batch, err)) ||
-            (rc = mcsv_range(&c, col[UTIL], "util", true, 0, 1, false, &r.util, err)))
+            (rc = dl_csv_range(&c, col[UTIL], "util", true, 0, 1, false, &r.util, err)))
             goto out;
         for (int i = 0; i < MDL_UTIL_NFEAT; i++)
-            if ((rc = mcsv_range(&c, col[F0 + i], feat_names[i], true, 0, 1e300,
+            if ((rc = dl_csv_range(&c, col[F0 + i], feat_names[i], true, 0, 1e300,
                               false, &r.x[i], err)))
                 goto out;
         if (d->n == UINT32_MAX - 1) {
@@ -864,7 +779,7 @@ int mdl_fit_util_load(const char *path, struct mdl_util_data *d,
         d->r[d->n++] = r;
     }
 out:
-    mcsv_close(&c);
+    dl_csv_close(&c);
     if (rc < 0) {
         mdl_fit_util_data_free(d);
         return rc;
@@ -872,12 +787,6 @@ out:
     return 0;
 }
 
-static double clamp_util(double u)
-{
-    if (!(u >= 0.01))
-        return 0.01;
-    return u > 1 ? 1 : u;
-}
 
 /* Ridge regression on standardized log1p features, solved as ordinary
  * least squares on the matrix augmented with sqrt(lambda) * I (so it also
@@ -948,14 +857,6 @@ int mdl_fit_util(const struct mdl_util_data *d, const uint32_t *idx,
     return rc ? -1 : 0;
 }
 
-double mdl_fit_util_predict(const struct mdl_util_params *m,
-                            const double x[MDL_UTIL_NFEAT])
-{
-    double u = m->intercept;
-    for (int f = 0; f < MDL_UTIL_NFEAT; f++)
-        u += m->coef[f] * (log1p(x[f]) - m->center[f]) / m->scale[f];
-    return clamp_util(u);
-}
 
 int mdl_fit_util_cv(const struct mdl_util_data *d, unsigned k,
                     unsigned long seed, double lambda, double *rmsle,
@@ -984,8 +885,8 @@ int mdl_fit_util_cv(const struct mdl_util_data *d, unsigned k,
         for (uint32_t i = fold; i < n; i += kk) {
             const struct mdl_util_row *r = &d->r[idx[i]];
             double t = log1p(r->util);
-            double a = log1p(mdl_fit_util_predict(&m, r->x)) - t;
-            double b = log1p(clamp_util(m.intercept)) - t;
+            double a = log1p(mdl_util_predict(&m, r->x)) - t;
+            double b = log1p(mdl_util_clamp(m.intercept)) - t;
             e += a * a;
             eb += b * b;
             cnt++;
@@ -1051,7 +952,7 @@ static int write_slowdown(const char *path, const char *src,
         return DL_EIO;
     fputs(slowdown_header, f);
     fputs("kind: slowdown\nsource: ", f);
-    mcsv_yaml_str(f, src);
+    dl_yaml_put_str(f, src, 4);
     fprintf(f, "\nfolds: %u\nseed: %lu\nrate_min: ", k, seed);
     put_exact(f, MDL_RATE_MIN);
     fputs("\ngpu_types:\n", f);
@@ -1059,12 +960,12 @@ static int write_slowdown(const char *path, const char *src,
         uint32_t *idx;
         uint32_t n = type_pairs(ps, g, &idx);
         fputs("  - name: ", f);
-        mcsv_yaml_str(f, ps->gpus[g]);
+        dl_yaml_put_str(f, ps->gpus[g], 4);
         fprintf(f, "\n    form: %s\n    n_pairs: %u\n    cv_mae: {",
-                form_names[chosen[g]], npairs[g]);
+                mdl_sd_form_name((enum mdl_sd_form)chosen[g]), npairs[g]);
         for (int fm = 0; fm < MDL_SD_NFORMS; fm++) {
-            fprintf(f, "%s%s: ", fm ? ", " : "", form_names[fm]);
-            mcsv_yaml_num(f, mae[g][fm]);
+            fprintf(f, "%s%s: ", fm ? ", " : "", mdl_sd_form_name((enum mdl_sd_form)(fm)));
+            dl_yaml_put_num(f, mae[g][fm]);
         }
         fputs("}\n", f);
         struct mdl_sd_params c, m;
@@ -1094,7 +995,7 @@ static int write_slowdown(const char *path, const char *src,
                         continue;
                     fputs(any ? "      - {name: " : "\n      - {name: ", f);
                     any = true;
-                    mcsv_yaml_str(f, ps->jobs[j]);
+                    dl_yaml_put_str(f, ps->jobs[j], 4);
                     fputs(", s: ", f);
                     put_exact(f, m.s[j]);
                     fputs(", p: ", f);
@@ -1130,13 +1031,13 @@ static int write_util(const char *path, const char *src,
           "# training mean.  Read back by models/sdfile.c (mdl_util_load);\n"
           "# parameters are written with enough digits to reload exactly.\n", f);
     fputs("kind: util\nsource: ", f);
-    mcsv_yaml_str(f, src);
+    dl_yaml_put_str(f, src, 4);
     fprintf(f, "\nn_rows: %u\nfolds: %u\nseed: %lu\nlambda: %.9g\n", n, k,
             seed, lambda);
     fputs("cv_rmsle: ", f);
-    mcsv_yaml_num(f, rmsle);
+    dl_yaml_put_num(f, rmsle);
     fputs("\nbaseline_rmsle: ", f);
-    mcsv_yaml_num(f, base);
+    dl_yaml_put_num(f, base);
     fputs("\nfeatures: [", f);
     for (int i = 0; i < MDL_UTIL_NFEAT; i++)
         fprintf(f, "%s%s", i ? ", " : "", feat_names[i]);
@@ -1313,7 +1214,7 @@ static int cmd_slowdown(int argc, char **argv)
     int want = -1;
     if (o.form) {
         for (int f = 0; f < MDL_SD_NFORMS; f++)
-            if (!strcmp(o.form, form_names[f]))
+            if (!strcmp(o.form, mdl_sd_form_name((enum mdl_sd_form)f)))
                 want = f;
         if (want < 0)
             return usage("slowdown", "--form: unknown form (valid: constant, "
@@ -1321,10 +1222,10 @@ static int cmd_slowdown(int argc, char **argv)
     }
     struct dl_error err = { 0 };
     struct mdl_pairs ps;
-    if ((rc = mdl_fit_pairs_load(o.in, &ps, &err)))
+    if ((rc = mdl_pairs_load(o.in, &ps, &err)))
         return report(&err, rc);
     if (!ps.n) {
-        mdl_fit_pairs_free(&ps);
+        mdl_pairs_free(&ps);
         return report(&err, dl_fail(&err, o.in, 0, 0, "no pairs: a header "
                                     "and no measurement rows"));
     }
@@ -1342,10 +1243,10 @@ static int cmd_slowdown(int argc, char **argv)
                                        &mae[g][f]);
             bool ok = n && !isnan(mae[g][f]);
             if (ok)
-                printf("%-10s %-22s %8.4f %8u\n", ps.gpus[g], form_names[f],
+                printf("%-10s %-22s %8.4f %8u\n", ps.gpus[g], mdl_sd_form_name((enum mdl_sd_form)f),
                        mae[g][f], npairs[g]);
             else
-                printf("%-10s %-22s %8s %8u\n", ps.gpus[g], form_names[f],
+                printf("%-10s %-22s %8s %8u\n", ps.gpus[g], mdl_sd_form_name((enum mdl_sd_form)f),
                        n ? "-" : "n/a", npairs[g]);
             if (want >= 0 ? f == want
                           : ok && (chosen[g] < 0 || mae[g][f] < mae[g][chosen[g]]))
@@ -1366,7 +1267,7 @@ static int cmd_slowdown(int argc, char **argv)
     free(mae);
     free(npairs);
     free(chosen);
-    mdl_fit_pairs_free(&ps);
+    mdl_pairs_free(&ps);
     return rc ? report(&err, rc) : 0;
 }
 

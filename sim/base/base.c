@@ -8,7 +8,7 @@
  * through binary floating point, so traces with decimal times schedule
  * identically on every machine.
  */
-#include "sim/sim.h"
+#include "sim/base/base.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1133,6 +1133,14 @@ static void yaml_break(FILE *f, int indent)
     fputs("\\\n", f);
     for (int i = 0; i < indent; i++)
         fputc(' ', f);
+}
+
+void dl_yaml_put_num(FILE *f, double x)
+{
+    if (isnan(x))
+        fputs("null", f);
+    else
+        fprintf(f, "%.9g", x);
 }
 
 void dl_yaml_put_str(FILE *f, const char *s, int indent)

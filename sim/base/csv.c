@@ -4,12 +4,12 @@
  * getters and the model-name normal form.  Declared in models/mdlint.h,
  * private to models/.
  *
- * Owns: reading a file whole into memory (struct mcsv's buffer, released
- * by mcsv_close) and parsing it in place; every field string points into
+ * Owns: reading a file whole into memory (struct dl_csv's buffer, released
+ * by dl_csv_close) and parsing it in place; every field string points into
  * that buffer and dies with it.
  *
  * Rules (SPEC 7):
- *   - a file larger than MCSV_MAX_BYTES, holding a NUL byte or a line
+ *   - a file larger than DL_CSV_MAX_BYTES, holding a NUL byte or a line
  *     longer than DL_MAX_LINE, is refused (file:line[:col]); plain or
  *     gzip;
  *   - lines starting with '#' are comments, blank lines are skipped, a
@@ -18,7 +18,7 @@
  *     required column must be there, no column name may repeat, and
  *     columns the caller does not ask for are ignored;
  *   - every row has exactly as many fields as the header (at most
- *     MCSV_MAX_COLS); fields are plain text split at ',' with no quoting
+ *     DL_CSV_MAX_COLS); fields are plain text split at ',' with no quoting
  *     (a '"' is an error, so a quoted comma can never shift the columns
  *     silently) and no control characters other than TAB;
  *   - every error is DL_EINPUT (DL_EIO for open/read) with file:line:col,
@@ -29,7 +29,7 @@
  * digits only, then a short alias table, so "ResNet-50", "resnet_50" and
  * "RESNET50" are one model.
  */
-#include "models/mdlint.h"
+#include "sim/base/formats.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -50,14 +50,14 @@ static const struct {
     { "neumf", "ncf" },
 };
 
-int mcsv_norm_name(const char *s, size_t len, char *out)
+int dl_csv_norm_name(const char *s, size_t len, char *out)
 {
     size_t k = 0;
     for (size_t i = 0; i < len; i++) {
         unsigned char ch = (unsigned char)s[i];
         if (!isalnum(ch))
             continue;
-        if (k + 1 >= MCSV_NAME_MAX)
+        if (k + 1 >= DL_CSV_NAME_MAX)
             return -1;
         out[k++] = (char)tolower(ch);
     }
@@ -74,15 +74,15 @@ int mcsv_norm_name(const char *s, size_t len, char *out)
 
 /* ------------------------------------------------------------ reader */
 
-int mcsv_open(struct mcsv *c, const char *path, struct dl_error *err)
+int dl_csv_open(struct dl_csv *c, const char *path, struct dl_error *err)
 {
     memset(c, 0, sizeof *c);
     c->path = path;
-    return dl_read_file(path, MCSV_MAX_BYTES, DL_MAX_LINE, &c->buf, &c->len,
+    return dl_read_file(path, DL_CSV_MAX_BYTES, DL_MAX_LINE, &c->buf, &c->len,
                         err);
 }
 
-void mcsv_close(struct mcsv *c)
+void dl_csv_close(struct dl_csv *c)
 {
     free(c->buf);
     c->buf = NULL;
@@ -90,7 +90,7 @@ void mcsv_close(struct mcsv *c)
 
 /* Next non-comment, non-blank line split into fields.  Returns 1 with a
  * row, 0 at the end, or DL_EINPUT. */
-int mcsv_row(struct mcsv *c, struct dl_error *err)
+int dl_csv_row(struct dl_csv *c, struct dl_error *err)
 {
     while (c->pos < c->len) {
         char *s = c->buf + c->pos;
@@ -114,9 +114,9 @@ int mcsv_row(struct mcsv *c, struct dl_error *err)
         c->nf = 0;
         char *p = s;
         for (;;) {
-            if (c->nf == MCSV_MAX_COLS)
+            if (c->nf == DL_CSV_MAX_COLS)
                 return dl_fail(err, c->path, c->line, (long)(p - s) + 1,
-                               "more than %d fields", MCSV_MAX_COLS);
+                               "more than %d fields", DL_CSV_MAX_COLS);
             c->fcol[c->nf] = (long)(p - s) + 1;
             c->f[c->nf++] = p;
             char *comma = strchr(p, ',');
@@ -142,10 +142,10 @@ int mcsv_row(struct mcsv *c, struct dl_error *err)
 
 /* Reads the header and maps each wanted name to its field index (idx[i],
  * -1 when absent and optional).  required[i] false = may be absent. */
-int mcsv_header(struct mcsv *c, const char *const *names,
+int dl_csv_header(struct dl_csv *c, const char *const *names,
                 const bool *required, int n, int *idx, struct dl_error *err)
 {
-    int rc = mcsv_row(c, err);
+    int rc = dl_csv_row(c, err);
     if (rc < 0)
         return rc;
     if (rc == 0)
@@ -171,22 +171,22 @@ int mcsv_header(struct mcsv *c, const char *const *names,
 
 /* ------------------------------------------------------------ fields */
 
-const char *mcsv_fld(const struct mcsv *c, int i)
+const char *dl_csv_fld(const struct dl_csv *c, int i)
 {
     return i < 0 ? "" : c->f[i];
 }
 
-int mcsv_bad_value(const struct mcsv *c, int i, const char *name,
+int dl_csv_bad_value(const struct dl_csv *c, int i, const char *name,
                    const char *why, struct dl_error *err)
 {
     return dl_fail(err, c->path, c->line, c->fcol[i],
                    "column '%s': %s '%s'", name, why, c->f[i]);
 }
 
-int mcsv_num(const struct mcsv *c, int i, const char *name, bool required,
+int dl_csv_num(const struct dl_csv *c, int i, const char *name, bool required,
              double lo, double hi, double *out, struct dl_error *err)
 {
-    const char *s = mcsv_fld(c, i);
+    const char *s = dl_csv_fld(c, i);
     if (!*s) {
         if (required)
             return dl_fail(err, c->path, c->line, i < 0 ? 0 : c->fcol[i],
@@ -196,32 +196,32 @@ int mcsv_num(const struct mcsv *c, int i, const char *name, bool required,
     }
     double v;
     if (sim_parse_double(s, &v))
-        return mcsv_bad_value(c, i, name, "not a number:", err);
+        return dl_csv_bad_value(c, i, name, "not a number:", err);
     if (v < lo || v > hi)
-        return mcsv_bad_value(c, i, name, "out of range:", err);
+        return dl_csv_bad_value(c, i, name, "out of range:", err);
     *out = v;
     return 0;
 }
 
-int mcsv_int(const struct mcsv *c, int i, const char *name, bool required,
+int dl_csv_int(const struct dl_csv *c, int i, const char *name, bool required,
              long lo, long hi, long *out, struct dl_error *err)
 {
     double v = -1;
     *out = -1;
-    int rc = mcsv_num(c, i, name, required, (double)lo, (double)hi, &v, err);
+    int rc = dl_csv_num(c, i, name, required, (double)lo, (double)hi, &v, err);
     if (rc)
         return rc;
     if (v != floor(v))
-        return mcsv_bad_value(c, i, name, "not a whole number:", err);
+        return dl_csv_bad_value(c, i, name, "not a whole number:", err);
     *out = (long)v;
     return 0;
 }
 
-int mcsv_range(const struct mcsv *c, int i, const char *name, bool required,
+int dl_csv_range(const struct dl_csv *c, int i, const char *name, bool required,
                double lo, double hi, bool lo_open, double *out,
                struct dl_error *err)
 {
-    const char *s = mcsv_fld(c, i);
+    const char *s = dl_csv_fld(c, i);
     if (!*s) {
         if (required)
             return dl_fail(err, c->path, c->line, i < 0 ? 0 : c->fcol[i],
@@ -238,26 +238,3 @@ int mcsv_range(const struct mcsv *c, int i, const char *name, bool required,
     return 0;
 }
 
-/* ---------------------------------------------- YAML the fits write */
-
-void mcsv_yaml_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        if (*s == '\t')
-            fputs("\\t", f);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-void mcsv_yaml_num(FILE *f, double x)
-{
-    if (isnan(x))
-        fputs("null", f);
-    else
-        fprintf(f, "%.9g", x);
-}

@@ -1,5 +1,5 @@
 /*
- * sim/heap.h - the one binary heap of dlsim, generated per item type: the
+ * sim/base/heap.h - the one binary heap of dlsim, generated per item type: the
  * engine's event queue, the policy kit's queue buckets and every policy's
  * heaps are instances of it.
  *
@@ -27,7 +27,7 @@
 #ifndef DLSIM_HEAP_H
 #define DLSIM_HEAP_H
 
-#include "sim/sim.h"
+#include "sim/base/base.h"
 
 #define HEAP_NOPLACE(h, i) ((void)(h), (void)(i))
 

@@ -1,8 +1,8 @@
 /*
- * models/json.c - a small, strict, bounded JSON reader (mdl_json_).
+ * models/json.c - a small, strict, bounded JSON reader (dl_json_).
  *
  * Enough JSON for the public measurement files dlsim converts (Gavel's
- * throughput tables): the whole document becomes a tree of struct mdl_json
+ * throughput tables): the whole document becomes a tree of struct dl_json
  * in one arena, each node carrying the line and column where it starts, so
  * a converter can point at the offending key or value.
  *
@@ -14,16 +14,16 @@
  * every string is a plain C string); no two members of an object share a
  * name.  Bytes >= 0x80 are copied through unchecked.
  *
- * Bounds: the input is at most MDL_JSON_MAX_BYTES and nests at most
- * MDL_JSON_MAX_DEPTH deep, so recursion depth and memory are bounded by
+ * Bounds: the input is at most DL_JSON_MAX_BYTES and nests at most
+ * DL_JSON_MAX_DEPTH deep, so recursion depth and memory are bounded by
  * the input size; a malformed input ends in DL_EINPUT with file:line:col
  * (col = byte offset in the line, from 1), never in a crash.
  *
- * Ownership: nodes and strings live in d->arena; mdl_json_free releases
+ * Ownership: nodes and strings live in d->arena; dl_json_free releases
  * them.  Scratch vectors used while parsing a container are malloc'd and
  * freed before the container's parse returns.
  */
-#include "models/model.h"
+#include "sim/base/formats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -186,7 +186,7 @@ static bool is_digit(char ch)
     return ch >= '0' && ch <= '9';
 }
 
-static int parse_number(struct parser *P, struct mdl_json *v)
+static int parse_number(struct parser *P, struct dl_json *v)
 {
     size_t i = P->pos;
     if (i < P->len && P->s[i] == '-')
@@ -226,18 +226,18 @@ static int parse_number(struct parser *P, struct mdl_json *v)
     double x = strtod(buf, NULL);
     if (!isfinite(x))
         return fail_at(P, P->pos, "number out of range");
-    v->type = MDL_JSON_NUMBER;
+    v->type = DL_JSON_NUMBER;
     v->num = x;
     P->pos = i;
     return 0;
 }
 
-static int parse_value(struct parser *P, struct mdl_json *v, int depth);
+static int parse_value(struct parser *P, struct dl_json *v, int depth);
 
 static int key_cmp(const void *a, const void *b)
 {
-    const struct mdl_json *x = *(const struct mdl_json *const *)a;
-    const struct mdl_json *y = *(const struct mdl_json *const *)b;
+    const struct dl_json *x = *(const struct dl_json *const *)a;
+    const struct dl_json *y = *(const struct dl_json *const *)b;
     int c = strcmp(x->key, y->key);
     if (c)
         return c;
@@ -246,11 +246,11 @@ static int key_cmp(const void *a, const void *b)
 }
 
 /* Rejects a repeated member name: O(n log n), whatever the input. */
-static int check_unique(struct parser *P, struct mdl_json *kids, uint32_t n)
+static int check_unique(struct parser *P, struct dl_json *kids, uint32_t n)
 {
     if (n < 2)
         return 0;
-    const struct mdl_json **v = xmalloc(n * sizeof *v);
+    const struct dl_json **v = xmalloc(n * sizeof *v);
     for (uint32_t i = 0; i < n; i++)
         v[i] = &kids[i];
     qsort(v, n, sizeof *v, key_cmp);
@@ -265,14 +265,14 @@ static int check_unique(struct parser *P, struct mdl_json *kids, uint32_t n)
 
 /* Arrays and objects: elements go to a scratch vector, then one arena
  * block.  P->pos is at '[' or '{'. */
-static int parse_container(struct parser *P, struct mdl_json *v, int depth)
+static int parse_container(struct parser *P, struct dl_json *v, int depth)
 {
     bool obj = P->s[P->pos] == '{';
     char close = obj ? '}' : ']';
-    if (depth >= MDL_JSON_MAX_DEPTH)
+    if (depth >= DL_JSON_MAX_DEPTH)
         return fail_at(P, P->pos, "nesting too deep");
     P->pos++;
-    struct mdl_json *tmp = NULL;
+    struct dl_json *tmp = NULL;
     size_t cap = 0;
     uint32_t n = 0;
     int rc = 0;
@@ -287,7 +287,7 @@ static int parse_container(struct parser *P, struct mdl_json *v, int depth)
             goto done;
         }
         xgrow(&tmp, &cap, (size_t)n + 1, sizeof *tmp);
-        struct mdl_json *kid = &tmp[n];
+        struct dl_json *kid = &tmp[n];
         memset(kid, 0, sizeof *kid);
         skip_ws(P);
         if (obj) {
@@ -336,13 +336,13 @@ done:
     free(tmp);
     if (rc)
         return rc;
-    v->type = obj ? MDL_JSON_OBJECT : MDL_JSON_ARRAY;
+    v->type = obj ? DL_JSON_OBJECT : DL_JSON_ARRAY;
     v->n = n;
     return obj ? check_unique(P, v->kid, n) : 0;
 }
 
-static int parse_literal(struct parser *P, struct mdl_json *v, const char *word,
-                         enum mdl_json_type t)
+static int parse_literal(struct parser *P, struct dl_json *v, const char *word,
+                         enum dl_json_type t)
 {
     size_t n = strlen(word);
     if (P->len - P->pos < n || memcmp(P->s + P->pos, word, n))
@@ -352,7 +352,7 @@ static int parse_literal(struct parser *P, struct mdl_json *v, const char *word,
     return 0;
 }
 
-static int parse_value(struct parser *P, struct mdl_json *v, int depth)
+static int parse_value(struct parser *P, struct dl_json *v, int depth)
 {
     skip_ws(P);
     v->line = P->line;
@@ -365,14 +365,14 @@ static int parse_value(struct parser *P, struct mdl_json *v, int depth)
     case '[':
         return parse_container(P, v, depth);
     case '"':
-        v->type = MDL_JSON_STRING;
+        v->type = DL_JSON_STRING;
         return parse_string(P, &v->str, &v->len);
     case 't':
-        return parse_literal(P, v, "true", MDL_JSON_TRUE);
+        return parse_literal(P, v, "true", DL_JSON_TRUE);
     case 'f':
-        return parse_literal(P, v, "false", MDL_JSON_FALSE);
+        return parse_literal(P, v, "false", DL_JSON_FALSE);
     case 'n':
-        return parse_literal(P, v, "null", MDL_JSON_NULL);
+        return parse_literal(P, v, "null", DL_JSON_NULL);
     default:
         if (ch == '-' || is_digit(ch))
             return parse_number(P, v);
@@ -380,18 +380,18 @@ static int parse_value(struct parser *P, struct mdl_json *v, int depth)
     }
 }
 
-int mdl_json_parse(const char *name, const char *buf, size_t len,
-                   struct mdl_json_doc *d, struct dl_error *err)
+int dl_json_parse(const char *name, const char *buf, size_t len,
+                   struct dl_json_doc *d, struct dl_error *err)
 {
     memset(d, 0, sizeof *d);
     struct parser P = { .name = name, .s = buf, .len = len, .line = 1,
                         .arena = arena_new(), .err = err };
-    if (len > MDL_JSON_MAX_BYTES) {
+    if (len > DL_JSON_MAX_BYTES) {
         arena_free(P.arena);
         return dl_fail(err, name, 0, 0, "JSON input larger than %zu bytes",
-                       MDL_JSON_MAX_BYTES);
+                       DL_JSON_MAX_BYTES);
     }
-    struct mdl_json *root = arena_alloc(P.arena, sizeof *root);
+    struct dl_json *root = arena_alloc(P.arena, sizeof *root);
     memset(root, 0, sizeof *root);
     int rc = parse_value(&P, root, 0);
     if (!rc) {
@@ -408,21 +408,21 @@ int mdl_json_parse(const char *name, const char *buf, size_t len,
     return 0;
 }
 
-int mdl_json_load(const char *path, struct mdl_json_doc *d,
+int dl_json_load(const char *path, struct dl_json_doc *d,
                   struct dl_error *err)
 {
     memset(d, 0, sizeof *d);
     char *buf;
     size_t len;
-    int rc = dl_read_file(path, MDL_JSON_MAX_BYTES, 0, &buf, &len, err);
+    int rc = dl_read_file(path, DL_JSON_MAX_BYTES, 0, &buf, &len, err);
     if (rc)
         return rc;
-    rc = mdl_json_parse(path, buf, len, d, err);
+    rc = dl_json_parse(path, buf, len, d, err);
     free(buf);
     return rc;
 }
 
-void mdl_json_free(struct mdl_json_doc *d)
+void dl_json_free(struct dl_json_doc *d)
 {
     if (d->arena)
         arena_free(d->arena);
@@ -430,9 +430,9 @@ void mdl_json_free(struct mdl_json_doc *d)
     d->root = NULL;
 }
 
-const struct mdl_json *mdl_json_get(const struct mdl_json *o, const char *key)
+const struct dl_json *dl_json_get(const struct dl_json *o, const char *key)
 {
-    if (!o || o->type != MDL_JSON_OBJECT)
+    if (!o || o->type != DL_JSON_OBJECT)
         return NULL;
     for (uint32_t i = 0; i < o->n; i++)
         if (!strcmp(o->kid[i].key, key))
@@ -440,16 +440,16 @@ const struct mdl_json *mdl_json_get(const struct mdl_json *o, const char *key)
     return NULL;
 }
 
-const char *mdl_json_type_name(enum mdl_json_type t)
+const char *dl_json_type_name(enum dl_json_type t)
 {
     switch (t) {
-    case MDL_JSON_NULL: return "null";
-    case MDL_JSON_FALSE:
-    case MDL_JSON_TRUE: return "boolean";
-    case MDL_JSON_NUMBER: return "number";
-    case MDL_JSON_STRING: return "string";
-    case MDL_JSON_ARRAY: return "array";
-    case MDL_JSON_OBJECT: return "object";
+    case DL_JSON_NULL: return "null";
+    case DL_JSON_FALSE:
+    case DL_JSON_TRUE: return "boolean";
+    case DL_JSON_NUMBER: return "number";
+    case DL_JSON_STRING: return "string";
+    case DL_JSON_ARRAY: return "array";
+    case DL_JSON_OBJECT: return "object";
     }
     return "?";
 }

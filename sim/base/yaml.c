@@ -3,7 +3,7 @@
  * file into a libyaml document, located error messages (file:line:col),
  * typed scalars.  Shared by every model-file reader in models/.
  */
-#include "models/mdlint.h"
+#include "sim/base/formats.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -78,7 +78,7 @@ int yl_open(struct yload *L, const char *path, struct dl_error *err)
     L->err = err;
     char *buf;
     size_t len;
-    int rc = dl_read_file(path, MDL_YAML_MAX_BYTES, DL_MAX_LINE, &buf, &len, err);
+    int rc = dl_read_file(path, DL_YAML_MAX_BYTES, DL_MAX_LINE, &buf, &len, err);
     if (rc)
         return rc;
     rc = dl_yaml_load(path, buf, len, &L->doc, err);

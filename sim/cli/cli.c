@@ -8,10 +8,12 @@
  * input never leaves an output directory behind.
  */
 #include "sim/simint.h"
-#include "sim/swpint.h"
-#include "models/model.h"
-#include "sim/report.h"
+#include "sim/sweep/sweep.h"
+#include "models/perf.h"
+#include "sim/report/report.h"
 #include "policies/policy.h"
+#include "models/fit/fit.h"
+#include "traces/import/import.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -41,10 +43,14 @@ static int report(const struct dl_error *err, int code)
  * header is set), writes outputs if dir.  Under --strict (o->diag->strict)
  * a warning of the models (before the run) or of the run (a rejected job)
  * stops it with exit status 2 and nothing written. */
+/* Runs one simulation (sim_run), prints its table row (after the header
+ * when header is set), writes outputs if dir.  The exit status: 2 bad
+ * input (a policy option, a --strict warning: nothing written), 1 a
+ * failed run or output. */
 static int run_one(const struct trace *t, struct cluster *c,
                    const struct eng_opts *o, const struct out_prov *pv,
                    const char *dir, FILE *table, bool header,
-                   struct met_summary *sum, bool *io_failed)
+                   struct met_summary *sum)
 {
     struct dl_error err = { 0 };
     struct eng_opts oo = *o;
@@ -54,48 +60,21 @@ static int run_one(const struct trace *t, struct cluster *c,
             return report(&err, DL_EINPUT);
         oo.args = &args;
     }
-    o = &oo;
-    struct eng *e = eng_new(t, c, o, &err);   /* fails on policy options */
-    if (!e)
-        return report(&err, DL_EINPUT);
-    if (o->diag && dl_diag_stop(o->diag, "run", stderr)) {
-        eng_free(e);
-        return 2;
-    }
-    int rc = eng_run(e);
-    if (rc) {
-        fprintf(stderr, "dlsim: run failed: %s\n", e->fail_msg);
-        eng_free(e);
+    struct sim_result r;
+    int rc = sim_run(t, c, &oo, pv, dir, &r, &err);
+    if (rc == DL_ECHECK) {
+        fprintf(stderr, "dlsim: %s\n", err.msg);
         return 1;
     }
-    if (o->diag && dl_diag_stop(o->diag, "run", stderr)) {
-        eng_free(e);
-        return 2;
-    }
-    struct met_summary m;
-    met_summarize(e, &m);
-    if (dir && (rc = out_write_run(e, &m, dir, o->policy, t->path, c->name,
-                                   pv, &err))) {
-        if (io_failed)
-            *io_failed = rc == DL_EIO;
-        eng_free(e);
+    if (rc)
         return report(&err, rc);
-    }
     if (table && header)
         out_table_header(table);
     if (table)
-        out_table_row(table, o->policy, &m);
+        out_table_row(table, o->policy, &r.m);
     if (sum)
-        *sum = m;
-    eng_free(e);
+        *sum = r.m;
     return 0;
-}
-
-int cli_run_one(const struct trace *t, struct cluster *c,
-                const struct eng_opts *o, const struct out_prov *pv,
-                const char *dir, FILE *table, bool header, bool *io_failed)
-{
-    return run_one(t, c, o, pv, dir, table, header, NULL, io_failed);
 }
 
 static const char run_help[] =
@@ -265,7 +244,7 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec,
     if (!quiet && isatty(2))
         o.progress = stderr;    /* never when not a terminal: scripts and
                                    tests see the same output as before */
-    rc = run_one(&t, &c, &o, &pv, out, quiet ? NULL : stdout, true, NULL, NULL);
+    rc = run_one(&t, &c, &o, &pv, out, quiet ? NULL : stdout, true, NULL);
     free(command);
     trc_free(&t);
     clu_free(&c);
@@ -386,8 +365,8 @@ static int cmd_demo(int argc, char **argv)
                     *p = '_';
         }
         struct met_summary m;
-        rc = run_one(&t, &c, &o, &pv, out ? dir : NULL, stdout, i == 0, &m,
-                     NULL);
+        rc = run_one(&t, &c, &o, &pv, out ? dir : NULL, stdout, i == 0,
+                     &m);
         dl_diag_free(&diag);
         if (!rc) {
             mk_floor = m.makespan_floor;

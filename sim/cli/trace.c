@@ -10,7 +10,7 @@
  * times) and returns the process exit status of SPEC section 1: 0, 2 for
  * bad usage or bad input (a located message on stderr), 1 for I/O.
  */
-#include "models/model.h"
+#include "models/perf.h"
 #include "traces/trace.h"
 
 #include <errno.h>

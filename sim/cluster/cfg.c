@@ -57,7 +57,7 @@
  * that each input is cheap.  Within the bound, allocation failure aborts
  * (STYLE 9).
  */
-#include "sim/sim.h"
+#include "sim/cluster/cluster.h"
 
 #include <errno.h>
 #include <limits.h>

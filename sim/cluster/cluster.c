@@ -23,7 +23,7 @@
  * Order inside a bucket: initially ascending node index; a node that
  * changes bucket goes to the head.  So placement is deterministic.
  */
-#include "sim/sim.h"
+#include "sim/cluster/cluster.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  * Types are tried fastest first (cluster.type_order); a gang never mixes
  * GPU types.  Within a node the lowest free GPU indices are taken.
  */
-#include "sim/sim.h"
+#include "sim/cluster/cluster.h"
 
 #include <stdlib.h>
 

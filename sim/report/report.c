@@ -49,8 +49,9 @@
  * attributes at full precision.  report.html and report.md are written
  * to temporary names and renamed into place together.
  */
-#include "sim/report.h"
-#include "models/model.h"
+#include "sim/report/report.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
@@ -664,32 +665,32 @@ out:
 
 /* A member of summary.json: a string (str) or a number >= 0 (num; null
  * allowed when nullable: NaN). */
-static int json_member(struct rpt *R, const char *path, const struct mdl_json *o,
+static int json_member(struct rpt *R, const char *path, const struct dl_json *o,
                        const char *key, const char **str, double *num,
                        bool nullable)
 {
-    const struct mdl_json *v = mdl_json_get(o, key);
+    const struct dl_json *v = dl_json_get(o, key);
     if (!v)
         return dl_fail(R->err, path, o->line, o->col, "missing member '%s'", key);
     if (str) {
-        if (v->type == MDL_JSON_STRING) {
+        if (v->type == DL_JSON_STRING) {
             *str = adup(R, v->str);
             return 0;
         }
-        if (v->type == MDL_JSON_NUMBER) {
+        if (v->type == DL_JSON_NUMBER) {
             char b[64];
             snprintf(b, sizeof b, "%.17g", v->num);
             *str = adup(R, b);
             return 0;
         }
         return dl_fail(R->err, path, v->line, v->col, "'%s': expected a string, "
-                       "found %s", key, mdl_json_type_name(v->type));
+                       "found %s", key, dl_json_type_name(v->type));
     }
-    if (v->type == MDL_JSON_NULL && nullable) {
+    if (v->type == DL_JSON_NULL && nullable) {
         *num = NAN;
         return 0;
     }
-    if (v->type != MDL_JSON_NUMBER || v->num < 0)
+    if (v->type != DL_JSON_NUMBER || v->num < 0)
         return dl_fail(R->err, path, v->line, v->col, "'%s': expected a number "
                        ">= 0%s", key, nullable ? " or null" : "");
     *num = v->num;
@@ -698,13 +699,13 @@ static int json_member(struct rpt *R, const char *path, const struct mdl_json *o
 
 static int load_single(struct rpt *R, const char *path)
 {
-    struct mdl_json_doc d;
-    int rc = mdl_json_load(path, &d, R->err);
+    struct dl_json_doc d;
+    int rc = dl_json_load(path, &d, R->err);
     if (rc)
         return rc;
-    const struct mdl_json *o = d.root;
-    if (!o || o->type != MDL_JSON_OBJECT) {
-        mdl_json_free(&d);
+    const struct dl_json *o = d.root;
+    if (!o || o->type != DL_JSON_OBJECT) {
+        dl_json_free(&d);
         return dl_fail(R->err, path, o ? o->line : 1, o ? o->col : 1,
                        "expected a JSON object");
     }
@@ -717,17 +718,17 @@ static int load_single(struct rpt *R, const char *path)
         !(rc = json_member(R, path, o, "cluster", &r->cluster, NULL, false)) &&
         !(rc = json_member(R, path, o, "seed", &r->seed, NULL, false)))
         for (int m = 0; m < NMET && !rc; m++) {
-            R->has[m] = met[m].need || mdl_json_get(o, met[m].col);
+            R->has[m] = met[m].need || dl_json_get(o, met[m].col);
             if (R->has[m] && !(rc = json_member(R, path, o, met[m].col, NULL,
                                                 &r->v[m], met[m].nullable)))
                 r->v[m] *= met[m].scale;
         }
     if (!rc && r->v[M_QOS] > 1) {      /* as summary.csv's rows */
-        const struct mdl_json *v = mdl_json_get(o, met[M_QOS].col);
+        const struct dl_json *v = dl_json_get(o, met[M_QOS].col);
         rc = dl_fail(R->err, path, v->line, v->col, "'%s': above 1: %.17g",
                      met[M_QOS].col, r->v[M_QOS]);
     }
-    mdl_json_free(&d);
+    dl_json_free(&d);
     return rc;
 }
 

@@ -28,9 +28,10 @@
  * Strings point into allocations owned by struct swp_spec, never into
  * the YAML document, which is closed before swp_spec_load returns.
  */
-#include "sim/swpint.h"
+#include "sim/sweep/sweep.h"
 #include "policies/policy.h"
-#include "models/mdlint.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1398,6 +1399,29 @@ static char *run_command(const struct swp_spec *s, uint32_t i)
     return cmd;
 }
 
+/* sim_run of a run's policy text: its exit status (0; 2 bad input; 1 a
+ * failed run or output, *io when that was the outputs' I/O), the message
+ * on stderr. */
+static int run_parsed(const struct trace *t, struct cluster *c,
+                      const struct eng_opts *o, const struct out_prov *pv,
+                      const char *dir, bool *io)
+{
+    struct dl_error err = { 0 };
+    struct eng_opts oo = *o;
+    struct pol_args args;
+    struct sim_result r;
+    int rc = pol_parse(o->policy, &oo.pol, &args, &err);
+    if (!rc) {
+        oo.args = &args;
+        rc = sim_run(t, c, &oo, pv, dir, &r, &err);
+    }
+    if (!rc)
+        return 0;
+    dl_error_print(&err, stderr);
+    *io = rc == DL_EIO;
+    return dl_exit_status(rc);
+}
+
 int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir)
 {
     const struct swp_run *r = &s->runs[i];
@@ -1458,7 +1482,7 @@ int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir)
         dl_error_print(&err, stderr);
         rc = SWP_EXIT_RETRY;
     } else {
-        rc = cli_run_one(tr, &ci->clu, &o, &pv, tmpdir, NULL, false, &io);
+        rc = run_parsed(tr, &ci->clu, &o, &pv, tmpdir, &io);
         if (rc && io)
             rc = SWP_EXIT_RETRY;
     }

@@ -24,7 +24,7 @@
 #define DLSIM_SWPINT_H
 
 #include "sim/simint.h"
-#include "models/model.h"
+#include "models/perf.h"
 
 /* The axes, in the order of the summary.csv coordinate columns; the grid
  * is their product, the last axis varying fastest. */
@@ -141,14 +141,6 @@ void swp_coords(const struct swp_spec *s, uint32_t i, const char *f[SWP_NCOORD])
  * failed, 2 bad input), or SWP_EXIT_RETRY, with the message on stderr. */
 int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir);
 
-/* sim/cli.c's run path, shared with `dlsim run`: one simulation of t on c
- * under o, its outputs written into dir (when not NULL), its table row to
- * table (when not NULL); errors on stderr.  The exit status; *io_failed
- * (when not NULL) is set when it is 1 because the outputs could not be
- * written (a full disk, an I/O error), not because the run failed. */
-int cli_run_one(const struct trace *t, struct cluster *c,
-                const struct eng_opts *o, const struct out_prov *pv,
-                const char *dir, FILE *table, bool header, bool *io_failed);
 
 /* `dlsim sweep ...`: the process exit status. */
 int swp_cmd_sweep(int argc, char **argv);

@@ -49,7 +49,8 @@
  * counts progress, and writes summary.csv.  Every rank writes its own run
  * directories into the shared DIR.
  */
-#include "sim/swpint.h"
+#include "sim/sweep/sweep.h"
+#include "sim/base/formats.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -241,7 +242,7 @@ static int csv_split(char **p, char **f, int max)
  * gets it back with a JSON parser. */
 
 struct sjson {
-    struct mdl_json_doc doc;
+    struct dl_json_doc doc;
     const char **key;           /* [n] member names (in doc's arena) */
     const char **val;           /* [n] cell texts (in doc's arena) */
     int n;
@@ -249,7 +250,7 @@ struct sjson {
 
 static void sj_free(struct sjson *j)
 {
-    mdl_json_free(&j->doc);
+    dl_json_free(&j->doc);
     free(j->key);
     free(j->val);
     memset(j, 0, sizeof *j);
@@ -257,7 +258,7 @@ static void sj_free(struct sjson *j)
 
 /* The bytes of number v as written in buf (json.c: col counts bytes of
  * the line from 1; lines end at '\n'). */
-static void sj_number(FILE *f, const struct mdl_json *v, const char *buf,
+static void sj_number(FILE *f, const struct dl_json *v, const char *buf,
                       size_t len, const size_t *lstart, long nlines)
 {
     if (v->line >= 1 && v->line <= nlines) {
@@ -273,41 +274,41 @@ static void sj_number(FILE *f, const struct mdl_json *v, const char *buf,
 }
 
 /* v as compact JSON (arrays and objects) or cell text (top level). */
-static void sj_value(FILE *f, const struct mdl_json *v, bool top, const char *buf,
+static void sj_value(FILE *f, const struct dl_json *v, bool top, const char *buf,
                      size_t len, const size_t *lstart, long nlines)
 {
     switch (v->type) {
-    case MDL_JSON_NULL:
+    case DL_JSON_NULL:
         fputs(top ? "" : "null", f);
         break;
-    case MDL_JSON_FALSE:
+    case DL_JSON_FALSE:
         fputs("false", f);
         break;
-    case MDL_JSON_TRUE:
+    case DL_JSON_TRUE:
         fputs("true", f);
         break;
-    case MDL_JSON_NUMBER:
+    case DL_JSON_NUMBER:
         sj_number(f, v, buf, len, lstart, nlines);
         break;
-    case MDL_JSON_STRING:
+    case DL_JSON_STRING:
         if (top)
             fputs(v->str, f);
         else
             out_json_str(f, v->str);
         break;
-    case MDL_JSON_ARRAY:
-    case MDL_JSON_OBJECT:
-        fputc(v->type == MDL_JSON_ARRAY ? '[' : '{', f);
+    case DL_JSON_ARRAY:
+    case DL_JSON_OBJECT:
+        fputc(v->type == DL_JSON_ARRAY ? '[' : '{', f);
         for (uint32_t i = 0; i < v->n; i++) {
             if (i)
                 fputc(',', f);
-            if (v->type == MDL_JSON_OBJECT) {
+            if (v->type == DL_JSON_OBJECT) {
                 out_json_str(f, v->kid[i].key);
                 fputc(':', f);
             }
             sj_value(f, &v->kid[i], false, buf, len, lstart, nlines);
         }
-        fputc(v->type == MDL_JSON_ARRAY ? ']' : '}', f);
+        fputc(v->type == DL_JSON_ARRAY ? ']' : '}', f);
         break;
     }
 }
@@ -319,15 +320,15 @@ static int sjson_read(const char *path, struct sjson *j, struct dl_error *err)
     memset(j, 0, sizeof *j);
     char *buf;
     size_t len;
-    int rc = dl_read_file(path, MDL_JSON_MAX_BYTES, 0, &buf, &len, err);
+    int rc = dl_read_file(path, DL_JSON_MAX_BYTES, 0, &buf, &len, err);
     if (rc)
         return rc;
-    if ((rc = mdl_json_parse(path, buf, len, &j->doc, err))) {
+    if ((rc = dl_json_parse(path, buf, len, &j->doc, err))) {
         free(buf);
         return rc;
     }
-    const struct mdl_json *o = j->doc.root;
-    if (!o || o->type != MDL_JSON_OBJECT) {
+    const struct dl_json *o = j->doc.root;
+    if (!o || o->type != DL_JSON_OBJECT) {
         free(buf);
         sj_free(j);
         return dl_fail(err, path, o ? o->line : 1, o ? o->col : 1,

@@ -27,6 +27,7 @@
  */
 #include "sim/sim.h"
 #include "fuzzcmd.h"
+#include "traces/import/import.h"
 
 #include <string.h>
 #include <sys/mman.h>

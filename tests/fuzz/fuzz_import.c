@@ -31,6 +31,7 @@
  */
 #include "traces/trace.h"
 #include "fuzzcmd.h"
+#include "traces/import/import.h"
 
 #include <dirent.h>
 #include <string.h>

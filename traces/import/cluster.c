@@ -50,7 +50,9 @@
  * succeeds, so it is always a valid cluster.
  */
 #include "sim/simint.h"
-#include "models/model.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
+#include "traces/import/import.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -457,27 +459,27 @@ static int import_gavel(struct ci *C, const char *buf, size_t len,
                         const char *select, uint64_t node_gpus,
                         struct dl_error *err)
 {
-    struct mdl_json_doc d;
-    int rc = mdl_json_parse(C->path, buf, len, &d, err);
+    struct dl_json_doc d;
+    int rc = dl_json_parse(C->path, buf, len, &d, err);
     if (rc)
         return rc;
-    const struct mdl_json *root = d.root, *spec = NULL;
-    if (!root || root->type != MDL_JSON_OBJECT || !root->n) {
+    const struct dl_json *root = d.root, *spec = NULL;
+    if (!root || root->type != DL_JSON_OBJECT || !root->n) {
         rc = dl_fail(err, C->path, root ? root->line : 1, root ? root->col : 1,
                      "expected an object {\"name\": [\"v100:p100:k80\"]}");
         goto out;
     }
-    const struct mdl_json *m = &root->kid[0];
-    if (select && !(m = mdl_json_get(root, select))) {
+    const struct dl_json *m = &root->kid[0];
+    if (select && !(m = dl_json_get(root, select))) {
         rc = dl_fail(err, C->path, root->line, root->col, "no cluster spec "
                      "named '%s'", select);
         goto out;
     }
-    if (m->type == MDL_JSON_ARRAY && m->n)
+    if (m->type == DL_JSON_ARRAY && m->n)
         spec = &m->kid[0];
-    else if (m->type == MDL_JSON_STRING)
+    else if (m->type == DL_JSON_STRING)
         spec = m;
-    if (!spec || spec->type != MDL_JSON_STRING) {
+    if (!spec || spec->type != DL_JSON_STRING) {
         rc = dl_fail(err, C->path, m->line, m->col, "expected a list of "
                      "\"v100:p100:k80\" strings");
         goto out;
@@ -508,27 +510,11 @@ static int import_gavel(struct ci *C, const char *buf, size_t len,
             add_machines(C, t, n % node_gpus, 1, UINT32_MAX);
     }
 out:
-    mdl_json_free(&d);
+    dl_json_free(&d);
     return rc;
 }
 
 /* ------------------------------------------------------------ output */
-
-/* A YAML double-quoted scalar. */
-static void yaml_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(f, "\\x%02x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 static bool has_tensor(const struct ci_type *t)
 {
@@ -653,9 +639,9 @@ static void write_yaml(const struct ci *C, FILE *f, const char *name,
             "geometric mean with the 16-bit ratio for\n# tensor-core GPUs.\n",
             C->types[ref].name);
     fprintf(f, "name: ");
-    yaml_str(f, name);
+    dl_yaml_put_str(f, name, 4);
     fprintf(f, "\nreference_gpu: ");
-    yaml_str(f, C->types[ref].name);
+    dl_yaml_put_str(f, C->types[ref].name, 4);
     fprintf(f, "\ngpu_types:\n");
     for (uint32_t t = 0; t < C->ntypes; t++) {
         const struct ci_type *T = &C->types[t];
@@ -665,7 +651,7 @@ static void write_yaml(const struct ci *C, FILE *f, const char *name,
         if (dup)
             continue;
         fprintf(f, "  - name: ");
-        yaml_str(f, T->name);
+        dl_yaml_put_str(f, T->name, 4);
         fprintf(f, "\n    memory_gb: %g\n    speed: %.4g", T->memory_gb,
                 speed_of(T, &C->types[ref]));
         uint64_t n = 0;
@@ -684,7 +670,7 @@ static void write_yaml(const struct ci *C, FILE *f, const char *name,
         const struct ci_group *g = &C->groups[i];
         fprintf(f, "  - count: %llu\n    gpus: %u\n    gpu_type: ",
                 (unsigned long long)g->count, g->gpus);
-        yaml_str(f, C->types[g->type].name);
+        dl_yaml_put_str(f, C->types[g->type].name, 4);
         fputc('\n', f);
         if (g->rack != UINT32_MAX)
             fprintf(f, "    rack: r%u\n", g->rack);

@@ -33,8 +33,8 @@
  * status Terminated kept, Failed failed, Running / Waiting unfinished (a
  * task without an end time too).
  */
-#include "traces/impint.h"
-#include "models/model.h"
+#include "traces/import/impint.h"
+#include "models/perf.h"
 
 #include <math.h>
 #include <stdlib.h>

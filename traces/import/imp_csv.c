@@ -29,7 +29,7 @@
  *   muri         tiresias columns in milliseconds + priority
  * Formats without a VC column take the input file's name as their VC.
  */
-#include "traces/impint.h"
+#include "traces/import/impint.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -25,8 +25,9 @@
  * Owns (struct imp's state, between imp_gavel_begin and imp_gavel_end) the
  * parsed JSON and a flat table of its v100 entries.
  */
-#include "traces/impint.h"
-#include "models/model.h"
+#include "traces/import/impint.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -73,24 +74,24 @@ static int parse_key(const char *k, struct tput *t)
 int imp_gavel_begin(struct imp *m)
 {
     const char *path = m->o->throughputs;
-    struct mdl_json_doc d;
-    int r = mdl_json_load(path, &d, m->err);       /* plain or gzip */
+    struct dl_json_doc d;
+    int r = dl_json_load(path, &d, m->err);       /* plain or gzip */
     if (r)
         return r;
-    const struct mdl_json *v = mdl_json_get(d.root, "v100");
+    const struct dl_json *v = dl_json_get(d.root, "v100");
     struct gavel *g = xcalloc(1, sizeof *g);
     m->state = g;
-    if (!v || v->type != MDL_JSON_OBJECT) {
-        mdl_json_free(&d);
+    if (!v || v->type != DL_JSON_OBJECT) {
+        dl_json_free(&d);
         return dl_fail(m->err, path, 1, 1, "no \"v100\" table of "
                        "throughputs (is this Gavel's throughput JSON?)");
     }
     for (uint32_t i = 0; i < v->n && !r; i++) {
-        const struct mdl_json *e = &v->kid[i];
+        const struct dl_json *e = &v->kid[i];
         struct tput t;
-        const struct mdl_json *iso = mdl_json_get(e, "null");
+        const struct dl_json *iso = dl_json_get(e, "null");
         if (parse_key(e->key, &t) < 0 || !iso ||
-            iso->type != MDL_JSON_NUMBER || !(iso->num > 0))
+            iso->type != DL_JSON_NUMBER || !(iso->num > 0))
             r = dl_fail(m->err, path, e->key_line, e->key_col, "v100 entry "
                         "'%.60s': expected \"('JOB TYPE', GPUS)\" with a "
                         "positive \"null\" (isolated) throughput", e->key);
@@ -98,7 +99,7 @@ int imp_gavel_begin(struct imp *m)
         xgrow(&g->t, &g->cap, g->n + 1, sizeof *g->t);
         g->t[g->n++] = t;
     }
-    mdl_json_free(&d);
+    dl_json_free(&d);
     return r;
 }
 

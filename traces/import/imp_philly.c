@@ -10,7 +10,7 @@
  * Streaming: the file (plain or gzip) is read in chunks and cut into the
  * array's elements by a byte scanner that tracks strings, escapes and
  * nesting; each element alone goes through the strict JSON reader
- * (mdl_json_parse), so memory is one job's text, not the file's (the
+ * (dl_json_parse), so memory is one job's text, not the file's (the
  * published file is about a gigabyte uncompressed).  A syntax error is
  * reported at file:line (the line counted over the whole file).
  *
@@ -22,8 +22,9 @@
  * job with no attempt, or whose last attempt has no end_time (running when
  * the snapshot was taken), is unfinished.
  */
-#include "traces/impint.h"
-#include "models/model.h"
+#include "traces/import/impint.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,24 +62,24 @@ static int more(struct scan *s, size_t keep_from)
     return 0;
 }
 
-static const char *str_of(const struct mdl_json *v)
+static const char *str_of(const struct dl_json *v)
 {
-    return v && v->type == MDL_JSON_STRING ? v->str : NULL;
+    return v && v->type == DL_JSON_STRING ? v->str : NULL;
 }
 
 /* One job object. */
-static int one_job(struct imp *m, const struct mdl_json *o, const char *path,
+static int one_job(struct imp *m, const struct dl_json *o, const char *path,
                    long line)
 {
-    if (o->type != MDL_JSON_OBJECT)
+    if (o->type != DL_JSON_OBJECT)
         return dl_fail(m->err, path, line, 0, "array element is a %s, not a "
-                       "job object", mdl_json_type_name(o->type));
+                       "job object", dl_json_type_name(o->type));
     imp_read_one(m);
-    const char *vc = str_of(mdl_json_get(o, "vc"));
+    const char *vc = str_of(dl_json_get(o, "vc"));
     if (!imp_vc_ok(m, vc))
         return 0;
-    const char *status = str_of(mdl_json_get(o, "status"));
-    const char *id = str_of(mdl_json_get(o, "jobid"));
+    const char *status = str_of(dl_json_get(o, "status"));
+    const char *id = str_of(dl_json_get(o, "jobid"));
     if (!status || !id)
         return dl_fail(m->err, path, line, 0, "job object without a string "
                        "'%s'", !status ? "status" : "jobid");
@@ -95,8 +96,8 @@ static int one_job(struct imp *m, const struct mdl_json *o, const char *path,
     imp_job_init(&j);
     j.line = (uint32_t)line;
     j.id = id;
-    j.user = str_of(mdl_json_get(o, "user"));
-    const char *sub = str_of(mdl_json_get(o, "submitted_time"));
+    j.user = str_of(dl_json_get(o, "user"));
+    const char *sub = str_of(dl_json_get(o, "submitted_time"));
     int t = sub ? imp_time(sub, IMP_SEC, 1, &j.submit) : 1;
     if (t < 0)
         return dl_fail(m->err, path, line, 0, "job %s: submitted_time '%.40s'"
@@ -105,8 +106,8 @@ static int one_job(struct imp *m, const struct mdl_json *o, const char *path,
         imp_skip(m, IMP_S_NO_TIME);
         return 0;
     }
-    const struct mdl_json *att = mdl_json_get(o, "attempts");
-    if (att && att->type != MDL_JSON_ARRAY)
+    const struct dl_json *att = dl_json_get(o, "attempts");
+    if (att && att->type != DL_JSON_ARRAY)
         return dl_fail(m->err, path, line, 0, "job %s: attempts is not an "
                        "array", id);
     if (!att || !att->n) {
@@ -115,12 +116,12 @@ static int one_job(struct imp *m, const struct mdl_json *o, const char *path,
     }
     bool open = false;
     for (uint32_t a = 0; a < att->n; a++) {
-        const struct mdl_json *at = &att->kid[a];
-        if (at->type != MDL_JSON_OBJECT)
+        const struct dl_json *at = &att->kid[a];
+        if (at->type != DL_JSON_OBJECT)
             return dl_fail(m->err, path, line, 0, "job %s: attempt %u is "
                            "not an object", id, a + 1);
-        const char *ss = str_of(mdl_json_get(at, "start_time"));
-        const char *se = str_of(mdl_json_get(at, "end_time"));
+        const char *ss = str_of(dl_json_get(at, "start_time"));
+        const char *se = str_of(dl_json_get(at, "end_time"));
         simtime_t s, e;
         int ts = ss ? imp_time(ss, IMP_SEC, 1, &s) : 1;
         int te = se ? imp_time(se, IMP_SEC, 1, &e) : 1;
@@ -134,22 +135,22 @@ static int one_job(struct imp *m, const struct mdl_json *o, const char *path,
             j.duration += e - s;
         /* a detail or gpus of another type is a malformed job, not a
          * CPU-only one: "gpus": "gpu0" would otherwise count 0 GPUs */
-        const struct mdl_json *det = mdl_json_get(at, "detail");
-        if (det && det->type != MDL_JSON_ARRAY)
+        const struct dl_json *det = dl_json_get(at, "detail");
+        if (det && det->type != DL_JSON_ARRAY)
             return dl_fail(m->err, path, line, 0, "job %s: attempt %u: "
                            "detail is a %s, not an array of machines", id,
-                           a + 1, mdl_json_type_name(det->type));
+                           a + 1, dl_json_type_name(det->type));
         uint64_t g = 0;
         for (uint32_t d = 0; det && d < det->n; d++) {
-            const struct mdl_json *mach = &det->kid[d];
-            const struct mdl_json *gp = mach->type == MDL_JSON_OBJECT
-                                            ? mdl_json_get(mach, "gpus")
+            const struct dl_json *mach = &det->kid[d];
+            const struct dl_json *gp = mach->type == DL_JSON_OBJECT
+                                            ? dl_json_get(mach, "gpus")
                                             : NULL;
-            if (mach->type != MDL_JSON_OBJECT ||
-                (gp && gp->type != MDL_JSON_ARRAY))
+            if (mach->type != DL_JSON_OBJECT ||
+                (gp && gp->type != DL_JSON_ARRAY))
                 return dl_fail(m->err, path, line, 0, "job %s: attempt %u, "
                                "machine %u: %s", id, a + 1, d + 1,
-                               mach->type != MDL_JSON_OBJECT
+                               mach->type != DL_JSON_OBJECT
                                    ? "not an object"
                                    : "gpus is not an array of GPU names");
             if (gp)
@@ -256,8 +257,8 @@ int imp_philly_json(struct imp *m, const char *path)
             depth++;
         else if (ch == '}' || ch == ']') {
             if (--depth == 1) {
-                struct mdl_json_doc d;
-                r = mdl_json_parse(path, s.buf + start, i + 1 - start, &d,
+                struct dl_json_doc d;
+                r = dl_json_parse(path, s.buf + start, i + 1 - start, &d,
                                    m->err);
                 if (r) {
                     if (m->err->line > 0)
@@ -265,7 +266,7 @@ int imp_philly_json(struct imp *m, const char *path)
                     break;
                 }
                 r = one_job(m, d.root, path, el_line);
-                mdl_json_free(&d);
+                dl_json_free(&d);
                 if (r)
                     break;
             }

@@ -32,7 +32,8 @@
  * never finished, no submit time) are skipped and counted, and the report
  * on stderr lists every reason with its count.
  */
-#include "traces/impint.h"
+#include "traces/import/impint.h"
+#include "traces/import/import.h"
 
 #include <ctype.h>
 #include <dirent.h>
