@@ -11,6 +11,7 @@
 #include "models/perf.h"
 #include "sim/base/formats.h"
 #include "models/fit/fit.h"
+#include "sim/cli/cli.h"
 
 #include <dirent.h>
 #include <gsl/gsl_rng.h>
@@ -423,9 +424,9 @@ Test(slowdown, command_deterministic_and_located)
     char *argv2[] = { "fit", "slowdown", "--seed", "5", "-o", b, (char *)in, NULL };
     char *argv3[] = { "fit", "slowdown", (char *)in, "-o", c, "--form",
                       "constant", "--folds", "3", NULL };
-    cr_assert_eq(mdl_cmd_fit(7, argv1), 0);
-    cr_assert_eq(mdl_cmd_fit(7, argv2), 0);
-    cr_assert_eq(mdl_cmd_fit(9, argv3), 0);
+    cr_assert_eq(tu_main(7, argv1), 0);
+    cr_assert_eq(tu_main(7, argv2), 0);
+    cr_assert_eq(tu_main(9, argv3), 0);
     char *ya = slurp(a), *yb = slurp(b), *yc = slurp(c);
     cr_assert_str_eq(ya, yb);
     cr_assert_not_null(strstr(ya, "form: sensitivity_pressure"));
@@ -433,11 +434,11 @@ Test(slowdown, command_deterministic_and_located)
     cr_assert_not_null(strstr(yc, "form: constant"));
     free(ya), free(yb), free(yc);
     char *bad[] = { "fit", "slowdown", "data/pairs_bad.csv", NULL };
-    cr_assert_eq(mdl_cmd_fit(3, bad), 2);
+    cr_assert_eq(tu_main(3, bad), 2);
     char *badform[] = { "fit", "slowdown", "data/pairs_tiny.csv", "--form", "hinge", NULL };
-    cr_assert_eq(mdl_cmd_fit(5, badform), 2, "G2 has no util");
+    cr_assert_eq(tu_main(5, badform), 2, "G2 has no util");
     char *unk[] = { "fit", "nosuch", NULL };
-    cr_assert_eq(mdl_cmd_fit(2, unk), 2);
+    cr_assert_eq(tu_main(2, unk), 2);
 }
 
 /* ------------------------------------------------------------ util */
@@ -512,8 +513,8 @@ Test(util, synthetic_log_linear_recovered)
     snprintf(b, sizeof b, "%s", tu_tmp_path("util-b.yaml"));
     char *argv1[] = { "fit", "util", (char *)path, "-o", a, NULL };
     char *argv2[] = { "fit", "util", "-o", b, (char *)path, NULL };
-    cr_assert_eq(mdl_cmd_fit(5, argv1), 0);
-    cr_assert_eq(mdl_cmd_fit(5, argv2), 0);
+    cr_assert_eq(tu_main(5, argv1), 0);
+    cr_assert_eq(tu_main(5, argv2), 0);
     char *ya = slurp(a), *yb = slurp(b);
     cr_assert_str_eq(ya, yb);
     cr_assert_not_null(strstr(ya, "kind: util"));

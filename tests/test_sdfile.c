@@ -11,6 +11,7 @@
 #include "tests/testutil.h"
 #include "models/perf.h"
 #include "models/fit/fit.h"
+#include "sim/cli/cli.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -47,7 +48,7 @@ static uint32_t roundtrip(const char *pairs, const char *form)
     const char *out = tu_tmp_path("rt.yaml");
     char *argv[] = { "fit", "slowdown", (char *)pairs, "-o", (char *)out,
                      "--form", (char *)form, NULL };
-    cr_assert_eq(mdl_cmd_fit(form ? 7 : 5, argv), 0, "fit %s", pairs);
+    cr_assert_eq(tu_main(form ? 7 : 5, argv), 0, "fit %s", pairs);
     struct dl_error err = { 0 };
     struct mdl_pairs ps;
     cr_assert_eq(mdl_pairs_load(pairs, &ps, &err), 0, "%s", err.msg);
@@ -482,7 +483,7 @@ Test(utilfile, roundtrip_util_tiny)
     const char *out = tu_tmp_path("util.yaml");
     char *argv[] = { "fit", "util", "data/util_tiny.csv", "-o", (char *)out,
                      NULL };
-    cr_assert_eq(mdl_cmd_fit(5, argv), 0);
+    cr_assert_eq(tu_main(5, argv), 0);
     struct dl_error err = { 0 };
     struct mdl_util_data d;
     cr_assert_eq(mdl_fit_util_load("data/util_tiny.csv", &d, &err), 0);

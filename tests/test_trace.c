@@ -14,6 +14,7 @@
  * Temporary files live in a mkdtemp directory removed after each test.
  */
 #include "traces/trace.h"
+#include "sim/cli/cli.h"
 
 #include <criterion/criterion.h>
 #include <ftw.h>
@@ -1121,7 +1122,7 @@ Test(trace, cli_gen_and_stats)
                               "--duration", "uniform:60,600",
                               "--deadline-slack", "2:3", "--models", "a,b",
                               "-o", out, NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, gen_args), 0);
+    cr_assert_eq(run_cmd(cli_trace_gen, gen_args), 0);
     struct trace t;
     struct dl_error e;
     cr_assert_eq(trc_load(out, &t, &e, NULL), 0, "%s", e.msg);
@@ -1129,35 +1130,35 @@ Test(trace, cli_gen_and_stats)
     cr_assert_neq(t.jobs[5].deadline, SIM_NEVER);
     trc_free(&t);
     const char *stats_args[] = {"stats", out, NULL};
-    cr_assert_eq(run_cmd(trc_cmd_stats, stats_args), 0);
+    cr_assert_eq(run_cmd(cli_trace_stats, stats_args), 0);
     const char *help[] = {"gen", "--help", NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, help), 0);
+    cr_assert_eq(run_cmd(cli_trace_gen, help), 0);
     const char *help2[] = {"stats", "-h", NULL};
-    cr_assert_eq(run_cmd(trc_cmd_stats, help2), 0);
+    cr_assert_eq(run_cmd(cli_trace_stats, help2), 0);
 }
 
 Test(trace, cli_errors)
 {
     const char *a1[] = {"gen", "--load", "-1", "-o", tpath("x.csv"), NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, a1), 2);
+    cr_assert_eq(run_cmd(cli_trace_gen, a1), 2);
     const char *a2[] = {"gen", "--jobs", "10", NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, a2), 2);
+    cr_assert_eq(run_cmd(cli_trace_gen, a2), 2);
     const char *a3[] = {"gen", "--bogus", "-o", tpath("x.csv"), NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, a3), 2);
+    cr_assert_eq(run_cmd(cli_trace_gen, a3), 2);
     const char *a4[] = {"gen", "--gpus", "1:x", "-o", tpath("x.csv"), NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, a4), 2);
+    cr_assert_eq(run_cmd(cli_trace_gen, a4), 2);
     const char *a5[] = {"gen", "-o", "/nonexistent-dir/x.csv", NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, a5), 1);
+    cr_assert_eq(run_cmd(cli_trace_gen, a5), 1);
     const char *a6[] = {"gen", "-o", NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, a6), 2);
+    cr_assert_eq(run_cmd(cli_trace_gen, a6), 2);
     const char *s1[] = {"stats", NULL};
-    cr_assert_eq(run_cmd(trc_cmd_stats, s1), 2);
+    cr_assert_eq(run_cmd(cli_trace_stats, s1), 2);
     static const char bad[] = H "a,x,1,1\n";
     const char *s2[] = {"stats", write_file("bad.csv", bad, sizeof bad - 1),
                         NULL};
-    cr_assert_eq(run_cmd(trc_cmd_stats, s2), 2);
+    cr_assert_eq(run_cmd(cli_trace_stats, s2), 2);
     const char *s3[] = {"stats", tpath("missing.csv"), NULL};
-    cr_assert_eq(run_cmd(trc_cmd_stats, s3), 1);
+    cr_assert_eq(run_cmd(cli_trace_stats, s3), 1);
 }
 
 /* ------------------------------------------------- hostile input (#13) */
@@ -1258,7 +1259,7 @@ Test(trace, gen_refuses_more_jobs_than_it_can_hold)
     /* 10^8 jobs would be 10 GB in memory: a clear limit, not an abort */
     const char *a[] = {"gen", "--jobs", "100000000", "-o", tpath("x.csv"),
                        NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, a), 2);
+    cr_assert_eq(run_cmd(cli_trace_gen, a), 2);
     cr_expect(access(tpath("x.csv"), F_OK) != 0);
     struct trc_gen_opts o;
     trc_gen_defaults(&o);
@@ -1277,9 +1278,9 @@ Test(trace, gen_refuses_more_jobs_than_it_can_hold)
                         tpath("s2.csv"), NULL};
     const char *s3[] = {"gen", "--jobs", "20", "--seed", "0x10", "-o",
                         tpath("s3.csv"), NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, s1), 0);
-    cr_assert_eq(run_cmd(trc_cmd_gen, s2), 0);
-    cr_expect_eq(run_cmd(trc_cmd_gen, s3), 2);
+    cr_assert_eq(run_cmd(cli_trace_gen, s1), 0);
+    cr_assert_eq(run_cmd(cli_trace_gen, s2), 0);
+    cr_expect_eq(run_cmd(cli_trace_gen, s3), 2);
     struct trace a1, a2;
     cr_assert_eq(trc_load(tpath("s1.csv"), &a1, &e, NULL), 0);
     cr_assert_eq(trc_load(tpath("s2.csv"), &a2, &e, NULL), 0);

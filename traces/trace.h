@@ -315,20 +315,4 @@ struct trc_cmp {
 int trc_compare(const struct trace *a, const struct trace *b,
                 struct trc_cmp *r, struct dl_error *err);
 
-/* ------------------------------------------------------- command line */
-
-/* `dlsim trace gen ...` and `dlsim trace stats ...`: argv[0] is the
- * subcommand name ("gen" / "stats" / "annotate").  Return the process
- * exit status (0; 2 bad usage or input, the message on stderr; 1 I/O
- * failure). */
-int trc_cmd_gen(int argc, char **argv);
-int trc_cmd_stats(int argc, char **argv);
-/* `dlsim trace annotate IN -o OUT [options]`, same conventions. */
-int trc_cmd_annotate(int argc, char **argv);
-/* `dlsim trace fit`, `trace compare`, `trace scale`,
- * same conventions. */
-int trc_cmd_fit(int argc, char **argv);
-int trc_cmd_compare(int argc, char **argv);
-int trc_cmd_scale(int argc, char **argv);
-
 #endif

@@ -1059,278 +1059,102 @@ static int write_util(const char *path, const char *src,
 
 /* ------------------------------------------------------------ commands */
 
-static const char fit_help[] =
-    "usage: dlsim fit KIND ...  (dlsim fit KIND --help for each)\n"
-    "\n"
-    "  convert-gavel IN.json -o PREFIX\n"
-    "      Gavel's throughput JSON -> PREFIX-runtime.csv, PREFIX-pairs.csv\n"
-    "  slowdown PAIRS.csv [-o MODEL.yaml] [--form F] [--folds K] [--seed N]\n"
-    "      co-location rate models per GPU type, with k-fold CV MAE\n"
-    "  util FEATURES.csv [-o MODEL.yaml] [--folds K] [--seed N] [--ridge L]\n"
-    "      utilization from log1p(graph features), with k-fold CV RMSLE\n"
-    "  runtime THROUGHPUT.csv [--zoo DIR] [-o MODEL.yaml] [--folds K] [--seed N]\n"
-    "      roofline efficiencies per GPU type, leave-one-type-out and k-fold CV\n"
-    "\n"
-    "File formats: SPEC section 7; model files: models/FIT.md.\n";
+/* ------------------------------------------------------------ the fits as
+ * `dlsim fit` runs them (sim/cli/fit.c parses the options) */
 
-static const char convert_help[] =
-    "usage: dlsim fit convert-gavel IN.json -o PREFIX\n"
-    "\n"
-    "Converts Gavel's physical_cluster_throughputs.json (or a file of the\n"
-    "same shape) into SPEC 7 files, each written atomically:\n"
-    "  PREFIX-runtime.csv  gpu_type,model,batch_size,num_gpus,placement,\n"
-    "                      throughput: k80/p100/v100 -> K80/P100/V100,\n"
-    "                      *_unconsolidated -> spread; batch_size is the\n"
-    "                      global batch (label x GPUs) and throughput the\n"
-    "                      job's iterations/s (figure / GPUs), as in\n"
-    "                      models/ZOO.md; zero (infeasible) entries dropped\n"
-    "  PREFIX-pairs.csv    gpu_type,job_a,job_b,rate_a,rate_b: one row per\n"
-    "                      unordered pair of one-GPU jobs on a consolidated\n"
-    "                      type, rate = co-located / isolated, clamped to 1;\n"
-    "                      infeasible [0, 0] entries and placeholders (a\n"
-    "                      co-located figure equal to the solo one) dropped\n"
-    "Job names are the zoo's: \"ResNet-50 (batch size 64)\" -> resnet50@64.\n";
-
-static const char slowdown_help[] =
-    "usage: dlsim fit slowdown PAIRS.csv [-o MODEL.yaml] [--form F]\n"
-    "                          [--folds K] [--seed N]\n"
-    "\n"
-    "Fits co-location rate models to a SPEC 7 pairs file, per GPU type, and\n"
-    "prints each form's k-fold cross-validated mean absolute error of the\n"
-    "predicted rates (both rates of every held-out pair).\n"
-    "\n"
-    "  -o MODEL.yaml  write the fitted model (best form per type, or --form)\n"
-    "  --form F       constant | hinge | timeshare | sensitivity_pressure\n"
-    "                 (hinge and timeshare need util_a and util_b)\n"
-    "  --folds K      folds (default 5; at most the pairs of a type)\n"
-    "  --seed N       seed of the fold assignment (default 1)\n";
-
-static const char util_help[] =
-    "usage: dlsim fit util FEATURES.csv [-o MODEL.yaml] [--folds K] [--seed N]\n"
-    "                      [--ridge L]\n"
-    "\n"
-    "Fits utilization as a ridge regression on log1p of the graph features\n"
-    "(flops, params, conv/linear/activation/other layer counts; SPEC 7),\n"
-    "predictions clamped to [0.01, 1], and prints its k-fold cross-validated\n"
-    "RMSLE next to that of a baseline predicting the training mean.\n"
-    "\n"
-    "  -o MODEL.yaml  write the model fitted on all rows\n"
-    "  --folds K      folds (default 5; at most the rows)\n"
-    "  --seed N       seed of the fold assignment (default 1)\n"
-    "  --ridge L      penalty on the standardized coefficients (default 0.1)\n";
-
-static int usage(const char *kind, const char *msg)
+int mdl_fit_slowdown_run(const struct mdl_fit_opts *o, FILE *table,
+                         struct dl_error *err)
 {
-    fprintf(stderr, "dlsim fit %s: %s (see dlsim fit %s --help)\n", kind, msg,
-            kind);
-    return 2;
-}
-
-static int report(const struct dl_error *err, int code)
-{
-    dl_error_print(err, stderr);
-    return dl_exit_status(code);
-}
-
-struct fit_opts {
-    const char *in, *out, *form;
-    long folds, seed;
-    double ridge;
-};
-
-/* Common options and the one input operand (GNU getopt permutes, so
- * options may follow it).  Returns -1 on success, else an exit status. */
-static int parse_opts(const char *kind, int argc, char **argv,
-                      const char *help, bool has_form, bool has_ridge,
-                      struct fit_opts *o)
-{
-    static const struct option lo[] = {
-        { "out", required_argument, 0, 'o' },
-        { "form", required_argument, 0, 'F' },
-        { "folds", required_argument, 0, 'k' },
-        { "seed", required_argument, 0, 's' },
-        { "ridge", required_argument, 0, 'r' },
-        { "help", no_argument, 0, 'h' },
-        { 0, 0, 0, 0 },
-    };
-    *o = (struct fit_opts){ .folds = 5, .seed = 1, .ridge = 0.1 };
-    int ch;
-    optind = 0;                 /* full reset: the tests call us repeatedly */
-    while ((ch = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
-        switch (ch) {
-        case 'o': o->out = optarg; break;
-        case 'F':
-            if (!has_form)
-                return usage(kind, "--form is not an option here");
-            o->form = optarg;
-            break;
-        case 'k':
-            if (sim_parse_long(optarg, &o->folds) || o->folds < 2 ||
-                o->folds > 1000000)
-                return usage(kind, "--folds expects an integer >= 2");
-            break;
-        case 's':
-            if (sim_parse_long(optarg, &o->seed) || o->seed < 0)
-                return usage(kind, "--seed expects a non-negative integer");
-            break;
-        case 'r':
-            if (!has_ridge)
-                return usage(kind, "--ridge is not an option here");
-            if (sim_parse_double(optarg, &o->ridge) || o->ridge < 0)
-                return usage(kind, "--ridge expects a number >= 0");
-            break;
-        case 'h': fputs(help, stdout); return 0;
-        default: return usage(kind, "bad option");
-        }
-    }
-    if (optind >= argc)
-        return usage(kind, "an input file is required");
-    if (optind + 1 < argc)
-        return usage(kind, "unexpected argument");
-    o->in = argv[optind];
-    return -1;
-}
-
-static int cmd_convert(int argc, char **argv)
-{
-    struct fit_opts o;
-    int rc = parse_opts("convert-gavel", argc, argv, convert_help, false,
-                        false, &o);
-    if (rc >= 0)
-        return rc;
-    if (!o.out)
-        return usage("convert-gavel", "-o PREFIX is required");
-    struct dl_error err = { 0 };
-    rc = mdl_fit_convert_gavel(o.in, o.out, stderr, &err);
-    return rc ? report(&err, rc) : 0;
-}
-
-static int cmd_slowdown(int argc, char **argv)
-{
-    struct fit_opts o;
-    int rc = parse_opts("slowdown", argc, argv, slowdown_help, true, false, &o);
-    if (rc >= 0)
-        return rc;
-    int want = -1;
-    if (o.form) {
-        for (int f = 0; f < MDL_SD_NFORMS; f++)
-            if (!strcmp(o.form, mdl_sd_form_name((enum mdl_sd_form)f)))
-                want = f;
-        if (want < 0)
-            return usage("slowdown", "--form: unknown form (valid: constant, "
-                                     "hinge, timeshare, sensitivity_pressure)");
-    }
-    struct dl_error err = { 0 };
+    gsl_quiet();
+    int rc;
     struct mdl_pairs ps;
-    if ((rc = mdl_pairs_load(o.in, &ps, &err)))
-        return report(&err, rc);
+    if ((rc = mdl_pairs_load(o->in, &ps, err)))
+        return rc;
     if (!ps.n) {
         mdl_pairs_free(&ps);
-        return report(&err, dl_fail(&err, o.in, 0, 0, "no pairs: a header "
-                                    "and no measurement rows"));
+        return dl_fail(err, o->in, 0, 0, "no pairs: a header "
+                                    "and no measurement rows");
     }
     double (*mae)[MDL_SD_NFORMS] = xmalloc(ps.ngpus * sizeof *mae);
     uint32_t *npairs = xmalloc(ps.ngpus * sizeof *npairs);
     int *chosen = xmalloc(ps.ngpus * sizeof *chosen);
-    printf("%-10s %-22s %8s %8s\n", "gpu_type", "form", "MAE_cv", "n_pairs");
+    fprintf(table, "%-10s %-22s %8s %8s\n", "gpu_type", "form", "MAE_cv", "n_pairs");
     for (uint32_t g = 0; g < ps.ngpus && !rc; g++) {
         uint32_t *idx;
         npairs[g] = type_pairs(&ps, g, &idx);
         chosen[g] = -1;
         for (int f = 0; f < MDL_SD_NFORMS; f++) {
             uint32_t n = mdl_fit_sd_cv(&ps, g, (enum mdl_sd_form)f,
-                                       (unsigned)o.folds, (unsigned long)o.seed,
+                                       (unsigned)o->folds, (unsigned long)o->seed,
                                        &mae[g][f]);
             bool ok = n && !isnan(mae[g][f]);
             if (ok)
-                printf("%-10s %-22s %8.4f %8u\n", ps.gpus[g], mdl_sd_form_name((enum mdl_sd_form)f),
+                fprintf(table, "%-10s %-22s %8.4f %8u\n", ps.gpus[g], mdl_sd_form_name((enum mdl_sd_form)f),
                        mae[g][f], npairs[g]);
             else
-                printf("%-10s %-22s %8s %8u\n", ps.gpus[g], mdl_sd_form_name((enum mdl_sd_form)f),
+                fprintf(table, "%-10s %-22s %8s %8u\n", ps.gpus[g], mdl_sd_form_name((enum mdl_sd_form)f),
                        n ? "-" : "n/a", npairs[g]);
-            if (want >= 0 ? f == want
+            if (o->form >= 0 ? f == o->form
                           : ok && (chosen[g] < 0 || mae[g][f] < mae[g][chosen[g]]))
                 chosen[g] = f;
         }
-        if (want >= 0 && !mdl_fit_sd_applicable(&ps, (enum mdl_sd_form)want,
+        if (o->form >= 0 && !mdl_fit_sd_applicable(&ps, (enum mdl_sd_form)o->form,
                                                 idx, npairs[g]))
-            rc = dl_fail(&err, o.in, 0, 0, "--form %s: not applicable to GPU "
+            rc = dl_fail(err, o->in, 0, 0, "--form %s: not applicable to GPU "
                          "type %s (needs util_a and util_b on every pair)",
-                         o.form, ps.gpus[g]);
+                         mdl_sd_form_name((enum mdl_sd_form)o->form), ps.gpus[g]);
         if (chosen[g] < 0)
             chosen[g] = MDL_SD_CONSTANT;
         free(idx);
     }
-    if (!rc && o.out)
-        rc = write_slowdown(o.out, o.in, &ps, chosen, mae, npairs,
-                            (unsigned)o.folds, (unsigned long)o.seed, &err);
+    if (!rc && o->out)
+        rc = write_slowdown(o->out, o->in, &ps, chosen, mae, npairs,
+                            (unsigned)o->folds, (unsigned long)o->seed, err);
     free(mae);
     free(npairs);
     free(chosen);
     mdl_pairs_free(&ps);
-    return rc ? report(&err, rc) : 0;
+    return rc;
 }
 
-static int cmd_util(int argc, char **argv)
+
+int mdl_fit_util_run(const struct mdl_fit_opts *o, FILE *table,
+                     struct dl_error *err)
 {
-    struct fit_opts o;
-    int rc = parse_opts("util", argc, argv, util_help, false, true, &o);
-    if (rc >= 0)
-        return rc;
-    struct dl_error err = { 0 };
+    gsl_quiet();
+    int rc;
     struct mdl_util_data d;
-    if ((rc = mdl_fit_util_load(o.in, &d, &err)))
-        return report(&err, rc);
+    if ((rc = mdl_fit_util_load(o->in, &d, err)))
+        return rc;
     if (d.n < 2) {
         mdl_fit_util_data_free(&d);
-        return report(&err, dl_fail(&err, o.in, 0, 0,
-                                    "at least 2 rows are needed to cross-validate"));
+        return dl_fail(err, o->in, 0, 0,
+                       "at least 2 rows are needed to cross-validate");
     }
     double e, eb;
-    if (mdl_fit_util_cv(&d, (unsigned)o.folds, (unsigned long)o.seed, o.ridge,
+    if (mdl_fit_util_cv(&d, (unsigned)o->folds, (unsigned long)o->seed, o->ridge,
                         &e, &eb)) {
         mdl_fit_util_data_free(&d);
-        fprintf(stderr, "dlsim fit util: the regression failed (GSL)\n");
-        return 1;
+        return dl_fail_io(err, "dlsim fit util", "the regression failed (GSL)");
     }
-    printf("%-14s %9s %7s\n", "model", "RMSLE_cv", "n_rows");
-    printf("%-14s %9.4f %7u\n", "ridge_log1p", e, d.n);
-    printf("%-14s %9.4f %7u\n", "mean_baseline", eb, d.n);
-    if (o.out) {
+    fprintf(table, "%-14s %9s %7s\n", "model", "RMSLE_cv", "n_rows");
+    fprintf(table, "%-14s %9.4f %7u\n", "ridge_log1p", e, d.n);
+    fprintf(table, "%-14s %9.4f %7u\n", "mean_baseline", eb, d.n);
+    if (o->out) {
         uint32_t *all = xmalloc(d.n * sizeof *all);
         for (uint32_t i = 0; i < d.n; i++)
             all[i] = i;
         struct mdl_util_params m;
-        rc = mdl_fit_util(&d, all, d.n, o.ridge, &m);
+        rc = mdl_fit_util(&d, all, d.n, o->ridge, &m);
         free(all);
         if (rc) {
             mdl_fit_util_data_free(&d);
-            fprintf(stderr, "dlsim fit util: the regression failed (GSL)\n");
-            return 1;
+            return dl_fail_io(err, "dlsim fit util", "the regression failed (GSL)");
         }
-        rc = write_util(o.out, o.in, &m, d.n, o.ridge, e, eb,
-                        (unsigned)o.folds, (unsigned long)o.seed, &err);
+        rc = write_util(o->out, o->in, &m, d.n, o->ridge, e, eb,
+                        (unsigned)o->folds, (unsigned long)o->seed, err);
     }
     mdl_fit_util_data_free(&d);
-    return rc ? report(&err, rc) : 0;
+    return rc;
 }
 
-int mdl_cmd_fit(int argc, char **argv)
-{
-    gsl_quiet();
-    if (argc < 2)
-        return fputs(fit_help, stderr), 2;
-    const char *kind = argv[1];
-    if (!strcmp(kind, "--help") || !strcmp(kind, "-h") || !strcmp(kind, "help"))
-        return fputs(fit_help, stdout), 0;
-    if (!strcmp(kind, "convert-gavel"))
-        return cmd_convert(argc - 1, argv + 1);
-    if (!strcmp(kind, "slowdown"))
-        return cmd_slowdown(argc - 1, argv + 1);
-    if (!strcmp(kind, "util"))
-        return cmd_util(argc - 1, argv + 1);
-    if (!strcmp(kind, "runtime"))
-        return mdl_rt_cmd_fit(argc - 1, argv + 1);    /* models/runtime.c */
-    fprintf(stderr, "dlsim fit: unknown kind '%s'\n%s", kind, fit_help);
-    return 2;
-}

@@ -15,8 +15,31 @@
  * model files it writes).  The pieces are public so tests can drive them.
  */
 
-/* `dlsim fit KIND ...`; argv[0] is "fit".  Returns the exit status. */
-int mdl_cmd_fit(int argc, char **argv);
+/* What `dlsim fit slowdown|util|runtime` asks for (sim/cli/fit.c parses
+ * the command line into it). */
+struct mdl_fit_opts {
+    const char *in;             /* the measurements */
+    const char *out;            /* the model file to write, or NULL */
+    int form;                   /* slowdown: an enum mdl_sd_form, or -1 =
+                                   the best by cross-validated error */
+    unsigned folds;             /* >= 2 */
+    unsigned long seed;         /* of the fold assignment */
+    double ridge;               /* util: the penalty, >= 0 */
+    const char *zoo;            /* runtime: the zoo dir (NULL: default) */
+};
+/* The slowdown fit: every form's k-fold MAE per GPU type as a table on
+ * table, the chosen (or asked) form per type written to o->out.  0, or a
+ * DL_ code with err. */
+int mdl_fit_slowdown_run(const struct mdl_fit_opts *o, FILE *table,
+                         struct dl_error *err);
+/* The utilization regressor: its k-fold RMSLE and the mean baseline's on
+ * table, the fit on all rows written to o->out.  0 or a DL_ code. */
+int mdl_fit_util_run(const struct mdl_fit_opts *o, FILE *table,
+                     struct dl_error *err);
+/* The runtime model: leave-one-type-out and k-fold errors per GPU type on
+ * table, the fit on all rows written to o->out.  0 or a DL_ code. */
+int mdl_fit_runtime_run(const struct mdl_fit_opts *o, FILE *table,
+                        struct dl_error *err);
 
 /* Gavel's throughput JSON -> prefix-runtime.csv and prefix-pairs.csv (SPEC
  * 7), both written atomically.  Notes (dropped entries) go to log if
@@ -125,6 +148,5 @@ void mdl_rt_cv_loto(const struct mdl_zoo *z, const struct mdl_rt_data *d,
 void mdl_rt_cv_kfold(const struct mdl_zoo *z, const struct mdl_rt_data *d,
                      unsigned k, unsigned long seed, struct mdl_rt_err *e);
 /* `dlsim fit runtime ...`; argv[0] is "runtime". */
-int mdl_rt_cmd_fit(int argc, char **argv);
 
 #endif

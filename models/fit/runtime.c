@@ -444,95 +444,39 @@ static int write_model(const char *path, const char *src,
     return dl_tmp_commit(f, tmp, path, true, err);
 }
 
-/* ------------------------------------------------------------ command */
+/* ------------------------------------------------------------ the fit as
+ * `dlsim fit runtime` runs it (sim/cli/fit.c parses the options) */
 
-static const char rt_help[] =
-    "usage: dlsim fit runtime THROUGHPUT.csv [--zoo DIR] [-o MODEL.yaml]\n"
-    "                         [--folds K] [--seed N]\n"
-    "\n"
-    "Fits the roofline runtime model (models/FIT.md) to SPEC 7 runtime\n"
-    "measurements joined with the model zoo (model@batch_size, gpu_type;\n"
-    "rows the zoo lacks are skipped and counted), and prints the\n"
-    "leave-one-GPU-type-out and k-fold errors (MAPE and RMSE of\n"
-    "log throughput) per GPU type, next to a baseline predicting with the\n"
-    "median compute efficiency only.\n"
-    "\n"
-    "  --zoo DIR      the zoo (default: $DLSIM_MODELS, ./models, ...)\n"
-    "  -o MODEL.yaml  write the parameters fitted on all rows\n"
-    "  --folds K      folds (default 5; at most the rows)\n"
-    "  --seed N       seed of the fold assignment (default 1)\n";
-
-static int rt_usage(const char *msg)
-{
-    fprintf(stderr, "dlsim fit runtime: %s (see dlsim fit runtime --help)\n",
-            msg);
-    return 2;
-}
-
-static void print_err(const char *cv, const char *name,
+static void print_err(FILE *table, const char *cv, const char *name,
                       const struct mdl_rt_err *e)
 {
-    printf("%-6s %-10s %6u %8.1f %9.4f %10.1f %14.4f\n", cv, name, e->n,
-           100 * e->mape, e->rmse_log, 100 * e->base_mape, e->base_rmse_log);
+    fprintf(table, "%-6s %-10s %6u %8.1f %9.4f %10.1f %14.4f\n", cv, name, e->n,
+            100 * e->mape, e->rmse_log, 100 * e->base_mape, e->base_rmse_log);
 }
 
-int mdl_rt_cmd_fit(int argc, char **argv)
+int mdl_fit_runtime_run(const struct mdl_fit_opts *o, FILE *table,
+                        struct dl_error *err)
 {
-    static const struct option lo[] = {
-        { "out", required_argument, 0, 'o' },
-        { "zoo", required_argument, 0, 'z' },
-        { "folds", required_argument, 0, 'k' },
-        { "seed", required_argument, 0, 's' },
-        { "help", no_argument, 0, 'h' },
-        { 0, 0, 0, 0 },
-    };
-    const char *out = NULL, *zdir = NULL;
-    long folds = 5, seed = 1;
-    int ch;
     gsl_set_error_handler_off();
-    optind = 0;
-    while ((ch = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
-        switch (ch) {
-        case 'o': out = optarg; break;
-        case 'z': zdir = optarg; break;
-        case 'k':
-            if (sim_parse_long(optarg, &folds) || folds < 2 || folds > 1000000)
-                return rt_usage("--folds expects an integer >= 2");
-            break;
-        case 's':
-            if (sim_parse_long(optarg, &seed) || seed < 0)
-                return rt_usage("--seed expects a non-negative integer");
-            break;
-        case 'h': fputs(rt_help, stdout); return 0;
-        default: return rt_usage("bad option");
-        }
-    }
-    if (optind >= argc)
-        return rt_usage("an input file is required");
-    if (optind + 1 < argc)
-        return rt_usage("unexpected argument");
-    const char *in = argv[optind];
+    const char *in = o->in, *zdir = o->zoo;
     char dbuf[4096];
     if (!zdir) {
         if (mdl_zoo_default_dir(dbuf, sizeof dbuf))
-            return rt_usage("no model zoo found; give --zoo DIR");
+            return dl_fail_io(err, "dlsim fit runtime", "no model zoo found; "
+                              "give --zoo DIR or set DLSIM_MODELS");
         zdir = dbuf;
     }
-    struct dl_error err = { 0 };
     struct mdl_zoo z;
     struct mdl_rt_data d;
-    int rc = mdl_zoo_load(zdir, &z, &err);
-    if (rc) {
-        dl_error_print(&err, stderr);
-        return dl_exit_status(rc);
-    }
-    if ((rc = mdl_rt_data_load(in, &z, &d, &err))) {
+    int rc = mdl_zoo_load(zdir, &z, err);
+    if (rc)
+        return rc;
+    if ((rc = mdl_rt_data_load(in, &z, &d, err))) {
         mdl_zoo_free(&z);
-        dl_error_print(&err, stderr);
-        return dl_exit_status(rc);
+        return rc;
     }
     if (d.n < 2) {
-        rc = dl_fail(&err, in, 0, 0, "%u usable rows (%u skipped: model@batch "
+        rc = dl_fail(err, in, 0, 0, "%u usable rows (%u skipped: model@batch "
                      "or GPU type not in the zoo); at least 2 are needed",
                      d.n, d.skipped);
         goto done;
@@ -540,17 +484,17 @@ int mdl_rt_cmd_fit(int argc, char **argv)
     struct mdl_rt_err *loto = xcalloc(z.ngpus + 1, sizeof *loto);
     struct mdl_rt_err *kf = xcalloc(z.ngpus + 1, sizeof *kf);
     mdl_rt_cv_loto(&z, &d, loto);
-    mdl_rt_cv_kfold(&z, &d, (unsigned)folds, (unsigned long)seed, kf);
-    printf("dlsim fit runtime: %u rows (%u skipped), zoo %s\n", d.n, d.skipped,
+    mdl_rt_cv_kfold(&z, &d, o->folds, o->seed, kf);
+    fprintf(table, "dlsim fit runtime: %u rows (%u skipped), zoo %s\n", d.n, d.skipped,
            zdir);
-    printf("%-6s %-10s %6s %8s %9s %10s %14s\n", "cv", "gpu_type", "n_rows",
+    fprintf(table, "%-6s %-10s %6s %8s %9s %10s %14s\n", "cv", "gpu_type", "n_rows",
            "MAPE_%", "RMSE_log", "base_MAPE_%", "base_RMSE_log");
     for (int a = 0; a < 2; a++) {
         const struct mdl_rt_err *e = a ? kf : loto;
         for (uint32_t g = 0; g < z.ngpus; g++)
             if (e[g].n)
-                print_err(a ? "kfold" : "loto", z.gpus[g].name, &e[g]);
-        print_err(a ? "kfold" : "loto", "all", &e[z.ngpus]);
+                print_err(table, a ? "kfold" : "loto", z.gpus[g].name, &e[g]);
+        print_err(table, a ? "kfold" : "loto", "all", &e[z.ngpus]);
     }
     uint32_t *all = xmalloc(d.n * sizeof *all);
     for (uint32_t i = 0; i < d.n; i++)
@@ -558,24 +502,20 @@ int mdl_rt_cmd_fit(int argc, char **argv)
     struct mdl_rt_params p;
     mdl_rt_fit(&z, &d, all, d.n, true, &p);
     free(all);
-    printf("global: eff_compute %.4g eff_memory %.4g overhead_s %.4g "
+    fprintf(table, "global: eff_compute %.4g eff_memory %.4g overhead_s %.4g "
            "scaling_consolidated %.4g scaling_spread %.4g\n", p.eff_c, p.eff_m,
            p.overhead_s, p.scale_cons, p.scale_spread);
     for (uint32_t i = 0; i < p.ntypes; i++)
-        printf("%-10s eff_compute %.4g eff_memory %.4g (%u rows)\n",
+        fprintf(table, "%-10s eff_compute %.4g eff_memory %.4g (%u rows)\n",
                p.types[i].name, p.types[i].eff_c, p.types[i].eff_m,
                p.types[i].n_rows);
-    if (out)
-        rc = write_model(out, in, &z, &d, &p, loto, kf, (unsigned)folds,
-                         (unsigned long)seed, &err);
+    if (o->out)
+        rc = write_model(o->out, in, &z, &d, &p, loto, kf, o->folds,
+                         o->seed, err);
     mdl_rt_params_free(&p);
     free(loto), free(kf);
 done:
     mdl_rt_data_free(&d);
     mdl_zoo_free(&z);
-    if (rc) {
-        dl_error_print(&err, stderr);
-        return dl_exit_status(rc);
-    }
-    return 0;
+    return rc;
 }

@@ -1,19 +1,17 @@
 /*
- * sim/cli.c - the `dlsim` command line: subcommand dispatch, `run`,
- * `demo` and `policies` (the trace subcommands live in traces/).
+ * sim/cli/cli.c - the `dlsim` command line (the top layer): the command
+ * table, `run`, `demo` and `policies`.  The other commands parse their
+ * argv in sim/cli/ too (trace.c, import.c, sweep.c, report.c, fit.c) and
+ * call the layers below with option structs; only this layer reads argv
+ * and turns DL_ codes into exit statuses.
  *
  * Exit status (SPEC 1): 0 success; 1 the run failed (I/O, invariant);
  * 2 bad usage or bad input, with the message naming file:line[:col].
  * All inputs are read and checked before any output is created, so a bad
  * input never leaves an output directory behind.
  */
-#include "sim/simint.h"
-#include "sim/sweep/sweep.h"
-#include "models/perf.h"
-#include "sim/report/report.h"
+#include "sim/cli/cli.h"
 #include "policies/policy.h"
-#include "models/fit/fit.h"
-#include "traces/import/import.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -25,13 +23,12 @@
 #define DLSIM_VERSION "unknown"
 #endif
 
-int dl_main(int argc, char **argv);
-
-static int usage_error(const char *cmd, const char *msg)
+int cli_usage(const char *cmd, const char *msg)
 {
     fprintf(stderr, "dlsim %s: %s (see dlsim %s --help)\n", cmd, msg, cmd);
     return 2;
 }
+#define usage_error cli_usage
 
 static int report(const struct dl_error *err, int code)
 {
@@ -417,91 +414,99 @@ static int cmd_policies(int argc, char **argv)
     return 0;
 }
 
-static int cmd_trace(int argc, char **argv)
-{
-    if (argc >= 2 && !strcmp(argv[1], "gen"))
-        return trc_cmd_gen(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "stats"))
-        return trc_cmd_stats(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "annotate"))
-        return trc_cmd_annotate(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "fit"))
-        return trc_cmd_fit(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "compare"))
-        return trc_cmd_compare(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "scale"))
-        return trc_cmd_scale(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "import"))
-        return trc_cmd_import(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "--help")) {
-        puts("usage: dlsim trace gen|stats|annotate|import|fit|compare|scale "
-             "... (see dlsim trace CMD --help)");
-        return 0;
-    }
-    return usage_error("trace", "expected a subcommand: gen, stats, "
-                       "annotate, import, fit, compare or scale");
-}
+/* ------------------------------------------------------ the command table
+ *
+ * Every command, in the order `dlsim --help` lists them: (group, name) ->
+ * the function that parses its argv (argv[0] is the name) and returns the
+ * exit status.  The help is printed from this table, so a command cannot
+ * be missing from it. */
+struct command {
+    const char *group;          /* "trace", "cluster", "fit", or NULL */
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *what;
+};
 
-static int cmd_cluster(int argc, char **argv)
-{
-    if (argc >= 2 && !strcmp(argv[1], "import"))
-        return cfg_cmd_import(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "--help")) {
-        puts("usage: dlsim cluster import ... (see dlsim cluster import "
-             "--help)");
-        return 0;
-    }
-    return usage_error("cluster", "expected a subcommand: import");
-}
+static const struct command commands[] = {
+    { NULL, "run", cmd_run, "replay a trace over a cluster under one policy" },
+    { NULL, "demo", cmd_demo, "compare the policies on a generated Philly-like workload" },
+    { NULL, "sweep", cli_sweep, "run a grid of runs (YAML spec) on all cores, or under mpirun" },
+    { NULL, "report", cli_report, "HTML page and Markdown tables from a run or sweep directory" },
+    { NULL, "policies", cmd_policies, "list the policies and their options (--load PATH.so)" },
+    { "trace", "import", cli_trace_import, "convert a public trace (Philly, ITP, PAI, openb, ...)" },
+    { "trace", "gen", cli_trace_gen, "generate a seeded synthetic workload (or --like a fit)" },
+    { "trace", "fit", cli_trace_fit, "fit a workload description (YAML) to a trace" },
+    { "trace", "compare", cli_trace_compare, "KS statistics and GPU-count distance of two traces" },
+    { "trace", "scale", cli_trace_scale, "rescale a trace's arrivals to an offered load" },
+    { "trace", "annotate", cli_trace_annotate, "add seeded deadlines, models, util, memory to a trace" },
+    { "trace", "stats", cli_trace_stats, "describe a trace and its offered load on a cluster" },
+    { "cluster", "import", cli_cluster_import, "a cluster file from a public machine list" },
+    { "fit", "convert-gavel", cli_fit_convert, "Gavel's throughput JSON to runtime and pair CSVs" },
+    { "fit", "slowdown", cli_fit_slowdown, "fit co-location slowdown forms to measured pairs" },
+    { "fit", "util", cli_fit_util, "fit the utilization regressor to graph features" },
+    { "fit", "runtime", cli_fit_runtime, "fit the roofline runtime model to throughputs" },
+};
+#define NCOMMANDS (sizeof commands / sizeof *commands)
 
-static const char main_help[] =
-    "usage: dlsim COMMAND [options]   (dlsim COMMAND --help for each)\n"
-    "\n"
-    "  run        replay a trace over a cluster under one policy\n"
-    "  demo       compare the policies on a generated Philly-like workload\n"
-    "  sweep      run a grid of runs (YAML spec) on all cores, or under mpirun\n"
-    "  report     HTML page and Markdown tables from a run or sweep directory\n"
-    "  policies   list the policies and their options\n"
-    "  trace import    convert a public trace (Philly, ITP, PAI, openb, ...)\n"
-    "  trace gen       generate a seeded synthetic workload (or --like a fit)\n"
-    "  trace fit       fit a workload description (YAML) to a trace\n"
-    "  trace compare   KS statistics and GPU-count distance of two traces\n"
-    "  trace scale     rescale a trace's arrivals to an offered load\n"
-    "  trace annotate  add seeded deadlines, models, util, memory to a trace\n"
-    "  trace stats     describe a trace and its offered load on a cluster\n"
-    "  cluster import  a cluster file from a public machine list\n"
-    "  fit        convert measurements; fit slowdown and utilization models\n"
-    "\n"
-    "Exit status: 0 success, 1 the run failed, 2 bad usage or bad input.\n";
+static void print_help(FILE *to, const char *group)
+{
+    if (!group)
+        fputs("usage: dlsim COMMAND [options]   (dlsim COMMAND --help for "
+              "each)\n\n", to);
+    else
+        fprintf(to, "usage: dlsim %s COMMAND [options]   (dlsim %s COMMAND "
+                "--help for each)\n\n", group, group);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        const struct command *c = &commands[i];
+        if (group && (!c->group || strcmp(c->group, group)))
+            continue;
+        char name[40];
+        snprintf(name, sizeof name, "%s%s%s", c->group ? c->group : "",
+                 c->group ? " " : "", c->name);
+        fprintf(to, "  %-22s %s\n", name, c->what);
+    }
+    if (!group)
+        fputs("  --version              print dlsim's version\n"
+              "\nExit status: 0 success, 1 the run failed, 2 bad usage or "
+              "bad input.\n", to);
+}
 
 int dl_main(int argc, char **argv)
 {
     if (argc < 2)
-        return fputs(main_help, stderr), 2;
+        return print_help(stderr, NULL), 2;
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--version")) {
         puts("dlsim " DLSIM_VERSION);
         return 0;
     }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        fputs(main_help, stdout);
+        print_help(stdout, NULL);
         return 0;
     }
-    if (!strcmp(cmd, "run"))
-        return cmd_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "demo"))
-        return cmd_demo(argc - 1, argv + 1);
-    if (!strcmp(cmd, "sweep"))
-        return swp_cmd_sweep(argc - 1, argv + 1);
-    if (!strcmp(cmd, "policies"))
-        return cmd_policies(argc - 1, argv + 1);
-    if (!strcmp(cmd, "trace"))
-        return cmd_trace(argc - 1, argv + 1);
-    if (!strcmp(cmd, "cluster"))
-        return cmd_cluster(argc - 1, argv + 1);
-    if (!strcmp(cmd, "fit")) return mdl_cmd_fit(argc - 1, argv + 1);
-    if (!strcmp(cmd, "report"))
-        return rpt_cmd(argc - 1, argv + 1);
-    fprintf(stderr, "dlsim: unknown command '%s'\n%s", cmd, main_help);
+    bool group = false;
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        const struct command *c = &commands[i];
+        if (!c->group && !strcmp(c->name, cmd))
+            return c->fn(argc - 1, argv + 1);
+        if (!c->group || strcmp(c->group, cmd))
+            continue;
+        group = true;
+        if (argc >= 3 && !strcmp(c->name, argv[2]))
+            return c->fn(argc - 2, argv + 2);
+    }
+    if (group && argc >= 3 && (!strcmp(argv[2], "--help") ||
+                               !strcmp(argv[2], "-h"))) {
+        print_help(stdout, cmd);
+        return 0;
+    }
+    if (group) {
+        if (argc >= 3)
+            fprintf(stderr, "dlsim %s: unknown command '%s'\n", cmd, argv[2]);
+        print_help(stderr, cmd);
+        return 2;
+    }
+    fprintf(stderr, "dlsim: unknown command '%s'\n", cmd);
+    print_help(stderr, NULL);
     return 2;
 }

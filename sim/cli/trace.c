@@ -1,5 +1,5 @@
 /*
- * traces/tracecmd.c - the `dlsim trace gen`, `stats`, `annotate`, `fit`,
+ * sim/cli/trace.c - the `dlsim trace gen`, `stats`, `annotate`, `fit`,
  * `compare` and `scale` command lines (trc_cmd_gen, trc_cmd_stats,
  * trc_cmd_annotate, trc_cmd_fit, trc_cmd_compare, trc_cmd_scale).
  *
@@ -10,8 +10,7 @@
  * times) and returns the process exit status of SPEC section 1: 0, 2 for
  * bad usage or bad input (a located message on stderr), 1 for I/O.
  */
-#include "models/perf.h"
-#include "traces/trace.h"
+#include "sim/cli/cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -309,7 +308,7 @@ static int gen_like(const char *like, const char *arrivals,
                     bool load_given, const char *cluster_path,
                     const char *out);
 
-int trc_cmd_gen(int argc, char **argv)
+int cli_trace_gen(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"cluster", required_argument, NULL, OPT_CLUSTER},
@@ -511,7 +510,7 @@ static int stats_with(int argc, char **argv, struct mdl_spec *spec)
     return st;
 }
 
-int trc_cmd_stats(int argc, char **argv)
+int cli_trace_stats(int argc, char **argv)
 {
     struct mdl_spec spec;
     mdl_spec_init(&spec);
@@ -537,7 +536,7 @@ static void print_count(const char *name, const struct trc_annot_count *c,
     *first = false;
 }
 
-int trc_cmd_annotate(int argc, char **argv)
+int cli_trace_annotate(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"deadline-slack", required_argument, NULL, OPT_SLACK},
@@ -768,7 +767,7 @@ static const char fit_usage[] =
     "Exit status: 0; 2 for a malformed trace or one of fewer than 2 jobs; 1\n"
     "when a file cannot be read or written.\n";
 
-int trc_cmd_fit(int argc, char **argv)
+int cli_trace_fit(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
@@ -861,7 +860,7 @@ static double gpu_hours(const struct trace *t)
     return s;
 }
 
-int trc_cmd_compare(int argc, char **argv)
+int cli_trace_compare(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"cluster", required_argument, NULL, OPT_CLUSTER},
@@ -1024,7 +1023,7 @@ static int scale_with(int argc, char **argv, struct mdl_spec *spec)
     return dl_exit_status(r);
 }
 
-int trc_cmd_scale(int argc, char **argv)
+int cli_trace_scale(int argc, char **argv)
 {
     struct mdl_spec spec;
     mdl_spec_init(&spec);

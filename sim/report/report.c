@@ -1981,31 +1981,6 @@ static int write_html(const struct rpt *R, FILE *f)
 
 /* ------------------------------------------------------------ command */
 
-static const char help[] =
-    "usage: dlsim report DIR [-o OUT] [--plots PDIR]\n"
-    "\n"
-    "Writes a self-contained HTML page (plots as embedded SVG, drawn by\n"
-    "gnuplot) and a Markdown table from a run directory (dlsim run --out DIR:\n"
-    "summary.json, jobs.csv, timeseries.csv) or a sweep directory\n"
-    "(DIR/summary.csv and DIR/runs/<run_id>/).  For a sweep: per policy, the\n"
-    "mean, sample standard deviation and 95 % confidence interval over seeds\n"
-    "of the QoS guarantee rate, allocated, effective and useful GPU\n"
-    "utilization (also over the arrival window), makespan and its floor,\n"
-    "mean and p99 wait and mean JCT, per (scenario, trace, cluster, models,\n"
-    "load) group, as tables and bar charts with error bars; paired\n"
-    "differences (same seed) against the group's first policy with their 95 %\n"
-    "confidence intervals, as tables and bar charts; a flag on a group whose\n"
-    "makespans all lie within 2 % of the floor; JCT and wait CDFs;\n"
-    "utilization and queue length over time; each metric versus load when\n"
-    "the sweep varies load; and the failed runs.  For a run: its table, CDFs\n"
-    "and time series.  Needs gnuplot on PATH (Debian package gnuplot-nox).\n"
-    "\n"
-    "  -o, --out OUT    the HTML page (default DIR/report.html); the Markdown\n"
-    "                   tables go next to it, OUT without .html plus .md\n"
-    "                   (default DIR/report.md)\n"
-    "  --plots PDIR     also keep the gnuplot script (report.gp, data inline)\n"
-    "                   and the SVGs it draws in PDIR (created)\n"
-    "  -h, --help       this text\n";
 
 /* Removes what a report puts in its directory (gnuplot.log; unless keep,
  * report.gp and the fNNN.svg figures) and, unless keep_dir, the directory. */
@@ -2034,11 +2009,6 @@ static void rm_work(const char *work, bool keep, bool keep_dir)
         rmdir(work);
 }
 
-static int usage(const char *msg)
-{
-    fprintf(stderr, "dlsim report: %s (see dlsim report --help)\n", msg);
-    return 2;
-}
 
 static int draw_all(struct rpt *R)
 {
@@ -2203,34 +2173,13 @@ out:
     return rc;
 }
 
-int rpt_cmd(int argc, char **argv)
+int rpt_write(const char *dir, const char *out, const char *plots,
+              struct dl_error *err)
 {
-    static const struct option lo[] = {
-        { "out", required_argument, 0, 'o' },
-        { "plots", required_argument, 0, 'P' },
-        { "help", no_argument, 0, 'h' },
-        { 0, 0, 0, 0 },
-    };
-    const char *out = NULL, *plots = NULL;
-    int ch;
-    optind = 0;                 /* full reset (GNU): callable repeatedly */
-    while ((ch = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
-        switch (ch) {
-        case 'o': out = optarg; break;
-        case 'P': plots = optarg; break;
-        case 'h': fputs(help, stdout); return 0;
-        default: return usage("bad option");
-        }
-    }
-    if (optind + 1 != argc)
-        return usage(optind < argc ? "expected one directory" : "DIR is required");
-    struct dl_error err = { 0 };
-    struct rpt R = { .dir = argv[optind], .err = &err };
+    struct rpt R = { .dir = dir, .err = err };
     R.a = arena_new();
     R.name = base_name(&R, R.dir);
     int rc = report_main(&R, out, plots);
-    if (rc && err.msg[0])
-        dl_error_print(&err, stderr);
     free_groups(&R);
     free(R.run);
     free(R.pol);
@@ -2238,5 +2187,5 @@ int rpt_cmd(int argc, char **argv)
     free(R.fig);
     free(R.note);
     arena_free(R.a);
-    return rc ? dl_exit_status(rc) : 0;
+    return rc;
 }

@@ -15,7 +15,12 @@
 
 /* `dlsim report DIR [-o OUT] [--plots PDIR]`; argv[0] is "report".
  * Returns the exit status (0, 1 run/IO/gnuplot failure, 2 bad input). */
-int rpt_cmd(int argc, char **argv);
+/* Writes the report of the run or sweep directory dir: the HTML page and
+ * the Markdown tables to out (NULL: DIR/report.html and DIR/report.md),
+ * the SVGs also into plots when not NULL.  0, or a DL_ code with err
+ * (err->msg empty when the failure was already reported on stderr). */
+int rpt_write(const char *dir, const char *out, const char *plots,
+              struct dl_error *err);
 
 /* Mean and sample standard deviation (n - 1 in the denominator; 0 when
  * n < 2) of x[0..n); NaN mean when n == 0. */

@@ -142,7 +142,21 @@ void swp_coords(const struct swp_spec *s, uint32_t i, const char *f[SWP_NCOORD])
 int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir);
 
 
-/* `dlsim sweep ...`: the process exit status. */
-int swp_cmd_sweep(int argc, char **argv);
+/* What `dlsim sweep` asks for (sim/cli/sweep.c parses the command line). */
+struct swp_opts {
+    const char *spec;           /* the spec file (NULL with merge) */
+    const char *out;            /* DIR, NULL = next to the spec */
+    const char *merge;          /* --merge DIR: assemble shards instead */
+    long jobs;                  /* worker processes, 0 = one per core */
+    bool resume, quiet, strict;
+    bool shard;                 /* --shard I/N */
+    uint32_t shard_i, shard_n;
+};
+/* Runs (or resumes, shards, merges) a sweep; progress and failures on
+ * stderr.  DL_OK; DL_EINPUT for a bad spec or a refused directory;
+ * DL_ECHECK when a run failed or the sweep could not finish. */
+int swp_run(const struct swp_opts *o);
+/* "I/N" with 0 <= I < N.  0 or -1. */
+int swp_parse_shard(const char *s, uint32_t *i, uint32_t *n);
 
 #endif

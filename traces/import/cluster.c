@@ -66,8 +66,8 @@
  * compressed and under 1 MB as text; 64 MiB is ample. */
 #define CI_MAX_BYTES ((size_t)64 << 20)
 #define CI_MAX_TYPES 64
-#define CI_MAX_MAPS 16
-#define CI_MAX_NODE_GPUS 64     /* a cluster file's limit (clu_node.free_mask) */
+#define CI_MAX_MAPS CLU_IMPORT_MAX_MAPS
+#define CI_MAX_NODE_GPUS CLU_IMPORT_MAX_NODE_GPUS
 
 struct ci_type {
     char name[64];              /* as in the output */
@@ -708,145 +708,37 @@ static int parse_input(struct ci *C, int fi, char *buf, size_t len,
 
 /* ------------------------------------------------------------ command */
 
-static const char import_help[] =
-    "usage: dlsim cluster import --format F IN [-o OUT.yaml] [options]\n"
-    "\n"
-    "Writes a cluster file (SPEC section 3) from a public machine list.\n"
-    "IN may be plain or gzip (and, for pai, the published .tar.gz).\n"
-    "\n"
-    "formats:\n"
-    "  pai       Alibaba PAI 2020 pai_machine_spec.csv (machine,gpu_type,\n"
-    "            cap_cpu,cap_mem,cap_gpu; no header)\n"
-    "  openb     Alibaba 2023 openb_node_list_*.csv (sn,cpu_milli,\n"
-    "            memory_mib,gpu,model)\n"
-    "  spot      Alibaba 2026 spot-GPU node_info_df.csv (gpu_model,\n"
-    "            gpu_capacity_num,cpu_num,node_name)\n"
-    "  philly    Philly cluster_machine_list (machineId,number of GPUs,\n"
-    "            single GPU mem); types are named GPU-<mem>GB (use --map)\n"
-    "  tiresias  Tiresias cluster_spec.csv (num_switch,num_node_p_switch,\n"
-    "            num_gpu_p_node,...); one rack per switch\n"
-    "  gavel     Gavel cluster_specs*.json ({\"name\": [\"v100:p100:k80\"]})\n"
-    "\n"
-    "options:\n"
-    "  -o OUT.yaml        output (default: standard output)\n"
-    "  --name NAME        the cluster's name (default: the format's name)\n"
-    "  --reference TYPE   reference GPU type (default V100 when present,\n"
-    "                     else the type with the most GPUs)\n"
-    "  --map FROM=TYPE    give type FROM the memory and peaks of TYPE from\n"
-    "                     models/gpus.csv, keeping its name (repeatable)\n"
-    "  --rack-nodes K     put every K machines, in input order, in one rack\n"
-    "  --gpu-type TYPE    tiresias: the GPU type (default V100)\n"
-    "  --select NAME      gavel: which spec of the file (default the first)\n"
-    "  --node-gpus N      gavel: GPUs per node, 1..64 (default 8)\n"
-    "\n"
-    "Machines without GPUs are skipped and counted; CPU and memory columns\n"
-    "are not modelled.  A summary goes to standard error.\n";
 
-int cfg_cmd_import(int argc, char **argv)
+static const char *const import_formats[] = {"pai", "openb", "spot",
+                                              "philly", "tiresias", "gavel"};
+
+int clu_import_run(const struct clu_import_opts *o, struct dl_error *err)
 {
-    enum { O_FORMAT = 256, O_NAME, O_REF, O_MAP, O_RACK, O_TYPE, O_SELECT,
-           O_NODEGPUS, O_HELP };
-    static const struct option opts[] = {
-        {"format", required_argument, NULL, O_FORMAT},
-        {"name", required_argument, NULL, O_NAME},
-        {"reference", required_argument, NULL, O_REF},
-        {"map", required_argument, NULL, O_MAP},
-        {"rack-nodes", required_argument, NULL, O_RACK},
-        {"gpu-type", required_argument, NULL, O_TYPE},
-        {"select", required_argument, NULL, O_SELECT},
-        {"node-gpus", required_argument, NULL, O_NODEGPUS},
-        {"help", no_argument, NULL, O_HELP},
-        {NULL, 0, NULL, 0},
-    };
-    static const char *const formats[] = {"pai", "openb", "spot", "philly",
-                                          "tiresias", "gavel"};
-    const char *format = NULL, *out = NULL, *name = NULL, *ref = NULL,
-               *select = NULL;
-    unsigned long long rack_nodes = 0, node_gpus = 8;
-    struct ci *C = xcalloc(1, sizeof *C);
-    int ch, rc = 2;
-    char *end;
-    optind = 1;
-    opterr = 0;
-    tiresias_type = "V100";
-    while ((ch = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
-        switch (ch) {
-        case O_FORMAT: format = optarg; break;
-        case 'o': out = optarg; break;
-        case O_NAME: name = optarg; break;
-        case O_REF: ref = optarg; break;
-        case O_TYPE: tiresias_type = optarg; break;
-        case O_SELECT: select = optarg; break;
-        case O_MAP:
-            if (!strchr(optarg, '=') || optarg[0] == '=' ||
-                !strchr(optarg, '=')[1] || C->nmaps == CI_MAX_MAPS) {
-                fprintf(stderr, "dlsim cluster import: --map: expected "
-                        "FROM=TYPE (at most %d), got '%s'\n", CI_MAX_MAPS,
-                        optarg);
-                goto done;
-            }
-            C->maps[C->nmaps++] = optarg;
-            break;
-        case O_RACK:
-        case O_NODEGPUS: {
-            errno = 0;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            unsigned hi = ch == O_RACK ? 1024 : CI_MAX_NODE_GPUS;
-            if (end == optarg || *end || errno || v < 1 || v > hi ||
-                optarg[0] == '-') {
-                fprintf(stderr, "dlsim cluster import: --%s: expected a whole "
-                        "number in [1, %u], got '%s'\n",
-                        ch == O_RACK ? "rack-nodes" : "node-gpus", hi, optarg);
-                goto done;
-            }
-            *(ch == O_RACK ? &rack_nodes : &node_gpus) = v;
-            break;
-        }
-        case O_HELP:
-            fputs(import_help, stdout);
-            rc = 0;
-            goto done;
-        case ':':
-            fprintf(stderr, "dlsim cluster import: option '%s' needs a "
-                    "value (see dlsim cluster import --help)\n",
-                    argv[optind - 1]);
-            goto done;
-        default:
-            fprintf(stderr, "dlsim cluster import: unknown option '%s' (see "
-                    "dlsim cluster import --help)\n", argv[optind - 1]);
-            goto done;
-        }
-    }
     int fi = -1;
-    for (int i = 0; format && i < (int)(sizeof formats / sizeof *formats); i++)
-        if (!strcmp(format, formats[i]))
+    for (int i = 0; i < (int)(sizeof import_formats / sizeof *import_formats); i++)
+        if (!strcmp(o->format, import_formats[i]))
             fi = i;
-    if (fi < 0) {
-        fprintf(stderr, "dlsim cluster import: --format: expected one of pai, "
-                "openb, spot, philly, tiresias, gavel%s%s%s\n",
-                format ? ", got '" : "", format ? format : "",
-                format ? "'" : "");
-        goto done;
-    }
-    if (optind != argc - 1) {
-        fprintf(stderr, "dlsim cluster import: expected one input file (see "
-                "dlsim cluster import --help)\n");
-        goto done;
-    }
-    C->path = argv[optind];
-    C->rack_nodes = (uint32_t)rack_nodes;
-
-    struct dl_error err = { 0 };
+    if (fi < 0)
+        return dl_fail(err, "dlsim cluster import", 0, 0, "--format: expected "
+                       "one of pai, openb, spot, philly, tiresias, gavel, got "
+                       "'%s'", o->format);
+    struct ci *C = xcalloc(1, sizeof *C);
+    int rc;
+    tiresias_type = o->gpu_type ? o->gpu_type : "V100";
+    for (uint32_t i = 0; i < o->nmaps; i++)
+        C->maps[C->nmaps++] = o->maps[i];
+    C->path = o->in;
+    C->rack_nodes = o->rack_nodes;
     char *buf = NULL;
     size_t len = 0;
-    if ((rc = read_input(C->path, &buf, &len, &err)))
+    if ((rc = read_input(C->path, &buf, &len, err)))
         goto fail;
-    rc = parse_input(C, fi, buf, len, select, node_gpus, &err);
+    rc = parse_input(C, fi, buf, len, o->select, o->node_gpus, err);
     free(buf);
     if (rc)
         goto fail;
     if (!C->ntypes) {
-        rc = dl_fail(&err, C->path, 0, 0, "no machine with GPUs%s",
+        rc = dl_fail(err, C->path, 0, 0, "no machine with GPUs%s",
                      C->skipped_cpu ? "" : " (the input lists no machine)");
         goto fail;
     }
@@ -854,20 +746,19 @@ int cfg_cmd_import(int argc, char **argv)
     /* without the zoo every type would get the placeholders speed 1 and
      * 16 GB: a file that looks right and is not, so it is an error */
     if (mdl_zoo_default_dir(zdir, sizeof zdir)) {
-        fprintf(stderr, "dlsim cluster import: no model zoo found: set "
-                "DLSIM_MODELS to the directory of gpus.csv (the source "
-                "tree's models/)\n");
-        rc = 1;
+        rc = dl_fail_io(err, "dlsim cluster import", "no model zoo found: "
+                        "set DLSIM_MODELS to the directory of gpus.csv (the "
+                        "source tree's models/)");
         goto done;
     }
-    if ((rc = mdl_zoo_load(zdir, &C->zoo, &err))) {
+    if ((rc = mdl_zoo_load(zdir, &C->zoo, err))) {
         fprintf(stderr, "dlsim cluster import: cannot load the model zoo "
                 "from %s (set DLSIM_MODELS to the directory of gpus.csv): ",
                 zdir);
         goto fail;
     }
     C->have_zoo = true;
-    if ((rc = check_maps(C, &err)))
+    if ((rc = check_maps(C, err)))
         goto fail;
     name_types(C);
 
@@ -877,19 +768,18 @@ int cfg_cmd_import(int argc, char **argv)
     for (uint32_t t = 0; t < C->ntypes; t++)
         total += C->types[t].gpus;
     if (total > CFG_MAX_GPUS) {
-        rc = dl_fail(&err, C->path, 0, 0, "%llu GPUs, over the cluster limit "
+        rc = dl_fail(err, C->path, 0, 0, "%llu GPUs, over the cluster limit "
                      "of %llu", (unsigned long long)total,
                      (unsigned long long)CFG_MAX_GPUS);
         goto fail;
     }
-    if ((rc = check_maps_used(C, &err)))
+    if ((rc = check_maps_used(C, err)))
         goto fail;
     resolve_types(C, stderr);
-    uint32_t r = pick_reference(C, ref);
+    uint32_t r = pick_reference(C, o->reference);
     if (r == UINT32_MAX) {
-        fprintf(stderr, "dlsim cluster import: --reference: no GPU type '%s' "
-                "in %s\n", ref, C->path);
-        rc = 2;
+        rc = dl_fail(err, "dlsim cluster import", 0, 0, "--reference: no GPU "
+                     "type '%s' in %s", o->reference, C->path);
         goto done;
     }
 
@@ -898,11 +788,11 @@ int cfg_cmd_import(int argc, char **argv)
     size_t tlen = 0;
     FILE *m = open_memstream(&text, &tlen);
     DL_ASSERT(m);
-    write_yaml(C, m, name ? name : formats[fi], formats[fi], C->path, r);
+    write_yaml(C, m, o->name ? o->name : o->format, o->format, C->path, r);
     fclose(m);
     struct cluster chk;
-    if ((rc = cfg_load_cluster_mem(out ? out : "<output>", text, tlen, &chk,
-                                   &err))) {
+    if ((rc = cfg_load_cluster_mem(o->out ? o->out : "<output>", text, tlen, &chk,
+                                   err))) {
         free(text);
         goto fail;   /* a bug or an absurd input; say what failed */
     }
@@ -911,14 +801,14 @@ int cfg_cmd_import(int argc, char **argv)
             (unsigned long long)C->machines, chk.ngpus, chk.ntypes, chk.nracks,
             (unsigned long long)C->skipped_cpu);
     clu_free(&chk);
-    if (!out) {
+    if (!o->out) {
         fwrite(text, 1, tlen, stdout);
-        rc = fflush(stdout) ? 1 : 0;
+        rc = fflush(stdout) ? dl_fail_io(err, "<stdout>", "write error") : 0;
         free(text);
         goto done;
     }
     char *tmp;
-    FILE *f = dl_tmp_open(out, &tmp, &err);
+    FILE *f = dl_tmp_open(o->out, &tmp, err);
     if (!f) {
         free(text);
         rc = DL_EIO;
@@ -926,13 +816,11 @@ int cfg_cmd_import(int argc, char **argv)
     }
     fwrite(text, 1, tlen, f);
     free(text);
-    if ((rc = dl_tmp_commit(f, tmp, out, true, &err)))
+    if ((rc = dl_tmp_commit(f, tmp, o->out, true, err)))
         goto fail;
     rc = 0;
     goto done;
 fail:
-    dl_error_print(&err, stderr);
-    rc = dl_exit_status(rc);
 done:
     if (C->have_zoo)
         mdl_zoo_free(&C->zoo);

@@ -16,7 +16,7 @@
 #ifndef DLSIM_TRACES_IMPINT_H
 #define DLSIM_TRACES_IMPINT_H
 
-#include "traces/trace.h"
+#include "traces/import/import.h"
 
 /* Why a job of the input was not written, one counter each. */
 #define IMP_SKIPS(X)                                                      \
@@ -53,21 +53,6 @@ enum imp_note {
 
 enum imp_unit { IMP_SEC, IMP_MS, IMP_MIN, IMP_HOUR };
 
-struct imp_opts {
-    const char *format;
-    const char **vc;            /* --filter vc=...: kept VCs, or NULL */
-    size_t nvc;
-    bool has_start, has_end;
-    simtime_t start, end;       /* window on the input clock, us */
-    bool keep_failed;
-    bool epoch_trace;           /* keep the input's clock (else first = 0) */
-    int time_unit;              /* enum imp_unit, or -1 = format default */
-    const char *tasks;          /* pai: the task table */
-    const char *throughputs;    /* gavel: the throughput JSON */
-    bool deadline_last;         /* chronus soft jobs: last deadline */
-    bool multi_first;           /* openb a|b: first type (else any) */
-    bool force;                 /* skip the plausibility checks */
-};
 
 /* What finish() sorts and deduplicates by, filled by imp_add while the
  * record is hot in cache: 16 bytes per job instead of the whole record. */

@@ -52,44 +52,50 @@ struct imp_format {
     const char *source;         /* where to obtain it publicly */
     int (*read)(struct imp *m, const char *path);
     bool dirs;                  /* IN may be a directory of files */
+    /* optional: before the first file and after the last (shared state
+     * of a format, such as Gavel's throughput table) */
+    int (*begin)(struct imp *m);
+    void (*end)(struct imp *m);
+    /* the option the format needs (pai: --tasks, gavel: --throughputs) */
+    const char *needs;
 };
 
 static const struct imp_format formats[] = {
     { "itp", "Microsoft ITP, raw (ElasticFlow artifact); seconds",
       "github.com/microsoft/elasticflow-traces data/raw-traces.tar.gz",
-      imp_itp, false },
+      imp_itp, false, NULL, NULL, NULL },
     { "elasticflow", "ITP with synthetic models and absolute deadlines "
       "(also pkusys/ElasticFlow's traces)",
       "github.com/microsoft/elasticflow-traces data/elasticflow-traces"
       ".tar.gz; github.com/pkusys/ElasticFlow traces_for_ElasticFlow",
-      imp_elasticflow, false },
+      imp_elasticflow, false, NULL, NULL, NULL },
     { "philly", "Microsoft Philly, per-job CSV of the Pollux/Sia artifacts; "
       "wall clock", "github.com/petuum/adaptdl (branch osdi21-artifact) "
-      "simulator/traces/philly.csv", imp_philly, false },
+      "simulator/traces/philly.csv", imp_philly, false, NULL, NULL, NULL },
     { "philly-json", "Microsoft Philly cluster_job_log (JSON, attempts)",
       "github.com/msr-fiddle/philly-traces trace-data.tar.gz", imp_philly_json,
-      false },
+      false, NULL, NULL, NULL },
     { "pai", "Alibaba PAI 2020: pai_job_table (IN) + pai_task_table "
       "(--tasks)", "github.com/alibaba/clusterdata cluster-trace-gpu-v2020",
-      imp_pai, false },
+      imp_pai, false, NULL, NULL, "--tasks" },
     { "openb", "Alibaba 2023 openb pod list: GPU shares, GPU-type "
       "constraints", "github.com/alibaba/clusterdata cluster-trace-gpu-v2023"
-      "/csv/openb_pod_list_*.csv", imp_openb, false },
+      "/csv/openb_pod_list_*.csv", imp_openb, false, NULL, NULL, NULL },
     { "helios", "SenseTime Helios / Lucid cluster_log (Slurm states)",
       "github.com/S-Lab-System-Group/HeliosData data/<cluster>/"
-      "cluster_log.csv", imp_helios, false },
+      "cluster_log.csv", imp_helios, false, NULL, NULL, NULL },
     { "tiresias", "Tiresias simulator CSV; seconds",
       "github.com/SymbioticLab/Tiresias simulator/*.csv", imp_tiresias,
-      false },
+      false, NULL, NULL, NULL },
     { "gavel", "Gavel msr traces (TSV; a file or a seed directory); needs "
       "--throughputs", "github.com/stanford-futuredata/gavel scheduler/"
-      "traces/msr/seed=N", imp_gavel, true },
+      "traces/msr/seed=N", imp_gavel, true, imp_gavel_begin, imp_gavel_end, "--throughputs" },
     { "chronus", "Chronus deadline traces (strict/soft/best); minutes",
       "github.com/S-Lab-System-Group/ChronusArtifact code/data/exp/"
-      "trace_job_Philly_*.csv", imp_chronus, false },
+      "trace_job_Philly_*.csv", imp_chronus, false, NULL, NULL, NULL },
     { "muri", "Muri simulator traces (priority); milliseconds",
       "github.com/Rivendile/Muri simulator/trace-data/*.csv", imp_muri,
-      false },
+      false, NULL, NULL, NULL },
 };
 enum { NFORMATS = sizeof formats / sizeof formats[0] };
 
@@ -101,7 +107,7 @@ static const struct imp_format *find_format(const char *name)
     return NULL;
 }
 
-static void print_formats(FILE *to)
+void trc_import_formats(FILE *to)
 {
     for (int i = 0; i < NFORMATS; i++)
         fprintf(to, "  %-12s %s\n  %-12s %s\n", formats[i].name,
@@ -783,111 +789,6 @@ static void report(const struct imp *m, const struct trace *t,
 
 /* ------------------------------------------------------------ command */
 
-static const char import_usage[] =
-    "usage: dlsim trace import --format F IN... -o OUT.csv[.gz] [options]\n"
-    "\n"
-    "Converts a public trace to the native format (SPEC 2): rows sorted by\n"
-    "submit time (ties keep the input order), times in seconds, the clock's\n"
-    "zero at the first kept submit.  Several IN files are merged: each\n"
-    "file's name (without directories and extensions) is its virtual\n"
-    "cluster when the format has none, and prefixes its job ids (FILE:ID)\n"
-    "so they stay unique.  Prints\n"
-    "a report on stderr: jobs read, kept, skipped per reason, GPU-hours,\n"
-    "span.  The duration a trace records is taken as the run time on the\n"
-    "reference GPU type.  README.md (Supported traces) gives each format's\n"
-    "mapping.\n"
-    "\n"
-    "options:\n"
-    "  --format F            the input format (--format list: all of them)\n"
-    "  -o, --output OUT      output trace; gzip-compressed when it ends in .gz\n"
-    "  --filter EXPR         keep only some jobs; EXPR is key=value,...:\n"
-    "                        vc=A[,B...] virtual clusters (the trace's VC\n"
-    "                        column, or the input file's name); start=T and\n"
-    "                        end=T a window [start, end) on the submit time,\n"
-    "                        T in seconds of the input's clock (after unit\n"
-    "                        conversion) or, for wall-clock traces, a date\n"
-    "                        YYYY-MM-DD[THH:MM:SS].  Repeatable.\n"
-    "  --keep-failed         keep jobs that failed, were killed or cancelled\n"
-    "                        (default: only jobs that completed normally, in\n"
-    "                        formats that record a status)\n"
-    "  --epoch first|trace   the output clock's zero: the first kept submit\n"
-    "                        (default), or the input's own zero (wall-clock\n"
-    "                        traces: 1970-01-01 00:00:00)\n"
-    "  --time-unit s|ms|min|h  unit of the input's numeric times (default per\n"
-    "                        format: muri ms, chronus min, others s)\n"
-    "  --force               import even when the result looks implausible\n"
-    "                        (a submit span over 20 years or a median\n"
-    "                        duration over a year: usually a wrong\n"
-    "                        --time-unit, which is an error otherwise)\n"
-    "  --tasks FILE          pai: the pai_task_table file (required)\n"
-    "  --throughputs FILE    gavel: Gavel's throughput JSON, plain or gzip\n"
-    "                        (required; e.g. simulation_throughputs.json)\n"
-    "  --deadline first|last chronus soft jobs: which of the expected times\n"
-    "                        becomes the deadline (default first)\n"
-    "  --multi-type any|first  openb pods allowing several GPU types: no\n"
-    "                        constraint (default) or the first type listed\n"
-    "  -h, --help            this text\n"
-    "\n"
-    "Exit status: 0; 2 for bad usage or a malformed input (file:line); 1\n"
-    "when a file cannot be read or written.  Nothing is written on failure.\n"
-    "\n"
-    "formats:\n";
-
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "dlsim trace import: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see dlsim trace import --help)\n");
-    return 2;
-}
-
-/* --filter key=value,...; a bare token continues the vc list. */
-static int parse_filter(char *arg, struct imp_opts *o, const char ***vcs,
-                        size_t *cap)
-{
-    const char *key = NULL;
-    for (char *save = NULL, *tok = strtok_r(arg, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(tok, '=');
-        const char *val = tok;
-        if (eq) {
-            *eq = '\0';
-            key = tok;
-            val = eq + 1;
-        }
-        if (!key)
-            return usage_error("bad --filter '%s': expected key=value "
-                               "(vc=, start=, end=)", tok);
-        if (!strcmp(key, "vc")) {
-            if (!*val)
-                return usage_error("bad --filter: empty vc name%s", "");
-            xgrow(vcs, cap, o->nvc + 1, sizeof **vcs);
-            (*vcs)[o->nvc++] = val;
-            o->vc = *vcs;
-            continue;
-        }
-        if (!eq)
-            return usage_error("bad --filter: '%s' after start= or end= "
-                               "(one value each)", tok);
-        simtime_t t;
-        bool start = !strcmp(key, "start");
-        if (!start && strcmp(key, "end"))
-            return usage_error("bad --filter key '%s': expected vc, start or "
-                               "end", key);
-        if (imp_time(val, IMP_SEC, -1, &t) != 0)
-            return usage_error("bad --filter time '%s': expected seconds or "
-                               "YYYY-MM-DD[THH:MM:SS]", val);
-        if (start) {
-            o->has_start = true;
-            o->start = t;
-        } else {
-            o->has_end = true;
-            o->end = t;
-        }
-    }
-    return 0;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -925,175 +826,44 @@ static int list_dir(const char *dir, char ***files, size_t *n, size_t *cap,
     return 0;
 }
 
-enum { OPT_FORMAT = 256, OPT_FILTER, OPT_KEEP, OPT_EPOCH, OPT_UNIT,
-       OPT_TASKS, OPT_TPUT, OPT_DEADLINE, OPT_MULTI, OPT_FORCE };
-
-int trc_cmd_import(int argc, char **argv)
+const char *trc_import_needs(const char *format, bool *known)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"filter", required_argument, NULL, OPT_FILTER},
-        {"keep-failed", no_argument, NULL, OPT_KEEP},
-        {"epoch", required_argument, NULL, OPT_EPOCH},
-        {"time-unit", required_argument, NULL, OPT_UNIT},
-        {"tasks", required_argument, NULL, OPT_TASKS},
-        {"throughputs", required_argument, NULL, OPT_TPUT},
-        {"deadline", required_argument, NULL, OPT_DEADLINE},
-        {"multi-type", required_argument, NULL, OPT_MULTI},
-        {"force", no_argument, NULL, OPT_FORCE},
-        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    struct imp_opts o;
-    memset(&o, 0, sizeof o);
-    o.time_unit = -1;
-    const char *out = NULL;
-    const char **vcs = NULL;
-    size_t vcap = 0;
-    char **filters = NULL;
-    size_t nfilters = 0, fcap = 0;
-    int st = 0;
-    optind = 0;
-    opterr = 0;
-    int ch;
-    while (!st && (ch = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'h':
-            fputs(import_usage, stdout);
-            print_formats(stdout);
-            goto done;
-        case 'o':
-            out = optarg;
-            break;
-        case OPT_FORMAT:
-            o.format = optarg;
-            break;
-        case OPT_FILTER:
-            xgrow(&filters, &fcap, nfilters + 1, sizeof *filters);
-            filters[nfilters] = xstrdup(optarg);
-            st = parse_filter(filters[nfilters++], &o, &vcs, &vcap);
-            break;
-        case OPT_KEEP:
-            o.keep_failed = true;
-            break;
-        case OPT_FORCE:
-            o.force = true;
-            break;
-        case OPT_EPOCH:
-            if (!strcmp(optarg, "first") || !strcmp(optarg, "trace"))
-                o.epoch_trace = !strcmp(optarg, "trace");
-            else
-                st = usage_error("bad --epoch '%s': expected first or trace",
-                                 optarg);
-            break;
-        case OPT_UNIT: {
-            static const char *const u[] = { "s", "ms", "min", "h" };
-            o.time_unit = -1;
-            for (int k = 0; k < 4; k++)
-                if (!strcmp(optarg, u[k]))
-                    o.time_unit = k;
-            if (o.time_unit < 0)
-                st = usage_error("bad --time-unit '%s': expected s, ms, min "
-                                 "or h", optarg);
-            break;
-        }
-        case OPT_TASKS:
-            o.tasks = optarg;
-            break;
-        case OPT_TPUT:
-            o.throughputs = optarg;
-            break;
-        case OPT_DEADLINE:
-            if (!strcmp(optarg, "first") || !strcmp(optarg, "last"))
-                o.deadline_last = !strcmp(optarg, "last");
-            else
-                st = usage_error("bad --deadline '%s': expected first or "
-                                 "last", optarg);
-            break;
-        case OPT_MULTI:
-            if (!strcmp(optarg, "first") || !strcmp(optarg, "any"))
-                o.multi_first = !strcmp(optarg, "first");
-            else
-                st = usage_error("bad --multi-type '%s': expected any or "
-                                 "first", optarg);
-            break;
-        case ':':
-            st = usage_error("option '%s' needs a value", argv[optind - 1]);
-            break;
-        default:
-            st = usage_error("unknown option '%s'", argv[optind - 1]);
-            break;
-        }
-    }
-    if (st)
-        goto done;
-    if (!o.format) {
-        st = usage_error("%s", "missing --format F (--format list shows "
-                         "them)");
-        goto done;
-    }
-    if (!strcmp(o.format, "list")) {
-        print_formats(stdout);
-        goto done;
-    }
-    const struct imp_format *f = find_format(o.format);
-    if (!f) {
-        fprintf(stderr, "dlsim trace import: unknown format '%s'; the "
-                "formats are:\n", o.format);
-        print_formats(stderr);
-        st = 2;
-        goto done;
-    }
-    if (optind >= argc) {
-        st = usage_error("%s", "missing the input file IN");
-        goto done;
-    }
-    if (!out) {
-        st = usage_error("%s", "missing -o OUT.csv[.gz]");
-        goto done;
-    }
-    if (o.tasks && strcmp(f->name, "pai")) {
-        st = usage_error("--tasks is for --format pai only%s", "");
-        goto done;
-    }
-    if (!o.tasks && !strcmp(f->name, "pai")) {
-        st = usage_error("--format pai needs --tasks "
-                         "pai_task_table.csv%s", "");
-        goto done;
-    }
-    if (o.throughputs && strcmp(f->name, "gavel")) {
-        st = usage_error("--throughputs is for --format gavel only%s", "");
-        goto done;
-    }
-    if (!o.throughputs && !strcmp(f->name, "gavel")) {
-        st = usage_error("--format gavel needs --throughputs FILE (Gavel's "
-                         "simulation_throughputs.json)%s", "");
-        goto done;
-    }
+    const struct imp_format *f = find_format(format);
+    *known = f != NULL;
+    return f ? f->needs : NULL;
+}
 
-    struct dl_error err;
+int trc_import_parse_time(const char *s, simtime_t *t)
+{
+    return imp_time(s, IMP_SEC, -1, t);
+}
+
+int trc_import_run(const struct imp_opts *o, char *const *in, size_t nin,
+                   const char *out, struct dl_error *err)
+{
+    const struct imp_format *f = find_format(o->format);
+    DL_ASSERT(f);
     struct imp m;
     memset(&m, 0, sizeof m);
-    m.o = &o;
-    m.err = &err;
+    m.o = o;
+    m.err = err;
     m.arena = arena_new();
     char **files = NULL;
     size_t nfiles = 0, cap = 0;
     int r = 0;
-    for (int i = optind; i < argc && !r; i++) {
+    for (size_t i = 0; i < nin && !r; i++) {
         struct stat sb;
-        if (f->dirs && stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            r = list_dir(argv[i], &files, &nfiles, &cap, &err);
+        if (f->dirs && stat(in[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            r = list_dir(in[i], &files, &nfiles, &cap, err);
             continue;
         }
         xgrow(&files, &cap, nfiles + 1, sizeof *files);
-        files[nfiles++] = xstrdup(argv[i]);
+        files[nfiles++] = xstrdup(in[i]);
     }
     if (!r && nfiles > 1)
         r = distinct_stems(&m, (const char *const *)files, nfiles);
-    if (!r && !strcmp(f->name, "gavel"))
-        r = imp_gavel_begin(&m);
+    if (!r && f->begin)
+        r = f->begin(&m);
     m.files = (const char **)files;
     m.file_first = xmalloc((nfiles ? nfiles : 1) * sizeof *m.file_first);
     for (size_t i = 0; i < nfiles && !r; i++) {
@@ -1110,12 +880,12 @@ int trc_cmd_import(int argc, char **argv)
         m.file_read0 = m.nread;
         r = f->read(&m, files[i]);
     }
-    if (!strcmp(f->name, "gavel"))
-        imp_gavel_end(&m);
+    if (f->end)
+        f->end(&m);
     size_t kept = 0;
     if (!r)
         r = finish(&m, &kept);
-    if (!r && kept && !o.force)
+    if (!r && kept && !o->force)
         r = plausible(&m, kept);
     struct trace t;
     memset(&t, 0, sizeof t);
@@ -1125,18 +895,12 @@ int trc_cmd_import(int argc, char **argv)
     t.njobs = (uint32_t)kept;
     bool empty = !r && !kept;
     if (empty)
-        r = dl_fail(&err, NULL, 0, 0, "no jobs left to write (read %llu; see "
+        r = dl_fail(err, NULL, 0, 0, "no jobs left to write (read %llu; see "
                     "the reasons above)", (unsigned long long)m.nread);
     if (!r)
-        r = trc_write(&t, out, &err);
+        r = trc_write(&t, out, err);
     if (!r || empty)
         report(&m, &t, r ? "(nothing written)" : out, stderr);
-    if (r) {
-        if (!err.file[0])
-            fprintf(stderr, "dlsim trace import: ");
-        dl_error_print(&err, stderr);
-    }
-    st = dl_exit_status(r);
     for (size_t i = 0; i < nfiles; i++)
         free(files[i]);
     free(files);
@@ -1145,10 +909,5 @@ int trc_cmd_import(int argc, char **argv)
     free(m.file_first);
     free(m.out_file);
     arena_free(m.arena);
-done:
-    for (size_t i = 0; i < nfilters; i++)
-        free(filters[i]);
-    free(filters);
-    free(vcs);
-    return st;
+    return r;
 }
