@@ -1,6 +1,6 @@
 /*
  * models/perf.c - the performance model of one run (mdl_perf_) and what
- * `--models` names (mdl_spec_).  models/model.h states the contract;
+ * `--models` names (mdl_spec_).  models/perf.h states the contract;
  * models/MODELS.md documents the file format, truth versus prediction and
  * every fallback.
  *

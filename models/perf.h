@@ -1,5 +1,5 @@
 /*
- * models/model.h - the public interface of performance models (mdl_).
+ * models/perf.h - the public interface of performance models (mdl_).
  *
  * The engine asks the performance model of a run (struct mdl_perf, at the
  * end of this file) how fast a job runs where it was placed, alone and

@@ -3,7 +3,7 @@
  * second a job (model, global batch) makes on n GPUs of a type,
  * consolidated or spread over nodes, and `dlsim fit runtime`, which fits
  * the model's efficiencies to SPEC 7 runtime measurements.  The formula is
- * in models/model.h; models/FIT.md ("Runtime model") documents it, the
+ * in models/perf.h; models/FIT.md ("Runtime model") documents it, the
  * fitting method, the cross-validation and the YAML file.
  *
  * Answers come from, in order: the zoo's measured table (as is); the

@@ -30,7 +30,7 @@
  * hand-written per-model entry); else the type's means.
  *
  * Errors: every bad value, unknown key or missing parameter is DL_EINPUT
- * at the file:line:col of the offending node (models/yload.c); keys the
+ * at the file:line:col of the offending node (sim/base/yaml.c); keys the
  * fitter writes for information only (source, folds, seed, n_pairs,
  * cv_mae; n_rows, lambda, cv_rmsle, baseline_rmsle) are accepted and
  * ignored.
@@ -464,7 +464,7 @@ double mdl_sd_rate(const struct mdl_sd_type *t, double rate_min,
 
 /* ------------------------------------------------------------ util */
 
-/* The feature order of `dlsim fit util` (SPEC 7; models/fit.c feat_names):
+/* The feature order of `dlsim fit util` (SPEC 7; models/fit/fit.c feat_names):
  * a file whose `features` differ is refused rather than misread. */
 static const char *const util_feats[MDL_UTIL_NFEAT] = {
     "flops", "params", "conv_layers", "linear_layers", "activation_layers",

@@ -3,7 +3,7 @@
  * from a directory and answers look-ups by name (see model.h; the data and
  * its citations are documented in models/ZOO.md).
  *
- * The three files are read by the strict CSV reader of models/csv.c
+ * The three files are read by the strict CSV reader of sim/base/csv.c
  * (comments, header by column name, no quoting, file:line:col errors;
  * rules listed there), and names are compared through its normal form
  * (dl_csv_norm_name: "ResNet-50", "resnet_50" and "RESNET50" are one

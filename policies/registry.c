@@ -6,7 +6,7 @@
  * Adding a built-in policy: write its `const struct policy` in its own
  * file, declare it below and add it to pol_table.  No self-registration.
  * A policy outside the tree is a shared object the command line loads
- * (--policy PATH.so, sim/cli.c) and registers here; from then on it is
+ * (--policy PATH.so, sim/cli/cli.c) and registers here; from then on it is
  * found, parsed, validated and listed exactly as a built-in.
  */
 #include "policies/policy.h"

@@ -1,7 +1,7 @@
 /*
  * sim/share.c - the co-location model (prefix shr_): who is on each GPU,
  * the memory and solo utilization they hold there, and the factor at
- * which each job runs given its co-runners (models/model.h's slowdown
+ * which each job runs given its co-runners (models/perf.h's slowdown
  * model: a job on several GPUs runs at the pace of its slowest).  Kept
  * apart from the event loop (sim/engine.c), which asks it for factors and
  * settles work; this file owns the per-GPU arrays occ, nocc, mem_used,

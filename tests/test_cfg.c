@@ -1,5 +1,5 @@
 /*
- * tests/test_cfg.c - the cluster file reader (sim/cfg.c, SPEC section 3).
+ * tests/test_cfg.c - the cluster file reader (sim/cluster/cfg.c, SPEC section 3).
  *
  * Three groups: valid files (the types, nodes, GPU counts, racks and the
  * speed normalisation they produce; defaults; keys in any order; the

@@ -360,7 +360,7 @@ Test(cluster_import, truncated_gzip_and_bad_tar_headers)
 
 /* Found by fuzz_clusterimport: a one-line Tiresias spec of 100,000
  * switches (one rack each) took 15 s to load, racks being looked up by a
- * linear search (sim/cluster.c now hashes them); and a spec over the
+ * linear search (sim/cluster/cluster.c now hashes them); and a spec over the
  * cluster limit was written out whole before cfg refused it. */
 Test(cluster_import, many_racks_and_the_gpu_limit)
 {

@@ -1,6 +1,6 @@
 /*
- * tests/test_fit.c - `dlsim fit` (models/fit.c) and the JSON reader
- * (models/json.c): located errors on malformed input, the Gavel converter
+ * tests/test_fit.c - `dlsim fit` (models/fit/fit.c) and the JSON reader
+ * (sim/base/json.c): located errors on malformed input, the Gavel converter
  * on a hand-made fixture (exact rows) and on the real file, recovery of
  * known parameters from synthetic data, and determinism.
  *

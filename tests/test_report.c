@@ -1,5 +1,5 @@
 /*
- * tests/test_report.c - `dlsim report` (sim/report.c): the statistics and
+ * tests/test_report.c - `dlsim report` (sim/report/report.c): the statistics and
  * CDF points by hand; hand-made sweep directories (error bars = the
  * standard deviation of three seeds, CDF points at known quantiles, the
  * versus-load plots only when the load varies, failed runs, no QoS jobs);

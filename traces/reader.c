@@ -10,7 +10,7 @@
  *   dl_in -> growable byte buffer -> records -> fields (split in place)
  *         -> typed job record -> checks -> jobs[] (grown geometrically)
  *
- * The file is read through dl_in (sim/base.c), which passes plain text
+ * The file is read through dl_in (sim/base/base.c), which passes plain text
  * through and inflates gzip (told apart by content, not by name), member
  * after member; bytes after the last member are a warning (rows appended
  * to a .gz file would otherwise be lost silently).  We split lines

@@ -145,7 +145,7 @@ int trc_scale_load(struct trace *t, const struct cluster *c, double load,
                    double *factor, struct dl_error *err);
 /* The same under per-job capacities: caps[j] is the cluster's capacity at
  * job j's own speeds (the sum over GPUs of its solo rate there, reference
- * GPUs; models/model.h mdl_perf_caps), and a job's share of the load is
+ * GPUs; models/perf.h mdl_perf_caps), and a job's share of the load is
  * its GPU-seconds over caps[j].  caps NULL = the cluster file's speeds for
  * every job (the functions above).  The trace layer knows no models: the
  * caller computes caps. */

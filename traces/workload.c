@@ -37,7 +37,7 @@
  * (double-quoted and escaped, or !!binary when not UTF-8, so any name
  * reads back as the same bytes), in a fixed order, so the same trace
  * gives the same bytes.  The reader (the yl_
- * helpers of models/mdlint.h, shared with the model files rather than
+ * helpers of sim/base/formats.h, shared with the model files rather than
  * written twice) rejects unknown and repeated keys, missing required
  * ones, non-integer counts, counts that do not add up, unsorted or
  * out-of-range tables, with file:line:col.

@@ -1,5 +1,5 @@
 /*
- * models/fit.c - `dlsim fit`: turns measurements (SPEC 7) into model files,
+ * models/fit/fit.c - `dlsim fit`: turns measurements (SPEC 7) into model files,
  * with k-fold cross-validated errors, and converts Gavel's throughput JSON
  * into the SPEC 7 files.  models/FIT.md documents the forms, the fitting
  * methods and the YAML files written here.
@@ -17,8 +17,8 @@
  * byte-identical output.
  *
  * Errors: bad input is DL_EINPUT with file:line:col (CSV columns count
- * fields' bytes from 1, read by models/csv.c; JSON positions come from
- * models/json.c); GSL's aborting error handler is switched off and its
+ * fields' bytes from 1, read by sim/base/csv.c; JSON positions come from
+ * sim/base/json.c); GSL's aborting error handler is switched off and its
  * return codes checked.
  * Outputs are written to PATH.tmp.PID and renamed into place.
  *

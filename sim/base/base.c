@@ -1,5 +1,5 @@
 /*
- * sim/base.c - errors, memory and exact time, shared by every module.
+ * sim/base/base.c - errors, memory and exact time, shared by every module.
  *
  * The arena hands out 8-byte aligned blocks from 64 KiB chunks (larger
  * requests get a chunk of their own) and frees them all at once.

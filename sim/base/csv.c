@@ -1,7 +1,7 @@
 /*
- * models/csv.c - the one strict CSV reader of models/ (zoo.csv, gpus.csv,
+ * sim/base/csv.c - the one strict CSV reader of models/ (zoo.csv, gpus.csv,
  * throughput.csv, and the measurement files of `dlsim fit`), its number
- * getters and the model-name normal form.  Declared in models/mdlint.h,
+ * getters and the model-name normal form.  Declared in sim/base/formats.h,
  * private to models/.
  *
  * Owns: reading a file whole into memory (struct dl_csv's buffer, released

@@ -17,7 +17,7 @@
 #define DL_CSV_MAX_BYTES ((size_t)1 << 30)
 #define DL_CSV_NAME_MAX 128       /* bytes of a normal-form name, with NUL */
 
-/* One open CSV file, read whole and parsed in place (see models/csv.c). */
+/* One open CSV file, read whole and parsed in place (see sim/base/csv.c). */
 struct dl_csv {
     const char *path;           /* for messages */
     char *buf;                  /* whole file, NUL-terminated */
@@ -66,7 +66,7 @@ int dl_csv_norm_name(const char *s, size_t len, char *out);
 
 /* A double-quoted YAML string; a number (%.9g) or null for NaN. */
 
-/* ---- reading YAML model files (models/yload.c) */
+/* ---- reading YAML model files (sim/base/yaml.c) */
 
 /* The largest YAML file yl_open reads: model files, workload files and
  * sweep specs are a few KB to a few MB (a workload's tables hold at most
@@ -107,7 +107,7 @@ const char *yl_peek_kind(struct yload *L);
 
 /* ------------------------------------------------------------ JSON reader
  *
- * A small, strict, bounded JSON reader (models/json.c) for measurement files
+ * A small, strict, bounded JSON reader (sim/base/json.c) for measurement files
  * such as Gavel's throughput JSON.  RFC 8259 grammar only: no comments, no
  * trailing commas, no NaN/Infinity, no leading zeros, no control bytes in
  * strings, no "\u0000", no duplicate member names, nothing after the root.

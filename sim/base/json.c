@@ -1,5 +1,5 @@
 /*
- * models/json.c - a small, strict, bounded JSON reader (dl_json_).
+ * sim/base/json.c - a small, strict, bounded JSON reader (dl_json_).
  *
  * Enough JSON for the public measurement files dlsim converts (Gavel's
  * throughput tables): the whole document becomes a tree of struct dl_json

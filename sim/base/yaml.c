@@ -1,5 +1,5 @@
 /*
- * models/yload.c - reading the YAML model files (yl_): one parse of a whole
+ * sim/base/yaml.c - reading the YAML model files (yl_): one parse of a whole
  * file into a libyaml document, located error messages (file:line:col),
  * typed scalars.  Shared by every model-file reader in models/.
  */

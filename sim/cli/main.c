@@ -1,9 +1,9 @@
 /*
- * sim/main.c - the dlsim executable: everything else is in the library,
- * so that tests call the same code (sim/cli.c: dl_main).  Standard output
+ * sim/cli/main.c - the dlsim executable: everything else is in the library,
+ * so that tests call the same code (sim/cli/cli.c: dl_main).  Standard output
  * is checked here, once for every command: a write that failed (a full
  * disk, a closed descriptor) turns a success into exit status 1 with a
- * message (sim/base.c, dl_stdout_guard and dl_stdout_finish).
+ * message (sim/base/base.c, dl_stdout_guard and dl_stdout_finish).
  */
 #include "sim/sim.h"
 

@@ -1,5 +1,5 @@
 /*
- * sim/cfg.c - the cluster file (SPEC section 3) -> struct cluster (prefix
+ * sim/cluster/cfg.c - the cluster file (SPEC section 3) -> struct cluster (prefix
  * cfg_).
  *
  *   name: philly-vc-64          # optional; default: file name sans extension

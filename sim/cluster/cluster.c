@@ -1,5 +1,5 @@
 /*
- * sim/cluster.c - the cluster: topology (types, nodes, racks, GPUs) and
+ * sim/cluster/cluster.c - the cluster: topology (types, nodes, racks, GPUs) and
  * which job holds each GPU (prefix clu_).
  *
  * Owns: every array in struct cluster (malloc'd, freed by clu_free) and

@@ -68,7 +68,7 @@ struct cluster {
     struct dl_names type_ix;    /* types by name, for clu_type_find */
 };
 
-/* The most GPUs a cluster file may ask for (sim/cfg.c says why); a
+/* The most GPUs a cluster file may ask for (sim/cluster/cfg.c says why); a
  * fuzzing build defines it smaller.  Must stay below SIM_NONE. */
 #ifndef CFG_MAX_GPUS
 #define CFG_MAX_GPUS (UINT32_C(1) << 24)

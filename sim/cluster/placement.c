@@ -4,7 +4,7 @@
  * sim/policy.h) and by the engine's admission, so that policies differ only
  * in order, never in placement.
  *
- * Reads the cluster's free-GPU index (sim/cluster.c): per group of nodes of
+ * Reads the cluster's free-GPU index (sim/cluster/cluster.c): per group of nodes of
  * one type and size, buckets of nodes by free-GPU count.  Every query costs
  * O(groups x node size) plus the GPUs it returns, independent of how many
  * nodes the cluster has.  Nothing here changes the cluster.

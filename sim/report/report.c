@@ -1,5 +1,5 @@
 /*
- * sim/report.c - `dlsim report DIR [-o OUT] [--plots PDIR]` (rpt_): one
+ * sim/report/report.c - `dlsim report DIR [-o OUT] [--plots PDIR]` (rpt_): one
  * self-contained HTML page and a Markdown table from a run or a sweep.
  *
  * Inputs.  A sweep directory holds summary.csv (columns found by name:

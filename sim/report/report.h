@@ -1,5 +1,5 @@
 /*
- * sim/report.h - `dlsim report` (sim/report.c, prefix rpt_); private to
+ * sim/report/report.h - `dlsim report` (sim/report/report.c, prefix rpt_); private to
  * sim/ (cli.c dispatches to it) and the tests.
  *
  * A report reads a run directory (what `dlsim run --out DIR` writes) or a

@@ -1,5 +1,5 @@
 /*
- * sim/sweep.c - the grid spec of `dlsim sweep` (prefix swp_): YAML ->
+ * sim/sweep/sweep.c - the grid spec of `dlsim sweep` (prefix swp_): YAML ->
  * axes and scenarios -> the list of runs in grid order, and the
  * validation of every input before anything runs.
  *
@@ -24,7 +24,7 @@
  *
  * Axis values are interned per axis by their text, so a trace named by
  * three scenarios is loaded once.  Parsing goes through the yl_ helpers
- * (models/mdlint.h): one libyaml document, every error at file:line:col.
+ * (sim/base/formats.h): one libyaml document, every error at file:line:col.
  * Strings point into allocations owned by struct swp_spec, never into
  * the YAML document, which is closed before swp_spec_load returns.
  */

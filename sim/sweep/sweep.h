@@ -1,6 +1,6 @@
 /*
- * sim/swpint.h - `dlsim sweep` (prefix swp_), private to sim/: the grid
- * spec (sim/sweep.c) and its execution (sim/sweeprun.c).
+ * sim/sweep/sweep.h - `dlsim sweep` (prefix swp_), private to sim/: the grid
+ * spec (sim/sweep/sweep.c) and its execution (sim/sweep/sweeprun.c).
  *
  * A spec is read whole, expanded into a list of runs in grid order, and
  * validated (every trace, cluster and model file loaded, every policy
@@ -9,7 +9,7 @@
  * copy-on-write, so nothing is read twice and a crashing run cannot take
  * the sweep down.
  *
- * The output directory DIR (see sim/sweeprun.c for the protocol):
+ * The output directory DIR (see sim/sweep/sweeprun.c for the protocol):
  *   DIR/sweep.yaml        a byte copy of the spec
  *   DIR/grid.csv          run_id + grid coordinates, one row per run
  *   DIR/sweep.lock        the directory's flock (shard-I-of-N.lock: shards)

@@ -1,11 +1,11 @@
 /*
- * sim/sweeprun.c - running a sweep (prefix swp_): the output directory
+ * sim/sweep/sweeprun.c - running a sweep (prefix swp_): the output directory
  * protocol, the pool of run processes, resume, shards and merge, MPI,
  * progress, and summary.csv.
  *
  * The protocol, which makes a kill at any moment harmless:
  *
- *   1. Every input is loaded and checked (sim/sweep.c) before DIR exists.
+ *   1. Every input is loaded and checked (sim/sweep/sweep.c) before DIR exists.
  *   2. DIR/grid.csv (run_id + coordinates, one row per run) and
  *      DIR/sweep.yaml are written atomically.  A DIR that already holds a
  *      different grid is refused, so a resume can never mix two specs.
@@ -37,7 +37,7 @@
  * status,error, then the fields of summary.json in their order except
  * policy, trace, cluster, seed, models, load (coordinates already) and
  * wall_seconds (not reproducible).  summary.json is read with the JSON
- * reader (models/json.c): a number is copied as written, null is an empty
+ * reader (sim/base/json.c): a number is copied as written, null is an empty
  * field, an array or object is one field of compact JSON; fields are
  * CSV-quoted when they hold a comma, a quote or a line break.
  *
@@ -235,7 +235,7 @@ static int csv_split(char **p, char **f, int max)
 
 /* ------------------------------------------------------------ summary.json
  *
- * A run's summary.json read with the project's JSON reader (models/json.c),
+ * A run's summary.json read with the project's JSON reader (sim/base/json.c),
  * whatever its layout and however many members it has, each member turned
  * into one summary.csv cell: a string as its text; a number as written
  * (the token's bytes, so 0.500000 stays 0.500000); true/false as such;

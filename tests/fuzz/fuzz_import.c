@@ -1,7 +1,7 @@
 /*
  * tests/fuzz/fuzz_import.c - libFuzzer entry for `dlsim trace import`
  * (cli_trace_import: sim/cli/import.c, traces/import/ and the 11 importers of
- * traces/imp_csv.c, imp_ali.c, imp_philly.c, imp_gavel.c).
+ * traces/import/imp_csv.c, imp_ali.c, imp_philly.c, imp_gavel.c).
  *
  * Input layout:
  *   byte 0      the format, modulo 11, in the order of import.c's table:

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_json.c - libFuzzer entry for the JSON reader
- * (dl_json_parse, models/json.c), which reads measurement files such as
+ * (dl_json_parse, sim/base/json.c), which reads measurement files such as
  * Gavel's throughput JSON.
  *
  * Beyond "no crash, no leak, no UB", it checks the reader's contract:
@@ -11,7 +11,7 @@
  *
  * Build and run from the repository root (scripts/fuzz.sh does this):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I. \
- *     tests/fuzz/fuzz_json.c models/json.c sim/base.c -lm -o /tmp/fuzz_json
+ *     tests/fuzz/fuzz_json.c sim/base/json.c sim/base/base.c -lm -o /tmp/fuzz_json
  */
 #include "models/perf.h"
 #include "sim/base/formats.h"

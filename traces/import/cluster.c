@@ -1,5 +1,5 @@
 /*
- * sim/cfgimport.c - `dlsim cluster import`: a cluster file (SPEC 3) from
+ * traces/import/cluster.c - `dlsim cluster import`: a cluster file (SPEC 3) from
  * the machine lists that public traces publish.
  *
  * Formats (each a list of machines, or a cluster shape):
@@ -677,7 +677,7 @@ static void write_yaml(const struct ci *C, FILE *f, const char *name,
     }
 }
 
-/* The rows of format fi (the order of cfg_cmd_import's formats[]) into
+/* The rows of format fi (the order of cli_cluster_import's formats[]) into
  * C: the CSV formats by their column table, gavel's JSON on its own. */
 static int parse_input(struct ci *C, int fi, char *buf, size_t len,
                        const char *select, uint64_t node_gpus,

@@ -1,5 +1,5 @@
 /*
- * traces/imp_ali.c - importers of Alibaba's GPU traces: PAI 2020
+ * traces/import/imp_ali.c - importers of Alibaba's GPU traces: PAI 2020
  * (cluster-trace-gpu-v2020: pai_job_table joined with pai_task_table) and
  * the 2023 openb pod lists (cluster-trace-gpu-v2023).
  *

@@ -1,5 +1,5 @@
 /*
- * traces/imp_csv.c - importers of the CSV trace families whose columns
+ * traces/import/imp_csv.c - importers of the CSV trace families whose columns
  * map one to one onto native fields: Microsoft ITP (raw and ElasticFlow),
  * Philly condensed CSV (Pollux/Sia), Helios/Lucid cluster_log, Tiresias,
  * Chronus and Muri.

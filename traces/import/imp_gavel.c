@@ -1,5 +1,5 @@
 /*
- * traces/imp_gavel.c - the Gavel msr trace importer (stanford-futuredata/
+ * traces/import/imp_gavel.c - the Gavel msr trace importer (stanford-futuredata/
  * gavel scheduler/traces/msr/seed=N/<vc>.trace): tab-separated, no header,
  *
  *   job_type  command  num_steps_arg  needs_data_dir  total_steps

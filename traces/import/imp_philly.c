@@ -1,5 +1,5 @@
 /*
- * traces/imp_philly.c - the Philly cluster_job_log importer (msr-fiddle/
+ * traces/import/imp_philly.c - the Philly cluster_job_log importer (msr-fiddle/
  * philly-traces): one JSON array of job objects, documented as
  *
  *   {"status": "Pass"|"Killed"|"Failed", "vc": "...", "jobid": "...",

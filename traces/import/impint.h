@@ -1,6 +1,6 @@
 /*
- * traces/impint.h - private to the trace importers (traces/import.c and
- * traces/imp_*.c); the public entry point is trc_cmd_import in
+ * traces/import/impint.h - private to the trace importers (traces/import/import.c and
+ * traces/imp_*.c); the public entry point is cli_trace_import in
  * traces/trace.h.
  *
  * An importer reads one public trace format and hands each job to the

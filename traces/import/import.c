@@ -1,10 +1,10 @@
 /*
- * traces/import.c - `dlsim trace import`: converts public traces to the
+ * traces/import/import.c - `dlsim trace import`: converts public traces to the
  * native format (SPEC 2), and the machinery every importer shares.
  *
  * Owns: the table of formats (name, one-line summary, where the trace is
  * published, the function that reads one input file), the command line,
- * and the import context (struct imp, traces/impint.h): the jobs kept so
+ * and the import context (struct imp, traces/import/impint.h): the jobs kept so
  * far in a flat array, their strings in an arena that becomes the written
  * trace's, and the counters of what was skipped and why.
  *
