@@ -126,6 +126,24 @@ double mdl_zoo_throughput(const struct mdl_zoo *z, const char *model,
                           uint32_t batch, const char *gpu_type,
                           uint32_t num_gpus, bool spread);
 
+/* Gavel's job names (its throughput JSON's keys "('ResNet-50 (batch size
+ * 64)', 2)" and its traces' job types), read one way by `trace import
+ * --format gavel` and `fit convert-gavel`. */
+struct mdl_gavel_job {
+    char type[128];             /* the job type as written */
+    char model[128];            /* its zoo normal form ("resnet50") */
+    uint32_t batch;             /* "(batch size N)", else 1 */
+    uint32_t scale;             /* GPUs (keys only) */
+};
+/* Parses a key.  0, or -1 with *at the byte offset and *why what is
+ * wrong. */
+int mdl_gavel_key(const char *key, struct mdl_gavel_job *g, size_t *at,
+                  const char **why);
+/* A job type type[0..len) -> its zoo normal form (model, DL_CSV_NAME_MAX
+ * bytes) and batch.  0, or -1 with *at, *why. */
+int mdl_gavel_type(const char *type, size_t len, char *model, uint32_t *batch,
+                   size_t *at, const char **why);
+
 /* ------------------------------------------------------------ shared with the fits
  *
  * The pairs file (models/pairs.c), the slowdown forms and the utilization

@@ -22,6 +22,7 @@
 #include "sim/base/formats.h"
 
 #include <limits.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -470,4 +471,83 @@ double mdl_zoo_throughput(const struct mdl_zoo *z, const char *model,
     const struct mdl_thr *hit = bsearch(&key, z->thr, z->nthr, sizeof key,
                                         thr_qcmp);
     return hit ? hit->throughput : -1;
+}
+
+/* ------------------------------------------------------------ Gavel's names */
+
+int mdl_gavel_key(const char *key, struct mdl_gavel_job *g, size_t *at,
+                  const char **why)
+{
+    const char *k = key, *p = k;
+#define KEYFAIL(q, what) (*at = (size_t)((q) - k), *why = (what), -1)
+    memset(g, 0, sizeof *g);
+    if (*p++ != '(')
+        return KEYFAIL(k, "no '('");
+    char quote = *p;
+    if (quote != '\'' && quote != '"')
+        return KEYFAIL(p, "no quoted job type");
+    const char *lab = ++p;
+    const char *endq = strchr(lab, quote);
+    if (!endq)
+        return KEYFAIL(lab, "unterminated job type");
+    if ((size_t)(endq - lab) >= sizeof g->type)
+        return KEYFAIL(lab, "job type too long");
+    memcpy(g->type, lab, (size_t)(endq - lab));
+    g->type[endq - lab] = 0;
+    size_t bad;
+    if (mdl_gavel_type(g->type, strlen(g->type), g->model, &g->batch, &bad, why))
+        return *at = (size_t)(lab - k) + bad, -1;
+    p = endq + 1;
+    while (*p == ' ')
+        p++;
+    if (*p++ != ',')
+        return KEYFAIL(p - 1, "no ',' after the job type");
+    while (*p == ' ')
+        p++;
+    const char *d0 = p;
+    unsigned long v = 0;
+    while (isdigit((unsigned char)*p) && v < 100000)
+        v = v * 10 + (unsigned long)(*p++ - '0');
+    if (p == d0 || v == 0 || v >= 100000)
+        return KEYFAIL(d0, "bad GPU count");
+    while (*p == ' ')
+        p++;
+    if (*p != ')' || p[1])
+        return KEYFAIL(p, "junk after the GPU count");
+    g->scale = (uint32_t)v;
+    return 0;
+#undef KEYFAIL
+}
+
+int mdl_gavel_type(const char *type, size_t len, char *model, uint32_t *batch,
+                   size_t *at, const char **why)
+{
+    static const char bs[] = " (batch size ";
+    const char *end = type + len, *b = NULL;
+    *batch = 1;
+    for (const char *q = type; q + sizeof bs - 1 <= end; q++)
+        if (!memcmp(q, bs, sizeof bs - 1)) {
+            b = q;
+            break;
+        }
+    size_t llen = len;
+    if (b) {
+        const char *d = b + sizeof bs - 1, *d0 = d;
+        unsigned long v = 0;
+        while (d < end && isdigit((unsigned char)*d) && v < 100000000)
+            v = v * 10 + (unsigned long)(*d++ - '0');
+        if (d == d0 || d + 1 != end || *d != ')' || v == 0 || v >= 100000000) {
+            *at = (size_t)(d0 - type);
+            *why = "bad batch size";
+            return -1;
+        }
+        *batch = (uint32_t)v;
+        llen = (size_t)(b - type);
+    }
+    if (dl_csv_norm_name(type, llen, model)) {
+        *at = 0;
+        *why = "bad job type name";
+        return -1;
+    }
+    return 0;
 }

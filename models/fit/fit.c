@@ -67,67 +67,22 @@ struct gjob {
     double solo;                   /* "null": steps/s summed over workers */
 };
 
-/* "('ResNet-50 (batch size 64)', 2)" -> model resnet50, batch 64, scale 2.
- * A label without "(batch size N)" (A3C, CycleGAN) has batch 1. */
+/* "('ResNet-50 (batch size 64)', 2)" -> model resnet50, batch 64, scale 2
+ * (mdl_gavel_key), located in the JSON on failure. */
 static int parse_job_key(const char *file, const struct dl_json *kv,
                          struct gjob *g, struct dl_error *err)
 {
-    const char *k = kv->key, *p = k;
-#define KEYFAIL(q, what)                                                     \
-    dl_fail(err, file, kv->key_line, kv->key_col + 1 + (long)((q) - k),      \
-            "job key \"%s\": %s (expected ('Model (batch size N)', GPUs))", \
-            k, what)
-    if (*p++ != '(')
-        return KEYFAIL(k, "no '('");
-    char quote = *p;
-    if (quote != '\'' && quote != '"')
-        return KEYFAIL(p, "no quoted job type");
-    const char *lab = ++p;
-    const char *endq = strchr(lab, quote);
-    if (!endq)
-        return KEYFAIL(lab, "unterminated job type");
-    size_t llen = (size_t)(endq - lab);
-    g->batch = 1;
-    static const char bs[] = " (batch size ";
-    const char *b = NULL;
-    for (const char *q = lab; q + sizeof bs - 1 <= endq; q++)
-        if (!memcmp(q, bs, sizeof bs - 1)) {
-            b = q;
-            break;
-        }
-    if (b) {
-        const char *d = b + sizeof bs - 1;
-        unsigned long v = 0;
-        const char *d0 = d;
-        while (d < endq && isdigit((unsigned char)*d) && v < 100000000)
-            v = v * 10 + (unsigned long)(*d++ - '0');
-        if (d == d0 || d + 1 != endq || *d != ')' || v == 0 || v >= 100000000)
-            return KEYFAIL(d0, "bad batch size");
-        g->batch = (uint32_t)v;
-        llen = (size_t)(b - lab);
-    }
-    if (dl_csv_norm_name(lab, llen, g->model))
-        return KEYFAIL(lab, "bad job type name");
-    p = endq + 1;
-    while (*p == ' ')
-        p++;
-    if (*p++ != ',')
-        return KEYFAIL(p - 1, "no ',' after the job type");
-    while (*p == ' ')
-        p++;
-    const char *d0 = p;
-    unsigned long v = 0;
-    while (isdigit((unsigned char)*p) && v < 100000)
-        v = v * 10 + (unsigned long)(*p++ - '0');
-    if (p == d0 || v == 0 || v >= 100000)
-        return KEYFAIL(d0, "bad GPU count");
-    while (*p == ' ')
-        p++;
-    if (*p != ')' || p[1])
-        return KEYFAIL(p, "junk after the GPU count");
-    g->scale = (uint32_t)v;
+    struct mdl_gavel_job j;
+    size_t at;
+    const char *why;
+    if (mdl_gavel_key(kv->key, &j, &at, &why))
+        return dl_fail(err, file, kv->key_line, kv->key_col + 1 + (long)at,
+                       "job key \"%s\": %s (expected ('Model (batch size N)', "
+                       "GPUs))", kv->key, why);
+    snprintf(g->model, sizeof g->model, "%s", j.model);
+    g->batch = j.batch;
+    g->scale = j.scale;
     return 0;
-#undef KEYFAIL
 }
 
 static const char *const gavel_types[] = { "k80", "p100", "v100" };

@@ -45,29 +45,17 @@ struct gavel {
     size_t n, cap;
 };
 
-/* "('ResNet-50 (batch size 64)', 2)" -> type, sf.  0 or -1. */
+/* "('ResNet-50 (batch size 64)', 2)" -> type, sf (mdl_gavel_key).  0 or
+ * -1. */
 static int parse_key(const char *k, struct tput *t)
 {
-    size_t n = strlen(k);
-    if (n < 8 || strncmp(k, "('", 2) || k[n - 1] != ')')
+    struct mdl_gavel_job j;
+    size_t at;
+    const char *why;
+    if (mdl_gavel_key(k, &j, &at, &why) || strlen(j.type) >= sizeof t->type)
         return -1;
-    const char *q = strrchr(k, '\'');
-    if (!q || q <= k + 2 || (size_t)(q - k - 2) >= sizeof t->type)
-        return -1;
-    memcpy(t->type, k + 2, (size_t)(q - k - 2));
-    t->type[q - k - 2] = '\0';
-    if (strncmp(q, "', ", 3))
-        return -1;
-    char num[16];
-    size_t len = (size_t)(k + n - 1 - (q + 3));
-    if (!len || len >= sizeof num)
-        return -1;
-    memcpy(num, q + 3, len);
-    num[len] = '\0';
-    long v;
-    if (sim_parse_long(num, &v) < 0 || v < 1 || v > 1 << 20)
-        return -1;
-    t->sf = (uint32_t)v;
+    memcpy(t->type, j.type, strlen(j.type) + 1);
+    t->sf = j.scale;
     return 0;
 }
 
@@ -133,22 +121,22 @@ static double lookup(struct imp *m, const char *type, uint32_t sf)
 }
 
 /* "ResNet-50 (batch size 64)" -> "resnet50@64"; LM -> lstm. */
+/* A Gavel job type as the zoo names it ("ResNet-50 (batch size 64)" ->
+ * "resnet50@64"), mdl_gavel_type; a type it cannot read is kept in its
+ * normal form as far as it goes. */
 static void zoo_name(const char *type, char *out, size_t n)
 {
-    char base[96];
-    size_t k = 0;
-    const char *p = type;
-    for (; *p && *p != '(' && k + 1 < sizeof base; p++)
-        if (isalnum((unsigned char)*p))
-            base[k++] = (char)tolower((unsigned char)*p);
-    base[k] = '\0';
-    if (!strcmp(base, "lm"))
-        strcpy(base, "lstm");
-    const char *bs = strstr(type, "batch size ");
-    if (bs)
-        snprintf(out, n, "%s@%ld", base, strtol(bs + 11, NULL, 10));
-    else
+    char base[128];
+    uint32_t batch;
+    size_t at;
+    const char *why;
+    if (!mdl_gavel_type(type, strlen(type), base, &batch, &at, &why))
+        snprintf(out, n, strstr(type, " (batch size ") ? "%s@%u" : "%s", base,
+                 batch);
+    else if (!dl_csv_norm_name(type, strlen(type), base))
         snprintf(out, n, "%s", base);
+    else
+        snprintf(out, n, "%s", type);
 }
 
 enum { G_TYPE, G_CMD, G_ARG, G_DATA, G_STEPS, G_ARRIVAL, G_SF, NG };
