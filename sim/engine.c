@@ -351,6 +351,7 @@ static void settle(struct eng *e, struct job_rt *r)
     if (r->remaining < 0)
         r->remaining = 0;
     r->run_us += dt;
+    r->gpu_us += dt * r->ngpus;
     r->solo_us += dt * (r->rate / r->base_rate);
     r->settled = e->now;
 }

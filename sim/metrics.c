@@ -12,6 +12,11 @@
  *                 solo util x rate / solo rate on that allocation) / same
  *   *_win         the same three over the arrival window: integrals up to
  *                 the last submit / (GPUs x (last - first submit))
+ *   per tenant   by user and by vc: jobs, QoS rate, mean and p99 JCT and
+ *                wait, GPU-hours held, mean slowdown (jct over the run time
+ *                alone on the type of the first start)
+ *   fairness_jain  (sum x)^2 / (n sum x^2) over the n users' mean
+ *                slowdowns x (1 = all equal; Jain, Chiu & Hawe 1984)
  *   makespan_floor  max over finished jobs of submit + duration / (its
  *                 solo rate on the fastest type it may use, consolidated)
  *                 - first submit: no policy finishes earlier
@@ -90,6 +95,142 @@ static simtime_t floor_of(const struct eng *e)
     return end - e->first_submit;
 }
 
+/* Job j's slowdown: jct over its run time alone on its first type. */
+static double slowdown_of(const struct eng *e, uint32_t j)
+{
+    const struct job_rt *r = &e->rt[j];
+    const struct trc_job *tj = &e->tr->jobs[j];
+    double iso = (double)tj->duration / r->iso_rate;
+    return iso > 0 ? (double)(r->finish - tj->submit) / iso : 1;
+}
+
+struct gsort {
+    const struct eng *e;
+    bool by_vc, by_wait;
+};
+
+static const char *group_of(const struct eng *e, uint32_t j, bool by_vc)
+{
+    return by_vc ? e->tr->jobs[j].vc : e->tr->jobs[j].user;
+}
+
+/* By group name, then by JCT (or wait) of finished jobs first. */
+static int gcmp(const void *a, const void *b, void *ctx)
+{
+    const struct gsort *g = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(group_of(g->e, x, g->by_vc), group_of(g->e, y, g->by_vc));
+    if (c)
+        return c;
+    const struct job_rt *rx = &g->e->rt[x], *ry = &g->e->rt[y];
+    bool dx = rx->state == JOB_DONE, dy = ry->state == JOB_DONE;
+    if (dx != dy)
+        return dx ? -1 : 1;
+    if (dx) {
+        simtime_t vx = g->by_wait ? rx->wait : rx->finish - g->e->tr->jobs[x].submit;
+        simtime_t vy = g->by_wait ? ry->wait : ry->finish - g->e->tr->jobs[y].submit;
+        if (vx != vy)
+            return vx < vy ? -1 : 1;
+    }
+    return (x > y) - (x < y);
+}
+
+struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
+{
+    const struct trace *t = e->tr;
+    uint32_t k = 0;
+    *n = 0;
+    for (uint32_t j = 0; j < t->njobs; j++)
+        k += group_of(e, j, by_vc) != NULL;
+    if (!k)
+        return NULL;
+    uint32_t *ix = xmalloc(k * sizeof *ix), m = 0;
+    for (uint32_t j = 0; j < t->njobs; j++)
+        if (group_of(e, j, by_vc))
+            ix[m++] = j;
+    struct met_group *g = NULL;
+    size_t cap = 0;
+    for (int pass = 0; pass < 2; pass++) {    /* by JCT, then by wait */
+        struct gsort ctx = { e, by_vc, pass == 1 };
+        qsort_r(ix, k, sizeof *ix, gcmp, &ctx);
+        uint32_t ng = 0;
+        for (uint32_t a = 0, b; a < k; a = b) {
+            const char *name = group_of(e, ix[a], by_vc);
+            for (b = a; b < k && !strcmp(group_of(e, ix[b], by_vc), name); b++)
+                ;
+            if (pass == 0) {
+                xgrow(&g, &cap, ng + 1, sizeof *g);
+                g[ng] = (struct met_group){ .name = name };
+            }
+            struct met_group *q = &g[ng++];
+            uint32_t fin = 0;
+            double sum = 0;
+            for (uint32_t i = a; i < b; i++) {
+                uint32_t j = ix[i];
+                const struct job_rt *r = &e->rt[j];
+                const struct trc_job *tj = &t->jobs[j];
+                bool done = r->state == JOB_DONE;
+                if (pass == 0) {
+                    q->jobs++;
+                    q->gpu_hours += r->gpu_us / SIM_US_PER_S / 3600;
+                    if (tj->deadline != SIM_NEVER) {
+                        q->qos_jobs++;
+                        q->qos_met += done && r->finish <= tj->deadline;
+                    }
+                    if (done)
+                        q->mean_slowdown += slowdown_of(e, j);
+                }
+                if (!done)
+                    continue;
+                fin++;
+                sum += (double)(pass ? r->wait : r->finish - tj->submit);
+            }
+            /* finished jobs come first, sorted: nearest rank among them */
+            double p99 = 0;
+            if (fin) {
+                size_t rank = (size_t)ceil(0.99 * fin);
+                uint32_t j = ix[a + (rank < 1 ? 1 : rank) - 1];
+                const struct job_rt *r = &e->rt[j];
+                p99 = (double)(pass ? r->wait : r->finish - t->jobs[j].submit) /
+                      SIM_US_PER_S;
+            }
+            if (pass == 0) {
+                q->finished = fin;
+                q->avg_jct = fin ? sum / fin / SIM_US_PER_S : 0;
+                q->p99_jct = p99;
+                q->mean_slowdown = fin ? q->mean_slowdown / fin : 0;
+            } else {
+                q->avg_wait = fin ? sum / fin / SIM_US_PER_S : 0;
+                q->p99_wait = p99;
+            }
+        }
+        *n = ng;
+    }
+    free(ix);
+    return g;
+}
+
+/* Jain's index over the users' mean slowdowns (users with a finished
+ * job), and the worst of them. */
+static void fairness(const struct eng *e, struct met_summary *m)
+{
+    uint32_t n;
+    struct met_group *g = met_groups(e, false, &n);
+    double s = 0, s2 = 0, worst = NAN;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!g[i].finished)
+            continue;
+        double x = g[i].mean_slowdown;
+        s += x, s2 += x * x, k++;
+        if (!(worst >= x))
+            worst = x;
+    }
+    m->fairness_jain = k && s2 > 0 ? s * s / (k * s2) : NAN;
+    m->worst_user_slowdown = worst;
+    free(g);
+}
+
 void met_summarize(const struct eng *e, struct met_summary *m)
 {
     const struct trace *t = e->tr;
@@ -144,6 +285,7 @@ void met_summarize(const struct eng *e, struct met_summary *m)
     m->util_useful_win = wdenom > 0 ? e->win_useful_us / wdenom : NAN;
     m->offered_load = e->offered_load;
     m->makespan_floor = floor_of(e);
+    fairness(e, m);
     const struct cluster *c = e->clu;
     for (uint32_t j = 0; j < t->njobs; j++) {
         const struct job_rt *r = &e->rt[j];

@@ -126,7 +126,10 @@ static void write_jobs(const struct eng *e, FILE *f)
     for (uint32_t j = 0; j < t->njobs; j++) {
         const struct trc_job *tj = &t->jobs[j];
         size_t g = tj->num_gpus < c->ngpus ? tj->num_gpus : c->ngpus;
-        size_t need = 2 * strlen(tj->id) + 32 * g;
+        size_t need = 2 * strlen(tj->id) + 32 * g +
+                      2 * (tj->model ? strlen(tj->model) : 0) +
+                      2 * (tj->user ? strlen(tj->user) : 0) +
+                      2 * (tj->vc ? strlen(tj->vc) : 0);
         if (need > cap)
             cap = need;
     }
@@ -134,7 +137,7 @@ static void write_jobs(const struct eng *e, FILE *f)
     char *line = xmalloc(cap), *place = xmalloc(cap);
     fputs("job_id,submit_time,start_time,finish_time,wait_time,jct,num_gpus,"
           "gpu_type,placement,preemptions,deadline,qos_met,isolated_runtime,"
-          "slowdown\n", f);
+          "slowdown,model,user,vc\n", f);
     for (uint32_t j = 0; j < t->njobs; j++) {
         const struct trc_job *tj = &t->jobs[j];
         const struct job_rt *r = &e->rt[j];
@@ -190,6 +193,12 @@ static void write_jobs(const struct eng *e, FILE *f)
                 p = b_fixed6(p, (double)(r->finish - tj->submit) / SIM_US_PER_S / iso);
         } else {
             *p++ = ',';
+        }
+        for (int k = 0; k < 3; k++) {   /* model, user, vc */
+            const char *v = k == 0 ? tj->model : k == 1 ? tj->user : tj->vc;
+            *p++ = ',';
+            if (v)
+                p = b_str(p, v);
         }
         *p++ = '\n';
         fwrite(line, 1, (size_t)(p - line), f);
@@ -277,7 +286,8 @@ const char *const out_summary_keys[] = {
     "gpu_util_useful_window", "offered_load", "jobs_model_measured",
     "jobs_model_roofline", "jobs_model_default", "colocated_gpu_time_frac",
     "interference_slowdown", "interfered_jobs", "preemptions", "events",
-    "warnings", "warning_messages", "wall_seconds",
+    "warnings", "warning_messages", "fairness_jain_user_slowdown",
+    "worst_user_slowdown", "users", "vcs", "wall_seconds",
 };
 const size_t out_nsummary_keys = sizeof out_summary_keys / sizeof *out_summary_keys;
 
@@ -288,6 +298,34 @@ static void json_num(FILE *f, double x)
         fprintf(f, "%.6f", x);
     else
         fputs("null", f);
+}
+
+/* "key": [ {name, jobs, ...}, ... ], one tenant a line (met_groups). */
+static void write_groups(const struct eng *e, FILE *f, const char *key,
+                         bool by_vc)
+{
+    uint32_t n;
+    struct met_group *g = met_groups(e, by_vc, &n);
+    fprintf(f, "  \"%s\": [", key);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct met_group *q = &g[i];
+        fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+        out_json_str(f, q->name);
+        fprintf(f, ", \"jobs\": %u, \"jobs_finished\": %u, \"qos_jobs\": %u, "
+                "\"qos_guarantee_rate\": ", q->jobs, q->finished, q->qos_jobs);
+        json_num(f, q->qos_jobs ? (double)q->qos_met / q->qos_jobs : NAN);
+        static const char *const k[] = { "avg_jct", "p99_jct", "avg_wait",
+                                         "p99_wait", "mean_slowdown" };
+        const double v[] = { q->avg_jct, q->p99_jct, q->avg_wait, q->p99_wait,
+                             q->mean_slowdown };
+        for (size_t a = 0; a < sizeof k / sizeof *k; a++) {
+            fprintf(f, ", \"%s\": ", k[a]);
+            json_num(f, q->finished ? v[a] : NAN);
+        }
+        fprintf(f, ", \"gpu_hours\": %.6f}", q->gpu_hours);
+    }
+    fputs(n ? "\n  ],\n" : "],\n", f);
+    free(g);
 }
 
 static void write_prov(const struct out_prov *pv, FILE *f)
@@ -391,6 +429,13 @@ static void write_summary(const struct eng *e, const struct met_summary *m,
         json_str(f, d->kept[i]);
     }
     fputs("],\n", f);
+    fputs("  \"fairness_jain_user_slowdown\": ", f);
+    json_num(f, m->fairness_jain);
+    fputs(",\n  \"worst_user_slowdown\": ", f);
+    json_num(f, m->worst_user_slowdown);
+    fputs(",\n", f);
+    write_groups(e, f, "users", false);
+    write_groups(e, f, "vcs", true);
     fprintf(f, "  \"wall_seconds\": %.3f\n}\n", e->wall_seconds);
 }
 

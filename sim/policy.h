@@ -74,6 +74,7 @@ struct job_rt {
     double start_remaining;     /* remaining work when the current (or
                                    last) run began */
     double run_us;              /* time spent running so far */
+    double gpu_us;              /* GPU-time held so far (GPUs x us) */
     double solo_us;             /* the same weighted by rate / base_rate:
                                    run_us / solo_us = its interference
                                    slowdown */

@@ -95,6 +95,9 @@ struct met_summary {
                                    run time on the fastest type it may use,
                                    minus the first submit */
     double offered_load;        /* NAN when undefined */
+    double fairness_jain;       /* Jain's index over the users' mean
+                                   slowdowns, NAN without users */
+    double worst_user_slowdown; /* the largest of them, NAN without */
     uint32_t jobs_src[MDL_NSRC];/* jobs per model source (enum mdl_src):
                                    of the type it last ran on, else of the
                                    reference type */
@@ -105,6 +108,19 @@ struct met_summary {
                                    over run time at their solo rates */
 };
 void met_summarize(const struct eng *e, struct met_summary *m);
+
+/* One tenant's figures: a user's or a virtual cluster's jobs. */
+struct met_group {
+    const char *name;           /* the trace's string */
+    uint32_t jobs, finished, qos_jobs, qos_met;
+    double avg_jct, p99_jct, avg_wait, p99_wait;   /* seconds, finished */
+    double gpu_hours;           /* GPU-time held */
+    double mean_slowdown;       /* of finished jobs: jct / run time alone */
+};
+/* The tenants (by user, or by vc when by_vc), sorted by name, malloc'd;
+ * *n of them (0 when no job names one).  Jobs without the field are in
+ * none. */
+struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n);
 
 
 /* -------------------------------------------------------------- outputs */

@@ -36,14 +36,14 @@ Test(cli, run_writes_outputs)
     cr_assert(fgets(line, sizeof line, f));
     cr_expect_str_eq(line, "job_id,submit_time,start_time,finish_time,wait_time,jct,"
                            "num_gpus,gpu_type,placement,preemptions,deadline,qos_met,"
-                           "isolated_runtime,slowdown\n");
+                           "isolated_runtime,slowdown,model,user,vc\n");
     cr_assert(fgets(line, sizeof line, f));
-    cr_expect_str_eq(line, "a,0,0,100,0,100,2,V100,n0:0-1,0,150,1,100.000000,1.000000\n");
+    cr_expect_str_eq(line, "a,0,0,100,0,100,2,V100,n0:0-1,0,150,1,100.000000,1.000000,,,\n");
     cr_assert(fgets(line, sizeof line, f));
     /* b needs all 4 GPUs: waits for a (strict FIFO), 100-150 */
-    cr_expect_str_eq(line, "b,10,100,150,90,140,4,V100,n0:0-3,0,,,50.000000,2.800000\n");
+    cr_expect_str_eq(line, "b,10,100,150,90,140,4,V100,n0:0-3,0,,,50.000000,2.800000,,,\n");
     cr_assert(fgets(line, sizeof line, f));
-    cr_expect_str_eq(line, "c,20,150,180,130,160,1,V100,n0:0,0,60,0,30.000000,5.333333\n");
+    cr_expect_str_eq(line, "c,20,150,180,130,160,1,V100,n0:0,0,60,0,30.000000,5.333333,,,\n");
     fclose(f);
     const char *js = tu_tmp_text("o/summary.json");
     const char *keys[] = { "policy", "trace", "cluster", "seed", "jobs", "jobs_finished",
@@ -167,7 +167,7 @@ Test(cli, never_fitting_jobs_reported)
     char line[512];
     cr_assert(fgets(line, sizeof line, f) && fgets(line, sizeof line, f) &&
               fgets(line, sizeof line, f));
-    cr_expect_str_eq(line, "big,0,,,,,64,,,0,,,,\n");
+    cr_expect_str_eq(line, "big,0,,,,,64,,,0,,,,,,,\n");
     fclose(f);
 }
 
@@ -246,10 +246,10 @@ Test(cli, run_with_models)
     double iso = atof(fld);
     cr_expect(fabs(iso - 3600 * 4.525762 / 0.7458616) < 1e-5, "%s", line);
     cr_assert(fgets(line, sizeof line, f));
-    cr_expect(strstr(line, ",3600.000000,1.000000\n"), "%s", line);
+    cr_expect(strstr(line, ",3600.000000,1.000000,resnet50@64,,\n"), "%s", line);
     /* no model: the cluster's K80 speed */
     cr_assert(fgets(line, sizeof line, f));
-    cr_expect(strstr(line, ",14400.000000,1.000000\n"), "%s", line);
+    cr_expect(strstr(line, ",14400.000000,1.000000,,,\n"), "%s", line);
     fclose(f);
     const char *js = tu_tmp_text("o/summary.json");
     cr_expect(strstr(js, "\"colocated_gpu_time_frac\": 0.000000,"), "%s", js);

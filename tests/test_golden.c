@@ -687,3 +687,56 @@ Test(golden, utilization_over_the_arrival_window)
     trc_free(&t);
     clu_free(&c);
 }
+
+/* Tenants and fairness, by hand: one GPU, fifo, three users' 10 s jobs at
+ * 0: a (alice, vc X) 0-10, b (bob, X) 10-20, c (carol, Y) 20-30.  Mean
+ * slowdowns 1, 2, 3: Jain's index 6^2 / (3 x 14) = 6/7, the worst user 3.
+ * vc X: 2 jobs, mean JCT 15, p99 20 (nearest rank), mean wait 5; Y: JCT
+ * 30, wait 20.  GPU-hours: 10 s each. */
+Test(golden, tenants_and_fairness)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,user,vc,deadline\n"
+                 "a,0,1,10,alice,X,15\nb,0,1,10,bob,X,15\nc,0,1,10,carol,Y,\n");
+    tu_simple_cluster(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "fifo");
+    struct met_summary m;
+    met_summarize(e, &m);
+    cr_expect_float_eq(m.fairness_jain, 6.0 / 7.0, 1e-12);
+    cr_expect_float_eq(m.worst_user_slowdown, 3.0, 1e-12);
+    uint32_t n;
+    struct met_group *g = met_groups(e, false, &n);
+    cr_assert_eq(n, 3);
+    cr_expect_str_eq(g[0].name, "alice");
+    cr_expect_str_eq(g[2].name, "carol");
+    cr_expect_float_eq(g[1].mean_slowdown, 2.0, 1e-12);
+    cr_expect_float_eq(g[2].avg_wait, 20.0, 1e-12);
+    cr_expect_float_eq(g[0].gpu_hours, 10.0 / 3600, 1e-12);
+    cr_expect_eq(g[0].qos_jobs, 1);
+    cr_expect_eq(g[0].qos_met, 1);
+    cr_expect_eq(g[1].qos_met, 0);      /* bob ends at 20, due 15 */
+    free(g);
+    g = met_groups(e, true, &n);
+    cr_assert_eq(n, 2);
+    cr_expect_str_eq(g[0].name, "X");
+    cr_expect_eq(g[0].jobs, 2);
+    cr_expect_float_eq(g[0].avg_jct, 15.0, 1e-12);
+    cr_expect_float_eq(g[0].p99_jct, 20.0, 1e-12);
+    cr_expect_float_eq(g[0].avg_wait, 5.0, 1e-12);
+    cr_expect_float_eq(g[0].p99_wait, 10.0, 1e-12);
+    cr_expect_float_eq(g[1].avg_jct, 30.0, 1e-12);
+    free(g);
+    eng_free(e);
+    trc_free(&t);
+    /* no user column: no tenants, no fairness */
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,10\n");
+    e = tu_run(&t, &c, "fifo");
+    met_summarize(e, &m);
+    cr_expect(isnan(m.fairness_jain));
+    cr_expect_null(met_groups(e, false, &n));
+    cr_expect_eq(n, 0);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}

@@ -49,13 +49,13 @@
 enum col {
     C_JOB_ID, C_SUBMIT, C_GPUS, C_DURATION,          /* required */
     C_MODEL, C_GPU_TYPE, C_DEADLINE, C_UTIL, C_MEM, C_USER, C_PRIORITY,
-    NCOLS
+    C_VC, NCOLS
 };
 enum { NREQUIRED = C_DURATION + 1 };
 
 static const char *const col_name[NCOLS] = {
     "job_id", "submit_time", "num_gpus", "duration", "model", "gpu_type",
-    "deadline", "util", "mem_gb", "user", "priority",
+    "deadline", "util", "mem_gb", "user", "priority", "vc",
 };
 
 /* ------------------------------------------------------------ line reader */
@@ -624,6 +624,8 @@ static int read_row(struct loader *ld, char *rec, size_t n, long line)
                             f[C_GPU_TYPE]->n);
     if (f[C_USER] && f[C_USER]->n)
         j.user = intern(&ld->strs, t->arena, f[C_USER]->s, f[C_USER]->n);
+    if (f[C_VC] && f[C_VC]->n)
+        j.vc = intern(&ld->strs, t->arena, f[C_VC]->s, f[C_VC]->n);
     xgrow(&t->jobs, &ld->jcap, (size_t)t->njobs + 1, sizeof *t->jobs);
     ld->pend_hash[t->njobs - ld->pend] =
         (uint32_t)hash_bytes(f[C_JOB_ID]->s, f[C_JOB_ID]->n);

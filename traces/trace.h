@@ -25,6 +25,7 @@ struct trc_job {
     const char *model;          /* NULL when absent */
     const char *gpu_type;       /* required GPU type name, NULL = any */
     const char *user;           /* NULL when absent */
+    const char *vc;             /* virtual cluster (tenant), NULL = absent */
     float util;                 /* solo GPU utilization 0..1, <0 = unknown */
     float mem_gb;               /* per GPU, <0 = unknown */
     uint32_t line;              /* line in the file, for messages */

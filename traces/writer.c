@@ -88,10 +88,11 @@ static void put_float(struct wbuf *b, float v)
 }
 
 enum { O_MODEL, O_GPU_TYPE, O_DEADLINE, O_UTIL, O_MEM, O_USER, O_PRIORITY,
-       NOPT };
+       O_VC, NOPT };
 
 static const char *const opt_name[NOPT] = {
     "model", "gpu_type", "deadline", "util", "mem_gb", "user", "priority",
+    "vc",
 };
 
 static int flush(gzFile gz, struct wbuf *b)
@@ -114,6 +115,7 @@ int trc_write(const struct trace *t, const char *path, struct dl_error *err)
         used[O_MEM] |= j->mem_gb >= 0;
         used[O_USER] |= j->user != NULL;
         used[O_PRIORITY] |= j->priority != 0;
+        used[O_VC] |= j->vc != NULL;
     }
 
     if (dl_out_check(path, err))
@@ -185,6 +187,10 @@ int trc_write(const struct trace *t, const char *path, struct dl_error *err)
         if (used[O_PRIORITY]) {
             snprintf(num, sizeof num, ",%d", (int)j->priority);
             puts_(&b, num);
+        }
+        if (used[O_VC]) {
+            put(&b, ",", 1);
+            put_str(&b, j->vc);
         }
         /* a row the reader would refuse is not written: what dlsim
          * writes, dlsim reads back */
