@@ -15,6 +15,9 @@
  *         after every job with one, among themselves by arrival; ties by
  *         arrival
  * Ties always go by arrival: the queue breaks equal keys by job index.
+ * With priority=1 the trace's priority column (imported from openb and
+ * Chronus) makes strict classes: every job of a larger priority comes
+ * before any of a smaller one, the order above within a class.
  * With backfill=0 the first job that does not fit blocks everyone behind
  * it; with backfill=1 jobs behind it that fit start (no reservation, so a
  * large job can wait while smaller ones keep passing it).
@@ -30,6 +33,7 @@ struct ordered {
     struct pq q;
     enum plc_mode mode;
     bool backfill;
+    bool priority;              /* strict classes by the trace's priority */
     enum order_key key;
 };
 
@@ -37,10 +41,12 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err,
                   enum order_key key)
 {
     struct ordered *o = xcalloc(1, sizeof *o);
-    long bf, pred = 0;
+    long bf, pred = 0, prio;
     int rc = pol_arg_placement(a, &o->mode, err);
     if (!rc)
         rc = pol_arg_long(a, "backfill", 0, 1, &bf, err);
+    if (!rc)
+        rc = pol_arg_long(a, "priority", 0, 1, &prio, err);
     if (!rc && key == KEY_DURATION)
         rc = pol_arg_long(a, "predicted", 0, 1, &pred, err);
     if (rc) {
@@ -49,6 +55,7 @@ static int create(void **state, const struct pol_args *a, struct dl_error *err,
     }
     pq_init(&o->q);
     o->backfill = bf;
+    o->priority = prio;
     o->key = pred ? KEY_PREDICTED : key;
     *state = o;
     return 0;
@@ -102,7 +109,8 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
         key = tj->deadline == SIM_NEVER ? HUGE_VAL : (double)tj->deadline;
         break;
     }
-    pq_push(&o->q, job, v->jobs[job].num_gpus, v->rt[job].req_type, key);
+    pq_push_prio(&o->q, job, v->jobs[job].num_gpus, v->rt[job].req_type,
+                 o->priority ? tj->priority : 0, key);
 }
 
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
@@ -118,6 +126,8 @@ static uint32_t queued(void *state)
 
 static const struct pol_opt fifo_opts[] = {
     { "backfill", "0", "1: later jobs start when the head does not fit" },
+    { "priority", "0", "1: strict classes by the trace's priority column, larger first; the order above within a class" },
+
     { NULL, NULL, NULL },
 };
 
@@ -125,11 +135,15 @@ static const struct pol_opt sjf_opts[] = {
     { "backfill", "1", "1: shorter-first jobs behind one that does not fit may start" },
     { "predicted", "0", "1: order by the predicted run time on the reference "
                         "GPU type (--models predict.*) instead of the true duration" },
+    { "priority", "0", "1: strict classes by the trace's priority column, larger first; the order above within a class" },
+
     { NULL, NULL, NULL },
 };
 
 static const struct pol_opt edf_opts[] = {
     { "backfill", "1", "1: later-deadline jobs behind one that does not fit may start" },
+    { "priority", "0", "1: strict classes by the trace's priority column, larger first; the order above within a class" },
+
     { NULL, NULL, NULL },
 };
 

@@ -40,6 +40,7 @@ struct pq_item {
     double key;
     uint64_t seq;               /* tie-break: the job index */
     uint32_t job;
+    int32_t prio;               /* strict class, larger first (0: none) */
 };
 struct pq_bucket {
     uint32_t ngpus, req_type;
@@ -60,6 +61,10 @@ void pq_init(struct pq *q);
 void pq_free(struct pq *q);
 void pq_push(struct pq *q, uint32_t job, uint32_t ngpus, uint32_t req_type,
              double key);
+/* The same in strict priority class prio: every job of a larger class
+ * comes before any of a smaller one, whatever the keys. */
+void pq_push_prio(struct pq *q, uint32_t job, uint32_t ngpus,
+                  uint32_t req_type, int32_t prio, double key);
 /* Puts back an item popped earlier, keeping its place in the order. */
 void pq_push_item(struct pq *q, const struct pq_item *it, uint32_t ngpus,
                   uint32_t req_type);

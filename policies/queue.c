@@ -33,6 +33,8 @@ void pq_free(struct pq *q)
 
 static inline bool less(const struct pq_item *a, const struct pq_item *b)
 {
+    if (a->prio != b->prio)
+        return a->prio > b->prio;
     return a->key < b->key || (a->key == b->key && a->seq < b->seq);
 }
 
@@ -100,9 +102,15 @@ void pq_clear(struct pq *q)
 void pq_push(struct pq *q, uint32_t job, uint32_t ngpus, uint32_t req_type,
              double key)
 {
+    pq_push_prio(q, job, ngpus, req_type, 0, key);
+}
+
+void pq_push_prio(struct pq *q, uint32_t job, uint32_t ngpus,
+                  uint32_t req_type, int32_t prio, double key)
+{
     /* ties by job index, i.e. by submit time: a preempted job keeps its
      * place among equals */
-    struct pq_item it = { key, job, job };
+    struct pq_item it = { key, job, job, prio };
     pq_push_item(q, &it, ngpus, req_type);
 }
 

@@ -266,7 +266,7 @@ static int64_t promote_in(const struct tiresias *s, uint32_t j)
 
 static void push_queued(struct tiresias *s, const struct pol_view *v, uint32_t j)
 {
-    struct pq_item it = { (double)s->level[j], (uint64_t)j << 32 | s->ver[j], j };
+    struct pq_item it = { (double)s->level[j], (uint64_t)j << 32 | s->ver[j], j, 0 };
     pq_push_item(&s->q, &it, v->jobs[j].num_gpus, v->rt[j].req_type);
 }
 

@@ -740,3 +740,31 @@ Test(golden, tenants_and_fairness)
     trc_free(&t);
     clu_free(&c);
 }
+
+/* priority=1: strict classes.  One GPU busy with a until 10; b (priority
+ * 0, 1 s), c (priority 5, 5 s) and d (priority 5, 2 s) queue at 1.  fifo:
+ * c 10-15, d 15-17, b 17-18 (class 5 first, arrival order within); sjf:
+ * d 10-12, c 12-17, b 17-18; without priority fifo runs b first. */
+Test(golden, priority_classes)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,priority\n"
+                 "a,0,1,10,0\nb,1,1,1,0\nc,1,1,5,5\nd,1,1,2,5\n");
+    tu_simple_cluster(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "fifo:priority=1");
+    TU_SCHED(e, "c", 10, 15);
+    TU_SCHED(e, "d", 15, 17);
+    TU_SCHED(e, "b", 17, 18);
+    eng_free(e);
+    e = tu_run(&t, &c, "sjf:priority=1");
+    TU_SCHED(e, "d", 10, 12);
+    TU_SCHED(e, "c", 12, 17);
+    TU_SCHED(e, "b", 17, 18);
+    eng_free(e);
+    e = tu_run(&t, &c, "fifo");
+    TU_SCHED(e, "b", 10, 11);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
