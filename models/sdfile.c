@@ -493,8 +493,10 @@ static int util_array(struct yload *L, const yaml_node_t *v, const char *key,
 static int load_util_top(struct yload *L, struct mdl_util_params *m)
 {
     static const char *const info[] = {
-        "source", "n_rows", "folds", "seed", "lambda", "cv_rmsle",
-        "baseline_rmsle",
+        "source", "n_rows", "n_models", "folds", "seed", "lambda",
+        "cv_rmsle", "baseline_rmsle", "cv_rmsle_pct", "cv_baseline_rmsle",
+        "cv_baseline_rmsle_pct", "lomo_rmsle", "lomo_rmsle_pct",
+        "lomo_baseline_rmsle", "lomo_baseline_rmsle_pct",
     };
     enum { F_FEAT = 1, F_ICPT = 2, F_CENTER = 4, F_SCALE = 8, F_COEF = 16,
            F_ALL = 31 };
@@ -537,11 +539,27 @@ static int load_util_top(struct yload *L, struct mdl_util_params *m)
         } else if (!strcmp(key, "coef")) {
             rc = util_array(L, v, key, false, m->coef);
             have |= F_COEF;
+        } else if (!strcmp(key, "range")) {
+            double r[2];
+            bool ok = v->type == YAML_SEQUENCE_NODE &&
+                      v->data.sequence.items.top - v->data.sequence.items.start == 2;
+            for (int i = 0; ok && i < 2; i++)
+                ok = !yl_num(L, yl_node(L, v->data.sequence.items.start[i]), key,
+                             0.01, 1, false, &r[i]);
+            if (!ok || r[0] > r[1])
+                return yl_fail(L, v, "range: expected [lo, hi] with "
+                               "0.01 <= lo <= hi <= 1");
+            m->lo = r[0], m->hi = r[1];
+        } else if (!strcmp(key, "gpu_type")) {
+            const char *t = yl_scalar(v);
+            if (!t || !*t || strlen(t) >= sizeof m->gpu_type)
+                return yl_fail(L, v, "gpu_type: expected a GPU type name");
+            snprintf(m->gpu_type, sizeof m->gpu_type, "%s", t);
         } else if (!in_list(key, info, sizeof info / sizeof *info))
             return yl_fail(L, k, "unknown key '%s' (valid: kind, features, "
-                           "intercept, center, scale, coef, source, n_rows, "
-                           "folds, seed, lambda, cv_rmsle, baseline_rmsle)",
-                           key);
+                           "intercept, center, scale, coef, range, gpu_type, and "
+                           "the informational source, n_rows, n_models, "
+                           "folds, seed, lambda, cv_*, lomo_*)", key);
     }
     if (!rc && have != F_ALL)
         rc = yl_fail(L, root, "features, intercept, center, scale and coef "
@@ -553,6 +571,7 @@ int mdl_util_load(const char *path, struct mdl_util_params *m,
                   struct dl_error *err)
 {
     memset(m, 0, sizeof *m);
+    m->lo = 0.01, m->hi = 1;    /* files without a range */
     struct yload L;
     int rc = yl_open(&L, path, err);
     if (!rc)

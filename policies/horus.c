@@ -286,7 +286,7 @@ static void open_del(struct horus *h, uint32_t t, uint32_t g)
 /* A job this policy started (no hook runs inside schedule()). */
 static void started(struct horus *h, const struct pol_view *v, uint32_t job)
 {
-    double u = 100 * pol_pred_util(v, job);
+    double u = 100 * pol_pred_util_on(v, job, v->rt[job].type);
     for (uint32_t i = 0; i < v->rt[job].ngpus; i++) {
         uint32_t g = v->rt[job].gpus[i];
         h->pu[g] += u;
@@ -298,7 +298,7 @@ static void started(struct horus *h, const struct pol_view *v, uint32_t job)
 static void finished(void *state, const struct pol_view *v, uint32_t job)
 {
     struct horus *h = state;
-    double u = 100 * pol_pred_util(v, job);
+    double u = 100 * pol_pred_util_on(v, job, v->rt[job].type);
     for (uint32_t i = 0; i < v->rt[job].ngpus; i++) {
         uint32_t g = v->rt[job].gpus[i];
         h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
@@ -388,7 +388,7 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
     const struct cluster *c = v->clu;
     uint32_t g = v->jobs[j].num_gpus, nn = 0;
     uint32_t *nodes = h->visit;
-    double u = 100 * pol_pred_util(v, j), m = job_mem(v, j);
+    double u = 100 * pol_pred_util_on(v, j, t), m = job_mem(v, j);
     uint64_t total = 0;
     /* only nodes with a GPU that has room can hold candidates */
     if (++h->cur == 0) {
@@ -465,7 +465,7 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
 {
     const struct cluster *c = v->clu;
     uint32_t g = v->jobs[j].num_gpus, req = v->rt[j].req_type;
-    double u = 100 * pol_pred_util(v, j), m = job_mem(v, j);
+    double m = job_mem(v, j);
     /* exclusive on one node: cost w_mem * m / cap + (100 - u) / 100, by
      * type (a gang larger than a node plans racks: the full plan) */
     uint32_t bt = SIM_NONE;
@@ -478,6 +478,7 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
             continue;
         if (!pol_place(v, g, t, h->mode, NULL, NULL))
             continue;
+        double u = 100 * pol_pred_util_on(v, j, t);
         double x = (cap > 0 ? h->w_mem * m / cap : 0) + (100 - u) / 100;
         if (x < bc)
             bc = x, bt = t;

@@ -143,16 +143,29 @@ static double s_pred_runtime(const struct pol_view *v, uint32_t j,
     return mdl_perf_pred_runtime_n(e->perf, j, t, n, spread);
 }
 
-static double s_pred_util(const struct pol_view *v, uint32_t j)
+/* The GPU type a utilization question without one is about: the job's
+ * current (or last) type once it has started, else its required type,
+ * else the cluster's reference type. */
+static uint32_t util_type(const struct eng *e, uint32_t j, uint32_t t)
 {
-    const struct eng *e = v->impl;
-    return mdl_perf_pred_util(e->perf, j);
+    const struct job_rt *r = &e->rt[j];
+    if (t != SIM_NONE)
+        return t;
+    if (r->first_start != SIM_NEVER)
+        return r->type;
+    return r->req_type != SIM_NONE ? r->req_type : e->clu->ref_type;
 }
 
-static double s_measured_util(const struct pol_view *v, uint32_t j)
+static double s_pred_util(const struct pol_view *v, uint32_t j, uint32_t t)
 {
     const struct eng *e = v->impl;
-    return mdl_perf_util(e->perf, j);
+    return mdl_perf_pred_util(e->perf, j, util_type(e, j, t));
+}
+
+static double s_measured_util(const struct pol_view *v, uint32_t j, uint32_t t)
+{
+    const struct eng *e = v->impl;
+    return mdl_perf_util(e->perf, j, util_type(e, j, t));
 }
 
 static bool s_spread(const struct cluster *c, uint32_t t, const uint32_t *gpus,
@@ -408,7 +421,7 @@ static void credit(struct eng *e, uint32_t j)
     double f = r->rate / r->base_rate;
     if (f == r->ufac)
         return;
-    double du = mdl_perf_util(e->perf, j) * (f - r->ufac);
+    double du = mdl_perf_util(e->perf, j, r->type) * (f - r->ufac);
     for (uint32_t i = 0; i < r->ngpus; i++)
         useful_update(e, r->gpus[i], du);
     r->ufac = f;
@@ -506,7 +519,7 @@ static int stop(struct eng *e, uint32_t j)
     struct job_rt *r = &e->rt[j];
     const struct trc_job *tj = &e->tr->jobs[j];
     uint32_t n = r->ngpus, nfree = 0, nshared = 0;
-    double u = mdl_perf_util(e->perf, j), mem = e->perf->mem[j];
+    double u = mdl_perf_util(e->perf, j, r->type), mem = e->perf->mem[j];
     settle(e, r);
     r->gen++;
     for (uint32_t i = 0; i < n; i++) {
@@ -596,7 +609,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     memcpy(r->gpus, gpus, n * sizeof *gpus);
     r->ngpus = n;
     uint32_t nfree = 0;
-    double u = mdl_perf_util(e->perf, j), f = rate / base;
+    double u = mdl_perf_util(e->perf, j, type), f = rate / base;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i];
         if (e->nocc[g] == 0)
@@ -829,8 +842,8 @@ static int check(struct eng *e, simtime_t prev)
         double use = 0, eff = 0;
         for (uint32_t k = 0; k < n; k++) {
             const struct job_rt *r = &e->rt[o[k]];
-            use += mdl_perf_util(e->perf, o[k]) * (r->rate / r->base_rate);
-            eff += mdl_perf_util(e->perf, o[k]);
+            use += mdl_perf_util(e->perf, o[k], r->type) * (r->rate / r->base_rate);
+            eff += mdl_perf_util(e->perf, o[k], r->type);
             if (r->ufac != r->rate / r->base_rate)
                 return fail(e, "job %s is credited useful factor %.17g at "
                             "rate / solo rate %.17g", e->tr->jobs[o[k]].id,

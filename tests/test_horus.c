@@ -15,6 +15,19 @@ static struct eng *horus_run(const struct trace *t, struct cluster *c,
     return tu_run(t, c, policy);
 }
 
+/* The same with the run's models s. */
+static struct eng *horus_run_models(const struct trace *t, struct cluster *c,
+                                    const char *policy, const struct mdl_spec *s)
+{
+    struct dl_error err = { 0 };
+    struct eng_opts o = { .policy = policy, .seed = 1, .check = true,
+                          .models = s };
+    struct eng *e = tu_eng_new(t, c, &o, &err);
+    cr_assert(e, "%s: %s", policy, err.msg);
+    cr_assert_eq(eng_run(e), 0, "%s: %s", policy, e->fail_msg);
+    return e;
+}
+
 static uint32_t first_gpu(const struct eng *e, const struct trace *t,
                           const char *id)
 {
@@ -192,6 +205,52 @@ Test(horus, plus_serves_queues_by_credit)
     TU_SCHED(e, "l2", 10, 20);
     TU_SCHED(e, "h1", 20, 30);
     eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* --models zoo gives Horus real, varied utilizations: five jobs of five
+ * zoo models, no util column, submitted at once on one A100 with no
+ * sharing.  Horus sees the zoo regressor's predictions (models/util.yaml),
+ * a different one per model, and starts the jobs in ascending order of
+ * them, one after the other. */
+Test(horus, zoo_utilizations_differ_per_model)
+{
+    static const char *const models[] = { "vgg16@64", "bert@64", "lstm@20",
+                                          "cyclegan@1", "resnet50_cifar10@64" };
+    enum { N = 5 };
+    char csv[1024];
+    int off = snprintf(csv, sizeof csv, "job_id,submit_time,num_gpus,duration,model\n");
+    for (int j = 0; j < N; j++)
+        off += snprintf(csv + off, sizeof csv - (size_t)off, "j%d,0,1,10,%s\n", j,
+                        models[j]);
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, csv);
+    tu_cluster(&c, "name: a\ngpu_types: [{name: A100, memory_gb: 40}]\n"
+               "nodes: [{count: 1, gpus: 1, gpu_type: A100}]\n");
+    tu_spec_zoo(&s, NULL, NULL);
+    struct eng *e = horus_run_models(&t, &c, "horus:max_per_gpu=1", &s);
+    double u[N];
+    for (int j = 0; j < N; j++) {
+        u[j] = mdl_perf_pred_util(e->perf, (uint32_t)j, 0);
+        for (int k = 0; k < j; k++)
+            cr_expect_neq(u[j], u[k], "%s and %s", models[j], models[k]);
+    }
+    /* each started when the one of the next lower utilization finished */
+    for (int j = 0; j < N; j++) {
+        int before = 0;
+        for (int k = 0; k < N; k++)
+            before += u[k] < u[j];
+        simtime_t st = e->rt[j].first_start;
+        int ran_before = 0;
+        for (int k = 0; k < N; k++)
+            ran_before += e->rt[k].first_start < st;
+        cr_expect_eq(ran_before, before, "%s (predicted %.4f)", models[j], u[j]);
+    }
+    eng_free(e);
+    mdl_spec_free(&s);
     trc_free(&t);
     clu_free(&c);
 }

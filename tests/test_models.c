@@ -475,7 +475,7 @@ Test(models, predictions_noise_is_seeded_and_sized)
         double l = log(x / US(1000));
         sum += l, sum2 += l * l;
         /* the truth is never noisy */
-        cr_assert_eq(mdl_perf_util(p, j), 0.5);
+        cr_assert_eq(mdl_perf_util(p, j, 0), 0.5);
         cr_assert_eq(mdl_perf_rate(p, j, 0, false), 1.0);
     }
     double mean = sum / N, sd = sqrt(sum2 / N - mean * mean);
@@ -491,7 +491,16 @@ Test(models, predictions_noise_is_seeded_and_sized)
     tu_spec_zoo(&s, NULL, NULL);
     p = mdl_perf_new(&s, &c, &t, 7, NULL);
     cr_expect_eq(mdl_perf_pred_runtime(p, 0, 0, false), (double)US(1000));
-    cr_expect_eq(mdl_perf_pred_util(p, 0), 0.5f);
+    /* the zoo's regressor (models/util.yaml) predicts from resnet50's
+     * features, not from the trace's measured 0.5 */
+    double pu = mdl_perf_pred_util(p, 0, 0);
+    cr_expect(pu >= 0.01 && pu <= 1 && pu != 0.5f, "%g", pu);
+    cr_expect(s.util_default);
+    mdl_perf_free(p);
+    mdl_spec_free(&s);
+    tu_spec_zoo(&s, "o.yaml", "kind: models\npredict: {util: oracle}\n");
+    p = mdl_perf_new(&s, &c, &t, 7, NULL);
+    cr_expect_eq(mdl_perf_pred_util(p, 0, 0), 0.5f);
     mdl_perf_free(p);
     mdl_spec_free(&s);
     trc_free(&t);
@@ -646,6 +655,84 @@ Test(models, elastic_start_runs_at_the_smaller_gangs_speed)
     cr_expect_neq(eng_run(e), 0);
     cr_expect(strstr(e->fail_msg, "on 3 GPUs (it asks for 2)"), "%s", e->fail_msg);
     eng_free(e);
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* ---- utilization per GPU type (models/MODELS.md) */
+
+/* resnet50_cifar10@64 is measured on A100 (util.csv: 0.4156); vgg16@64 is
+ * not; x carries a utilization in the trace.  On A100 the measured figure
+ * holds as it is; on V100 it moves by the busy-time rule u / (u + s (1 -
+ * u)), s the job's V100 / A100 throughput from the runtime model (the GPU
+ * part of an iteration runs s times as fast, the rest does not), unless
+ * util_transfer: none; vgg16 gets the zoo regressor's prediction from its
+ * graph features (for A100, the type util.yaml was trained on, then moved
+ * the same way); the trace's figure is the same on every type. */
+Test(models, util_per_type_measured_transferred_predicted)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,model,util\n"
+             "r,0,1,10,resnet50_cifar10@64,\nv,0,1,10,vgg16@64,\n"
+             "x,0,1,10,resnet50_cifar10@64,0.3\n");
+    clu_init(&c, "two");
+    uint32_t ta = clu_add_type(&c, "A100", 40, 1.0);
+    uint32_t tv = clu_add_type(&c, "V100", 16, 0.5);
+    clu_add_nodes(&c, 1, 1, ta, NULL);
+    clu_add_nodes(&c, 1, 1, tv, NULL);
+    clu_finish(&c);
+    tu_spec_zoo(&s, NULL, NULL);
+    cr_assert(s.util_default);
+    cr_assert_str_eq(s.util.gpu_type, "A100");
+    struct mdl_perf *p = mdl_perf_new(&s, &c, &t, 1, NULL);
+    const uint32_t r = 0, v = 1, x = 2;
+    cr_expect_eq(mdl_perf_util(p, r, ta), (double)(float)0.4156);
+    double sr = mdl_rt_throughput(&s.zoo, &s.rt, "resnet50_cifar10", 64, "V100", 1, false) /
+                mdl_rt_throughput(&s.zoo, &s.rt, "resnet50_cifar10", 64, "A100", 1, false);
+    cr_assert(sr > 0 && sr < 1, "V100 is slower: %g", sr);
+    double want = 0.4156 / (0.4156 + sr * (1 - 0.4156));
+    cr_expect_float_eq(mdl_perf_util(p, r, tv), want, 1e-6);
+    cr_expect_gt(mdl_perf_util(p, r, tv), 0.4156);
+    /* vgg16: the regressor on A100, then moved */
+    const struct mdl_model *m = mdl_zoo_find(&s.zoo, "vgg16@64");
+    double xf[MDL_UTIL_NFEAT] = { m->flops, m->params, m->conv_layers,
+                                  m->linear_layers, m->activation_layers,
+                                  m->other_layers };
+    double reg = mdl_fit_util_predict(&s.util, xf);
+    cr_expect_eq(mdl_perf_util(p, v, ta), (double)(float)reg);
+    double sv = mdl_rt_throughput(&s.zoo, &s.rt, "vgg16", 64, "V100", 1, false) /
+                mdl_rt_throughput(&s.zoo, &s.rt, "vgg16", 64, "A100", 1, false);
+    cr_expect_float_eq(mdl_perf_util(p, v, tv), reg / (reg + sv * (1 - reg)), 1e-6);
+    /* Horus's prediction is the regressor's, for the measured model too */
+    const struct mdl_model *mr = mdl_zoo_find(&s.zoo, "resnet50_cifar10@64");
+    double xr[MDL_UTIL_NFEAT] = { mr->flops, mr->params, mr->conv_layers,
+                                  mr->linear_layers, mr->activation_layers,
+                                  mr->other_layers };
+    cr_expect_eq(mdl_perf_pred_util(p, r, ta),
+                 (double)(float)mdl_fit_util_predict(&s.util, xr));
+    /* the trace's figure on both types */
+    cr_expect_eq(mdl_perf_util(p, x, ta), 0.3f);
+    cr_expect_eq(mdl_perf_util(p, x, tv), 0.3f);
+    mdl_perf_free(p);
+    mdl_spec_free(&s);
+    /* util_transfer: none */
+    tu_spec_zoo(&s, "same.yaml", "kind: models\nutil_transfer: none\n");
+    p = mdl_perf_new(&s, &c, &t, 1, NULL);
+    cr_expect_eq(mdl_perf_util(p, r, tv), (double)(float)0.4156);
+    cr_expect_eq(mdl_perf_util(p, v, tv), (double)(float)reg);
+    mdl_perf_free(p);
+    mdl_spec_free(&s);
+    /* a bad value is located */
+    struct dl_error err = { 0 };
+    mdl_spec_init(&s);
+    cr_expect_eq(mdl_spec_add(&s, tu_tmp_file("bad.yaml", "kind: models\n"
+                                              "util_transfer: scale\n"), &err),
+                 DL_EINPUT);
+    cr_expect_eq(err.line, 2);
+    cr_expect(strstr(err.msg, "busy or none"), "%s", err.msg);
     mdl_spec_free(&s);
     trc_free(&t);
     clu_free(&c);
