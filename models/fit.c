@@ -564,7 +564,7 @@ out:
 /* ------------------------------------------------------------ slowdown */
 
 static const char *const form_names[MDL_SD_NFORMS] = {
-    "constant", "hinge", "timeshare", "sensitivity_pressure",
+    "constant", "hinge", "timeshare", "sensitivity_pressure", "horus-authors",
 };
 
 const char *mdl_fit_form_name(enum mdl_sd_form f)
@@ -589,6 +589,8 @@ void mdl_fit_sd_free(struct mdl_sd_params *m)
 bool mdl_fit_sd_applicable(const struct mdl_pairs *ps, enum mdl_sd_form f,
                            const uint32_t *idx, uint32_t n)
 {
+    if ((unsigned)f >= MDL_SD_NFITTED)
+        return false;           /* a fixed rule: nothing to fit */
     if (f != MDL_SD_HINGE && f != MDL_SD_TIMESHARE)
         return true;
     for (uint32_t i = 0; i < n; i++)
@@ -1086,7 +1088,7 @@ static const char slowdown_header[] =
 
 static int write_slowdown(const char *path, const char *src,
                           const struct mdl_pairs *ps, const int *chosen,
-                          double (*mae)[MDL_SD_NFORMS], const uint32_t *npairs,
+                          double (*mae)[MDL_SD_NFITTED], const uint32_t *npairs,
                           unsigned k, unsigned long seed, struct dl_error *err)
 {
     char *tmp;
@@ -1106,7 +1108,7 @@ static int write_slowdown(const char *path, const char *src,
         mcsv_yaml_str(f, ps->gpus[g]);
         fprintf(f, "\n    form: %s\n    n_pairs: %u\n    cv_mae: {",
                 form_names[chosen[g]], npairs[g]);
-        for (int fm = 0; fm < MDL_SD_NFORMS; fm++) {
+        for (int fm = 0; fm < MDL_SD_NFITTED; fm++) {
             fprintf(f, "%s%s: ", fm ? ", " : "", form_names[fm]);
             mcsv_yaml_num(f, mae[g][fm]);
         }
@@ -1383,7 +1385,7 @@ static int cmd_slowdown(int argc, char **argv)
         return rc;
     int want = -1;
     if (o.form) {
-        for (int f = 0; f < MDL_SD_NFORMS; f++)
+        for (int f = 0; f < MDL_SD_NFITTED; f++)
             if (!strcmp(o.form, form_names[f]))
                 want = f;
         if (want < 0)
@@ -1398,7 +1400,7 @@ static int cmd_slowdown(int argc, char **argv)
         mdl_fit_pairs_free(&ps);
         return report(&err, dl_fail(&err, o.in, 0, 0, "no pairs"));
     }
-    double (*mae)[MDL_SD_NFORMS] = xmalloc(ps.ngpus * sizeof *mae);
+    double (*mae)[MDL_SD_NFITTED] = xmalloc(ps.ngpus * sizeof *mae);
     uint32_t *npairs = xmalloc(ps.ngpus * sizeof *npairs);
     int *chosen = xmalloc(ps.ngpus * sizeof *chosen);
     printf("%-10s %-22s %8s %8s\n", "gpu_type", "form", "MAE_cv", "n_pairs");
@@ -1406,7 +1408,7 @@ static int cmd_slowdown(int argc, char **argv)
         uint32_t *idx;
         npairs[g] = type_pairs(&ps, g, &idx);
         chosen[g] = -1;
-        for (int f = 0; f < MDL_SD_NFORMS; f++) {
+        for (int f = 0; f < MDL_SD_NFITTED; f++) {
             uint32_t n = mdl_fit_sd_cv(&ps, g, (enum mdl_sd_form)f,
                                        (unsigned)o.folds, (unsigned long)o.seed,
                                        &mae[g][f]);

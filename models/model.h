@@ -233,11 +233,16 @@ int mdl_fit_pairs_load(const char *path, struct mdl_pairs *ps,
                        struct dl_error *err);
 void mdl_fit_pairs_free(struct mdl_pairs *ps);
 
+/* The fitted forms come first (MDL_SD_NFITTED of them: what `dlsim fit
+ * slowdown` tries); horus-authors is a fixed rule a file names by hand. */
 enum mdl_sd_form {
     MDL_SD_CONSTANT, MDL_SD_HINGE, MDL_SD_TIMESHARE, MDL_SD_SENS_PRESSURE,
+    MDL_SD_NFITTED,
+    MDL_SD_HORUS_AUTHORS = MDL_SD_NFITTED,
     MDL_SD_NFORMS
 };
-/* "constant", "hinge", "timeshare", "sensitivity_pressure". */
+/* "constant", "hinge", "timeshare", "sensitivity_pressure",
+ * "horus-authors". */
 const char *mdl_fit_form_name(enum mdl_sd_form f);
 
 /* Predicted rates never go below this (and never above 1). */
@@ -352,7 +357,8 @@ struct mdl_sd_share {
 struct mdl_sd_type {
     const char *name;           /* GPU type; "*" = every type not listed */
     enum mdl_sd_form form;
-    double rate;                /* constant: rate while sharing */
+    double rate;                /* constant: rate while sharing;
+                                   horus-authors: 1 / factor */
     double alpha;               /* hinge: slope past summed util 1 */
     double mean_s, mean_p;      /* sensitivity_pressure: unlisted jobs */
     uint32_t njobs;
@@ -564,7 +570,8 @@ int mdl_spec_add(struct mdl_spec *s, const char *arg, struct dl_error *err);
 int mdl_spec_finish(struct mdl_spec *s, struct dl_error *err);
 
 /* Default slowdown while sharing, when no slowdown model covers a GPU type:
- * the Horus simulator's fixed 20 %. */
+ * each co-runner multiplies a job's rate by 0.8 (dlsim's own default; the
+ * Horus authors' rule is the horus-authors form, models/FIT.md). */
 #define MDL_DEFAULT_SHARED_RATE 0.8
 
 /* Where a job's solo rate on a GPU type comes from (summary.json counts

@@ -111,14 +111,19 @@ static int job_key(const char *name, struct jkey *k)
 
 /* Which parameters each form takes (besides name, form, constant_rate and
  * the informational keys). */
-enum { P_RATE = 1, P_ALPHA = 2, P_MEAN_S = 4, P_MEAN_P = 8, P_JOBS = 16 };
+enum { P_RATE = 1, P_ALPHA = 2, P_MEAN_S = 4, P_MEAN_P = 8, P_JOBS = 16,
+       P_FACTOR = 32 };
 static const unsigned form_params[MDL_SD_NFORMS] = {
-    P_RATE, P_ALPHA, 0, P_MEAN_S | P_MEAN_P | P_JOBS,
+    P_RATE, P_ALPHA, 0, P_MEAN_S | P_MEAN_P | P_JOBS, P_FACTOR,
 };
 static const char *const form_takes[MDL_SD_NFORMS] = {
     "rate (or constant_rate)", "alpha", "nothing",
-    "mean_sensitivity, mean_pressure, jobs",
+    "mean_sensitivity, mean_pressure, jobs", "factor (default 1.2)",
 };
+
+/* The Horus authors' rule: a task's duration x factor, once, while its
+ * GPU is shared (models/FIT.md). */
+#define HORUS_AUTHORS_FACTOR 1.2
 
 static int load_jobs(struct yload *L, struct arena *a, const yaml_node_t *v,
                      struct mdl_sd_type *t)
@@ -197,7 +202,8 @@ static int load_type(struct yload *L, struct arena *a, const yaml_node_t *n,
     unsigned given = 0;
     double crate = 0;
     bool has_crate = false;
-    const yaml_node_t *at[32] = { 0 };  /* node of each given parameter */
+    const yaml_node_t *at[64] = { 0 };  /* node of each given parameter */
+    double factor = HORUS_AUTHORS_FACTOR;
     for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
          q < n->data.mapping.pairs.top; q++) {
         const yaml_node_t *k, *v;
@@ -217,7 +223,8 @@ static int load_type(struct yload *L, struct arena *a, const yaml_node_t *n,
                     form = f;
             if (form < 0)
                 return yl_fail(L, v, "form: expected constant, hinge, "
-                               "timeshare or sensitivity_pressure");
+                               "timeshare, sensitivity_pressure or "
+                               "horus-authors");
         } else if (!strcmp(key, "rate")) {
             rc = yl_num(L, v, key, 0, 1, true, &t->rate);
             given |= P_RATE, at[P_RATE] = k;
@@ -236,11 +243,16 @@ static int load_type(struct yload *L, struct arena *a, const yaml_node_t *n,
         } else if (!strcmp(key, "jobs")) {
             rc = load_jobs(L, a, v, t);
             given |= P_JOBS, at[P_JOBS] = k;
+        } else if (!strcmp(key, "factor")) {
+            if (!(rc = yl_num(L, v, key, 1, 1e6, false, &factor)) &&
+                !isfinite(factor))
+                rc = yl_fail(L, v, "factor: expected a number >= 1");
+            given |= P_FACTOR, at[P_FACTOR] = k;
         } else if (!in_list(key, info, sizeof info / sizeof *info))
             return yl_fail(L, k, "unknown key '%s' in a gpu_types entry "
                            "(valid: name, form, rate, constant_rate, alpha, "
-                           "mean_sensitivity, mean_pressure, jobs, n_pairs, "
-                           "cv_mae)", key);
+                           "mean_sensitivity, mean_pressure, jobs, factor, "
+                           "n_pairs, cv_mae)", key);
         if (rc)
             return rc;
     }
@@ -256,7 +268,7 @@ static int load_type(struct yload *L, struct arena *a, const yaml_node_t *n,
         static const char *const pname[] = {
             [P_RATE] = "rate", [P_ALPHA] = "alpha",
             [P_MEAN_S] = "mean_sensitivity", [P_MEAN_P] = "mean_pressure",
-            [P_JOBS] = "jobs",
+            [P_JOBS] = "jobs", [P_FACTOR] = "factor",
         };
         return yl_fail(L, at[bit], "%s: not a parameter of form %s (it takes "
                        "%s)", pname[bit], mdl_fit_form_name(t->form),
@@ -277,6 +289,9 @@ static int load_type(struct yload *L, struct arena *a, const yaml_node_t *n,
             missing = "alpha";
         break;
     case MDL_SD_TIMESHARE:
+        break;
+    case MDL_SD_HORUS_AUTHORS:
+        t->rate = 1 / factor;
         break;
     case MDL_SD_SENS_PRESSURE:
         if (!(given & P_MEAN_S))
@@ -449,6 +464,9 @@ double mdl_sd_rate(const struct mdl_sd_type *t, double rate_min,
         r = u > 0 ? x->util / u : 1;
         break;
     }
+    case MDL_SD_HORUS_AUTHORS:
+        r = t->rate;                    /* 1 / factor, once, any n */
+        break;
     case MDL_SD_SENS_PRESSURE:
         /* prod_y clamp(exp(-s_x p_y)) = exp(-s_x sum_y p_y) unless a
          * factor is clamped */

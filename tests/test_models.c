@@ -299,6 +299,69 @@ Test(models, sensitivity_pressure_by_model)
     clu_free(&c);
 }
 
+/* The Horus authors' rule (form horus-authors): a task's duration x 1.2
+ * once while its GPU is shared, as a rate 1 / 1.2 whatever the number of
+ * co-runners.  One GPU; a (10 s) from 0, b (10 s) from 2, c (3 s) from 4,
+ * all packed:
+ *   0-2   a alone: 2 s of work done, 8 left;
+ *   2-4   a, b at 1/1.2: 5/3 each, a 19/3 left, b 25/3;
+ *   4-7.6 a, b, c at 1/1.2 (the constant form would give 0.8^2): c's 3 s
+ *         of work take 3.6 s; a 10/3 left, b 16/3;
+ *   7.6-11.6 a, b at 1/1.2: a's 10/3 take 4 s;
+ *   11.6-13.6 b alone: its last 2 s.
+ * The rule is a rate, so the shared stretch of each job takes 1.2 times
+ * its work and the rest its work: a = 2 + 1.2 x 8, b = 1.2 x 8 + 2,
+ * c = 1.2 x 3. */
+Test(models, horus_authors_rule_finish_times)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\n"
+             "a,0,1,10\nb,2,1,10\nc,4,1,3\n");
+    tu_simple_cluster(&c, 1, 1);
+    tu_spec_from(&s, "ha.yaml", "kind: slowdown\ngpu_types:\n"
+                 "  - {name: \"*\", form: horus-authors}\n");
+    struct eng *e = run_models(&t, &c, &pack_policy, "pack", &s);
+    /* each time within the microsecond rounding-up of its completion */
+    const struct { const char *id; double start, end; } want[] = {
+        { "a", 0, 11.6 }, { "b", 2, 13.6 }, { "c", 4, 7.6 } };
+    for (int i = 0; i < 3; i++) {
+        const struct job_rt *r = &e->rt[tu_job(&t, want[i].id)];
+        cr_expect_eq(r->first_start, US(want[i].start), "%s", want[i].id);
+        cr_expect(llabs(r->finish - (simtime_t)llround(want[i].end * 1e6)) <= 1,
+                  "%s: finish %lld, expected %g s", want[i].id,
+                  (long long)r->finish, want[i].end);
+    }
+    eng_free(e);
+    mdl_spec_free(&s);
+    /* factor: 2 doubles the shared stretch: c's 3 s take 6 s */
+    tu_spec_from(&s, "ha2.yaml", "kind: slowdown\ngpu_types:\n"
+                 "  - {name: \"*\", form: horus-authors, factor: 2}\n");
+    e = run_models(&t, &c, &pack_policy, "pack", &s);
+    TU_SCHED(e, "c", 4, 10);
+    eng_free(e);
+    mdl_spec_free(&s);
+    /* bad values are located */
+    struct dl_error err = { 0 };
+    mdl_spec_init(&s);
+    cr_expect_eq(mdl_spec_add(&s, tu_tmp_file("ha3.yaml", "kind: slowdown\n"
+                 "gpu_types:\n  - {name: \"*\", form: horus-authors, "
+                 "factor: 0.5}\n"), &err), DL_EINPUT);
+    cr_expect_eq(err.line, 3);
+    cr_expect(strstr(err.msg, "factor"), "%s", err.msg);
+    mdl_spec_free(&s);
+    mdl_spec_init(&s);
+    cr_expect_eq(mdl_spec_add(&s, tu_tmp_file("ha4.yaml", "kind: slowdown\n"
+                 "gpu_types:\n  - {name: \"*\", form: horus-authors, "
+                 "rate: 0.5}\n"), &err), DL_EINPUT);
+    cr_expect(strstr(err.msg, "not a parameter of form horus-authors"), "%s",
+              err.msg);
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}
+
 /* The engine refuses more jobs on a GPU than max_jobs_per_gpu, and more
  * memory than the GPU has. */
 Test(models, share_limits_are_enforced)

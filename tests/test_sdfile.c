@@ -382,7 +382,7 @@ Test(sdfile, validation_errors_located)
           "name: expected a GPU type name or \"*\"" },
         { TOP "  - {name: K80}\n", 3, "{", "'K80': form is required" },
         { TOP "  - {name: K80, form: linear}\n", 3, "linear",
-          "form: expected constant, hinge, timeshare or sensitivity_pressure" },
+          "form: expected constant, hinge, timeshare, sensitivity_pressure or horus-authors" },
         { TOP "  - {name: K80, form: timeshare, foo: 1}\n", 3, "foo",
           "unknown key 'foo' in a gpu_types entry (valid: name, form, rate" },
         { TOP "  - name: K80\n    form: constant\n    rate: 0.5\n    rate: 0.6\n",
