@@ -52,3 +52,12 @@ int pol_arg_placement(const struct pol_args *a, enum plc_mode *out,
     return 0;
 }
 
+
+void pol_arg_variant(struct pol_args *a, const char *key, const char *val)
+{
+    for (uint32_t i = 0; i < a->n; i++)
+        if (!strcmp(a->key[i], key) && !strcmp(a->val[i], "variant")) {
+            DL_ASSERT(strlen(val) < sizeof a->val[i]);
+            strcpy(a->val[i], val);
+        }
+}

@@ -151,22 +151,31 @@ HEAP_DEFINE(hq, struct hheap, struct hitem, hless)
 
 static void setup(struct horus *h, const struct pol_view *v);
 
-static int create(void **state, const struct pol_args *a,
+static int create(void **state, const struct pol_args *args,
                   const struct pol_view *v, struct dl_error *err)
 {
     struct horus *h = xcalloc(1, sizeof *h);
-    long la, mx, an = 0, nq, cap = 0, one = 0;
-    double tick = 0;
-    const char *var = pol_arg_str(a, "variant");
+    long la, mx, an = 0, nq, cap, one;
+    double tick;
+    const char *var = pol_arg_str(args, "variant");
     bool authors = !strcmp(var, "authors");
+    /* the readings variant=authors sets; each may be given alone */
+    struct pol_args r = *args, *a = &r;
+    pol_arg_variant(a, "gpu_order", authors ? "index" : "cost");
+    pol_arg_variant(a, "cap_util", authors ? "1" : "0");
+    pol_arg_variant(a, "anchors", authors ? "tasks" : "3");
+    pol_arg_variant(a, "one_start", authors ? "1" : "0");
+    pol_arg_variant(a, "tick", authors ? "1" : "0");
+    const char *order = pol_arg_str(a, "gpu_order");
     int rc = pol_arg_placement(a, &h->mode, err);
+    if (!rc && strcmp(var, "base") && strcmp(var, "plus") && !authors)
+        rc = dl_fail(err, "--policy", 0, 0,
+                     "variant=%s: expected base, plus or authors", var);
     if (!rc)
         rc = pol_arg_long(a, "lookahead", 1, 1000, &la, err);
     if (!rc)
         rc = pol_arg_long(a, "max_per_gpu", 1, POL_MAX_SHARE, &mx, err);
-    if (!rc && !strcmp(pol_arg_str(a, "anchors"), "variant"))
-        h->anchors_tasks = authors, an = 3;
-    else if (!rc && !strcmp(pol_arg_str(a, "anchors"), "tasks"))
+    if (!rc && !strcmp(pol_arg_str(a, "anchors"), "tasks"))
         h->anchors_tasks = true;
     else if (!rc && pol_arg_long(a, "anchors", 1, 1 << 20, &an, err))
         rc = dl_fail(err, "--policy", 0, 0, "anchors=%s: expected a whole "
@@ -182,34 +191,20 @@ static int create(void **state, const struct pol_args *a,
         rc = pol_arg_double(a, "w_over", 0, 1e6, &h->w_over, err);
     if (!rc)
         rc = pol_arg_double(a, "w_speed", 0, 1e6, &h->w_speed, err);
-    if (!rc && strcmp(var, "base") && strcmp(var, "plus") && !authors)
-        rc = dl_fail(err, "--policy", 0, 0,
-                     "variant=%s: expected base, plus or authors", var);
-    /* the four readings variant=authors sets; each may be given alone */
-    const char *order = pol_arg_str(a, "gpu_order");
-    if (!rc && !strcmp(order, "variant"))
-        h->index_order = authors;
-    else if (!rc && (!strcmp(order, "index") || !strcmp(order, "cost")))
-        h->index_order = !strcmp(order, "index");
-    else if (!rc)
+    if (!rc && strcmp(order, "index") && strcmp(order, "cost"))
         rc = dl_fail(err, "--policy", 0, 0,
                      "gpu_order=%s: expected cost or index", order);
-    if (!rc && !strcmp(pol_arg_str(a, "cap_util"), "variant"))
-        cap = authors;
-    else if (!rc)
+    if (!rc)
         rc = pol_arg_long(a, "cap_util", 0, 1, &cap, err);
-    if (!rc && !strcmp(pol_arg_str(a, "one_start"), "variant"))
-        one = authors;
-    else if (!rc)
+    if (!rc)
         rc = pol_arg_long(a, "one_start", 0, 1, &one, err);
-    if (!rc && !strcmp(pol_arg_str(a, "tick"), "variant"))
-        tick = authors ? 1 : 0;
-    else if (!rc)
+    if (!rc)
         rc = pol_arg_double(a, "tick", 0, 1e9, &tick, err);
     if (rc) {
         free(h);
         return rc;
     }
+    h->index_order = !strcmp(order, "index");
     h->lookahead = (uint32_t)la;
     h->max_per_gpu = (uint32_t)mx;
     h->anchors = (uint32_t)an;
