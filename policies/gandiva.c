@@ -962,7 +962,8 @@ static int slice_all(struct gandiva *s, const struct pol_view *v,
             hp_push(h, s->held[i]);
         nheld = 0;
     }
-    qsort(s->vict, nvict, sizeof *s->vict, slice_cmp);
+    if (nvict > 1)
+        qsort(s->vict, nvict, sizeof *s->vict, slice_cmp);
     int rc = 0;
     for (size_t i = 0; i < nvict && !rc; i++) {
         /* front entries are put before the head: the last first */
@@ -1065,19 +1066,20 @@ static int create(void **state, const struct pol_args *args,
     struct gandiva *s = xcalloc(1, sizeof *s);
     long bf, per, one;
     double q, cost, prof, tick;
-    const char *var = pol_arg_str(args, "variant");
-    bool hp = !strcmp(var, "horus-paper");
+    static const char *const variants[] = { "base", "horus-paper", NULL };
+    static const char *const slices[] = { "size", "all", NULL };
+    static const char *const requeues[] = { "back", "front", NULL };
+    int var = 0, sl = 0, rq = 0;
+    int rc = pol_arg_enum(args, "variant", variants, &var, err);
+    bool hp = var == 1;
     /* the options variant=horus-paper sets (each may be given alone) */
     struct pol_args r = *args, *a = &r;
     pol_arg_variant(a, "util_cap", hp ? "none" : "1");
     pol_arg_variant(a, "max_per_gpu", hp ? "3" : "2");
     pol_arg_variant(a, "slice", hp ? "all" : "size");
     pol_arg_variant(a, "requeue", hp ? "front" : "back");
-    const char *sl = pol_arg_str(a, "slice"), *rq = pol_arg_str(a, "requeue");
-    int rc = pol_arg_placement(a, &s->mode, err);
-    if (!rc && strcmp(var, "base") && !hp)
-        rc = dl_fail(err, "--policy", 0, 0,
-                     "variant=%s: expected base or horus-paper", var);
+    if (!rc)
+        rc = pol_arg_placement(a, &s->mode, err);
     if (!rc)
         rc = pol_arg_long(a, "backfill", 0, 1, &bf, err);
     if (!rc && !strcmp(pol_arg_str(a, "util_cap"), "none"))
@@ -1086,10 +1088,10 @@ static int create(void **state, const struct pol_args *args,
         rc = pol_arg_double(a, "util_cap", 0, POL_MAX_SHARE, &s->util_cap, err);
     if (!rc)
         rc = pol_arg_long(a, "max_per_gpu", 1, POL_MAX_SHARE, &per, err);
-    if (!rc && strcmp(sl, "size") && strcmp(sl, "all"))
-        rc = dl_fail(err, "--policy", 0, 0, "slice=%s: expected size or all", sl);
-    if (!rc && strcmp(rq, "back") && strcmp(rq, "front"))
-        rc = dl_fail(err, "--policy", 0, 0, "requeue=%s: expected back or front", rq);
+    if (!rc)
+        rc = pol_arg_enum(a, "slice", slices, &sl, err);
+    if (!rc)
+        rc = pol_arg_enum(a, "requeue", requeues, &rq, err);
     if (!rc)
         rc = pol_arg_double(a, "quantum", 0, 1e9, &q, err);
     if (!rc)
@@ -1104,8 +1106,8 @@ static int create(void **state, const struct pol_args *args,
         free(s);
         return rc;
     }
-    s->slice_all = !strcmp(sl, "all");
-    s->front = !strcmp(rq, "front");
+    s->slice_all = sl == 1;
+    s->front = rq == 1;
     s->backfill = bf;
     s->max_per_gpu = (uint32_t)per;
     s->quantum = (simtime_t)llround(q * (double)SIM_US_PER_S);

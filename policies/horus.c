@@ -157,8 +157,11 @@ static int create(void **state, const struct pol_args *args,
     struct horus *h = xcalloc(1, sizeof *h);
     long la, mx, an = 0, nq, cap, one;
     double tick;
-    const char *var = pol_arg_str(args, "variant");
-    bool authors = !strcmp(var, "authors");
+    static const char *const variants[] = { "base", "plus", "authors", NULL };
+    static const char *const orders[] = { "cost", "index", NULL };
+    int var = 0, order = 0;
+    int rc = pol_arg_enum(args, "variant", variants, &var, err);
+    bool authors = var == 2;
     /* the readings variant=authors sets; each may be given alone */
     struct pol_args r = *args, *a = &r;
     pol_arg_variant(a, "gpu_order", authors ? "index" : "cost");
@@ -166,11 +169,10 @@ static int create(void **state, const struct pol_args *args,
     pol_arg_variant(a, "anchors", authors ? "tasks" : "3");
     pol_arg_variant(a, "one_start", authors ? "1" : "0");
     pol_arg_variant(a, "tick", authors ? "1" : "0");
-    const char *order = pol_arg_str(a, "gpu_order");
-    int rc = pol_arg_placement(a, &h->mode, err);
-    if (!rc && strcmp(var, "base") && strcmp(var, "plus") && !authors)
-        rc = dl_fail(err, "--policy", 0, 0,
-                     "variant=%s: expected base, plus or authors", var);
+    if (!rc)
+        rc = pol_arg_placement(a, &h->mode, err);
+    if (!rc)
+        rc = pol_arg_enum(a, "gpu_order", orders, &order, err);
     if (!rc)
         rc = pol_arg_long(a, "lookahead", 1, 1000, &la, err);
     if (!rc)
@@ -191,9 +193,6 @@ static int create(void **state, const struct pol_args *args,
         rc = pol_arg_double(a, "w_over", 0, 1e6, &h->w_over, err);
     if (!rc)
         rc = pol_arg_double(a, "w_speed", 0, 1e6, &h->w_speed, err);
-    if (!rc && strcmp(order, "index") && strcmp(order, "cost"))
-        rc = dl_fail(err, "--policy", 0, 0,
-                     "gpu_order=%s: expected cost or index", order);
     if (!rc)
         rc = pol_arg_long(a, "cap_util", 0, 1, &cap, err);
     if (!rc)
@@ -204,11 +203,11 @@ static int create(void **state, const struct pol_args *args,
         free(h);
         return rc;
     }
-    h->index_order = !strcmp(order, "index");
+    h->index_order = order == 1;
     h->lookahead = (uint32_t)la;
     h->max_per_gpu = (uint32_t)mx;
     h->anchors = (uint32_t)an;
-    h->plus = !strcmp(var, "plus");
+    h->plus = var == 1;
     h->cap_util = cap;
     h->one_start = one;
     h->tick = (simtime_t)llround(tick * (double)SIM_US_PER_S);

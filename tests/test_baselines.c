@@ -16,18 +16,6 @@ TestSuite(baselines, .fini = tu_tmp_cleanup);
 
 /* ---- helpers */
 
-static struct eng *run_spec(const struct trace *t, struct cluster *c,
-                            const char *policy, const struct mdl_spec *s)
-{
-    struct dl_error err = { 0 };
-    struct eng_opts o = { .policy = policy, .seed = 1, .check = true,
-                          .models = s };
-    struct eng *e = tu_eng_new(t, c, &o, &err);
-    cr_assert(e, "tu_eng_new(%s): %s", policy, err.msg);
-    cr_assert_eq(eng_run(e), 0, "run of %s failed: %s", policy, e->fail_msg);
-    return e;
-}
-
 static uint32_t preemptions(const struct eng *e, const char *id)
 {
     return e->rt[tu_job(e->tr, id)].preemptions;
@@ -116,7 +104,7 @@ Test(baselines, sjf_predicted_with_noise_changes_order)
     tu_simple_cluster(&c, 1, 1);
     tu_spec_from(&s, "noise.yaml", "kind: models\n"
               "predict: {runtime: oracle, runtime_noise: 1.0}\n");
-    struct eng *e = run_spec(&t, &c, "sjf:predicted=1", &s);
+    struct eng *e = tu_run_models(&t, &c, "sjf:predicted=1", &s);
     /* the expected order: by predicted run time, ties by index */
     uint32_t order[10];
     double key[10];
@@ -142,7 +130,7 @@ Test(baselines, sjf_predicted_with_noise_changes_order)
     }
     cr_expect(differs, "the noise left the true order unchanged");
     /* sjf on the same run ignores predictions: true order */
-    struct eng *e2 = run_spec(&t, &c, "sjf", &s);
+    struct eng *e2 = tu_run_models(&t, &c, "sjf", &s);
     at = US(100);
     for (uint32_t j = 1; j <= 10; j++) {
         cr_expect_eq(e2->rt[j].first_start, at);
@@ -170,8 +158,8 @@ Test(baselines, sjf_predicted_oracle_equals_sjf)
     tu_cluster(&c, "name: v\ngpu_types: [{name: V100, memory_gb: 32}]\n"
                "nodes: [{count: 2, gpus: 4, gpu_type: V100}]\n");
     tu_spec_from(&s, "oracle.yaml", "kind: models\npredict: {runtime: oracle}\n");
-    struct eng *a = run_spec(&t, &c, "sjf", &s);
-    struct eng *b = run_spec(&t, &c, "sjf:predicted=1", &s);
+    struct eng *a = tu_run_models(&t, &c, "sjf", &s);
+    struct eng *b = tu_run_models(&t, &c, "sjf:predicted=1", &s);
     for (uint32_t j = 0; j < t.njobs; j++) {
         cr_expect_eq(a->rt[j].first_start, b->rt[j].first_start, "%s", t.jobs[j].id);
         cr_expect_eq(a->rt[j].finish, b->rt[j].finish, "%s", t.jobs[j].id);
@@ -334,7 +322,7 @@ Test(baselines, gandiva_packs_by_measured_utilization)
                  "a,0,1,10,0.5\nb,1,1,4,0.25\nc,2,1,2,0.5\n");
     tu_simple_cluster(&c, 1, 1);
     tu_spec_from(&s, "sd.yaml", half_rate);
-    struct eng *e = run_spec(&t, &c, "gandiva", &s);
+    struct eng *e = tu_run_models(&t, &c, "gandiva", &s);
     TU_SCHED(e, "a", 0, 16);
     TU_SCHED(e, "b", 1, 9);
     TU_SCHED(e, "c", 9, 13);
@@ -346,13 +334,13 @@ Test(baselines, gandiva_packs_by_measured_utilization)
     eng_free(e);
     /* util_cap=0.7: b does not fit beside a either (0.75 > 0.7): FIFO,
      * b 10-14, c 14-16 (c after b, both 0.5 + ... alone) */
-    e = run_spec(&t, &c, "gandiva:util_cap=0.7", &s);
+    e = tu_run_models(&t, &c, "gandiva:util_cap=0.7", &s);
     TU_SCHED(e, "a", 0, 10);
     TU_SCHED(e, "b", 10, 14);
     TU_SCHED(e, "c", 14, 16);
     eng_free(e);
     /* max_per_gpu=1: no packing at all, the same */
-    e = run_spec(&t, &c, "gandiva:max_per_gpu=1", &s);
+    e = tu_run_models(&t, &c, "gandiva:max_per_gpu=1", &s);
     TU_SCHED(e, "b", 10, 14);
     eng_free(e);
     mdl_spec_free(&s);
@@ -374,7 +362,7 @@ Test(baselines, gandiva_lowest_utilization_gpu)
                  "x,0,1,10,0.5\ny,0,1,10,0.25\nz,1,1,1,0.25\nw,1,1,1,0.5\n");
     tu_simple_cluster(&c, 1, 2);
     tu_spec_from(&s, "sd.yaml", half_rate);
-    struct eng *e = run_spec(&t, &c, "gandiva", &s);
+    struct eng *e = tu_run_models(&t, &c, "gandiva", &s);
     tu_placement(e, "x", "n0:0");
     tu_placement(e, "y", "n0:1");
     tu_placement(e, "z", "n0:1");
@@ -404,7 +392,7 @@ Test(baselines, gandiva_packs_a_gang_on_one_node)
                  "a,0,2,10,0.5\nb,0,2,10,0.25\nc,1,2,1,0.5\nd,1,2,1,0.5\n");
     tu_simple_cluster(&c, 1, 4);
     tu_spec_from(&s, "sd.yaml", half_rate);
-    struct eng *e = run_spec(&t, &c, "gandiva", &s);
+    struct eng *e = tu_run_models(&t, &c, "gandiva", &s);
     tu_placement(e, "a", "n0:0-1");
     tu_placement(e, "b", "n0:2-3");
     tu_placement(e, "c", "n0:2-3");
@@ -430,7 +418,7 @@ Test(baselines, gandiva_memory_limits_packing)
                  "a,0,1,10,0.25,10\nb,1,1,2,0.25,8\n");
     tu_simple_cluster(&c, 1, 1);
     tu_spec_from(&s, "sd.yaml", half_rate);
-    struct eng *e = run_spec(&t, &c, "gandiva:quantum=0", &s);
+    struct eng *e = tu_run_models(&t, &c, "gandiva:quantum=0", &s);
     TU_SCHED(e, "a", 0, 10);
     TU_SCHED(e, "b", 10, 12);
     eng_free(e);
@@ -533,7 +521,7 @@ Test(baselines, gandiva_horus_paper_packs_without_a_cap)
                  "a,0,1,10,0.9\nb,1,1,10,0.8\nc,2,1,10,0.7\nd,3,1,10,0.6\n");
     tu_simple_cluster(&c, 1, 1);
     tu_spec_from(&s, "sd.yaml", half_rate);
-    struct eng *e = run_spec(&t, &c, "gandiva", &s);
+    struct eng *e = tu_run_models(&t, &c, "gandiva", &s);
     TU_SCHED(e, "a", 0, 10);
     TU_SCHED(e, "b", 10, 20);
     TU_SCHED(e, "c", 20, 30);
@@ -542,7 +530,7 @@ Test(baselines, gandiva_horus_paper_packs_without_a_cap)
     static const char *const pols[] = { "gandiva:variant=horus-paper",
                                         "gandiva:util_cap=none,max_per_gpu=3" };
     for (int p = 0; p < 2; p++) {
-        e = run_spec(&t, &c, pols[p], &s);
+        e = tu_run_models(&t, &c, pols[p], &s);
         TU_SCHED(e, "a", 0, 36);
         TU_SCHED(e, "b", 1, 40);
         TU_SCHED(e, "c", 2, 41);
@@ -613,14 +601,9 @@ Test(baselines, gandiva_one_start_per_instant)
     tu_simple_cluster(&c, 1, 3);
     static const char *const pols[] = { "gandiva", "gandiva:one_start=1,quantum=0",
                                         "gandiva:one_start=1,tick=5" };
+    static const char *const ids[3] = { "a", "b", "c" };
     static const double st[][3] = { { 0, 0, 0 }, { 0, 100, 200 }, { 0, 5, 10 } };
-    for (int p = 0; p < 3; p++) {
-        struct eng *e = tu_run(&t, &c, pols[p]);
-        TU_SCHED(e, "a", st[p][0], st[p][0] + 100);
-        TU_SCHED(e, "b", st[p][1], st[p][1] + 100);
-        TU_SCHED(e, "c", st[p][2], st[p][2] + 100);
-        eng_free(e);
-    }
+    tu_expect_starts(&t, &c, pols, 3, ids, st, 100);
     trc_free(&t);
     clu_free(&c);
 }
@@ -645,7 +628,7 @@ Test(baselines, gandiva_profiling_delays_packing_by_s)
                  "b,0,1,30,0.3\na,1,1,100,0.3\n");
     tu_simple_cluster(&c, 1, 1);
     tu_spec_from(&s, "sd.yaml", half_rate);
-    struct eng *e = run_spec(&t, &c, "gandiva:quantum=10", &s);
+    struct eng *e = tu_run_models(&t, &c, "gandiva:quantum=10", &s);
     TU_SCHED(e, "b", 0, 59);
     TU_SCHED(e, "a", 1, 130);
     cr_expect_eq(e->preemptions, 0);
@@ -654,7 +637,7 @@ Test(baselines, gandiva_profiling_delays_packing_by_s)
     for (int k = 0; k < 2; k++) {
         char pol[64];
         snprintf(pol, sizeof pol, "gandiva:quantum=10,profile_s=%g", S[k]);
-        e = run_spec(&t, &c, pol, &s);
+        e = tu_run_models(&t, &c, pol, &s);
         const struct job_rt *rb = &e->rt[tu_job(&t, "b")];
         TU_SCHED(e, "a", 10, 130);
         cr_expect_eq(rb->first_start, 0, "%s", pol);

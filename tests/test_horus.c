@@ -15,19 +15,6 @@ static struct eng *horus_run(const struct trace *t, struct cluster *c,
     return tu_run(t, c, policy);
 }
 
-/* The same with the run's models s. */
-static struct eng *horus_run_models(const struct trace *t, struct cluster *c,
-                                    const char *policy, const struct mdl_spec *s)
-{
-    struct dl_error err = { 0 };
-    struct eng_opts o = { .policy = policy, .seed = 1, .check = true,
-                          .models = s };
-    struct eng *e = tu_eng_new(t, c, &o, &err);
-    cr_assert(e, "%s: %s", policy, err.msg);
-    cr_assert_eq(eng_run(e), 0, "%s: %s", policy, e->fail_msg);
-    return e;
-}
-
 static uint32_t first_gpu(const struct eng *e, const struct trace *t,
                           const char *id)
 {
@@ -231,7 +218,7 @@ Test(horus, zoo_utilizations_differ_per_model)
     tu_cluster(&c, "name: a\ngpu_types: [{name: A100, memory_gb: 40}]\n"
                "nodes: [{count: 1, gpus: 1, gpu_type: A100}]\n");
     tu_spec_zoo(&s, NULL, NULL);
-    struct eng *e = horus_run_models(&t, &c, "horus:max_per_gpu=1", &s);
+    struct eng *e = tu_run_models(&t, &c, "horus:max_per_gpu=1", &s);
     double u[N];
     for (int j = 0; j < N; j++) {
         u[j] = mdl_perf_pred_util(e->perf, (uint32_t)j, 0);
@@ -376,15 +363,10 @@ Test(horus, one_start_per_instant)
     static const char *const pols[] = { "horus", "horus:one_start=1",
                                         "horus:one_start=1,tick=5",
                                         "horus:variant=authors,max_per_gpu=1" };
+    static const char *const ids[3] = { "a", "b", "c" };
     static const double st[][3] = { { 0, 0, 0 }, { 0, 100, 200 },
                                     { 0, 5, 10 }, { 0, 1, 2 } };
-    for (int p = 0; p < 4; p++) {
-        struct eng *e = horus_run(&t, &c, pols[p]);
-        TU_SCHED(e, "a", st[p][0], st[p][0] + 100);
-        TU_SCHED(e, "b", st[p][1], st[p][1] + 100);
-        TU_SCHED(e, "c", st[p][2], st[p][2] + 100);
-        eng_free(e);
-    }
+    tu_expect_starts(&t, &c, pols, 4, ids, st, 100);
     trc_free(&t);
     clu_free(&c);
 }
