@@ -5,6 +5,8 @@
 # every trace rescaled to offered load 0.9.  Times the whole
 # `dlsim sweep` (validation, 150 forked runs, summary.csv) with --jobs 1
 # and --jobs 2 and prints the speed-up; both give the same summary.csv.
+# The sweep runs with --strict, as sweeps for a paper should: a warning
+# (a job that never fits, an unknown column) would fail its run.
 #
 #   bench/sweep.sh [BUILD_DIR] [JOBS...]        (defaults: build, 1 2)
 #
@@ -76,7 +78,7 @@ declare -A wall
 TIMEFORMAT='%R %U %S'
 for j in "${workers[@]}"; do
     rm -rf "$out/run-j$j"
-    read -r w u s < <({ time "$dlsim" sweep "$out/sweep.yaml" --jobs "$j" \
+    read -r w u s < <({ time "$dlsim" sweep "$out/sweep.yaml" --strict --jobs "$j" \
                           --out "$out/run-j$j" --quiet || true; } 2>&1 | tail -1)
     wall[$j]=$w
     printf '  --jobs %-3s %8.2f s wall %8.2f s CPU (user+sys, all processes)   %s\n' \

@@ -1,6 +1,6 @@
 /*
  * models/perf.c - the performance model of one run (mdl_perf_) and what
- * `--models` names (mdl_spec_).  models/model.h states the contract;
+ * `--models` names (mdl_spec_).  models/perf.h states the contract;
  * models/MODELS.md documents the file format, truth versus prediction and
  * every fallback.
  *
@@ -11,7 +11,8 @@
  * Only co-location evaluates a model form per event, and only for the jobs
  * on a GPU whose occupants changed.
  */
-#include "models/mdlint.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -37,7 +38,7 @@ void mdl_spec_free(struct mdl_spec *s)
     free(s->args);
     mdl_rt_params_free(&s->rt);
     mdl_sd_free(&s->sd);
-    mdl_fit_pairs_free(&s->pairs);
+    mdl_pairs_free(&s->pairs);
     mdl_zoo_free(&s->zoo);
     memset(s, 0, sizeof *s);
 }
@@ -64,7 +65,7 @@ int mdl_spec_finish(struct mdl_spec *s, struct dl_error *err)
         }
     }
     if (s->has_pairs && !s->pairs.n) {
-        int rc = mdl_fit_pairs_load(s->pairs_path, &s->pairs, err);
+        int rc = mdl_pairs_load(s->pairs_path, &s->pairs, err);
         if (rc)
             return rc;
     }
@@ -469,7 +470,7 @@ static void util_tables(struct mdl_perf *p, const struct mdl_spec *s)
         const struct mdl_model *m = &p->zoo->models[r];
         double x[MDL_UTIL_NFEAT], reg = -1;
         if (s && s->has_util && features(m, x))
-            reg = mdl_fit_util_predict(&s->util, x);
+            reg = mdl_util_predict(&s->util, x);
         uint32_t nm;
         const struct mdl_util_meas *ms = mdl_zoo_utils(p->zoo, (uint32_t)r, &nm);
         for (size_t t = 0; t < nt; t++) {
@@ -562,7 +563,7 @@ static void slowdown_tables(struct mdl_perf *p, const struct mdl_spec *s)
     p->sd = xcalloc(p->ntypes, sizeof *p->sd);
     p->s = xcalloc((size_t)p->ntypes * nr, sizeof *p->s);
     p->p = xcalloc((size_t)p->ntypes * nr, sizeof *p->p);
-    char name[MCSV_NAME_MAX + 16];
+    char name[DL_CSV_NAME_MAX + 16];
     for (uint32_t t = 0; t < p->ntypes; t++) {
         const struct mdl_sd_type *st = s && s->has_sd
             ? mdl_sd_find(&s->sd, p->clu->types[t].name) : NULL;

@@ -21,7 +21,7 @@
  * forms have njobs = 0.
  *
  * Job names: "MODEL@BATCH" or "MODEL".  Two names are the same job when
- * their models agree in the zoo's normal form (mcsv_norm_name: "ResNet-50"
+ * their models agree in the zoo's normal form (dl_csv_norm_name: "ResNet-50"
  * = "resnet50", "LM" = "lstm") and their batches agree as numbers ("@064"
  * = "@64").  A query finds, in order: the entry with the same model and
  * batch; for a query without a batch, the first listed entry of that model
@@ -30,12 +30,13 @@
  * hand-written per-model entry); else the type's means.
  *
  * Errors: every bad value, unknown key or missing parameter is DL_EINPUT
- * at the file:line:col of the offending node (models/yload.c); keys the
+ * at the file:line:col of the offending node (sim/base/yaml.c); keys the
  * fitter writes for information only (source, folds, seed, n_pairs,
  * cv_mae; n_rows, lambda, cv_rmsle, baseline_rmsle) are accepted and
  * ignored.
  */
-#include "models/mdlint.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -79,7 +80,7 @@ static bool in_list(const char *key, const char *const *list, size_t n)
  * -1 when the model part is empty or too long, or the batch part is not a
  * positive whole number. */
 struct jkey {
-    char model[MCSV_NAME_MAX];
+    char model[DL_CSV_NAME_MAX];
     unsigned long batch;
 };
 
@@ -88,7 +89,7 @@ static int job_key(const char *name, struct jkey *k)
     const char *at = strrchr(name, '@');
     size_t mlen = at ? (size_t)(at - name) : strlen(name);
     k->batch = 0;
-    if (mcsv_norm_name(name, mlen, k->model))
+    if (dl_csv_norm_name(name, mlen, k->model))
         return -1;
     if (!at)
         return 0;
@@ -213,13 +214,13 @@ static int load_type(struct yload *L, struct arena *a, const yaml_node_t *n,
             return rc;
         if (!strcmp(key, "name")) {
             const char *s = yl_scalar(v);
-            if (!s || !*s || strlen(s) >= MCSV_NAME_MAX)
+            if (!s || !*s || strlen(s) >= DL_CSV_NAME_MAX)
                 return yl_fail(L, v, "name: expected a GPU type name or \"*\"");
             t->name = arena_strndup(a, s, strlen(s));
         } else if (!strcmp(key, "form")) {
             const char *s = yl_scalar(v);
             for (int f = 0; s && f < MDL_SD_NFORMS; f++)
-                if (!strcmp(s, mdl_fit_form_name((enum mdl_sd_form)f)))
+                if (!strcmp(s, mdl_sd_form_name((enum mdl_sd_form)f)))
                     form = f;
             if (form < 0)
                 return yl_fail(L, v, "form: expected constant, hinge, "
@@ -271,7 +272,7 @@ static int load_type(struct yload *L, struct arena *a, const yaml_node_t *n,
             [P_JOBS] = "jobs", [P_FACTOR] = "factor",
         };
         return yl_fail(L, at[bit], "%s: not a parameter of form %s (it takes "
-                       "%s)", pname[bit], mdl_fit_form_name(t->form),
+                       "%s)", pname[bit], mdl_sd_form_name(t->form),
                        form_takes[form]);
     }
     const char *missing = NULL;
@@ -304,7 +305,7 @@ static int load_type(struct yload *L, struct arena *a, const yaml_node_t *n,
     }
     if (missing)
         return yl_fail(L, n, "gpu_types entry '%s': form %s needs %s",
-                       t->name, mdl_fit_form_name(t->form), missing);
+                       t->name, mdl_sd_form_name(t->form), missing);
     return 0;
 }
 
@@ -481,7 +482,7 @@ double mdl_sd_rate(const struct mdl_sd_type *t, double rate_min,
 
 /* ------------------------------------------------------------ util */
 
-/* The feature order of `dlsim fit util` (SPEC 7; models/fit.c feat_names):
+/* The feature order of `dlsim fit util` (SPEC 7; models/fit/fit.c feat_names):
  * a file whose `features` differ is refused rather than misread. */
 static const char *const util_feats[MDL_UTIL_NFEAT] = {
     "flops", "params", "conv_layers", "linear_layers", "activation_layers",
@@ -598,4 +599,32 @@ int mdl_util_load(const char *path, struct mdl_util_params *m,
     if (rc)
         memset(m, 0, sizeof *m);
     return rc;
+}
+
+/* ------------------------------------------------------------ forms and the
+ * utilization regressor, shared with models/fit/ */
+
+static const char *const form_names[MDL_SD_NFORMS] = {
+    "constant", "hinge", "timeshare", "sensitivity_pressure", "horus-authors",
+};
+
+const char *mdl_sd_form_name(enum mdl_sd_form f)
+{
+    return (unsigned)f < MDL_SD_NFORMS ? form_names[f] : "?";
+}
+
+double mdl_util_clamp(double u)
+{
+    if (!(u >= 0.01))
+        return 0.01;
+    return u > 1 ? 1 : u;
+}
+
+double mdl_util_predict(const struct mdl_util_params *m,
+                            const double x[MDL_UTIL_NFEAT])
+{
+    double u = m->intercept;
+    for (int f = 0; f < MDL_UTIL_NFEAT; f++)
+        u += m->coef[f] * (log1p(x[f]) - m->center[f]) / m->scale[f];
+    return mdl_util_clamp(u < m->lo ? m->lo : u > m->hi ? m->hi : u);
 }

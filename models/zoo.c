@@ -1,12 +1,12 @@
 /*
  * models/zoo.c - the model zoo: loads zoo.csv, gpus.csv, throughput.csv and
- * util.csv from a directory and answers look-ups by name (see model.h; the
+ * util.csv from a directory and answers look-ups by name (see perf.h; the
  * data and its citations are documented in models/ZOO.md).
  *
- * The four files are read by the strict CSV reader of models/csv.c
+ * The four files are read by the strict CSV reader of sim/base/csv.c
  * (comments, header by column name, no quoting, file:line:col errors;
  * rules listed there), and names are compared through its normal form
- * (mcsv_norm_name: "ResNet-50", "resnet_50" and "RESNET50" are one
+ * (dl_csv_norm_name: "ResNet-50", "resnet_50" and "RESNET50" are one
  * model).  Every distinct normal form of zoo.csv is a
  * "family" (a model at any batch size); throughput rows refer to families
  * and GPU types by index and are sorted, so a look-up costs a scan of the
@@ -20,7 +20,8 @@
  * utilization row names a zoo row (model and batch) and a GPU type, no pair
  * twice, util in (0, 1], sorted by (row, GPU type).
  */
-#include "models/mdlint.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -30,15 +31,15 @@
 
 /* ------------------------------------------------------------ names */
 
-static int get_name(const struct mcsv *c, int i, const char *name, char *norm,
+static int get_name(const struct dl_csv *c, int i, const char *name, char *norm,
                     struct dl_error *err)
 {
-    const char *s = mcsv_fld(c, i);
+    const char *s = dl_csv_fld(c, i);
     if (!*s)
         return dl_fail(err, c->path, c->line, c->fcol[i],
                        "column '%s': empty", name);
-    if (mcsv_norm_name(s, strlen(s), norm))
-        return mcsv_bad_value(c, i, name, "not a usable name:", err);
+    if (dl_csv_norm_name(s, strlen(s), norm))
+        return dl_csv_bad_value(c, i, name, "not a usable name:", err);
     return 0;
 }
 
@@ -80,15 +81,15 @@ static const char *const zoo_cols[Z_N] = {
 static int load_models(struct loader *L, struct dl_error *err)
 {
     struct mdl_zoo *z = L->z;
-    struct mcsv c;
+    struct dl_csv c;
     bool req[Z_N];
     int idx[Z_N];
     int rc;
     for (int i = 0; i < Z_N; i++)
         req[i] = i != Z_OLD_UTIL;
-    if ((rc = set_path(L, "zoo.csv", err)) || (rc = mcsv_open(&c, L->path, err)))
+    if ((rc = set_path(L, "zoo.csv", err)) || (rc = dl_csv_open(&c, L->path, err)))
         return rc;
-    if ((rc = mcsv_header(&c, zoo_cols, req, Z_N, idx, err)))
+    if ((rc = dl_csv_header(&c, zoo_cols, req, Z_N, idx, err)))
         goto out;
     if (idx[Z_OLD_UTIL] >= 0) {    /* an older zoo.csv: never drop it */
         rc = dl_fail(err, c.path, c.line, c.fcol[idx[Z_OLD_UTIL]],
@@ -96,19 +97,19 @@ static int load_models(struct loader *L, struct dl_error *err)
                      "util.csv now (gpu_type,model,batch_size,util,source)");
         goto out;
     }
-    while ((rc = mcsv_row(&c, err)) == 1) {
-        char norm[MCSV_NAME_MAX];
+    while ((rc = dl_csv_row(&c, err)) == 1) {
+        char norm[DL_CSV_NAME_MAX];
         long batch, layers[4];
         double mem, flops, params;
         if ((rc = get_name(&c, idx[Z_MODEL], "model", norm, err)) ||
-            (rc = mcsv_int(&c, idx[Z_BATCH], "batch_size", true, 1, UINT32_MAX - 1,
+            (rc = dl_csv_int(&c, idx[Z_BATCH], "batch_size", true, 1, UINT32_MAX - 1,
                           &batch, err)) ||
-            (rc = mcsv_num(&c, idx[Z_MEM], "mem_gb", false, 0, 1e6, &mem, err)) ||
-            (rc = mcsv_num(&c, idx[Z_FLOPS], "flops", false, 0, 1e30, &flops, err)) ||
-            (rc = mcsv_num(&c, idx[Z_PARAMS], "params", false, 0, 1e30, &params, err)))
+            (rc = dl_csv_num(&c, idx[Z_MEM], "mem_gb", false, 0, 1e6, &mem, err)) ||
+            (rc = dl_csv_num(&c, idx[Z_FLOPS], "flops", false, 0, 1e30, &flops, err)) ||
+            (rc = dl_csv_num(&c, idx[Z_PARAMS], "params", false, 0, 1e30, &params, err)))
             goto out;
         for (int k = 0; k < 4; k++)
-            if ((rc = mcsv_int(&c, idx[Z_CONV + k], zoo_cols[Z_CONV + k], false,
+            if ((rc = dl_csv_int(&c, idx[Z_CONV + k], zoo_cols[Z_CONV + k], false,
                               0, INT32_MAX, &layers[k], err)))
                 goto out;
         uint32_t fam = family_find(L->fam_norm, z->nfamilies, norm);
@@ -121,17 +122,17 @@ static int load_models(struct loader *L, struct dl_error *err)
             if (z->models[m].family == fam && z->models[m].batch_size == batch) {
                 rc = dl_fail(err, c.path, c.line, c.fcol[idx[Z_MODEL]],
                              "model '%s' at batch size %ld already on line %ld",
-                             mcsv_fld(&c, idx[Z_MODEL]), batch, z->models[m].line);
+                             dl_csv_fld(&c, idx[Z_MODEL]), batch, z->models[m].line);
                 goto out;
             }
         xgrow(&z->models, &L->model_cap, z->nmodels + 1, sizeof *z->models);
         struct mdl_model *md = &z->models[z->nmodels++];
-        const char *name = mcsv_fld(&c, idx[Z_MODEL]);
+        const char *name = dl_csv_fld(&c, idx[Z_MODEL]);
         md->name = arena_strndup(z->arena, name, strlen(name));
         md->family = fam;
         md->batch_size = (uint32_t)batch;
-        md->task = arena_strndup(z->arena, mcsv_fld(&c, idx[Z_TASK]),
-                                 strlen(mcsv_fld(&c, idx[Z_TASK])));
+        md->task = arena_strndup(z->arena, dl_csv_fld(&c, idx[Z_TASK]),
+                                 strlen(dl_csv_fld(&c, idx[Z_TASK])));
         md->mem_gb = mem;
         md->flops = flops;
         md->params = params;
@@ -139,14 +140,14 @@ static int load_models(struct loader *L, struct dl_error *err)
         md->linear_layers = (int32_t)layers[1];
         md->activation_layers = (int32_t)layers[2];
         md->other_layers = (int32_t)layers[3];
-        md->source = arena_strndup(z->arena, mcsv_fld(&c, idx[Z_SOURCE]),
-                                   strlen(mcsv_fld(&c, idx[Z_SOURCE])));
+        md->source = arena_strndup(z->arena, dl_csv_fld(&c, idx[Z_SOURCE]),
+                                   strlen(dl_csv_fld(&c, idx[Z_SOURCE])));
         md->line = c.line;
     }
     if (rc == 0 && z->nmodels == 0)
         rc = dl_fail(err, c.path, c.line, 0, "no models");
 out:
-    mcsv_close(&c);
+    dl_csv_close(&c);
     return rc;
 }
 
@@ -158,24 +159,24 @@ static const char *const gpu_cols[G_N] = {
 static int load_gpus(struct loader *L, struct dl_error *err)
 {
     struct mdl_zoo *z = L->z;
-    struct mcsv c;
+    struct dl_csv c;
     bool req[G_N] = { true, true, true, true, true, true };
     int idx[G_N];
     int rc;
-    if ((rc = set_path(L, "gpus.csv", err)) || (rc = mcsv_open(&c, L->path, err)))
+    if ((rc = set_path(L, "gpus.csv", err)) || (rc = dl_csv_open(&c, L->path, err)))
         return rc;
-    if ((rc = mcsv_header(&c, gpu_cols, req, G_N, idx, err)))
+    if ((rc = dl_csv_header(&c, gpu_cols, req, G_N, idx, err)))
         goto out;
-    while ((rc = mcsv_row(&c, err)) == 1) {
+    while ((rc = dl_csv_row(&c, err)) == 1) {
         double v[4];
-        const char *name = mcsv_fld(&c, idx[G_NAME]);
+        const char *name = dl_csv_fld(&c, idx[G_NAME]);
         if (!*name) {
             rc = dl_fail(err, c.path, c.line, c.fcol[idx[G_NAME]],
                          "column 'name': empty");
             goto out;
         }
         for (int k = 0; k < 4; k++)
-            if ((rc = mcsv_num(&c, idx[G_MEM + k], gpu_cols[G_MEM + k], true,
+            if ((rc = dl_csv_num(&c, idx[G_MEM + k], gpu_cols[G_MEM + k], true,
                               1e-9, 1e9, &v[k], err)))
                 goto out;
         for (uint32_t g = 0; g < z->ngpus; g++)
@@ -191,13 +192,13 @@ static int load_gpus(struct loader *L, struct dl_error *err)
         g->fp32_tflops = v[1];
         g->fp16_tflops = v[2];
         g->mem_bw_gbs = v[3];
-        g->source = arena_strndup(z->arena, mcsv_fld(&c, idx[G_SOURCE]),
-                                  strlen(mcsv_fld(&c, idx[G_SOURCE])));
+        g->source = arena_strndup(z->arena, dl_csv_fld(&c, idx[G_SOURCE]),
+                                  strlen(dl_csv_fld(&c, idx[G_SOURCE])));
     }
     if (rc == 0 && z->ngpus == 0)
         rc = dl_fail(err, c.path, c.line, 0, "no GPU types");
 out:
-    mcsv_close(&c);
+    dl_csv_close(&c);
     return rc;
 }
 
@@ -234,42 +235,42 @@ static const char *const thr_cols[T_N] = {
 static int load_throughput(struct loader *L, struct dl_error *err)
 {
     struct mdl_zoo *z = L->z;
-    struct mcsv c;
+    struct dl_csv c;
     bool req[T_N] = { true, true, true, true, true, true };
     int idx[T_N];
     int rc;
     if ((rc = set_path(L, "throughput.csv", err)) ||
-        (rc = mcsv_open(&c, L->path, err)))
+        (rc = dl_csv_open(&c, L->path, err)))
         return rc;
-    if ((rc = mcsv_header(&c, thr_cols, req, T_N, idx, err)))
+    if ((rc = dl_csv_header(&c, thr_cols, req, T_N, idx, err)))
         goto out;
-    while ((rc = mcsv_row(&c, err)) == 1) {
-        char norm[MCSV_NAME_MAX];
+    while ((rc = dl_csv_row(&c, err)) == 1) {
+        char norm[DL_CSV_NAME_MAX];
         long batch, ngpus;
         double thr;
-        const char *gname = mcsv_fld(&c, idx[T_GPU]);
-        const char *place = mcsv_fld(&c, idx[T_PLACE]);
+        const char *gname = dl_csv_fld(&c, idx[T_GPU]);
+        const char *place = dl_csv_fld(&c, idx[T_PLACE]);
         uint32_t gpu = gpu_find(z, gname);
         if (gpu == SIM_NONE) {
-            rc = mcsv_bad_value(&c, idx[T_GPU], "gpu_type", "not in gpus.csv:", err);
+            rc = dl_csv_bad_value(&c, idx[T_GPU], "gpu_type", "not in gpus.csv:", err);
             goto out;
         }
         if ((rc = get_name(&c, idx[T_MODEL], "model", norm, err)))
             goto out;
         uint32_t fam = family_find(L->fam_norm, z->nfamilies, norm);
         if (fam == SIM_NONE) {
-            rc = mcsv_bad_value(&c, idx[T_MODEL], "model", "not in zoo.csv:", err);
+            rc = dl_csv_bad_value(&c, idx[T_MODEL], "model", "not in zoo.csv:", err);
             goto out;
         }
-        if ((rc = mcsv_int(&c, idx[T_BATCH], "batch_size", true, 1,
+        if ((rc = dl_csv_int(&c, idx[T_BATCH], "batch_size", true, 1,
                           UINT32_MAX - 1, &batch, err)) ||
-            (rc = mcsv_int(&c, idx[T_NGPUS], "num_gpus", true, 1, 1 << 20,
+            (rc = dl_csv_int(&c, idx[T_NGPUS], "num_gpus", true, 1, 1 << 20,
                           &ngpus, err)) ||
-            (rc = mcsv_num(&c, idx[T_THR], "throughput", true, 0, 1e12, &thr,
+            (rc = dl_csv_num(&c, idx[T_THR], "throughput", true, 0, 1e12, &thr,
                           err)))
             goto out;
         if (!(thr > 0)) {
-            rc = mcsv_bad_value(&c, idx[T_THR], "throughput", "must be > 0:", err);
+            rc = dl_csv_bad_value(&c, idx[T_THR], "throughput", "must be > 0:", err);
             goto out;
         }
         bool spread;
@@ -278,12 +279,12 @@ static int load_throughput(struct loader *L, struct dl_error *err)
         else if (!strcmp(place, "spread"))
             spread = true;
         else {
-            rc = mcsv_bad_value(&c, idx[T_PLACE], "placement",
+            rc = dl_csv_bad_value(&c, idx[T_PLACE], "placement",
                            "not 'consolidated' or 'spread':", err);
             goto out;
         }
         if (spread && ngpus == 1) {
-            rc = mcsv_bad_value(&c, idx[T_PLACE], "placement",
+            rc = dl_csv_bad_value(&c, idx[T_PLACE], "placement",
                            "one GPU cannot be", err);
             goto out;
         }
@@ -308,7 +309,7 @@ static int load_throughput(struct loader *L, struct dl_error *err)
             goto out;
         }
 out:
-    mcsv_close(&c);
+    dl_csv_close(&c);
     return rc;
 }
 
@@ -331,28 +332,28 @@ static const char *const util_cols[U_N] = {
 static int load_util(struct loader *L, struct dl_error *err)
 {
     struct mdl_zoo *z = L->z;
-    struct mcsv c;
+    struct dl_csv c;
     bool req[U_N] = { true, true, true, true, true };
     int idx[U_N];
     size_t cap = 0;
     int rc;
-    if ((rc = set_path(L, "util.csv", err)) || (rc = mcsv_open(&c, L->path, err)))
+    if ((rc = set_path(L, "util.csv", err)) || (rc = dl_csv_open(&c, L->path, err)))
         return rc;
-    if ((rc = mcsv_header(&c, util_cols, req, U_N, idx, err)))
+    if ((rc = dl_csv_header(&c, util_cols, req, U_N, idx, err)))
         goto out;
-    while ((rc = mcsv_row(&c, err)) == 1) {
-        char norm[MCSV_NAME_MAX];
+    while ((rc = dl_csv_row(&c, err)) == 1) {
+        char norm[DL_CSV_NAME_MAX];
         long batch;
         double u;
-        uint32_t gpu = gpu_find(z, mcsv_fld(&c, idx[U_GPU]));
+        uint32_t gpu = gpu_find(z, dl_csv_fld(&c, idx[U_GPU]));
         if (gpu == SIM_NONE) {
-            rc = mcsv_bad_value(&c, idx[U_GPU], "gpu_type", "not in gpus.csv:", err);
+            rc = dl_csv_bad_value(&c, idx[U_GPU], "gpu_type", "not in gpus.csv:", err);
             goto out;
         }
         if ((rc = get_name(&c, idx[U_MODEL], "model", norm, err)) ||
-            (rc = mcsv_int(&c, idx[U_BATCH], "batch_size", true, 1,
+            (rc = dl_csv_int(&c, idx[U_BATCH], "batch_size", true, 1,
                           UINT32_MAX - 1, &batch, err)) ||
-            (rc = mcsv_range(&c, idx[U_UTIL], "util", true, 0, 1, true, &u, err)))
+            (rc = dl_csv_range(&c, idx[U_UTIL], "util", true, 0, 1, true, &u, err)))
             goto out;
         uint32_t fam = family_find(L->fam_norm, z->nfamilies, norm), row = SIM_NONE;
         for (uint32_t m = 0; fam != SIM_NONE && m < z->nmodels; m++)
@@ -361,14 +362,14 @@ static int load_util(struct loader *L, struct dl_error *err)
         if (row == SIM_NONE) {
             rc = dl_fail(err, c.path, c.line, c.fcol[idx[U_MODEL]],
                          "no zoo.csv row for model '%s' at batch size %ld",
-                         mcsv_fld(&c, idx[U_MODEL]), batch);
+                         dl_csv_fld(&c, idx[U_MODEL]), batch);
             goto out;
         }
         for (uint32_t i = 0; i < z->nutils; i++)
             if (z->utils[i].model == row && z->utils[i].gpu == gpu) {
                 rc = dl_fail(err, c.path, c.line, c.fcol[idx[U_MODEL]],
                              "model '%s' at batch size %ld on %s already on "
-                             "line %ld", mcsv_fld(&c, idx[U_MODEL]), batch,
+                             "line %ld", dl_csv_fld(&c, idx[U_MODEL]), batch,
                              z->gpus[gpu].name, z->utils[i].line);
                 goto out;
             }
@@ -380,7 +381,7 @@ static int load_util(struct loader *L, struct dl_error *err)
     if (!rc)
         qsort(z->utils, z->nutils, sizeof *z->utils, util_qcmp);
 out:
-    mcsv_close(&c);
+    dl_csv_close(&c);
     return rc;
 }
 
@@ -473,7 +474,7 @@ static uint32_t parse_ref(const struct mdl_zoo *z, const char *ref,
 {
     const char *at = strchr(ref, '@');
     size_t len = at ? (size_t)(at - ref) : strlen(ref);
-    char norm[MCSV_NAME_MAX];
+    char norm[DL_CSV_NAME_MAX];
     *batch = 0;
     if (at) {
         long b;
@@ -481,7 +482,7 @@ static uint32_t parse_ref(const struct mdl_zoo *z, const char *ref,
             return SIM_NONE;
         *batch = (uint32_t)b;
     }
-    if (mcsv_norm_name(ref, len, norm))
+    if (dl_csv_norm_name(ref, len, norm))
         return SIM_NONE;
     for (uint32_t f = 0; f < z->nfamilies; f++)
         if (!strcmp(norm, z->family_keys[f]))

@@ -9,7 +9,7 @@
  *              (policies/queue.c)
  *   vic_       where a preemptive policy makes room: per-node victim
  *              thresholds in segment trees (policies/victim.c)
- *   HEAP_DEFINE  the one binary heap (sim/heap.h), per item type
+ *   HEAP_DEFINE  the one binary heap (sim/base/heap.h), per item type
  *
  * The kit calls the engine only through the services in the view, like
  * any policy.
@@ -52,7 +52,7 @@ struct pq_item {
 };
 struct pq_bucket {
     uint32_t ngpus, req_type;
-    struct pq_item *a;          /* the heap (sim/heap.h) */
+    struct pq_item *a;          /* the heap (sim/base/heap.h) */
     size_t n, cap;
 };
 struct pq {
@@ -125,6 +125,6 @@ uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
 
 /* ------------------------------------------------------ heaps */
 
-#include "sim/heap.h"     /* HEAP_DEFINE: one heap for everything */
+#include "sim/base/heap.h"     /* HEAP_DEFINE: one heap for everything */
 
 #endif

@@ -61,8 +61,7 @@ int pol_load(const char *path, const struct pol_plugin **out,
                        "against this dlsim's headers (pkg-config dlsim-policy)",
                        abi, DLSIM_POLICY_ABI);
     }
-    /* the registry keeps the origin: a copy that lives as long as we do */
-    int rc = pol_register(pl, xstrdup(path), err);
+    int rc = pol_register(pl, path, err);
     if (rc)
         return rc;
     *out = pl;

@@ -16,7 +16,7 @@ extern const struct policy *const pol_table[];
  * plug-in's policy of a built-in's name is refused at registration). */
 const struct policy *pol_find(const char *name);
 /* Registers a plug-in's policies (the loader has checked its ABI) under
- * origin (its path, for `dlsim policies`).  0, or DL_EINPUT when a name is
+ * origin (its path, for `dlsim policies`; copied).  0, or DL_EINPUT when a name is
  * taken, empty or a policy lacks a required hook. */
 int pol_register(const struct pol_plugin *pl, const char *origin,
                  struct dl_error *err);

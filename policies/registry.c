@@ -6,7 +6,7 @@
  * Adding a built-in policy: write its `const struct policy` in its own
  * file, declare it below and add it to pol_table.  No self-registration.
  * A policy outside the tree is a shared object the command line loads
- * (--policy PATH.so, sim/cli.c) and registers here; from then on it is
+ * (--policy PATH.so, sim/cli/cli.c) and registers here; from then on it is
  * found, parsed, validated and listed exactly as a built-in.
  */
 #include "policies/policy.h"
@@ -78,7 +78,9 @@ int pol_register(const struct pol_plugin *pl, const char *origin,
             return dl_fail(err, origin, 0, 0, "more than %d plug-in policies",
                            POL_MAX_PLUGINS);
         plugin[nplugins] = q;
-        plugin_origin[nplugins++] = origin;
+        /* a copy that lives as long as the process (listed by dlsim
+         * policies; reachable from here, so no leak) */
+        plugin_origin[nplugins++] = xstrdup(origin);
     }
     if (!n)
         return dl_fail(err, origin, 0, 0, "the plug-in lists no policy");
@@ -183,6 +185,8 @@ int pol_parse(const char *spec, const struct policy **pp, struct pol_args *a,
              o++)
             set_arg(a, o->key, strlen(o->key), o->def, strlen(o->def));
     const char *s = colon ? colon + 1 : NULL;
+    const char *given[POL_MAX_ARGS];    /* keys set by spec, in order */
+    size_t ngiven = 0;
     while (s && *s) {
         const char *end = strchr(s, ',');
         size_t len = end ? (size_t)(end - s) : strlen(s);
@@ -200,6 +204,14 @@ int pol_parse(const char *spec, const struct policy **pp, struct pol_args *a,
                            "policy %s has no option '%.*s' (valid: %s)", p->name,
                            (int)klen, s, names);
         }
+        /* a key given twice is an error, not "the last one wins": the
+         * run would silently not be the one the user thinks */
+        for (size_t i = 0; i < ngiven; i++)
+            if (!strcmp(given[i], key))
+                return dl_fail(err, "--policy", 0, 0, "option '%s' given "
+                               "twice in '%s'", key, spec);
+        if (ngiven < POL_MAX_ARGS)
+            given[ngiven++] = opt_find(p, key)->key;
         if (set_arg(a, s, klen, eq + 1, len - klen - 1))
             return dl_fail(err, "--policy", 0, 0, "option value too long in '%s'",
                            spec);

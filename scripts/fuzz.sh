@@ -51,62 +51,18 @@ if ! "$CLANG" -fsanitize=fuzzer,address,undefined "$probe" \
 fi
 rm -f "$probe" "$out/probe" "$out/probe.log"
 
-cflags=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-        -g -O1 -D_GNU_SOURCE -I.)
-
-# build NAME EXTRA_FLAGS_AND_SOURCES_AND_LIBS...
-build() {
-    local name=$1
-    shift
-    want "$name" || return 0
-    if ! "$CLANG" "${cflags[@]}" "$@" -o "$out/fuzz_$name" \
-            >"$out/build-$name.log" 2>&1; then
-        cat "$out/build-$name.log" >&2
-        echo "fuzz FAILED $name: build failed" >&2
-        exit 1
-    fi
-}
-# CFG_MAX_GPUS keeps each input cheap (legal 16M-GPU clusters are slow).
-build cluster -DCFG_MAX_GPUS=65536 tests/fuzz/fuzz_cluster.c \
-    sim/base.c sim/cluster.c sim/cfg.c -lyaml -lz -lm
-build trace tests/fuzz/fuzz_trace.c traces/reader.c sim/base.c -lz -lm
-build json tests/fuzz/fuzz_json.c models/json.c sim/base.c -lz -lm
-build modelfile tests/fuzz/fuzz_modelfile.c models/perf.c models/sdfile.c \
-    models/yload.c models/runtime.c models/fit.c models/zoo.c models/csv.c \
-    models/json.c sim/base.c -lyaml -lgsl -lgslcblas -lz -lm
-
-# The command-level harnesses (trace import, cluster import, workload)
-# link the whole core library (meson.build's core_src), compiled once here
-# with the same sanitizers, in parallel (and, as for fuzz_cluster, a
-# 65536-GPU cluster limit, so that a one-line machine list cannot ask for a
-# legal but slow million-node cluster).
-mapfile -t core < <(sed -n '/^core_src = files(/,/^)/p' meson.build |
-                    grep -o "'[^']*\.c'" | tr -d "'")
-objs=()
-if want import || want workload || want clusterimport; then
-    mkdir -p "$out/obj"
-    for src in "${core[@]}"; do
-        objs+=("$out/obj/$(echo "$src" | tr / _).o")
-    done
-    version=$(sed -n "s/^ *version *: *'\([^']*\)'.*/\1/p" meson.build |
-              head -n 1)
-    ccflags=("${cflags[@]/#-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}"
-             "-DDLSIM_VERSION=\"${version:-unknown}\"" -DCFG_MAX_GPUS=65536)
-    if ! printf '%s\n' "${core[@]}" |
-            xargs -P "$(nproc)" -I{} sh -c \
-                'o="$1/obj/$(echo "$0" | tr / _).o"; shift
-                 exec "$@" -c "$0" -o "$o"' {} "$out" "$CLANG" \
-                "${ccflags[@]}" >"$out/build-core.log" 2>&1; then
-        cat "$out/build-core.log" >&2
-        echo "fuzz FAILED core: build failed" >&2
-        exit 1
-    fi
+# the harnesses are meson targets (tests/fuzz/meson.build): one build graph
+if [ ! -f "$out/build.ninja" ]; then
+    CC=$CLANG meson setup "$out" -Dfuzz=true -Dbuildtype=debugoptimized \
+        -Db_sanitize=address,undefined -Dc_args=-fno-sanitize-recover=all \
+        -Dcalibrate=disabled -Dmpi=disabled >"$out/setup.log" 2>&1 ||
+        { cat "$out/setup.log" >&2; echo "fuzz FAILED: meson setup" >&2; exit 1; }
 fi
-corelibs=(-lyaml -lgsl -lgslcblas -lz -lm)
-build import tests/fuzz/fuzz_import.c "${objs[@]}" "${corelibs[@]}"
-build workload tests/fuzz/fuzz_workload.c "${objs[@]}" "${corelibs[@]}"
-build clusterimport tests/fuzz/fuzz_clusterimport.c "${objs[@]}" \
-    "${corelibs[@]}"
+if ! ninja -C "$out" >"$out/build.log" 2>&1; then
+    tail -n 60 "$out/build.log" >&2
+    echo "fuzz FAILED: build failed" >&2
+    exit 1
+fi
 
 # run NAME MAX_LEN [libFuzzer options...]; sets $failed on a crash.
 failed=0
@@ -130,7 +86,7 @@ run() {
     local t0 rc=0
     t0=$(date +%s)
     UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
-    "$out/fuzz_$name" -max_total_time="$secs" -rss_limit_mb=2048 \
+    "$out/tests/fuzz/fuzz_$name" -max_total_time="$secs" -rss_limit_mb=2048 \
         -max_len="$max_len" -timeout=10 -print_final_stats=1 \
         -artifact_prefix="$arts/" "$@" "$corpus" >"$log" 2>&1 </dev/null || rc=$?
     local dt=$(($(date +%s) - t0))
@@ -147,7 +103,7 @@ run() {
     tail -n 80 "$log" >&2
     if [ -n "$art" ]; then
         echo "fuzz FAILED $name: artifact $root/$art"
-        echo "  reproduce: $out/fuzz_$name $art" \
+        echo "  reproduce: $out/tests/fuzz/fuzz_$name $art" \
              "(or build/tests/replay_$name $art)"
         echo "  once fixed, add the input to tests/fuzz/regress_$name/" \
              "so that every test run replays it"

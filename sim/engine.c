@@ -32,8 +32,8 @@
  * and the timeseries grow geometrically; nothing is malloc'd per event.
  */
 #include "sim/simint.h"
-#include "models/model.h"
-#include "sim/heap.h"
+#include "models/perf.h"
+#include "sim/base/heap.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -114,7 +114,7 @@ static struct pol_view view(const struct eng *e)
     };
 }
 
-static int fail(struct eng *e, const char *fmt, ...)
+int eng_fail(struct eng *e, const char *fmt, ...)
 {
     if (!e->failed) {
         char t[32];
@@ -378,55 +378,10 @@ static simtime_t finish_time(const struct eng *e, double rem, double rate)
     return e->now + (dt < 1 ? 1 : (simtime_t)dt);
 }
 
-static inline const uint32_t *gpu_jobs(const struct eng *e, uint32_t g)
-{
-    return e->occ + (size_t)g * e->max_share;
-}
 
 /* The slowdown factor of running job j: that of its slowest GPU.  With
  * extra != SIM_NONE, as if job extra were also on every GPU of gpus
  * (a start being considered). */
-static double share_factor(const struct eng *e, uint32_t j, uint32_t type,
-                           const uint32_t *gpus, uint32_t n)
-{
-    double f = 1;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t g = gpus[i];
-        if (e->nocc[g] > 1 || (e->nocc[g] == 1 && gpu_jobs(e, g)[0] != j)) {
-            double x = mdl_perf_shared(e->perf, type, j, gpu_jobs(e, g), e->nocc[g]);
-            if (x < f)
-                f = x;
-        }
-    }
-    return f;
-}
-
-/* GPU g's contribution to useful utilization (min(1, uuse[g])) after
- * uuse[g] changes by du. */
-static inline void useful_update(struct eng *e, uint32_t g, double du)
-{
-    double before = e->uuse[g] < 1 ? e->uuse[g] : 1;
-    e->uuse[g] += du;
-    if (e->nocc[g] == 0)
-        e->uuse[g] = 0;     /* no drift on an empty GPU */
-    double after = e->uuse[g] < 1 ? e->uuse[g] : 1;
-    e->useful_gpus += after - before;
-}
-
-/* Credits running job j's useful work at its current rate over its solo
- * rate on this allocation (rate / base_rate) on each of its GPUs. */
-static void credit(struct eng *e, uint32_t j)
-{
-    struct job_rt *r = &e->rt[j];
-    double f = r->rate / r->base_rate;
-    if (f == r->ufac)
-        return;
-    double du = mdl_perf_util(e->perf, j, r->type) * (f - r->ufac);
-    for (uint32_t i = 0; i < r->ngpus; i++)
-        useful_update(e, r->gpus[i], du);
-    r->ufac = f;
-}
-
 /* Sets running job j's rate from now on: settles the work done so far,
  * predicts its completion at the new rate (the old event goes stale) and
  * tells the policy.  A job completing at this very instant keeps its
@@ -436,7 +391,7 @@ static int apply_rate(struct eng *e, uint32_t j, double rate)
     struct job_rt *r = &e->rt[j];
     const struct trc_job *tj = &e->tr->jobs[j];
     if (rate == r->rate || r->finish_at <= e->now) {
-        credit(e, j);       /* eng_set_rate may have moved base_rate */
+        shr_credit(e, j);       /* eng_set_rate may have moved base_rate */
         return 0;
     }
     /* never rescale a duration: settle the work done so far, then go on
@@ -444,11 +399,11 @@ static int apply_rate(struct eng *e, uint32_t j, double rate)
     settle(e, r);
     simtime_t fin = finish_time(e, r->remaining, rate);
     if (fin == SIM_NEVER)
-        return fail(e, "job %s would run past the largest time dlsim can "
+        return eng_fail(e, "job %s would run past the largest time dlsim can "
                     "represent at rate %g", tj->id, rate);
     e->work_rate += tj->num_gpus * (rate - r->rate);
     r->rate = rate;
-    credit(e, j);
+    shr_credit(e, j);
     r->finish_at = fin;
     r->gen++;
     e->nstale++;
@@ -475,41 +430,15 @@ static int apply_rate(struct eng *e, uint32_t j, double rate)
 static int rerate_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
                              uint32_t skip)
 {
-    e->ntouched = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint32_t *o = gpu_jobs(e, gpus[i]);
-        for (uint32_t k = 0; k < e->nocc[gpus[i]]; k++) {
-            if (o[k] == skip)
-                continue;
-            bool seen = false;
-            for (size_t m = 0; m < e->ntouched && !seen; m++)
-                seen = e->touched[m] == o[k];
-            if (!seen) {
-                xgrow(&e->touched, &e->captouched, e->ntouched + 1,
-                      sizeof *e->touched);
-                e->touched[e->ntouched++] = o[k];
-            }
-        }
-    }
+    shr_neighbours(e, gpus, n, skip);
     for (size_t m = 0; m < e->ntouched; m++) {
         uint32_t k = e->touched[m];
         struct job_rt *r = &e->rt[k];
-        double f = share_factor(e, k, r->type, r->gpus, r->ngpus);
+        double f = shr_factor(e, k, r->type, r->gpus, r->ngpus);
         if (apply_rate(e, k, r->base_rate * f))
             return DL_ECHECK;
     }
     return 0;
-}
-
-/* GPU g's contribution to effective utilization, before and after. */
-static inline void eff_update(struct eng *e, uint32_t g, double du)
-{
-    double before = e->usum[g] < 1 ? e->usum[g] : 1;
-    e->usum[g] += du;
-    if (e->nocc[g] == 0)
-        e->usum[g] = 0;     /* no drift on an empty GPU */
-    double after = e->usum[g] < 1 ? e->usum[g] : 1;
-    e->eff_gpus += after - before;
 }
 
 /* A running job leaves its GPUs (completion or preemption); its
@@ -518,31 +447,10 @@ static int stop(struct eng *e, uint32_t j)
 {
     struct job_rt *r = &e->rt[j];
     const struct trc_job *tj = &e->tr->jobs[j];
-    uint32_t n = r->ngpus, nfree = 0, nshared = 0;
-    double u = mdl_perf_util(e->perf, j, r->type), mem = e->perf->mem[j];
+    uint32_t n = r->ngpus, nfree, nshared;
     settle(e, r);
     r->gen++;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t g = r->gpus[i];
-        uint32_t *o = e->occ + (size_t)g * e->max_share, c = e->nocc[g];
-        uint32_t k = 0;
-        while (o[k] != j)
-            k++;
-        memmove(o + k, o + k + 1, (c - k - 1) * sizeof *o);
-        e->nocc[g] = (uint8_t)--c;
-        if (c == 1)
-            e->shared_gpus--;
-        e->mem_used[g] = c ? e->mem_used[g] - (mem > 0 ? mem : 0) : 0;
-        eff_update(e, g, -u);
-        useful_update(e, g, -u * r->ufac);
-        if (c == 0)
-            e->scratch[nfree++] = g;
-        else {
-            e->clu->gpu_job[g] = o[0];
-            nshared++;
-        }
-    }
-    r->ufac = 0;
+    nfree = shr_leave(e, j, &nshared);
     clu_release(e->clu, e->scratch, nfree);
     running_del(e, j);
     e->busy_gpus -= nfree;
@@ -559,7 +467,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
 {
     const char *pn = e->pol->name;
     if (j >= e->tr->njobs || e->rt[j].state != JOB_QUEUED)
-        return fail(e, "policy %s started job %u, which is not queued", pn, j);
+        return eng_fail(e, "policy %s started job %u, which is not queued", pn, j);
     struct job_rt *r = &e->rt[j];
     const struct trc_job *tj = &e->tr->jobs[j];
     const struct cluster *c = e->clu;
@@ -568,30 +476,30 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     if (n == WHOLE_GANG)
         n = tj->num_gpus;
     if (n < 1 || n > tj->num_gpus || n > c->ngpus)
-        return fail(e, "policy %s started job %s on %u GPUs (it asks for %u)",
+        return eng_fail(e, "policy %s started job %s on %u GPUs (it asks for %u)",
                     pn, tj->id, n, tj->num_gpus);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i];
         if (g >= c->ngpus || (i && g <= gpus[i - 1]))
-            return fail(e, "policy %s started job %s on GPU %u, which is "
+            return eng_fail(e, "policy %s started job %s on GPU %u, which is "
                         "repeated, unsorted or absent", pn, tj->id, g);
         if (e->nocc[g] && !share)
-            return fail(e, "policy %s started job %s on GPU %u, which is busy",
+            return eng_fail(e, "policy %s started job %s on GPU %u, which is busy",
                         pn, tj->id, g);
         if (e->nocc[g] >= e->max_share)
-            return fail(e, "policy %s put job %s on GPU %u, which already "
+            return eng_fail(e, "policy %s put job %s on GPU %u, which already "
                         "holds %u jobs (max_jobs_per_gpu)", pn, tj->id, g,
                         e->nocc[g]);
         uint32_t t = c->nodes[c->gpu_node[g]].type;
         if (e->nocc[g] && mem > 0 && c->types[t].memory_gb > 0 &&
             e->mem_used[g] + mem > c->types[t].memory_gb + 1e-9)
-            return fail(e, "policy %s put job %s (%g GB) on GPU %u, which has "
+            return eng_fail(e, "policy %s put job %s (%g GB) on GPU %u, which has "
                         "%g of %g GB in use", pn, tj->id, mem, g,
                         e->mem_used[g], c->types[t].memory_gb);
         if (type == SIM_NONE)
             type = t;
         if (t != type || (r->req_type != SIM_NONE && t != r->req_type))
-            return fail(e, "policy %s started job %s on the wrong GPU type",
+            return eng_fail(e, "policy %s started job %s on the wrong GPU type",
                         pn, tj->id);
         nshared += e->nocc[g] > 0;
     }
@@ -600,28 +508,15 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     bool spread = n > 1 && clu_spread(e->clu, type, gpus, n);
     double base = n == tj->num_gpus ? mdl_perf_rate(e->perf, j, type, spread)
                                     : mdl_perf_rate_n(e->perf, j, type, n, spread);
-    double rate = base * (nshared ? share_factor(e, j, type, gpus, n) : 1);
+    double rate = base * (nshared ? shr_factor(e, j, type, gpus, n) : 1);
     simtime_t fin = finish_time(e, r->remaining - (undo ? r->last_cost : 0), rate);
     if (fin == SIM_NEVER)
-        return fail(e, "job %s would run past the largest time dlsim can "
+        return eng_fail(e, "job %s would run past the largest time dlsim can "
                     "represent (%.6g s of work at speed %g)", tj->id,
                     r->remaining / SIM_US_PER_S, rate);
     memcpy(r->gpus, gpus, n * sizeof *gpus);
     r->ngpus = n;
-    uint32_t nfree = 0;
-    double u = mdl_perf_util(e->perf, j, type), f = rate / base;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t g = gpus[i];
-        if (e->nocc[g] == 0)
-            e->scratch[nfree++] = g;
-        else if (e->nocc[g] == 1)
-            e->shared_gpus++;
-        e->occ[(size_t)g * e->max_share + e->nocc[g]++] = j;
-        e->mem_used[g] += mem > 0 ? mem : 0;
-        eff_update(e, g, u);
-        useful_update(e, g, u * f);
-    }
-    r->ufac = f;
+    uint32_t nfree = shr_join(e, j, gpus, n, rate / base);
     clu_alloc(e->clu, j, e->scratch, nfree);
     r->wait += e->now - r->queued_since;
     if (r->first_start == SIM_NEVER) {
@@ -663,30 +558,30 @@ static int s_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus,
 {
     struct eng *e = x->impl;
     if (!e->in_schedule)
-        return fail(e, "policy %s acted outside schedule()", e->pol->name);
+        return eng_fail(e, "policy %s acted outside schedule()", e->pol->name);
     return start(e, j, gpus, n, share);
 }
 
 int eng_set_rate(struct eng *e, uint32_t j, double rate)
 {
     if (j >= e->tr->njobs || e->rt[j].state != JOB_RUNNING || !(rate > 0))
-        return fail(e, "rate change for job %u: not running, or rate %g <= 0",
+        return eng_fail(e, "rate change for job %u: not running, or rate %g <= 0",
                     j, rate);
     struct job_rt *r = &e->rt[j];
     r->base_rate = rate;
-    return apply_rate(e, j, rate * share_factor(e, j, r->type, r->gpus, r->ngpus));
+    return apply_rate(e, j, rate * shr_factor(e, j, r->type, r->gpus, r->ngpus));
 }
 
 static int s_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
 {
     struct eng *e = x->impl;
     if (!e->in_schedule)
-        return fail(e, "policy %s acted outside schedule()", e->pol->name);
+        return eng_fail(e, "policy %s acted outside schedule()", e->pol->name);
     if (j >= e->tr->njobs || e->rt[j].state != JOB_RUNNING)
-        return fail(e, "policy %s preempted job %u, which is not running",
+        return eng_fail(e, "policy %s preempted job %u, which is not running",
                     e->pol->name, j);
     if (!(extra_work >= 0))
-        return fail(e, "policy %s preempted with negative cost", e->pol->name);
+        return eng_fail(e, "policy %s preempted with negative cost", e->pol->name);
     struct job_rt *r = &e->rt[j];
     if (stop(e, j))
         return DL_ECHECK;
@@ -769,7 +664,7 @@ static void sample_until(struct eng *e, simtime_t t)
     double ng = e->clu->ngpus;
     while (e->next_sample < t && !e->failed) {
         if (e->nts == ENG_MAX_TS_ROWS) {
-            fail(e, "the timeseries would exceed %d rows: use a larger --sample "
+            eng_fail(e, "the timeseries would exceed %d rows: use a larger --sample "
                  "(or --sample 0)", ENG_MAX_TS_ROWS);
             return;
         }
@@ -781,122 +676,6 @@ static void sample_until(struct eng *e, simtime_t t)
         e->next_sample = e->next_sample > SIM_NEVER - e->o.sample
                              ? SIM_NEVER : e->next_sample + e->o.sample;
     }
-}
-
-static int check(struct eng *e, simtime_t prev)
-{
-    char why[256];
-    const struct cluster *c = e->clu;
-    if (e->now < prev)
-        return fail(e, "time went back from %lld", (long long)prev);
-    if (clu_check(c, why, sizeof why))
-        return fail(e, "cluster: %s", why);
-    uint64_t slots = 0;
-    for (uint32_t i = 0; i < e->nrunning; i++) {
-        uint32_t j = e->running[i];
-        const struct job_rt *r = &e->rt[j];
-        const struct trc_job *tj = &e->tr->jobs[j];
-        if (r->state != JOB_RUNNING || e->running_pos[j] != i)
-            return fail(e, "job %s is listed running in state %d", tj->id,
-                        r->state);
-        for (uint32_t k = 0; k < r->ngpus; k++) {
-            uint32_t g = r->gpus[k], m = 0;
-            while (m < e->nocc[g] && gpu_jobs(e, g)[m] != j)
-                m++;
-            if (m == e->nocc[g])
-                return fail(e, "job %s does not hold its GPU %u", tj->id, g);
-        }
-        slots += r->ngpus;
-        double w = r->remaining - r->rate * (double)(e->now - r->settled);
-        if (!(w >= -1e-6 * (r->rate + 1)) || r->finish_at <= e->now)
-            return fail(e, "job %s has negative remaining work %g", tj->id, w);
-        /* its rate is its solo rate at its slowest GPU's slowdown */
-        double want = r->base_rate * share_factor(e, j, r->type, r->gpus,
-                                                  r->ngpus);
-        if (r->rate != want)
-            return fail(e, "job %s runs at rate %.17g, its co-runners allow "
-                        "%.17g", tj->id, r->rate, want);
-    }
-    uint64_t held = 0, occupied = 0, shared = 0;
-    for (uint32_t g = 0; g < c->ngpus; g++) {
-        uint32_t n = e->nocc[g];
-        const uint32_t *o = gpu_jobs(e, g);
-        occupied += n;
-        held += n > 0;
-        shared += n > 1;
-        if (n > e->max_share || c->gpu_job[g] != (n ? o[0] : SIM_NONE))
-            return fail(e, "GPU %u holds %u jobs, or the cluster thinks it "
-                        "holds job %u", g, n, c->gpu_job[g]);
-        double mem = 0;
-        for (uint32_t k = 0; k < n; k++) {
-            if (e->rt[o[k]].state != JOB_RUNNING)
-                return fail(e, "GPU %u holds job %s, which is not running", g,
-                            e->tr->jobs[o[k]].id);
-            mem += e->perf->mem[o[k]] > 0 ? e->perf->mem[o[k]] : 0;
-        }
-        double cap = c->types[c->nodes[c->gpu_node[g]].type].memory_gb;
-        if (n > 1 && cap > 0 && mem > cap + 1e-6)
-            return fail(e, "GPU %u: %g GB of %g GB in use", g, mem, cap);
-        /* useful work: each job's solo util at its rate over its solo
-         * rate, never above the effective figure */
-        double use = 0, eff = 0;
-        for (uint32_t k = 0; k < n; k++) {
-            const struct job_rt *r = &e->rt[o[k]];
-            use += mdl_perf_util(e->perf, o[k], r->type) * (r->rate / r->base_rate);
-            eff += mdl_perf_util(e->perf, o[k], r->type);
-            if (r->ufac != r->rate / r->base_rate)
-                return fail(e, "job %s is credited useful factor %.17g at "
-                            "rate / solo rate %.17g", e->tr->jobs[o[k]].id,
-                            r->ufac, r->rate / r->base_rate);
-        }
-        if (fabs(use - e->uuse[g]) > 1e-9 * (n + 1) ||
-            fabs(eff - e->usum[g]) > 1e-9 * (n + 1) ||
-            (use < 1 ? use : 1) > (eff < 1 ? eff : 1) + 1e-12)
-            return fail(e, "GPU %u: useful %.17g (kept %.17g), effective "
-                        "%.17g (kept %.17g)", g, use, e->uuse[g], eff,
-                        e->usum[g]);
-    }
-    uint64_t free_gpus = 0;
-    for (uint32_t t = 0; t < c->ntypes; t++)
-        free_gpus += c->types[t].free_gpus;
-    if (held + free_gpus != c->ngpus || held != e->busy_gpus ||
-        occupied != slots || shared != e->shared_gpus)
-        return fail(e, "GPUs over-allocated: %llu held by jobs, %llu free, %u "
-                    "in all; %llu job slots for %llu; %llu shared",
-                    (unsigned long long)held, (unsigned long long)free_gpus,
-                    c->ngpus, (unsigned long long)occupied,
-                    (unsigned long long)slots, (unsigned long long)shared);
-    if (e->nfuture + e->nqueued + e->nrunning + e->ndone + e->nrejected !=
-        e->tr->njobs)
-        return fail(e, "job states do not add up to %u jobs", e->tr->njobs);
-    if (e->nfuture != e->tr->njobs - e->next_arrival)
-        return fail(e, "%u jobs still to arrive, %u counted",
-                    e->tr->njobs - e->next_arrival, e->nfuture);
-    if (e->pol->queued && e->pol->queued(e->pst) != e->nqueued)
-        return fail(e, "policy %s holds %u queued jobs, engine %u", e->pol->name,
-                    e->pol->queued(e->pst), e->nqueued);
-    return 0;
-}
-
-/* Full per-job state audit (end of run with --check): O(jobs). */
-static int check_final(struct eng *e)
-{
-    uint32_t cnt[5] = { 0 };
-    for (uint32_t j = 0; j < e->tr->njobs; j++) {
-        const struct job_rt *r = &e->rt[j];
-        if (r->state > JOB_REJECTED)
-            return fail(e, "job %s in no state", e->tr->jobs[j].id);
-        cnt[r->state]++;
-        if (r->state == JOB_DONE &&
-            (r->finish < r->first_start || r->remaining != 0 ||
-             r->first_start < e->tr->jobs[j].submit))
-            return fail(e, "job %s finished inconsistently", e->tr->jobs[j].id);
-    }
-    if (cnt[JOB_DONE] != e->ndone || cnt[JOB_REJECTED] != e->nrejected ||
-        cnt[JOB_QUEUED] || cnt[JOB_RUNNING] || cnt[JOB_FUTURE])
-        return fail(e, "%u jobs left queued, %u running, %u never arrived",
-                    cnt[JOB_QUEUED], cnt[JOB_RUNNING], cnt[JOB_FUTURE]);
-    return 0;
 }
 
 /* The progress line of a long run on a terminal (eng_opts.progress):
@@ -1002,7 +781,7 @@ int eng_run(struct eng *e)
             }
         }
         e->npending = 0;
-        if (e->o.check && check(e, prev))
+        if (e->o.check && eng_check(e, prev))
             break;
         prev = t;
         if (e->o.progress && !(e->instants & 1023))
@@ -1018,9 +797,9 @@ int eng_run(struct eng *e)
         while (e->nts && e->ts[e->nts - 1].t > e->last_finish)
             e->nts--;
         if (e->o.check)
-            check_final(e);
+            eng_check_final(e);
         if (!e->failed && e->nqueued)
-            fail(e, "%u jobs were left waiting forever by policy %s", e->nqueued,
+            eng_fail(e, "%u jobs were left waiting forever by policy %s", e->nqueued,
                  e->pol->name);
     }
     if (e->nrejected)

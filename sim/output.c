@@ -52,6 +52,11 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void out_json_str(FILE *f, const char *s)
+{
+    json_str(f, s);
+}
+
 static void put_time(FILE *f, simtime_t t)
 {
     char b[32];
@@ -421,15 +426,19 @@ int out_write_run(const struct eng *e, const struct met_summary *m,
             tmp[i] = NULL;      /* removed and freed by dl_tmp_commit */
     }
     int renamed = 0;            /* tmp[0..renamed) are in place */
-    for (; renamed < 3 && !rc; renamed++)
+    for (; renamed < 3 && !rc; renamed++) {
         if (rename(tmp[renamed], path[renamed])) {
             rc = dl_fail_io(err, path[renamed], "cannot rename into place: %s",
                             strerror(errno));
             break;
         }
+        dl_tmp_forget(tmp[renamed]);    /* in place: no longer a temporary */
+    }
     for (int k = 0; k < 3; k++) {
-        if (rc && tmp[k] && k >= renamed)
+        if (rc && tmp[k] && k >= renamed) {
             unlink(tmp[k]);     /* not renamed: remove */
+            dl_tmp_forget(tmp[k]);
+        }
         free(tmp[k]);
     }
     return rc;

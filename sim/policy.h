@@ -41,7 +41,7 @@
 #ifndef DLSIM_SIM_POLICY_H
 #define DLSIM_SIM_POLICY_H
 
-#include "sim/sim.h"
+#include "sim/cluster/cluster.h"
 #include "traces/trace.h"
 
 /* The contract's version; a plug-in records the one it was built for. */

@@ -1,14 +1,12 @@
 /*
- * sim/simint.h - shared inside sim/ only: the event queue (evq_), the
- * engine's state (eng_), metrics (met_) and writers (out_).
+ * sim/simint.h - inside the engine layer only: the event queue (evq_), the
+ * engine's state (struct eng), the co-location model (shr_, share.c) and
+ * the invariant checks (check.c).  Tests read it too.
  */
 #ifndef DLSIM_SIMINT_H
 #define DLSIM_SIMINT_H
 
 #include "sim/sim.h"
-#include "sim/policy.h"
-#include "traces/trace.h"
-#include "models/model.h"
 
 /* ---------------------------------------------------------- event queue */
 
@@ -41,34 +39,6 @@ struct evq_item evq_pop(struct evq *q);
  * the same whatever the heap's layout. */
 void evq_compact(struct evq *q, bool (*dead)(const struct evq_item *, void *),
                  void *ctx);
-
-/* --------------------------------------------------------------- engine */
-
-struct eng_opts {
-    const char *policy;         /* "NAME[:k=v,...]" as given, for outputs */
-    const struct policy *pol;   /* the policy (parsed by the caller:
-                                   pol_parse in policies/policy.h) */
-    const struct pol_args *args;    /* its options, defaults filled in
-                                   (NULL: none, consolidated placement) */
-    uint64_t seed;
-    bool check;                 /* verify invariants after every instant */
-    simtime_t sample;           /* timeseries interval; 0 = none */
-    struct dl_diag *diag;       /* warnings (may be NULL) */
-    const struct mdl_spec *models;  /* --models; NULL = none */
-    FILE *progress;             /* a terminal: after 1 s of wall time, a
-                                   redrawn line of simulated time, events
-                                   and jobs done (NULL = none) */
-};
-
-/* The most timeseries rows a run keeps (about 160 MB); a run that would
- * need more fails with a message asking for a larger --sample. */
-#define ENG_MAX_TS_ROWS 4000000
-
-struct ts_row {
-    simtime_t t;
-    uint32_t queued, running, busy;
-    double util_alloc, util_eff, util_useful;
-};
 
 struct eng {
     const struct trace *tr;
@@ -139,104 +109,34 @@ struct eng {
     double wall_seconds;
 };
 
-/* Creates an engine for one run; NULL and err filled on a bad policy. */
-struct eng *eng_new(const struct trace *t, struct cluster *c,
-                    const struct eng_opts *o, struct dl_error *err);
-/* Whether policy p accepts options a: creates it once on cluster c with
- * no jobs (its create() sees that initial view) and destroys it.  0 or
- * DL_EINPUT with err. */
-int eng_check_policy(const struct policy *p, const struct pol_args *a,
-                     struct cluster *c, struct dl_error *err);
-/* Runs to the end.  0, or DL_ECHECK with e->fail_msg. */
-int eng_run(struct eng *e);
-void eng_free(struct eng *e);
-/* Changes a running job's solo rate (work units per us) from now on; it
- * runs at that times its co-location factor: settles its remaining work
- * at the old rate, predicts its completion at the new one (the old
- * completion event goes stale) and tells the policy.  (Co-location changes
- * rates through the same path.)  0 or DL_ECHECK if j is not running or
- * rate is not positive. */
-int eng_set_rate(struct eng *e, uint32_t j, double rate);
-/* --load under the run's models: rescales t's arrival gaps by one factor
- * (*factor) so that its offered load, each job's work at its own speeds
- * under models (NULL: the cluster file's speeds), is exactly load (SPEC 5;
- * trc_scale_load_caps).  0 or DL_EINPUT. */
-int eng_scale_load(struct trace *t, const struct cluster *c,
-                   const struct mdl_spec *models, double load,
-                   double *factor, struct dl_error *err);
-/* The first-start placement of job j (NULL if it never started). */
-const uint32_t *eng_first_gpus(const struct eng *e, uint32_t j);
+/* Inside sim/: the engine's failure (fills fail_msg, returns DL_ECHECK),
+ * the jobs on GPU g, and the checks of --check (sim/check.c). */
+int eng_fail(struct eng *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline const uint32_t *eng_gpu_jobs(const struct eng *e, uint32_t g)
+{
+    return e->occ + (size_t)g * e->max_share;
+}
+int eng_check(struct eng *e, simtime_t prev);
+int eng_check_final(struct eng *e);
 
-/* -------------------------------------------------------------- metrics */
+/* ------------------------------------------------- co-location (share.c) */
 
-struct met_summary {
-    uint32_t jobs, finished, rejected;
-    simtime_t makespan;
-    double avg_jct, p50_jct, p95_jct, p99_jct;     /* seconds */
-    double avg_wait, p50_wait, p99_wait;            /* seconds */
-    uint32_t qos_jobs, qos_met;
-    double qos_rate;            /* NaN-free: 0 jobs -> 0 (json: null) */
-    double util_alloc, util_eff, util_useful;
-    /* the same over the arrival window (first to last submit); NAN when
-     * the window is empty */
-    double util_alloc_win, util_eff_win, util_useful_win;
-    simtime_t makespan_floor;   /* max over finished jobs of submit + solo
-                                   run time on the fastest type it may use,
-                                   minus the first submit */
-    double offered_load;        /* NAN when undefined */
-    uint32_t jobs_src[MDL_NSRC];/* jobs per model source (enum mdl_src):
-                                   of the type it last ran on, else of the
-                                   reference type */
-    uint64_t preemptions, events;
-    double colocated_frac;      /* shared GPU-time over held GPU-time */
-    uint32_t colocated_jobs;    /* finished jobs ever slowed by sharing */
-    double interference;        /* mean over finished jobs of run time
-                                   over run time at their solo rates */
-};
-void met_summarize(const struct eng *e, struct met_summary *m);
-
-/* -------------------------------------------------------------- outputs */
-
-/* How a run was made, for summary.json (SPEC 4): enough to redo it and to
- * tell two runs' inputs apart. */
-struct out_prov {
-    const char *command;        /* the command line, shell-quoted; NULL =
-                                   not recorded */
-    const struct mdl_spec *models;  /* --models, NULL = none */
-    double load;                /* --load, 0 = the trace's own arrivals */
-    bool has_trace_crc, has_cluster_crc;    /* false: no file (generated,
-                                               built-in) */
-    uint32_t trace_crc32, cluster_crc32;    /* of the files' bytes */
-    bool strict;                /* --strict */
-    const struct dl_diag *diag; /* the run's warnings (NULL = none) */
-};
-
-/* The provenance of a run of trace file trace_path (NULL: none) on
- * cluster file cluster_path (NULL: the built-in one): computes the two
- * CRC-32s.  0 or DL_EIO. */
-int out_prov_files(struct out_prov *p, const char *trace_path,
-                   const char *cluster_path, struct dl_error *err);
-/* "dlsim ARG ..." with each argument shell-quoted where it needs it,
- * less --out DIR (the outputs do not depend on where they go, so a rerun
- * elsewhere writes the same summary.json); malloc'd. */
-char *out_command_line(int argc, char **argv);
-
-/* summary.json's keys in the order out_write_run writes them. */
-extern const char *const out_summary_keys[];
-extern const size_t out_nsummary_keys;
-
-/* Writes jobs.csv, timeseries.csv and summary.json into dir (created if
- * missing), each through a temporary file renamed into place, summary.json
- * last.  pv may be NULL (no provenance known).  0 or DL_EIO with err. */
-int out_write_run(const struct eng *e, const struct met_summary *m,
-                  const char *dir, const char *policy, const char *trace,
-                  const char *cluster, const struct out_prov *pv,
-                  struct dl_error *err);
-/* mkdir -p: dir and its missing parents (mode 0777).  0, or -1 with
- * errno. */
-int out_mkdirs(const char *dir);
-/* The stdout table: one header line, then out_table_row per run. */
-void out_table_header(FILE *to);
-void out_table_row(FILE *to, const char *policy, const struct met_summary *m);
+/* The factor in (0, 1] job j runs at on gpus[0..n) of type: that of its
+ * slowest GPU given the co-runners there (j itself skipped). */
+double shr_factor(const struct eng *e, uint32_t j, uint32_t type,
+                  const uint32_t *gpus, uint32_t n);
+/* Job j joins gpus[0..n), credited at factor f (rate / solo rate); the
+ * GPUs that were empty are left in e->scratch, their count returned. */
+uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
+                  double f);
+/* Job j leaves its GPUs; those left empty in e->scratch (count returned),
+ * *nshared = those still holding co-runners. */
+uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared);
+/* Running job j's useful credit follows its rate / base_rate. */
+void shr_credit(struct eng *e, uint32_t j);
+/* The distinct jobs on gpus[0..n) but skip, into e->touched. */
+void shr_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
+                    uint32_t skip);
 
 #endif

@@ -3,6 +3,9 @@
  */
 #include "testutil.h"
 
+#include <signal.h>
+#include <yaml.h>
+
 Test(base, parse_seconds_exact)
 {
     struct { const char *s; simtime_t us; } ok[] = {
@@ -93,4 +96,265 @@ Test(base, evq_orders_by_time_then_insertion)
         cr_expect_eq(evq_pop(&q).job, want[i]);
     cr_expect_null(evq_top(&q));
     evq_free(&q);
+}
+
+/* ------------------------------------------------- hostile input (#13) */
+
+Test(base, parse_double_is_decimal_only)
+{
+    const char *ok[] = { "0", "1.5", "-2", "+3", ".5", "5.", "1e3", "2.5E-1",
+                         "1e+2" };
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        double v;
+        cr_expect_eq(sim_parse_double(ok[i], &v), 0, "%s", ok[i]);
+    }
+    /* strtod takes all of these: hex floats, inf, nan, blanks */
+    const char *bad[] = { "0x1p3", "0X10", "inf", "-infinity", "nan",
+                          "nan(1)", " 1", "1 ", "", ".", "e3", "1e", "1e+",
+                          "--1", "1e400", "0x", "1,5" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        double v;
+        cr_expect_eq(sim_parse_double(bad[i], &v), -1, "'%s' accepted",
+                     bad[i]);
+    }
+}
+
+TestSuite(base_io, .fini = tu_tmp_cleanup);
+
+static void sh_ok(const char *fmt, const char *arg)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && ", tu_tmp_dir());
+    snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), fmt, arg);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+Test(base_io, read_file_limits_are_located)
+{
+    char *b;
+    size_t n;
+    struct dl_error e;
+    tu_tmp_file("ok.txt", "ab\ncd\n");
+    cr_assert_eq(dl_read_file(tu_tmp_path("ok.txt"), 100, 10, &b, &n, &e), 0);
+    cr_expect_eq(n, 6);
+    free(b);
+    /* size: "file: larger than N bytes" */
+    cr_expect_eq(dl_read_file(tu_tmp_path("ok.txt"), 5, 10, &b, &n, &e),
+                 DL_EINPUT);
+    cr_expect(strstr(e.msg, "larger than 5 bytes"), "%s", e.msg);
+    cr_expect_eq(e.line, 0);
+    cr_expect_null(b);
+    /* a line: "file:line: line longer than N bytes" */
+    tu_tmp_file("long.txt", "ab\nabcdefghijk\n");
+    cr_expect_eq(dl_read_file(tu_tmp_path("long.txt"), 100, 10, &b, &n, &e),
+                 DL_EINPUT);
+    cr_expect_eq(e.line, 2);
+    cr_expect(strstr(e.msg, "line longer than 10 bytes"), "%s", e.msg);
+    /* a NUL byte past the first buffer: line and column */
+    FILE *f = fopen(tu_tmp_path("nul.txt"), "wb");
+    for (int i = 0; i < 20000; i++)
+        fputs("0123456789\n", f);
+    fputs("abc", f);
+    fputc(0, f);
+    fputs("\n", f);
+    fclose(f);
+    cr_expect_eq(dl_read_file(tu_tmp_path("nul.txt"), 1 << 20, 100, &b, &n,
+                              &e), DL_EINPUT);
+    cr_expect_eq(e.line, 20001);
+    cr_expect_eq(e.col, 4);
+    /* binary (maxline 0) takes the NUL */
+    cr_expect_eq(dl_read_file(tu_tmp_path("nul.txt"), 1 << 20, 0, &b, &n, &e),
+                 0);
+    free(b);
+    /* /dev/zero fails at once, not at the size limit */
+    cr_expect_eq(dl_read_file("/dev/zero", (size_t)1 << 40, 100, &b, &n, &e),
+                 DL_EINPUT);
+    cr_expect_eq(e.line, 1);
+    cr_expect_eq(e.col, 1);
+    cr_expect(strstr(e.msg, "NUL byte"), "%s", e.msg);
+}
+
+Test(base_io, gzip_members_trailing_bytes_and_truncation)
+{
+    tu_tmp_file("a.txt", "first\n");
+    tu_tmp_file("b.txt", "second\n");
+    sh_ok("gzip -c a.txt > m.gz && gzip -c b.txt >> m.gz && cp m.gz t.gz && "
+          "printf 'third\\n' >> t.gz && head -c 20 m.gz > cut.gz%s", "");
+    struct dl_error e;
+    char buf[64];
+    /* both members are data */
+    struct dl_in *in = dl_in_open(tu_tmp_path("m.gz"), 1000, &e);
+    cr_assert(in);
+    size_t n = 0;
+    long r;
+    while ((r = dl_in_read(in, buf + n, sizeof buf - 1 - n)) > 0)
+        n += (size_t)r;
+    cr_assert_eq(r, 0);
+    buf[n] = 0;
+    cr_expect_str_eq(buf, "first\nsecond\n");
+    cr_expect_eq(dl_in_trailing(in), 0);
+    dl_in_close(in);
+    /* plain text after the last member: skipped, and counted */
+    in = dl_in_open(tu_tmp_path("t.gz"), 1000, &e);
+    n = 0;
+    while ((r = dl_in_read(in, buf + n, sizeof buf - 1 - n)) > 0)
+        n += (size_t)r;
+    buf[n] = 0;
+    cr_expect_str_eq(buf, "first\nsecond\n");
+    cr_expect_eq(dl_in_trailing(in), 6);
+    dl_in_close(in);
+    /* a cut stream is an error at the line the caller names */
+    in = dl_in_open(tu_tmp_path("cut.gz"), 1000, &e);
+    while ((r = dl_in_read(in, buf, sizeof buf)) > 0)
+        ;
+    cr_assert_eq(r, -1);
+    cr_expect_eq(dl_in_fail(in, 3, &e), DL_EINPUT);
+    cr_expect_eq(e.line, 3);
+    cr_expect(strstr(e.msg, "truncated gzip stream"), "%s", e.msg);
+    dl_in_close(in);
+    /* the unpacked size limit */
+    in = dl_in_open(tu_tmp_path("m.gz"), 8, &e);
+    while ((r = dl_in_read(in, buf, sizeof buf)) > 0)
+        ;
+    cr_assert_eq(r, -1);
+    cr_expect_eq(dl_in_fail(in, 0, &e), DL_EINPUT);
+    cr_expect(strstr(e.msg, "larger than 8 bytes unpacked"), "%s", e.msg);
+    dl_in_close(in);
+}
+
+Test(base_io, yaml_strings_read_back_as_the_same_bytes)
+{
+    static const char *const s[] = {
+        "plain", "", "a \"quoted\" \\ name", "tab\there", "new\nline\r",
+        " leading and trailing ", "caf\xc3\xa9", "nel\xc2\x85 ls\xe2\x80\xa8",
+        "bom\xef\xbb\xbf", "not utf-8 \xff\xfe", "\x80", "\xc2\x80",
+        "#comment", "a: b", "- x", "null", "~", "123", "[x]",
+    };
+    size_t nlong = 5000;
+    char *lng = malloc(nlong + 1), *lbin = malloc(nlong + 1);
+    for (size_t i = 0; i < nlong; i++) {
+        lng[i] = i % 7 == 0 ? ' ' : (char)('a' + i % 26);
+        lbin[i] = (char)(0x80 + i % 100);
+    }
+    lng[nlong] = lbin[nlong] = '\0';
+    size_t n = sizeof s / sizeof *s;
+    const char **all = malloc((n + 2) * sizeof *all);
+    memcpy(all, s, n * sizeof *all);
+    all[n++] = lng;
+    all[n++] = lbin;
+    for (size_t i = 0; i < n; i++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        /* as a value and as a key, the way the writers use them */
+        fputs("v: ", f);
+        dl_yaml_put_str(f, all[i], 4);
+        if (dl_yaml_str_short(all[i])) {
+            fputs("\nm:\n  ", f);
+            dl_yaml_put_str(f, all[i], 4);
+            fputs(": 1\n", f);
+        } else {
+            fputs("\nm:\n  ? ", f);
+            dl_yaml_put_str(f, all[i], 4);
+            fputs("\n  : 1\n", f);
+        }
+        fclose(f);
+        cr_expect(!dl_text_check("s", text, len, 1024, NULL), "case %zu: "
+                  "a line over 1 KB", i);
+        yaml_document_t doc;
+        struct dl_error e;
+        cr_assert_eq(dl_yaml_load("s.yaml", text, len, &doc, &e), 0,
+                     "case %zu: %s\n%s", i, e.msg, text);
+        yaml_node_t *root = yaml_document_get_root_node(&doc);
+        yaml_node_t *v = yaml_document_get_node(&doc,
+                                                root->data.mapping.pairs.start[0].value);
+        yaml_node_t *m = yaml_document_get_node(&doc,
+                                                root->data.mapping.pairs.start[1].value);
+        yaml_node_t *k = yaml_document_get_node(&doc,
+                                                m->data.mapping.pairs.start[0].key);
+        yaml_node_t *both[2] = { v, k };
+        for (int j = 0; j < 2; j++) {
+            char *bin;
+            cr_assert_eq(dl_yaml_bytes((const char *)both[j]->tag,
+                                       (const char *)both[j]->data.scalar.value,
+                                       &bin), 0);
+            const char *got = bin ? bin : (const char *)both[j]->data.scalar.value;
+            cr_expect_str_eq(got, all[i], "case %zu (%s)\n%s", i,
+                             j ? "key" : "value", text);
+            free(bin);
+        }
+        yaml_document_delete(&doc);
+        free(text);
+    }
+    free(all);
+    free(lng);
+    free(lbin);
+    char *bin;
+    cr_expect_eq(dl_yaml_bytes("tag:yaml.org,2002:binary", "AA==", &bin), -1,
+                 "a NUL byte");
+    cr_expect_eq(dl_yaml_bytes("tag:yaml.org,2002:binary", "a*b", &bin), -1);
+}
+
+Test(base_io, yaml_depth_and_documents)
+{
+    yaml_document_t doc;
+    struct dl_error e;
+    const char *ok = "a: [[[[1]]]]\n";
+    cr_assert_eq(dl_yaml_load("d.yaml", ok, strlen(ok), &doc, &e), 0);
+    yaml_document_delete(&doc);
+    char deep[300];
+    memset(deep, '{', 100);
+    strcpy(deep + 100, "\n");
+    cr_expect_eq(dl_yaml_load("d.yaml", deep, strlen(deep), &doc, &e),
+                 DL_EINPUT);
+    cr_expect_eq(e.line, 1);
+    cr_expect_eq(e.col, 65);
+    cr_expect(strstr(e.msg, "nested deeper than 64 levels"), "%s", e.msg);
+    const char *two = "a: 1\n---\nb: 2\n";
+    cr_expect_eq(dl_yaml_load("d.yaml", two, strlen(two), &doc, &e),
+                 DL_EINPUT);
+    cr_expect_eq(e.line, 2);
+    cr_expect(strstr(e.msg, "second YAML document"), "%s", e.msg);
+}
+
+/* SIGTERM or SIGINT while a temporary output exists: removed, and the
+ * process still ends by that signal */
+Test(base_io, signals_remove_temporary_files)
+{
+    int sigs[] = { SIGTERM, SIGINT };
+    for (int k = 0; k < 2; k++) {
+        const char *out = tu_tmp_pathf("out%d.csv", k);
+        char tmp[1100];
+        pid_t pid = fork();
+        cr_assert(pid >= 0);
+        if (pid == 0) {
+            char *t;
+            FILE *f = dl_tmp_open(out, &t, NULL);
+            if (!f)
+                _exit(3);
+            fputs("partial", f);
+            fflush(f);
+            raise(sigs[k]);
+            _exit(4);           /* not reached */
+        }
+        int st;
+        cr_assert_eq(waitpid(pid, &st, 0), pid);
+        cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == sigs[k], "status %d", st);
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)pid);
+        cr_expect(!tu_exists(tmp), "%s left behind", tmp);
+        cr_expect(!tu_exists(out));
+    }
+    /* a committed file is forgotten: a later signal leaves it alone, and
+     * a parent's files are not a child's to remove */
+    char *t;
+    FILE *f = dl_tmp_open(tu_tmp_path("kept.csv"), &t, NULL);
+    cr_assert(f);
+    pid_t pid = fork();
+    if (pid == 0)
+        raise(SIGTERM);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_expect(tu_exists(t), "the child removed its parent's file");
+    cr_assert_eq(dl_tmp_commit(f, t, tu_tmp_path("kept.csv"), true, NULL), 0);
+    cr_expect(tu_tmp_exists("kept.csv"));
 }

@@ -6,7 +6,7 @@
  * workloads.  Every run has --check on.
  */
 #include "randwork.h"
-#include "models/model.h"
+#include "models/perf.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>

@@ -9,7 +9,7 @@
  * status and message.  Needs no CUDA: it links the tool's host-side C.
  */
 #include "models/calibrate/calib.h"
-#include "models/model.h"
+#include "models/perf.h"
 #include "testutil.h"
 
 #include <stdarg.h>

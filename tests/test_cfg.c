@@ -1,5 +1,5 @@
 /*
- * tests/test_cfg.c - the cluster file reader (sim/cfg.c, SPEC section 3).
+ * tests/test_cfg.c - the cluster file reader (sim/cluster/cfg.c, SPEC section 3).
  *
  * Three groups: valid files (the types, nodes, GPU counts, racks and the
  * speed normalisation they produce; defaults; keys in any order; the
@@ -15,6 +15,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EX "../examples/clusters/"
@@ -362,7 +363,7 @@ Test(cfg_err, not_a_mapping)
 
 Test(cfg_err, second_document)
 {
-    bad(TYPES NODES "---\nname: x\n", 8, 1, "document");
+    bad(TYPES NODES "---\nname: x\n", 7, 1, "document");
 }
 
 Test(cfg_err, unknown_keys)
@@ -520,7 +521,7 @@ Test(cfg_err, speed_ratio_out_of_range)
         "  - {name: A, memory_gb: 1, speed: 1e-300}\n"
         "  - {name: B, memory_gb: 1, speed: 1e300}\n"
         "nodes: [{gpus: 1, gpu_type: A}]\n",
-        3, 36, "range");
+        2, 36, "must be in [1e-06, 1e+06]");
 }
 
 Test(cfg_err, too_many_gpus)
@@ -552,4 +553,118 @@ Test(cfg_err, first_error_wins)
 {
     bad("gpu_types:\n  - name: V100\n    memory_gb: 0\n"
         "nodes:\n  - gpus: 99\n    gpu_type: V100\n", 3, 16, "memory_gb");
+}
+
+/* ------------------------------------------------- hostile input (#13) */
+
+Test(cfg_err, gpu_types_differing_only_in_case)
+{
+    bad("gpu_types:\n  - {name: V100, memory_gb: 32}\n"
+        "  - {name: v100, memory_gb: 16}\nnodes:\n  - {gpus: 1, gpu_type: v100}\n",
+        3, 12, "differs from 'V100' (line 2) only in case");
+}
+
+Test(cfg_err, numbers_strict_and_bounded)
+{
+    /* hex floats are not numbers here, as nowhere else */
+    bad("gpu_types:\n  - {name: V100, memory_gb: 0x1p5}\n" NODES, 2, 29,
+        "expected a number");
+    bad("gpu_types:\n  - {name: V100, memory_gb: 32, speed: 0x1p0}\n" NODES,
+        2, 40, "expected a number");
+    bad("gpu_types:\n  - {name: V100, memory_gb: 1e23}\n" NODES, 2, 29,
+        "must be in (0, 1e+06]");
+    bad("gpu_types:\n  - {name: V100, memory_gb: 32, speed: 1e9}\n" NODES,
+        2, 40, "must be in [1e-06, 1e+06]");
+    bad(TYPES "nodes:\n  - {gpus: 0x4, gpu_type: V100}\n", 5, 12,
+        "expected an integer");
+}
+
+Test(cfg_err, deep_nesting_is_refused_at_once)
+{
+    /* libyaml's scanner is quadratic in depth: 100,000 levels took about
+     * a minute to reject; now the depth cap stops it at level 65 */
+    size_t n = 100000;
+    char *y = malloc(2 * n + 16);
+    memcpy(y, "a: ", 3);
+    memset(y + 3, '[', n);
+    memset(y + 3 + n, ']', n);
+    y[3 + 2 * n] = '\0';
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    bad(y, 1, 67, "nested deeper than 64 levels");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    cr_expect(s < 1, "%.2f s to reject", s);
+    free(y);
+}
+
+Test(cfg_err, text_limits)
+{
+    /* a NUL byte past the start, a line over DL_MAX_LINE */
+    struct cluster c;
+    struct dl_error e;
+    const char nul[] = TYPES NODES "name: a\0b\n";
+    cr_assert_eq(cfg_load_cluster_mem("t.yaml", nul, sizeof nul - 1, &c, &e),
+                 DL_EINPUT);
+    cr_expect_eq(e.line, 7);
+    cr_expect_eq(e.col, 8);
+    cr_expect(strstr(e.msg, "NUL byte"), "%s", e.msg);
+    size_t n = (2 << 20) + 64;
+    char *y = malloc(n);
+    int k = snprintf(y, n, "%s%s# ", TYPES, NODES);
+    memset(y + k, 'x', n - (size_t)k - 2);
+    y[n - 2] = '\n';
+    y[n - 1] = '\0';
+    cr_assert_eq(cfg_load_cluster_mem("t.yaml", y, n - 1, &c, &e), DL_EINPUT);
+    cr_expect_eq(e.line, 7);
+    cr_expect(strstr(e.msg, "line longer than 1048576 bytes"), "%s", e.msg);
+    free(y);
+    /* devices as cluster files end in a located error, not an abort */
+    cr_expect_eq(cfg_load_cluster("/dev/zero", &c, &e), DL_EINPUT);
+    cr_expect_str_eq(e.file, "/dev/zero");
+    cr_expect_eq(e.line, 1);
+    cr_expect(strstr(e.msg, "NUL byte"), "%s", e.msg);
+    cr_expect_eq(cfg_load_cluster("/dev/urandom", &c, &e), DL_EINPUT);
+    cr_expect(e.line >= 1, "%s", e.msg);
+}
+
+Test(cfg, many_gpu_types_load_in_linear_time)
+{
+    /* 40,000 types took 12.7 s (a scan of the earlier names per type, and
+     * per node group; an insertion sort by speed); 100,000 now load in
+     * about a second */
+    enum { N = 100000 };
+    size_t cap = (size_t)N * 80 + 64, o = 0;
+    char *y = malloc(cap);
+    o += (size_t)snprintf(y + o, cap - o, "gpu_types:\n");
+    for (int i = 0; i < N; i++)
+        o += (size_t)snprintf(y + o, cap - o, "  - {name: T%d, memory_gb: 16, "
+                              "speed: %d}\n", i, 1 + i % 1000);
+    o += (size_t)snprintf(y + o, cap - o, "nodes:\n");
+    for (int i = 0; i < N; i++)
+        o += (size_t)snprintf(y + o, cap - o, "  - {gpus: 1, gpu_type: T%d}\n",
+                              N - 1 - i);
+    struct cluster c;
+    struct dl_error e;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = cfg_load_cluster_mem("t.yaml", y, o, &c, &e);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    cr_assert_eq(rc, 0, "%s", e.msg);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+#ifdef __SANITIZE_ADDRESS__
+    cr_expect(s < 50, "%.2f s to load", s);  /* ASan build: about 12 s */
+#else
+    cr_expect(s < 10, "%.2f s to load", s);  /* about 1.3 s; was minutes */
+#endif
+    cr_expect_eq(c.ntypes, N);
+    cr_expect_eq(clu_type_find(&c, "T4242"), 4242u);
+    cr_expect_eq(clu_type_find(&c, "t4242"), SIM_NONE);
+    cr_expect_eq(c.nodes[0].type, (uint32_t)N - 1);
+    /* fastest first, ties by index: speed 1000 is T999, T1999, ... */
+    cr_expect_eq(c.type_order[0], 999u);
+    cr_expect_eq(c.type_order[1], 1999u);
+    cr_expect_eq(c.type_order[N - 1], (uint32_t)N - 1000);
+    clu_free(&c);
+    free(y);
 }

@@ -4,8 +4,9 @@
  * byte-identical outputs, the policy list.  Runs the built binary ($DLSIM).
  */
 #include "testutil.h"
-#include "models/model.h"
+#include "models/perf.h"
 #include "sim/simint.h"
+#include "sim/base/formats.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -293,18 +294,18 @@ Test(cli, fitted_models_feed_a_run)
 /* ---- provenance, warnings and --strict (SPEC 4; issue "numbers a
  * reviewer can trust") */
 
-static const struct mdl_json *js_get(const struct mdl_json_doc *d,
+static const struct dl_json *js_get(const struct dl_json_doc *d,
                                      const char *key)
 {
-    const struct mdl_json *v = mdl_json_get(d->root, key);
+    const struct dl_json *v = dl_json_get(d->root, key);
     cr_assert(v, "summary.json has no %s", key);
     return v;
 }
 
-static void js_load(struct mdl_json_doc *d, const char *rel)
+static void js_load(struct dl_json_doc *d, const char *rel)
 {
     struct dl_error err = { 0 };
-    cr_assert_eq(mdl_json_load(tu_tmp_path(rel), d, &err), 0, "%s: %s", rel,
+    cr_assert_eq(dl_json_load(tu_tmp_path(rel), d, &err), 0, "%s: %s", rel,
                  err.msg);
 }
 
@@ -316,7 +317,7 @@ Test(cli, summary_records_provenance)
     tu_tmp_file("c.yaml", good_cluster);
     cr_assert_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --policy 'fifo:backfill=1' "
                           "--out o --seed 7 --check --quiet"), 0, "%s", tu_out);
-    struct mdl_json_doc d;
+    struct dl_json_doc d;
     js_load(&d, "o/summary.json");
     cr_assert_eq(d.root->n, out_nsummary_keys);
     for (uint32_t i = 0; i < d.root->n; i++)
@@ -325,11 +326,11 @@ Test(cli, summary_records_provenance)
     cr_expect_str_eq(js_get(&d, "command")->str,
                      "dlsim run --trace t.csv --cluster c.yaml --policy "
                      "fifo:backfill=1 --seed 7 --check --quiet");
-    cr_expect_eq(js_get(&d, "models")->type, MDL_JSON_ARRAY);
+    cr_expect_eq(js_get(&d, "models")->type, DL_JSON_ARRAY);
     cr_expect_eq(js_get(&d, "models")->n, 0);
-    cr_expect_eq(js_get(&d, "models_zoo")->type, MDL_JSON_NULL);
-    cr_expect_eq(js_get(&d, "load")->type, MDL_JSON_NULL);
-    cr_expect_eq(js_get(&d, "strict")->type, MDL_JSON_FALSE);
+    cr_expect_eq(js_get(&d, "models_zoo")->type, DL_JSON_NULL);
+    cr_expect_eq(js_get(&d, "load")->type, DL_JSON_NULL);
+    cr_expect_eq(js_get(&d, "strict")->type, DL_JSON_FALSE);
     /* the CRC-32s of the two files' bytes */
     char want[16];
     size_t n;
@@ -347,14 +348,14 @@ Test(cli, summary_records_provenance)
     cr_expect_float_eq(js_get(&d, "makespan")->num, 150, 1e-9);
     cr_expect_eq(js_get(&d, "warnings")->num, 0);
     cr_expect_eq(js_get(&d, "jobs_model_default")->num, 3);
-    mdl_json_free(&d);
+    dl_json_free(&d);
     /* the built-in cluster has no file, and a run elsewhere (--out) writes
      * the same summary.json but for wall_seconds */
     cr_assert_eq(tu_dlsim("run --trace t.csv --out p --quiet"), 0, "%s", tu_out);
     cr_assert_eq(tu_dlsim("run --trace t.csv --out q --quiet"), 0, "%s", tu_out);
     js_load(&d, "p/summary.json");
-    cr_expect_eq(js_get(&d, "cluster_crc32")->type, MDL_JSON_NULL);
-    mdl_json_free(&d);
+    cr_expect_eq(js_get(&d, "cluster_crc32")->type, DL_JSON_NULL);
+    dl_json_free(&d);
     tu_sh("diff p/summary.json q/summary.json | grep '^[<>]' | grep -v "
           "wall_seconds | wc -l");
     cr_expect_str_eq(tu_out, "0\n");
@@ -373,18 +374,18 @@ Test(cli, model_fallback_warns_and_strict_refuses)
     static const char msg[] = "t.csv: 2 job(s) name a model the zoo lacks and "
         "run at the cluster file's speeds: 'resnet5O' (2 jobs)";
     cr_expect(strstr(tu_out, msg), "%s", tu_out);
-    struct mdl_json_doc d;
+    struct dl_json_doc d;
     js_load(&d, "o/summary.json");
     cr_expect_eq(js_get(&d, "warnings")->num, 1);
-    const struct mdl_json *w = js_get(&d, "warning_messages");
+    const struct dl_json *w = js_get(&d, "warning_messages");
     cr_assert_eq(w->n, 1);
     cr_expect_str_eq(w->kid[0].str, msg);
     cr_expect_eq(js_get(&d, "jobs_model_default")->num, 3);
     cr_expect_eq(js_get(&d, "jobs_model_measured")->num +
                  js_get(&d, "jobs_model_roofline")->num, 1);
     cr_expect_str_eq(js_get(&d, "models")->kid[0].str, "zoo");
-    cr_expect_eq(js_get(&d, "models_zoo")->type, MDL_JSON_STRING);
-    mdl_json_free(&d);
+    cr_expect_eq(js_get(&d, "models_zoo")->type, DL_JSON_STRING);
+    dl_json_free(&d);
     cr_expect_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --models zoo --out p "
                           "--strict"), 2, "%s", tu_out);
     cr_expect(strstr(tu_out, msg), "%s", tu_out);
@@ -411,10 +412,10 @@ Test(cli, models_on_a_trace_without_models_warns)
                 "ok,0,1,10,red\nbig,0,64,10,blue\n");
     cr_expect_eq(tu_dlsim("run --trace u.csv --cluster c.yaml --out o"), 0, "%s",
                  tu_out);
-    struct mdl_json_doc d;
+    struct dl_json_doc d;
     js_load(&d, "o/summary.json");
     cr_expect_eq(js_get(&d, "warnings")->num, 3);   /* column, job, total */
-    mdl_json_free(&d);
+    dl_json_free(&d);
     cr_expect_eq(tu_dlsim("run --trace u.csv --cluster c.yaml --strict --out s"), 2,
                  "%s", tu_out);
     cr_expect(!tu_tmp_exists("s"));
@@ -438,13 +439,13 @@ Test(cli, load_holds_under_models)
         cr_assert_eq(tu_dlsim("run --trace t%d.csv --cluster c.yaml --models zoo "
                               "--load 1.3 --out r%d --quiet", seed, seed), 0, "%s",
                      tu_out);
-        struct mdl_json_doc d;
+        struct dl_json_doc d;
         char rel[32];
         snprintf(rel, sizeof rel, "r%d/summary.json", seed);
         js_load(&d, rel);
         cr_expect_float_eq(js_get(&d, "offered_load")->num, 1.3, 1e-6);
         cr_expect_float_eq(js_get(&d, "load")->num, 1.3, 1e-15);
-        mdl_json_free(&d);
+        dl_json_free(&d);
         /* the same rescaling, materialized, and measured by trace stats */
         cr_assert_eq(tu_dlsim("trace scale t%d.csv --cluster c.yaml --models zoo "
                               "--load 1.3 -o s%d.csv", seed, seed), 0, "%s", tu_out);
@@ -456,4 +457,65 @@ Test(cli, load_holds_under_models)
         cr_assert_eq(tu_dlsim("trace stats s%d.csv --cluster c.yaml", seed), 0);
         cr_expect(!strstr(tu_out, "offered load   1.300000"), "%s", tu_out);
     }
+}
+
+/* Write errors on standard output are exit 1 with a message, for every
+ * command (one check in main): a full disk, a closed descriptor. */
+Test(cli, stdout_write_errors_exit_1)
+{
+    tu_tmp_file("t.csv", good_trace);
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("trace gen --jobs 50 --seed 3 -o u.csv"), 0, "%s",
+                 tu_out);
+    char cwd[512], fit[1024], ci[1024];
+    cr_assert(getcwd(cwd, sizeof cwd));     /* tests/ */
+    snprintf(fit, sizeof fit, "fit slowdown '%s/data/pairs_tiny.csv'", cwd);
+    snprintf(ci, sizeof ci, "cluster import --format tiresias '%s/../../"
+             "shared/data/traces/tiresias/cluster_spec.csv'", cwd);
+    const char *const cmds[] = {
+        "--help", "run --help", "policies", "--version",
+        "run --trace t.csv --cluster c.yaml",
+        "trace stats t.csv", "trace compare t.csv u.csv",
+        "demo --jobs 40", fit, ci,
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        /* the command works; then into /dev/full; then with stdout closed */
+        cr_expect_eq(tu_dlsim("%s >/dev/null", cmds[i]), 0, "%s: %s", cmds[i],
+                     tu_out);
+        /* (tu_sh appends 2>&1: the braces keep stderr on the pipe) */
+        cr_expect_eq(tu_sh("{ \"$DLSIM\" %s >/dev/full; }", cmds[i]), 1,
+                     "%s: %s", cmds[i], tu_out);
+        cr_expect(strstr(tu_out, "dlsim: cannot write to standard output: "
+                         "No space left on device"), "%s: %s", cmds[i],
+                  tu_out);
+        cr_expect_eq(tu_sh("{ \"$DLSIM\" %s >&-; }", cmds[i]), 1, "%s: %s",
+                     cmds[i], tu_out);
+        cr_expect(strstr(tu_out, "cannot write to standard output: Bad file "
+                         "descriptor"), "%s: %s", cmds[i], tu_out);
+    }
+    /* a closed stdout must not become an output file's descriptor: the
+     * table would be written into the trace */
+    cr_expect_eq(tu_sh("{ \"$DLSIM\" trace gen --jobs 30 -o w.csv >&-; }"), 1,
+                 "%s", tu_out);
+    struct trace t;
+    struct dl_error e;
+    cr_expect_eq(trc_load(tu_tmp_path("w.csv"), &t, &e, NULL), 0, "%s", e.msg);
+    trc_free(&t);
+    /* nothing written to stdout: a closed one is no error */
+    cr_expect_eq(tu_sh("{ \"$DLSIM\" run --trace t.csv --quiet >&-; }"), 0,
+                 "%s", tu_out);
+}
+
+Test(cli, sample_below_the_clock_is_refused)
+{
+    tu_tmp_file("t.csv", good_trace);
+    cr_expect_eq(tu_dlsim("run --trace t.csv --sample 1e-7 --out o"), 2, "%s",
+                 tu_out);
+    cr_expect(strstr(tu_out, "--sample"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("o"));
+    cr_expect_eq(tu_dlsim("run --trace t.csv --sample 0x10 --out o"), 2);
+    cr_expect_eq(tu_dlsim("run --trace t.csv --sample 0.000001 --quiet --out o"),
+                 2, "%s", tu_out);      /* 180 s at 1 us: over 4M rows */
+    cr_expect_eq(tu_dlsim("run --trace t.csv --sample 0 --quiet --out o"), 0,
+                 "%s", tu_out);
 }

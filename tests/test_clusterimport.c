@@ -7,7 +7,7 @@
  * binary ($DLSIM).
  */
 #include "testutil.h"
-#include "models/model.h"
+#include "models/perf.h"
 
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -314,7 +314,7 @@ Test(cluster_import, truncated_gzip_and_bad_tar_headers)
     cr_assert(tu_tmp_exists("x.yaml"));
     cr_assert_eq(tu_dlsim("cluster import --format pai cut.gz -o y.yaml"), 2,
                  "%s", tu_out);
-    cr_assert(strstr(tu_out, "cut.gz: corrupt or truncated input"), "%s",
+    cr_assert(strstr(tu_out, "cut.gz: truncated gzip stream"), "%s",
               tu_out);
     cr_assert(!tu_tmp_exists("y.yaml"));
 
@@ -360,7 +360,7 @@ Test(cluster_import, truncated_gzip_and_bad_tar_headers)
 
 /* Found by fuzz_clusterimport: a one-line Tiresias spec of 100,000
  * switches (one rack each) took 15 s to load, racks being looked up by a
- * linear search (sim/cluster.c now hashes them); and a spec over the
+ * linear search (sim/cluster/cluster.c now hashes them); and a spec over the
  * cluster limit was written out whole before cfg refused it. */
 Test(cluster_import, many_racks_and_the_gpu_limit)
 {
@@ -470,4 +470,67 @@ Test(cluster_import_real, imported_cluster_runs)
                        "-o t.csv"), 0, "%s", tu_out);
     cr_assert_eq(tu_dlsim("run --trace t.csv --cluster pai.yaml --policy srtf "
                        "--check --quiet"), 0, "%s", tu_out);
+}
+
+/* ------------------------------------------- no silent fallback (#12, #13) */
+
+Test(cluster_import, the_zoo_is_required)
+{
+    tu_tmp_file("n.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,8,V100\n");
+    /* without it every type would be written at speed 1 and 16 GB */
+    cr_expect_eq(tu_sh("DLSIM_MODELS=/nonexistent \"$DLSIM\" cluster import "
+                       "--format openb n.csv -o x.yaml"), 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "DLSIM_MODELS"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("x.yaml"));
+    /* an input error comes first, zoo or not */
+    tu_tmp_file("b.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,x,V100\n");
+    cr_expect_eq(tu_sh("DLSIM_MODELS=/nonexistent \"$DLSIM\" cluster import "
+                       "--format openb b.csv -o x.yaml"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "b.csv:2:"), "%s", tu_out);
+}
+
+Test(cluster_import, maps_must_match)
+{
+    tu_tmp_file("n.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,8,G1\n");
+    cr_expect_eq(tu_dlsim("cluster import --format openb n.csv --map G1=UNKNOWN "
+                          "-o x.yaml"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "--map G1=UNKNOWN: 'UNKNOWN' is not a GPU type"),
+              "%s", tu_out);
+    cr_expect_eq(tu_dlsim("cluster import --format openb n.csv --map G2=V100 "
+                          "-o x.yaml"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "n.csv: --map G2=V100: no GPU type 'G2' in the "
+                     "input"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("x.yaml"));
+    cr_expect_eq(tu_dlsim("cluster import --format openb n.csv --map g1=V100 "
+                          "-o x.yaml"), 0, "%s", tu_out);
+}
+
+Test(cluster_import, numbers_strict_and_case_spellings_one_type)
+{
+    tu_tmp_file("h.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,0x8,V100\n");
+    cr_expect_eq(tu_dlsim("cluster import --format openb h.csv -o x.yaml"), 2,
+                 "%s", tu_out);
+    cr_expect(strstr(tu_out, "h.csv:2:8: GPUs per machine"), "%s", tu_out);
+    tu_tmp_file("p.csv", "machineId,number of GPUs,single GPU mem\n"
+                "m1,8,0x18GB\n");
+    cr_expect_eq(tu_dlsim("cluster import --format philly p.csv -o x.yaml"), 2,
+                 "%s", tu_out);
+    cr_expect(strstr(tu_out, "p.csv:2:"), "%s", tu_out);
+    /* spellings that differ only in case become one type, so the file
+     * written loads (a cluster file may not declare both) */
+    tu_tmp_file("c.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                "n0,1,1,8,Foo\nn1,1,1,4,FOO\nn2,1,1,2,v100\nn3,1,1,2,V100\n");
+    cr_assert_eq(tu_dlsim("cluster import --format openb c.csv -o c.yaml"), 0,
+                 "%s", tu_out);
+    struct cluster c;
+    load("c.yaml", &c);
+    cr_expect_eq(c.ntypes, 2);
+    cr_expect_eq(gpus_of(&c, "Foo"), 12);
+    cr_expect_eq(gpus_of(&c, "V100"), 4);
+    clu_free(&c);
+    /* a byte order mark before the header is skipped */
+    tu_tmp_file("bom.csv", "\xef\xbb\xbfsn,cpu_milli,memory_mib,gpu,model\n"
+                "n0,1,1,8,V100\n");
+    cr_expect_eq(tu_dlsim("cluster import --format openb bom.csv -o b.yaml"), 0,
+                 "%s", tu_out);
 }

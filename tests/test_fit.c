@@ -1,6 +1,6 @@
 /*
- * tests/test_fit.c - `dlsim fit` (models/fit.c) and the JSON reader
- * (models/json.c): located errors on malformed input, the Gavel converter
+ * tests/test_fit.c - `dlsim fit` (models/fit/fit.c) and the JSON reader
+ * (sim/base/json.c): located errors on malformed input, the Gavel converter
  * on a hand-made fixture (exact rows) and on the real file, recovery of
  * known parameters from synthetic data, and determinism.
  *
@@ -8,7 +8,10 @@
  * public data (when present) in ../../shared/data.
  */
 #include "tests/testutil.h"
-#include "models/model.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
+#include "models/fit/fit.h"
+#include "sim/cli/cli.h"
 
 #include <dirent.h>
 #include <gsl/gsl_rng.h>
@@ -73,13 +76,13 @@ static char *data_lines(const char *path)
 
 static int json_err(const char *text, long *line, long *col)
 {
-    struct mdl_json_doc d;
+    struct dl_json_doc d;
     struct dl_error err = { 0 };
-    int rc = mdl_json_parse("t.json", text, strlen(text), &d, &err);
+    int rc = dl_json_parse("t.json", text, strlen(text), &d, &err);
     *line = err.line;
     *col = err.col;
     if (!rc)
-        mdl_json_free(&d);
+        dl_json_free(&d);
     else
         cr_assert_str_eq(err.file, "t.json");
     return rc;
@@ -92,24 +95,24 @@ Test(json, good)
     const char *text =
         "{\"a\": [1, -2.5e1, 0, true, false, null],\n"
         " \"s\": \"x\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\", \"o\": {}, \"e\": []}";
-    struct mdl_json_doc d;
+    struct dl_json_doc d;
     struct dl_error err = { 0 };
-    cr_assert_eq(mdl_json_parse("t.json", text, strlen(text), &d, &err), 0,
+    cr_assert_eq(dl_json_parse("t.json", text, strlen(text), &d, &err), 0,
                  "%ld:%ld %s", err.line, err.col, err.msg);
-    const struct mdl_json *a = mdl_json_get(d.root, "a");
-    cr_assert_eq(a->type, MDL_JSON_ARRAY);
+    const struct dl_json *a = dl_json_get(d.root, "a");
+    cr_assert_eq(a->type, DL_JSON_ARRAY);
     cr_assert_eq(a->n, 6);
     cr_assert_eq(a->kid[1].num, -25.0);
-    cr_assert_eq(a->kid[3].type, MDL_JSON_TRUE);
-    cr_assert_eq(a->kid[5].type, MDL_JSON_NULL);
-    const struct mdl_json *s = mdl_json_get(d.root, "s");
+    cr_assert_eq(a->kid[3].type, DL_JSON_TRUE);
+    cr_assert_eq(a->kid[5].type, DL_JSON_NULL);
+    const struct dl_json *s = dl_json_get(d.root, "s");
     cr_assert_str_eq(s->str, "x\"\\/\b\f\n\r\t\xc3\xa9\xf0\x9f\x98\x80");
     cr_assert_eq(s->line, 2);
     cr_assert_eq(s->col, 7);
     cr_assert_eq(s->key_col, 2);
-    cr_assert_eq(mdl_json_get(d.root, "o")->n, 0);
-    cr_assert_null(mdl_json_get(d.root, "zz"));
-    mdl_json_free(&d);
+    cr_assert_eq(dl_json_get(d.root, "o")->n, 0);
+    cr_assert_null(dl_json_get(d.root, "zz"));
+    dl_json_free(&d);
 }
 
 Test(json, malformed_located)
@@ -161,25 +164,25 @@ Test(json, depth_and_nul_bounded)
     deep[sizeof deep - 1] = '\0';
     long line, col;
     cr_assert_eq(json_err(deep, &line, &col), DL_EINPUT);
-    cr_assert_eq(col, MDL_JSON_MAX_DEPTH + 1);
+    cr_assert_eq(col, DL_JSON_MAX_DEPTH + 1);
     /* an embedded NUL is a byte like any other: an error, not the end */
-    struct mdl_json_doc d;
+    struct dl_json_doc d;
     struct dl_error err = { 0 };
-    cr_assert_eq(mdl_json_parse("t.json", "[1]\0x", 5, &d, &err), DL_EINPUT);
+    cr_assert_eq(dl_json_parse("t.json", "[1]\0x", 5, &d, &err), DL_EINPUT);
     cr_assert_eq(err.col, 4);
     /* every prefix of a valid document fails cleanly or parses */
     const char *doc = "{\"a\": [1.5e-3, \"\\u00e9\", {\"b\": null}], \"c\": true}";
     for (size_t n = 0; n < strlen(doc); n++) {
-        int rc = mdl_json_parse("t.json", doc, n, &d, &err);
+        int rc = dl_json_parse("t.json", doc, n, &d, &err);
         cr_assert_eq(rc, DL_EINPUT, "prefix %zu", n);
     }
 }
 
 Test(json, missing_file_is_io)
 {
-    struct mdl_json_doc d;
+    struct dl_json_doc d;
     struct dl_error err = { 0 };
-    cr_assert_eq(mdl_json_load("data/no-such.json", &d, &err), DL_EIO);
+    cr_assert_eq(dl_json_load("data/no-such.json", &d, &err), DL_EIO);
 }
 
 /* ------------------------------------------------------------ converter */
@@ -277,7 +280,7 @@ Test(gavel_real, converter_matches_zoo_and_sp_beats_constant, .timeout = 60)
     cr_assert_gt(rows, 300);
 
     struct mdl_pairs ps;
-    cr_assert_eq(mdl_fit_pairs_load(tu_tmp_path("gavel-pairs.csv"), &ps, &err), 0,
+    cr_assert_eq(mdl_pairs_load(tu_tmp_path("gavel-pairs.csv"), &ps, &err), 0,
                  "%s", err.msg);
     cr_assert_eq(ps.ngpus, 3);
     static const char *const types[] = { "K80", "P100", "V100" };
@@ -304,7 +307,7 @@ Test(gavel_real, converter_matches_zoo_and_sp_beats_constant, .timeout = 60)
     cr_expect_float_eq(sp[0], 0.0314, 5e-4, "K80 %.4f", sp[0]);
     cr_expect_float_eq(sp[1], 0.0423, 5e-4, "P100 %.4f", sp[1]);
     cr_expect_float_eq(sp[2], 0.1098, 5e-4, "V100 %.4f", sp[2]);
-    mdl_fit_pairs_free(&ps);
+    mdl_pairs_free(&ps);
 }
 
 /* ------------------------------------------------------------ slowdown */
@@ -313,7 +316,7 @@ Test(slowdown, fixture_forms_by_hand)
 {
     struct mdl_pairs ps;
     struct dl_error err = { 0 };
-    cr_assert_eq(mdl_fit_pairs_load("data/pairs_tiny.csv", &ps, &err), 0,
+    cr_assert_eq(mdl_pairs_load("data/pairs_tiny.csv", &ps, &err), 0,
                  "%ld:%ld %s", err.line, err.col, err.msg);
     cr_assert_eq(ps.n, 5);
     cr_assert_eq(ps.ngpus, 2);
@@ -351,9 +354,9 @@ Test(slowdown, fixture_forms_by_hand)
     mdl_fit_sd_predict(&m, &q, &ra, &rb);
     cr_assert_float_eq(ra, exp(-m.mean_s * m.mean_p), 1e-12);
     mdl_fit_sd_free(&m);
-    mdl_fit_pairs_free(&ps);
+    mdl_pairs_free(&ps);
 
-    cr_assert_eq(mdl_fit_pairs_load("data/pairs_bad.csv", &ps, &err), DL_EINPUT);
+    cr_assert_eq(mdl_pairs_load("data/pairs_bad.csv", &ps, &err), DL_EINPUT);
     cr_assert_eq(err.line, 3);
     cr_assert_eq(err.col, 8);
 }
@@ -387,7 +390,7 @@ Test(slowdown, synthetic_recovered)
     synth_pairs(path, J, s, p);
     struct mdl_pairs ps;
     struct dl_error err = { 0 };
-    cr_assert_eq(mdl_fit_pairs_load(path, &ps, &err), 0, "%s", err.msg);
+    cr_assert_eq(mdl_pairs_load(path, &ps, &err), 0, "%s", err.msg);
     uint32_t idx[J * (J + 1) / 2];
     for (uint32_t i = 0; i < ps.n; i++)
         idx[i] = i;
@@ -411,7 +414,7 @@ Test(slowdown, synthetic_recovered)
     mdl_fit_sd_cv(&ps, 0, MDL_SD_CONSTANT, 5, 3, &mc);
     cr_expect_lt(mae, 0.005, "CV MAE %g", mae);
     cr_expect_lt(mae, mc / 10);
-    mdl_fit_pairs_free(&ps);
+    mdl_pairs_free(&ps);
 }
 
 Test(slowdown, command_deterministic_and_located)
@@ -427,9 +430,9 @@ Test(slowdown, command_deterministic_and_located)
     char *argv2[] = { "fit", "slowdown", "--seed", "5", "-o", b, (char *)in, NULL };
     char *argv3[] = { "fit", "slowdown", (char *)in, "-o", c, "--form",
                       "constant", "--folds", "3", NULL };
-    cr_assert_eq(mdl_cmd_fit(7, argv1), 0);
-    cr_assert_eq(mdl_cmd_fit(7, argv2), 0);
-    cr_assert_eq(mdl_cmd_fit(9, argv3), 0);
+    cr_assert_eq(tu_main(7, argv1), 0);
+    cr_assert_eq(tu_main(7, argv2), 0);
+    cr_assert_eq(tu_main(9, argv3), 0);
     char *ya = slurp(a), *yb = slurp(b), *yc = slurp(c);
     cr_assert_str_eq(ya, yb);
     cr_assert_not_null(strstr(ya, "form: sensitivity_pressure"));
@@ -437,11 +440,11 @@ Test(slowdown, command_deterministic_and_located)
     cr_assert_not_null(strstr(yc, "form: constant"));
     free(ya), free(yb), free(yc);
     char *bad[] = { "fit", "slowdown", "data/pairs_bad.csv", NULL };
-    cr_assert_eq(mdl_cmd_fit(3, bad), 2);
+    cr_assert_eq(tu_main(3, bad), 2);
     char *badform[] = { "fit", "slowdown", "data/pairs_tiny.csv", "--form", "hinge", NULL };
-    cr_assert_eq(mdl_cmd_fit(5, badform), 2, "G2 has no util");
+    cr_assert_eq(tu_main(5, badform), 2, "G2 has no util");
     char *unk[] = { "fit", "nosuch", NULL };
-    cr_assert_eq(mdl_cmd_fit(2, unk), 2);
+    cr_assert_eq(tu_main(2, unk), 2);
 }
 
 /* ------------------------------------------------------------ util */
@@ -525,8 +528,8 @@ Test(util, synthetic_log_linear_recovered)
     snprintf(b, sizeof b, "%s", tu_tmp_path("util-b.yaml"));
     char *argv1[] = { "fit", "util", (char *)path, "-o", a, NULL };
     char *argv2[] = { "fit", "util", "-o", b, (char *)path, NULL };
-    cr_assert_eq(mdl_cmd_fit(5, argv1), 0);
-    cr_assert_eq(mdl_cmd_fit(5, argv2), 0);
+    cr_assert_eq(tu_main(5, argv1), 0);
+    cr_assert_eq(tu_main(5, argv2), 0);
     char *ya = slurp(a), *yb = slurp(b);
     cr_assert_str_eq(ya, yb);
     cr_assert_not_null(strstr(ya, "kind: util"));
@@ -589,7 +592,7 @@ Test(util, shipped_training_file)
     const char *out = tu_tmp_path("util-shipped.yaml");
     char *argv[] = { "fit", "util", "../models/util_train.csv", "-o",
                      (char *)out, NULL };
-    cr_assert_eq(mdl_cmd_fit(5, argv), 0);
+    cr_assert_eq(tu_main(5, argv), 0);
     char *got = slurp(out), *want = slurp("../models/util.yaml");
     char *gs = strstr(got, "\nsource: "), *ws = strstr(want, "\nsource: ");
     cr_assert(gs && ws);
@@ -597,4 +600,25 @@ Test(util, shipped_training_file)
     free(got), free(want);
     mdl_fit_util_data_free(&d);
     mdl_zoo_free(&z);
+}
+
+/* Content errors name the file (#13): a header and no rows, a NUL byte,
+ * an endless line. */
+Test(slowdown, empty_and_binary_inputs_are_located)
+{
+    tu_tmp_file("h.csv", "gpu_type,job_a,job_b,rate_a,rate_b\n");
+    cr_expect_eq(tu_dlsim("fit slowdown h.csv -o s.yaml"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "h.csv: no pairs"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("s.yaml"));
+    cr_expect_eq(tu_dlsim("fit slowdown /dev/zero -o s.yaml"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "/dev/zero:1:1: NUL byte"), "%s", tu_out);
+    cr_expect_eq(tu_dlsim("fit util /dev/urandom -o s.yaml"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "/dev/urandom:"), "%s", tu_out);
+    /* a byte order mark before the header is skipped */
+    char cwd[512], cmd[1200];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(cmd, sizeof cmd, "cd '%s' && printf '\\357\\273\\277' > b.csv && "
+             "cat '%s/data/pairs_tiny.csv' >> b.csv", tu_tmp_dir(), cwd);
+    cr_assert_eq(system(cmd), 0);
+    cr_expect_eq(tu_dlsim("fit slowdown b.csv -o b.yaml"), 0, "%s", tu_out);
 }

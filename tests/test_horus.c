@@ -7,7 +7,7 @@
  * and sharing costs the default constant slowdown (0.8 per co-runner).
  */
 #include "testutil.h"
-#include "models/model.h"
+#include "models/perf.h"
 
 static struct eng *horus_run(const struct trace *t, struct cluster *c,
                              const char *policy)

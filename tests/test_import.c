@@ -373,9 +373,30 @@ Test(import, gavel_steps_to_seconds)
 
 /* ------------------------------------------------------------- errors */
 
+/* An import that must fail: args, the input's text, a part of the
+ * message. */
+struct bad_case {
+    const char *args, *text, *expect;
+};
+
+/* Each case exits 2 with its message and leaves no output. */
+static void expect_errors(const struct bad_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        tu_tmp_file("in.csv", cases[i].text);
+        int rc = imp("%s in.csv -o o.csv", cases[i].args);
+        cr_expect_eq(rc, 2, "exit %d for %s: %s", rc, cases[i].expect,
+                     tu_out);
+        cr_expect(strstr(tu_out, cases[i].expect), "expected '%s' in: %s",
+                  cases[i].expect, tu_out);
+        cr_expect(!tu_tmp_exists("o.csv"), "output left behind for %s",
+                  cases[i].expect);
+    }
+}
+
 Test(import, malformed_input_is_located)
 {
-    static const struct { const char *args, *text, *expect; } cases[] = {
+    static const struct bad_case cases[] = {
         { "--format itp", "job_id,submission_time,duration,num_gpu\n"
           "a,1,2,3\nb,x,2,3\n", "in.csv:3: column submit time: not a time 'x'" },
         { "--format itp", "job_id,submission_time,duration,num_gpu\n"
@@ -397,16 +418,7 @@ Test(import, malformed_input_is_located)
         { "--format itp --epoch later", "x\n", "bad --epoch" },
         { "--format itp", "", "in.csv:1: empty file" },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        tu_tmp_file("in.csv", cases[i].text);
-        int rc = imp("%s in.csv -o o.csv", cases[i].args);
-        cr_expect_eq(rc, 2, "exit %d for %s: %s", rc, cases[i].expect,
-                     tu_out);
-        cr_expect(strstr(tu_out, cases[i].expect), "expected '%s' in: %s",
-                  cases[i].expect, tu_out);
-        cr_expect(!tu_tmp_exists("o.csv"), "output left behind for %s",
-                  cases[i].expect);
-    }
+    expect_errors(cases, sizeof cases / sizeof *cases);
     /* nothing left after the filters: an error, nothing written */
     tu_tmp_file("in.csv", "job_id,submission_time,duration,num_gpu\na,1,2,0\n");
     cr_expect_eq(imp("--format itp in.csv -o o.csv"), 2);
@@ -635,4 +647,151 @@ Test(import, real_chronus_muri_gavel_tiresias)
                      "-o t.csv.gz"), 0, "%s", tu_out);
     s = summarize("t.csv.gz");
     cr_expect_eq(s.jobs, 60);
+}
+
+/* Hostile input (issue 13): impossible dates, malformed lists and JSON,
+ * NUL bytes, endless lines, a byte order mark, inputs of one name, an
+ * out-of-range clock, a wrong unit: each a located error (exit 2), never
+ * exit 0 with a changed value. */
+Test(import, hostile_values_are_located)
+{
+    static const struct bad_case cases[] = {
+        /* 2017 is not a leap year: not March 1 */
+        { "--format philly", "timestamp,duration,num_gpus,gpu_time,cluster\n"
+          "2017-01-01 00:00:00,1,1,1,a\n2017-02-29 07:01:55,66,1,66,a\n",
+          "in.csv:3: column submit time: not a date" },
+        { "--format philly", "timestamp,duration,num_gpus,gpu_time,cluster\n"
+          "2017-04-31 00:00:00,1,1,1,a\n", "in.csv:2: column submit time" },
+        { "--format philly", "timestamp,duration,num_gpus,gpu_time,cluster\n"
+          "2017-04-30 12:00:60,1,1,1,a\n", "in.csv:2: column submit time" },
+        /* every element of the list, not just the one used */
+        { "--format chronus", "job_id,user,num_gpu,submit_time,duration,"
+          "model_name,expect_time_list,job_type\n1,u,1,0,10,m,159--x-,soft\n",
+          "in.csv:2: column expect_time_list" },
+        { "--format chronus --deadline last", "job_id,user,num_gpu,"
+          "submit_time,duration,model_name,expect_time_list,job_type\n"
+          "1,u,1,0,10,m,x-159,soft\n", "in.csv:2: column expect_time_list" },
+        /* "gpus": "gpu0" is malformed, not a CPU-only job */
+        { "--format philly-json", "[{\"status\": \"Pass\", \"vc\": \"a\", "
+          "\"jobid\": \"j1\", \"submitted_time\": \"2017-10-01 00:00:00\", "
+          "\"attempts\": [{\"start_time\": \"2017-10-01 00:00:01\", "
+          "\"end_time\": \"2017-10-01 01:00:00\", \"detail\": [{\"ip\": "
+          "\"m1\", \"gpus\": \"gpu0\"}]}]}]\n",
+          "in.csv:1: job j1: attempt 1, machine 1: gpus is not an array" },
+        { "--format philly-json", "[{\"status\": \"Pass\", \"vc\": \"a\", "
+          "\"jobid\": \"j1\", \"submitted_time\": \"2017-10-01 00:00:00\", "
+          "\"attempts\": [{\"start_time\": \"2017-10-01 00:00:01\", "
+          "\"end_time\": \"2017-10-01 01:00:00\", \"detail\": 3}]}]\n",
+          "in.csv:1: job j1: attempt 1: detail is a number" },
+        { "--format tiresias", "job_id,num_gpu,submit_time,duration\n"
+          "1,0x10,0,10\n", "in.csv:2: column num_gpu: not a GPU count" },
+        { "--format tiresias", "job_id,num_gpu,submit_time,duration\n"
+          "1,1,0x10,10\n", "in.csv:2: column submit time: not a time" },
+        /* before 1970 on --epoch trace: the row is named */
+        { "--format philly --epoch trace", "timestamp,duration,num_gpus,"
+          "gpu_time,cluster\n2017-01-01 00:00:00,1,1,1,a\n"
+          "1960-01-01 00:00:00,1,1,1,a\n", "in.csv:3: job '2': submit time "
+          "out of range" },
+    };
+    expect_errors(cases, sizeof cases / sizeof *cases);
+    /* a real leap day is a date */
+    expect_import("--format philly", "leap.csv",
+                  "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                  "2016-02-29 00:00:00,5,1,5,a\n",
+                  "job_id,submit_time,num_gpus,duration,user\n1,0,1,5,a\n");
+}
+
+Test(import, bom_nul_and_endless_lines)
+{
+    /* a UTF-8 byte order mark before the header is skipped, as by the
+     * native reader */
+    expect_import("--format tiresias", "bom.csv",
+                  "\xef\xbb\xbfjob_id,num_gpu,submit_time,duration\n1,1,0,10\n",
+                  "job_id,submit_time,num_gpus,duration\n1,0,1,10\n");
+    /* a NUL byte inside a quoted field */
+    FILE *f = fopen(tu_tmp_path("nul.csv"), "wb");
+    fputs("job_id,num_gpu,submit_time,duration\n\"a", f);
+    fputc(0, f);
+    fputs("b\",1,0,10\n", f);
+    fclose(f);
+    cr_expect_eq(imp("--format tiresias nul.csv -o o.csv"), 2, "%s", tu_out);
+    expect_report("nul.csv:2: NUL byte");
+    /* a gzip member unpacking to one endless line: refused at 1 MiB */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cd '%s' && (echo job_id,num_gpu,submit_time,"
+             "duration; head -c 30000000 /dev/zero | tr '\\0' 7) | gzip -1 "
+             "> long.csv.gz", tu_tmp_dir());
+    cr_assert_eq(system(cmd), 0);
+    cr_expect_eq(imp("--format tiresias long.csv.gz -o o.csv"), 2, "%s",
+                 tu_out);
+    expect_report("long.csv.gz:2: line longer than 1048576 bytes");
+    cr_expect_eq(imp("--format tiresias /dev/zero -o o.csv"), 2, "%s",
+                 tu_out);
+    expect_report("/dev/zero:1: line longer than");
+    cr_expect_eq(imp("--format philly-json /dev/zero -o o.csv"), 2, "%s",
+                 tu_out);
+    cr_expect(!tu_tmp_exists("o.csv"));
+    /* a JSON job that never ends */
+    snprintf(cmd, sizeof cmd, "cd '%s' && (printf '[{\"jobid\": \"'; "
+             "head -c 20000000 /dev/zero | tr '\\0' x) > endless.json",
+             tu_tmp_dir());
+    cr_assert_eq(system(cmd), 0);
+    cr_expect_eq(imp("--format philly-json endless.json -o o.csv"), 2, "%s",
+                 tu_out);
+    expect_report("endless.json:1: job object longer than");
+}
+
+Test(import, trailing_bytes_after_gzip_warn)
+{
+    char cmd[512];
+    tu_tmp_file("a.csv", "job_id,num_gpu,submit_time,duration\n1,1,0,10\n");
+    tu_tmp_file("b.csv", "2,1,5,10\n");
+    /* two members: both read; then plain rows appended: warned */
+    snprintf(cmd, sizeof cmd, "cd '%s' && gzip -c a.csv > t.gz && gzip -c "
+             "b.csv >> t.gz && cp t.gz u.gz && echo 3,1,9,10 >> u.gz",
+             tu_tmp_dir());
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(imp("--format tiresias t.gz -o o.csv"), 0, "%s", tu_out);
+    cr_expect_str_eq(slurp("o.csv"), "job_id,submit_time,num_gpus,duration\n"
+                     "1,0,1,10\n2,5,1,10\n");
+    cr_expect(!strstr(tu_out, "warning"), "%s", tu_out);
+    cr_assert_eq(imp("--format tiresias u.gz -o o.csv"), 0, "%s", tu_out);
+    expect_report("u.gz: warning: 9 bytes after the last gzip member");
+}
+
+Test(import, inputs_of_one_name_are_refused)
+{
+    const char *csv = "job_id,num_gpu,submit_time,duration\n1,1,0,10\n";
+    tu_tmp_file("a/x.csv", csv);
+    tu_tmp_file("b/x.csv.gz", csv);
+    cr_expect_eq(imp("--format tiresias a/x.csv b/x.csv.gz -o o.csv"), 2,
+                 "%s", tu_out);
+    expect_report("b/x.csv.gz: has the same name 'x' as a/x.csv");
+    cr_expect(!tu_tmp_exists("o.csv"));
+    tu_tmp_file("b/y.csv", csv);
+    cr_expect_eq(imp("--format tiresias a/x.csv b/y.csv -o o.csv"), 0, "%s",
+                 tu_out);
+    cr_expect_str_eq(slurp("o.csv"), "job_id,submit_time,num_gpus,duration\n"
+                     "x:1,0,1,10\ny:1,0,1,10\n");
+}
+
+/* issue 12: Muri's millisecond trace read as seconds spans 342 years: an
+ * error suggesting --time-unit, unless --force */
+Test(import, implausible_units)
+{
+    cr_expect_eq(imp("--format tiresias $DATA/muri/trace1.csv.gz -o o.csv"),
+                 2, "%s", tu_out);
+    expect_report("span 125203 days (over 20 years)");
+    expect_report("--time-unit");
+    cr_expect(!tu_tmp_exists("o.csv"));
+    cr_expect_eq(imp("--format tiresias --force $DATA/muri/trace1.csv.gz "
+                     "-o o.csv"), 0, "%s", tu_out);
+    cr_expect_eq(imp("--format tiresias --time-unit ms "
+                     "$DATA/muri/trace1.csv.gz -o o.csv"), 0, "%s", tu_out);
+    /* a median job of two years */
+    tu_tmp_file("long.csv", "job_id,num_gpu,submit_time,duration\n"
+                "1,1,0,70000000\n2,1,5,70000000\n3,1,9,1\n");
+    cr_expect_eq(imp("--format tiresias long.csv -o o.csv"), 2, "%s",
+                 tu_out);
+    expect_report("long.csv: implausible: the median job runs 810 days");
 }

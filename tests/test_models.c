@@ -5,7 +5,7 @@
  * and their noise; the `kind: models` file.  Every run has --check on.
  */
 #include "testutil.h"
-#include "models/model.h"
+#include "models/perf.h"
 
 #include <math.h>
 
@@ -764,7 +764,7 @@ Test(models, util_per_type_measured_transferred_predicted)
     double xf[MDL_UTIL_NFEAT] = { m->flops, m->params, m->conv_layers,
                                   m->linear_layers, m->activation_layers,
                                   m->other_layers };
-    double reg = mdl_fit_util_predict(&s.util, xf);
+    double reg = mdl_util_predict(&s.util, xf);
     cr_expect_eq(mdl_perf_util(p, v, ta), (double)(float)reg);
     double sv = mdl_rt_throughput(&s.zoo, &s.rt, "vgg16", 64, "V100", 1, false) /
                 mdl_rt_throughput(&s.zoo, &s.rt, "vgg16", 64, "A100", 1, false);
@@ -775,7 +775,7 @@ Test(models, util_per_type_measured_transferred_predicted)
                                   mr->linear_layers, mr->activation_layers,
                                   mr->other_layers };
     cr_expect_eq(mdl_perf_pred_util(p, r, ta),
-                 (double)(float)mdl_fit_util_predict(&s.util, xr));
+                 (double)(float)mdl_util_predict(&s.util, xr));
     /* the trace's figure on both types */
     cr_expect_eq(mdl_perf_util(p, x, ta), 0.3f);
     cr_expect_eq(mdl_perf_util(p, x, tv), 0.3f);

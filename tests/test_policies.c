@@ -26,6 +26,13 @@ Test(policies, parse_defaults_and_overrides)
     cr_expect_eq(pol_parse("nope:x=1", &p, &a, &err), DL_EINPUT);
     cr_expect(strstr(err.msg, "valid: fifo, sjf, srtf"), "%s", err.msg);
     long v;
+    /* a key given twice is an error naming it, not "the last one wins" */
+    cr_expect_eq(pol_parse("fifo:backfill=1,backfill=0", &p, &a, &err),
+                 DL_EINPUT);
+    cr_expect(strstr(err.msg, "option 'backfill' given twice"), "%s", err.msg);
+    cr_expect_eq(pol_parse("srtf:placement=pool,preempt_cost=1,placement=pool",
+                           &p, &a, &err), DL_EINPUT);
+    cr_expect(strstr(err.msg, "'placement'"), "%s", err.msg);
     cr_assert_eq(pol_parse("fifo:backfill=2", &p, &a, &err), 0);
     cr_expect_eq(pol_arg_long(&a, "backfill", 0, 1, &v, &err), DL_EINPUT);
     cr_expect(strstr(err.msg, "backfill=2"), "%s", err.msg);

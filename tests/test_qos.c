@@ -9,7 +9,7 @@
  * is WA = L - now.
  */
 #include "testutil.h"
-#include "models/model.h"
+#include "models/perf.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>

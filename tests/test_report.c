@@ -1,5 +1,5 @@
 /*
- * tests/test_report.c - `dlsim report` (sim/report.c): the statistics and
+ * tests/test_report.c - `dlsim report` (sim/report/report.c): the statistics and
  * CDF points by hand; hand-made sweep directories (error bars = the
  * standard deviation of three seeds, CDF points at known quantiles, the
  * versus-load plots only when the load varies, failed runs, no QoS jobs);
@@ -10,8 +10,9 @@
  * equal to those recomputed from the summary.csv the test wrote.
  */
 #include "testutil.h"
-#include "sim/report.h"
-#include "models/model.h"
+#include "sim/report/report.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -71,6 +72,31 @@ Test(report, mean_and_sample_std_by_hand)
                "huge std");
 }
 
+/* The t quantiles against a printed table of Student's t (two-sided 95 %:
+ * 12.706, 4.303, 3.182, 2.228 for 10, 2.042 for 30), and a CI by hand. */
+Test(report, t_quantiles_and_confidence_intervals_by_hand)
+{
+    static const struct { unsigned df; double t; } tab[] = {
+        { 1, 12.706204736174707 }, { 2, 4.302652729749464 },
+        { 3, 3.182446305284263 }, { 10, 2.228138851986274 },
+        { 30, 2.042272456301238 },
+    };
+    for (size_t i = 0; i < sizeof tab / sizeof *tab; i++)
+        expect_rel(rpt_t975(tab[i].df), tab[i].t, "t(0.975)");
+    /* 1, 2, 4: mean 7/3, s = sqrt(7/3), half-width 4.302653 s / sqrt(3) */
+    double x[] = { 1, 2, 4 }, lo, hi;
+    rpt_ci95(x, 3, &lo, &hi);
+    expect_rel(lo, 7.0 / 3 - 4.302652729749464 * sqrt(7.0 / 9), "lo");
+    expect_rel(hi, 7.0 / 3 + 4.302652729749464 * sqrt(7.0 / 9), "hi");
+    /* 10, 12: mean 11, s = sqrt(2), half-width 12.7062 * sqrt(2) / sqrt(2) */
+    double y[] = { 10, 12 };
+    rpt_ci95(y, 2, &lo, &hi);
+    expect_rel(lo, 11 - 12.706204736174707, "lo2");
+    expect_rel(hi, 11 + 12.706204736174707, "hi2");
+    rpt_ci95(y, 1, &lo, &hi);
+    cr_expect(isnan(lo) && isnan(hi), "one value has no interval");
+}
+
 /* Table cells of absurdly large values stay whole: four significant
  * digits in e-notation rather than a 300-digit number cut at 63 bytes. */
 Test(report, huge_values_fit_the_cells, .fini = tu_tmp_cleanup)
@@ -81,7 +107,8 @@ Test(report, huge_values_fit_the_cells, .fini = tu_tmp_cleanup)
         "b,fifo,ok,2,0.5,0.5,0.5,1.7e308,1,2,3\n");
     cr_assert_eq(tu_sh("$DLSIM report h"), 0, "%s", tu_out);
     char *md = tu_slurp(tu_tmp_path("h/report.md"), NULL);
-    cr_expect(strstr(md, "| 3.75e+304 ± 1.375e+304 |"), "%s", md);
+    cr_expect(strstr(md, "| 3.75e+304 ± 1.375e+304 [-8.603e+304, 1.61e+305] |"),
+              "%s", md);
     free(md);
 }
 
@@ -222,8 +249,8 @@ Test(report, hand_sweep_error_bars_cdfs_and_tables, .fini = tu_tmp_cleanup)
     cr_assert_eq(tu_sh("rm sw/runs/s0_2/jobs.csv && $DLSIM report sw --plots plots"),
                  0, "%s", tu_out);
     cr_assert(tu_tmp_exists("sw/report.html") && tu_tmp_exists("sw/report.md"));
-    cr_expect(!tu_tmp_exists("plots/f099.svg") && tu_tmp_exists("plots/f010.svg") &&
-              !tu_tmp_exists("plots/f011.svg"));
+    cr_expect(!tu_tmp_exists("plots/f099.svg") && tu_tmp_exists("plots/f016.svg") &&
+              !tu_tmp_exists("plots/f017.svg"));
     char *gp = tu_slurp(tu_tmp_path("plots/report.gp"), NULL);
     double r[500][3];
     /* error bars: fifo's mean JCT 1, 2, 4 h over three seeds */
@@ -261,9 +288,25 @@ Test(report, hand_sweep_error_bars_cdfs_and_tables, .fini = tu_tmp_cleanup)
     free(gp);
 
     char *md = tu_slurp(tu_tmp_path("sw/report.md"), NULL);
-    cr_expect(strstr(md, "| fifo | 0.7500 ± 0.2500 | 0.4000 ± 0.2000 | "
-                     "0.2000 ± 0.1000 | 20.00 ± 10.00 | 0 ± 0 | 0 ± 0 | "
-                     "2.333 ± 1.528 | 3 | 0 |"), "%s", md);
+    /* 95 % CIs by hand: mean +- t(0.975, 2) s / sqrt(3), t = 4.302653 (a
+     * table of Student's t): QoS 0.75 +- 4.302653 * 0.25 / sqrt(3) */
+    cr_expect(strstr(md, "| fifo | 0.7500 ± 0.2500 [0.1290, 1.3710] | "
+                     "0.4000 ± 0.2000 [-0.0968, 0.8968] | 0.2000 ± 0.1000 "
+                     "[-0.0484, 0.4484] | 20.00 ± 10.00 [-4.84, 44.84] | 0 ± 0 "
+                     "[0, 0] | 0 ± 0 [0, 0] | 2.333 ± 1.528 [-1.461, 6.128] | 3 | "
+                     "0 |"), "%s", md);
+    /* paired differences against fifo (seeds 1..3): sjf's JCT 1 h each
+     * seed against fifo's 1, 2, 4 h: differences 0, -1, -3, mean -4/3,
+     * s = sqrt(7/3), CI -4/3 +- 4.302653 sqrt(7/3) / sqrt(3); util alloc
+     * 0.5 - (0.2, 0.4, 0.6) = 0.3, 0.1, -0.1 */
+    cr_expect(strstr(md, "Paired differences against fifo, the first policy of "
+                     "this comparison"), "%s", md);
+    cr_expect(strstr(md, "| sjf:backfill=1,predicted=0 | – | +0.1000 [-0.3968, "
+                     "+0.5968] | +0.3000 [+0.0516, +0.5484] | -10.00 [-34.84, "
+                     "+14.84] | +0 [+0, +0] | +0 [+0, +0] | -1.333 [-5.128, "
+                     "+2.461] | 3 |"), "%s", md);
+    cr_expect_null(strstr(md, "| srtf | – | – | – | – | – | – | – | 0 |\n"),
+                   "a policy without pairs has a row of differences");
     cr_expect(strstr(md, "| sjf:backfill=1,predicted=0 | – |"), "%s", md);
     cr_expect(strstr(md, "| srtf | – | – | – | – | – | – | – | 0 | 1 |"), "%s", md);
     cr_expect(strstr(md, "### trace t.csv, cluster tiny, load 0.8"), "%s", md);
@@ -281,15 +324,113 @@ Test(report, hand_sweep_error_bars_cdfs_and_tables, .fini = tu_tmp_cleanup)
     cr_expect_null(strstr(html, "id=\"versus-load\""));
     cr_expect(strstr(html, "data-metric=\"avg_jct\" data-mean=\"2.3333333333333335\""));
     /* 7 bar charts, 2 CDFs, 2 time series, all embedded */
-    cr_expect(strstr(html, "<body data-images=\"11\">"));
+    /* 7 bar charts, 6 of paired differences (sjf has no QoS rate), 2
+     * CDFs, 2 time series */
+    cr_expect(strstr(html, "<body data-images=\"17\">"));
     int imgs = 0;
     for (const char *p = html; (p = strstr(p, "src=\"data:image/svg+xml;base64,")); p++)
         imgs++;
-    cr_expect_eq(imgs, 11);
+    cr_expect_eq(imgs, 17);
+    /* the bar charts say which figures are paired differences */
+    cr_expect(strstr(html, "<figcaption>Paired differences in Mean JCT (hours) "
+                     "against fifo (the first policy): each policy minus the "
+                     "baseline on the same seed (the same workload), mean over "
+                     "the pairs, error bars: 95 % confidence interval"), "%s",
+              strstr(html, "Paired differences in Mean JCT") ?
+              strstr(html, "Paired differences in Mean JCT") : "none");
+    cr_expect(strstr(html, "<figcaption>Mean JCT (hours) per policy (mean over "
+                     "seeds, not a difference; error bars: sample standard "
+                     "deviation)"));
+    /* full precision of the CIs in the page */
+    const char *want = "data-metric=\"avg_jct\" data-mean=\"2.3333333333333335\" "
+                       "data-std=\"";
+    const char *ci = strstr(html, want);
+    cr_assert(ci, "%s", want);
+    double sd, lo, hi;
+    cr_assert_eq(sscanf(ci + strlen(want), "%lf\" data-ci-lo=\"%lf\" data-ci-hi=\"%lf",
+                        &sd, &lo, &hi), 3);
+    expect_rel(sd, sqrt(7.0 / 3), "std");
+    expect_rel(lo, 7.0 / 3 - 4.302652729749464 * sqrt(7.0 / 3) / sqrt(3), "ci lo");
+    expect_rel(hi, 7.0 / 3 + 4.302652729749464 * sqrt(7.0 / 3) / sqrt(3), "ci hi");
     free(html);
     /* nothing left behind but the outputs */
     cr_expect_eq(tu_sh("ls sw | tr '\\n' ' '"), 0);
     cr_expect_str_eq(tu_out, "report.html report.md runs summary.csv ");
+}
+
+/* A comparison whose makespans all lie within 2 % of their floors is
+ * flagged (decided by the floor, not the policies), one with a makespan
+ * beyond is not; useful and window utilizations are shown next to
+ * allocated and effective; the makespan chart marks the floor; a run to
+ * retry is listed with the failed ones. */
+Test(report, makespan_floor_flag_and_new_metrics, .fini = tu_tmp_cleanup)
+{
+    static const char head[] = "run_id,scenario,policy,trace,cluster,models,load,"
+        "seed,status,error,qos_guarantee_rate,gpu_util_alloc,gpu_util_effective,"
+        "gpu_util_useful,gpu_util_alloc_window,gpu_util_effective_window,"
+        "gpu_util_useful_window,makespan,makespan_floor,avg_wait,p99_wait,avg_jct\n";
+    char text[4096];
+    size_t k = (size_t)snprintf(text, sizeof text, "%s", head);
+    /* load 1: makespans 101, 102, 100.5, 101.9 h over floors of 100 h
+     * (within 2 %); load 2: one makespan 103 h over 100 */
+    static const double mk[2][4] = { { 101, 102, 100.5, 101.9 },
+                                     { 101, 103, 100.5, 101 } };
+    static const char *const pol[2] = { "fifo", "sjf" };
+    for (int l = 0; l < 2; l++)
+        for (int p = 0; p < 2; p++)
+            for (int sd = 1; sd <= 2; sd++) {
+                char id[32];
+                snprintf(id, sizeof id, "r%d%d%d", l, p, sd);
+                k += (size_t)snprintf(text + k, sizeof text - k,
+                    "%s,default,%s,gen(x),demo-256,none,%d,%d,ok,,,0.5,0.4,%.2f,"
+                    "0.6,0.5,%.2f,%.1f,%.1f,1,2,3\n", id, pol[p], l + 1, sd,
+                    0.3 + 0.01 * sd, 0.35 + 0.01 * sd, mk[l][2 * p + sd - 1] * 3600,
+                    100.0 * 3600);
+                hand_run("sw", id, sd, false);
+            }
+    k += (size_t)snprintf(text + k, sizeof text - k, "r9,default,fifo,gen(x),"
+                          "demo-256,none,2,3,retry,killed by signal 9 (Killed),"
+                          ",,,,,,,,,,,\n");
+    tu_tmp_file("sw/summary.csv", text);
+    tu_tmp_file("sw/runs/r101/timeseries.csv", "time,queued_jobs,running_jobs,"
+                "busy_gpus,util_alloc,util_effective,util_useful\n"
+                "0,2,1,1,0.25,0.2,0.1\n3600,1,2,2,0.5,0.4,0.3\n");
+    cr_assert_eq(tu_sh("$DLSIM report sw --plots p"), 0, "%s", tu_out);
+    char *md = tu_slurp(tu_tmp_path("sw/report.md"), NULL);
+    const char *g1 = strstr(md, "### default, trace gen(x), cluster demo-256, load 1");
+    const char *g2 = strstr(md, "### default, trace gen(x), cluster demo-256, load 2");
+    cr_assert(g1 && g2 && g1 < g2, "%s", md);
+    const char *flag = strstr(md, "> **Makespan set by one job: every makespan lies "
+                              "within 2 % of its floor");
+    cr_expect(flag && flag > g1 && flag < g2, "flag of load 1: %s", md);
+    cr_expect_null(strstr(g2, "Makespan set by one job"), "load 2 flagged: %s", g2);
+    cr_expect(strstr(md, "| policy | QoS rate | util alloc | util eff | util useful | "
+                     "alloc (window) | eff (window) | useful (window) | makespan (h) "
+                     "| floor (h) | mean wait (h) |"), "%s", md);
+    /* useful 0.31, 0.32: mean 0.315 */
+    cr_expect(strstr(md, "| fifo | – | 0.5000 ± 0.0000 [0.5000, 0.5000] | 0.4000 ± "
+                     "0.0000 [0.4000, 0.4000] | 0.3150 ± 0.0071 [0.2515, 0.3785] |"),
+              "%s", md);
+    /* the paired table has no floor column (the policies share it) */
+    cr_expect(strstr(md, "| policy − baseline | QoS rate | util alloc | util eff | "
+                     "util useful | alloc (window) | eff (window) | useful (window) "
+                     "| makespan (h) | mean wait (h) |"), "%s", md);
+    free(md);
+    char *gp = tu_slurp(tu_tmp_path("p/report.gp"), NULL);
+    double r[8][3];
+    cr_assert_eq(block(gp, "floor_makespan", r, 8), 1);
+    expect_rel(r[0][1], 100, "floor mark at the highest load");
+    cr_expect(strstr(gp, "$bars_util_useful_p0 << EOD"));
+    cr_expect(strstr(gp, "$diff_util_useful_p1 << EOD"));
+    cr_expect(strstr(gp, "using 1:5 with lines"), "the useful time series");
+    free(gp);
+    char *html = tu_slurp(tu_tmp_path("sw/report.html"), NULL);
+    cr_expect(strstr(html, "<p class=\"floor-flag\" data-group=\"0\">"));
+    cr_expect_null(strstr(html, "<p class=\"floor-flag\" data-group=\"1\">"));
+    cr_expect(strstr(html, "<td>killed by signal 9 (Killed)</td>"), "retry runs are "
+              "listed with the failed ones");
+    cr_expect(strstr(html, "black lines: the makespan floor"));
+    free(html);
 }
 
 Test(report, two_loads_draw_metric_versus_load, .fini = tu_tmp_cleanup)
@@ -310,7 +451,8 @@ Test(report, two_loads_draw_metric_versus_load, .fini = tu_tmp_cleanup)
     free(gp);
     char *html = tu_slurp(tu_tmp_path("sw/report.html"), NULL);
     cr_expect(strstr(html, "<h2 id=\"versus-load\">"));
-    cr_expect(strstr(html, "<body data-images=\"18\">"));  /* 7 + 7 + 2 + 2 */
+    /* 7 bars + 6 paired + 7 versus load + 2 CDFs + 2 time series */
+    cr_expect(strstr(html, "<body data-images=\"24\">"));
     free(html);
 }
 
@@ -445,6 +587,86 @@ Test(report, huge_jobs_csv_downsampled, .fini = tu_tmp_cleanup)
     free(html);
 }
 
+/* ---------------------------------------------------------- round trip */
+
+/* A CSV field, always quoted. */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* Whatever dlsim writes, dlsim reads back: job ids, users and VCs drawn
+ * from hostile pieces (quotes, commas, line breaks, CR LF, '#', tabs,
+ * UTF-8) go through dlsim run into jobs.csv, quoted across lines, and
+ * dlsim report reads every job back (the JCT CDF has one point per
+ * finished job); a sweep whose scenario name holds a line break and a
+ * quote writes a summary.csv that the report reads too. */
+Test(report, reads_back_hostile_names_across_lines, .fini = tu_tmp_cleanup)
+{
+    static const char *const piece[] = {
+        ",", "\"", "\n", "\r\n", " ", "\t", "#", "\xc3\xa9", "'", ";", "|",
+        "<&>", "\"\"", "\n#", "a", "\\", ",\n,",
+    };
+    const size_t np = sizeof piece / sizeof *piece;
+    unsigned long long x = 0x9e3779b97f4a7c15ull;
+    for (int round = 0; round < 4; round++) {
+        FILE *f = fopen(tu_tmp_pathf("h%d.csv", round), "w");
+        cr_assert(f);
+        fputs("job_id,submit_time,num_gpus,duration,user,vc\n", f);
+        int njobs = 40;
+        for (int j = 0; j < njobs; j++) {
+            char id[256], user[128];
+            int k = snprintf(id, sizeof id, "%d", j);
+            int u = 0;
+            for (int q = 0; q < 6; q++) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                const char *pc = piece[(x >> 33) % np];
+                k += snprintf(id + k, sizeof id - (size_t)k, "%s", pc);
+                if (q < 3)
+                    u += snprintf(user + u, sizeof user - (size_t)u, "%s", pc);
+            }
+            snprintf(id + k, sizeof id - (size_t)k, "%d", j);
+            snprintf(user + u, sizeof user - (size_t)u, "u");
+            put_quoted(f, id);
+            fprintf(f, ",%d,%d,%d,", j * 10, 1 + j % 4, 100 + j);
+            put_quoted(f, user);
+            fputc(',', f);
+            put_quoted(f, piece[j % np]);
+            fputc('\n', f);
+        }
+        fclose(f);
+        cr_assert_eq(tu_sh("$DLSIM run --trace h%d.csv --quiet --out r%d", round,
+                           round), 0, "round %d: %s", round, tu_out);
+        /* some job id really spans lines in jobs.csv */
+        cr_assert_eq(tu_sh("awk 'END { print NR }' r%d/jobs.csv", round), 0);
+        cr_expect_gt(atoi(tu_out), njobs + 1, "no line break in jobs.csv");
+        cr_assert_eq(tu_sh("$DLSIM report r%d --plots p%d", round, round), 0,
+                     "round %d: %s", round, tu_out);
+        char *gp = tu_slurp(tu_tmp_pathf("p%d/report.gp", round), NULL);
+        static double r[500][3];
+        cr_expect_eq(block(gp, "cdf_jct_s0_p0", r, 500), njobs + 1,
+                     "round %d: not every job was read back", round);
+        free(gp);
+    }
+    /* a sweep: the scenario name holds a line break, a quote and a comma */
+    tu_tmp_file("s.yaml", "policies: [fifo, sjf]\ntraces: [h0.csv]\nseeds: 1..2\n"
+                "scenarios:\n  \"two\\nlines, \\\"q\\\"\": {}\n");
+    cr_assert_eq(tu_sh("$DLSIM sweep s.yaml --out sw --quiet"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_tmp_text("sw/summary.csv"), ",\"two\nlines, \"\"q\"\"\","),
+              "%s", tu_tmp_text("sw/summary.csv"));
+    cr_assert_eq(tu_sh("$DLSIM report sw"), 0, "%s", tu_out);
+    char *md = tu_slurp(tu_tmp_path("sw/report.md"), NULL);
+    cr_expect(strstr(md, "### two lines, \"q\", trace h0.csv"), "%s", md);
+    cr_expect(strstr(md, "| sjf |"), "%s", md);
+    free(md);
+}
+
 /* ---------------------------------------------------------- end to end */
 
 /* A few real runs (two policies, one with a comma, two seeds, two loads),
@@ -454,6 +676,7 @@ Test(report, huge_jobs_csv_downsampled, .fini = tu_tmp_cleanup)
 struct e2e_run {
     const char *policy;
     double load;
+    int seed;
     double v[7];
     bool has[7];
 };
@@ -488,11 +711,11 @@ static int e2e_sweep(struct e2e_run *runs)
                 cr_assert_eq(tu_sh("$DLSIM run --trace t.csv --policy '%s' --seed %d "
                                 "--load %s --sample 3600 --quiet --out sw/runs/r%d",
                                 pol[p], s, loads[l], n), 0, "%s", tu_out);
-                struct mdl_json_doc d;
+                struct dl_json_doc d;
                 struct dl_error err = { 0 };
-                cr_assert_eq(mdl_json_load(tu_tmp_pathf("sw/runs/r%d/summary.json", n), &d,
+                cr_assert_eq(dl_json_load(tu_tmp_pathf("sw/runs/r%d/summary.json", n), &d,
                                            &err), 0, "%s", err.msg);
-                const struct mdl_json *o = d.root;
+                const struct dl_json *o = d.root;
                 if (!n) {
                     fputs("run_id,scenario,policy,trace,cluster,models,load,seed,"
                           "status,error", f);
@@ -505,12 +728,12 @@ static int e2e_sweep(struct e2e_run *runs)
                         strchr(pol[p], ',') ? "\"" : "", pol[p],
                         strchr(pol[p], ',') ? "\"" : "", loads[l], s);
                 for (uint32_t k = 0; k < o->n; k++) {
-                    const struct mdl_json *v = &o->kid[k];
+                    const struct dl_json *v = &o->kid[k];
                     if (e2e_excluded(v->key))
                         continue;
-                    if (v->type == MDL_JSON_NUMBER)
+                    if (v->type == DL_JSON_NUMBER)
                         fprintf(f, ",%.17g", v->num);
-                    else if (v->type == MDL_JSON_STRING && !strpbrk(v->str, ",\"\n"))
+                    else if (v->type == DL_JSON_STRING && !strpbrk(v->str, ",\"\n"))
                         fprintf(f, ",%s", v->str);
                     else
                         fputc(',', f);
@@ -518,13 +741,14 @@ static int e2e_sweep(struct e2e_run *runs)
                 fputc('\n', f);
                 runs[n].policy = pol[p];
                 runs[n].load = atof(loads[l]);
+                runs[n].seed = s;
                 for (int m = 0; m < 7; m++) {
-                    const struct mdl_json *v = mdl_json_get(o, e2e_met[m]);
+                    const struct dl_json *v = dl_json_get(o, e2e_met[m]);
                     cr_assert(v);
-                    runs[n].has[m] = v->type == MDL_JSON_NUMBER;
+                    runs[n].has[m] = v->type == DL_JSON_NUMBER;
                     runs[n].v[m] = v->num / (m >= 3 ? 3600 : 1);
                 }
-                mdl_json_free(&d);
+                dl_json_free(&d);
             }
     fclose(f);
     cr_assert_eq(rename(tu_tmp_pathf("sw.csv"), tu_tmp_pathf("sw/summary.csv")), 0);
@@ -577,6 +801,80 @@ static void check_numbers(const char *html, const struct e2e_run *runs, int n)
         }
     }
     cr_expect_eq(cells, 4 * 7, "checked cells");
+}
+
+/* The 95 % CIs of the tables and the paired differences against the first
+ * policy, recomputed from the runs (two seeds: t(0.975, 1) = 12.7062). */
+static void check_ci_and_pairs(const char *html, const struct e2e_run *runs, int n)
+{
+    const double t1 = 12.706204736174707;
+    int checked = 0, paired = 0;
+    for (const char *t = strstr(html, "<h3>"); t; t = strstr(t + 1, "<h3>")) {
+        double load = atof(strstr(t, ", load ") + 7);
+        const char *next = strstr(t + 1, "<h3>");
+        const char *pt = strstr(t, "<table class=\"paired\"");
+        cr_assert(pt && (!next || pt < next), "no paired table at load %g", load);
+        const char *pend = strstr(pt, "</table>");
+        const char *bl = strstr(pt, "data-baseline=\"fifo\"");
+        cr_expect(bl && bl < pend, "the baseline is not the first policy");
+        for (int m = 0; m < 7; m++) {
+            /* the main table's CI of fifo */
+            double x[2], d[2];
+            int k = 0, kd = 0;
+            for (int i = 0; i < n; i++)
+                if (!strcmp(runs[i].policy, "fifo") && runs[i].load == load &&
+                    runs[i].has[m])
+                    x[k++] = runs[i].v[m];
+            for (int i = 0; i < n; i++) {
+                if (strcmp(runs[i].policy, "fifo") == 0 || runs[i].load != load ||
+                    !runs[i].has[m])
+                    continue;
+                for (int j = 0; j < n; j++)
+                    if (!strcmp(runs[j].policy, "fifo") && runs[j].load == load &&
+                        runs[j].seed == runs[i].seed && runs[j].has[m])
+                        d[kd++] = runs[i].v[m] - runs[j].v[m];
+            }
+            char key[80];
+            snprintf(key, sizeof key, "data-metric=\"%s\"", e2e_met[m]);
+            if (k == 2) {
+                const char *c = strstr(strstr(t, "<tr><td>fifo</td>"), key);
+                double mean = (x[0] + x[1]) / 2, sd = fabs(x[0] - x[1]) / sqrt(2);
+                double lo, hi;
+                const char *ci = strstr(c, "data-ci-lo=\"");
+                cr_assert(ci && ci < strstr(c, "</td>"), "%s: no CI", e2e_met[m]);
+                cr_assert_eq(sscanf(ci, "data-ci-lo=\"%lf\" data-ci-hi=\"%lf", &lo,
+                                    &hi), 2);
+                cr_expect(fabs(lo - (mean - t1 * sd / sqrt(2))) <= 1e-9 *
+                          fmax(1, fabs(mean)) + 1e-12, "%s lo", e2e_met[m]);
+                cr_expect(fabs(hi - (mean + t1 * sd / sqrt(2))) <= 1e-9 *
+                          fmax(1, fabs(mean)) + 1e-12, "%s hi", e2e_met[m]);
+                checked++;
+            }
+            if (kd) {
+                const char *c = strstr(pt, key);
+                cr_assert(c && c < pend, "%s: no paired cell", e2e_met[m]);
+                double gm, gs;
+                cr_assert_eq(sscanf(c, "data-metric=\"%*[^\"]\" data-mean=\"%lf\" "
+                                    "data-std=\"%lf\"", &gm, &gs), 2);
+                double mean = kd == 2 ? (d[0] + d[1]) / 2 : d[0];
+                cr_expect(fabs(gm - mean) <= 1e-9 * fmax(1, fabs(mean)),
+                          "%s: paired mean %.17g, expected %.17g", e2e_met[m], gm,
+                          mean);
+                if (kd == 2) {
+                    double lo, hi, sd = fabs(d[0] - d[1]) / sqrt(2);
+                    cr_assert_eq(sscanf(strstr(c, "data-ci-lo="), "data-ci-lo=\"%lf\" "
+                                        "data-ci-hi=\"%lf", &lo, &hi), 2);
+                    cr_expect(fabs(lo - (mean - t1 * sd / sqrt(2))) <= 1e-9 *
+                              fmax(1, fabs(mean)) + 1e-12, "%s paired lo", e2e_met[m]);
+                    cr_expect(fabs(hi - (mean + t1 * sd / sqrt(2))) <= 1e-9 *
+                              fmax(1, fabs(mean)) + 1e-12, "%s paired hi", e2e_met[m]);
+                }
+                paired++;
+            }
+        }
+    }
+    cr_expect_geq(checked, 2 * 6, "CIs checked");
+    cr_expect_geq(paired, 2 * 6, "paired differences checked");
 }
 
 /* Counts pixels of an 8-bit RGB(A) PNG that are not near-white, so a
@@ -645,12 +943,15 @@ Test(report, end_to_end_in_headless_chromium, .fini = tu_tmp_cleanup,
     cr_assert_eq(tu_sh("$DLSIM report sw"), 0, "%s", tu_out);
     char *html = tu_slurp(tu_tmp_path("sw/report.html"), NULL);
     check_numbers(html, runs, n);
+    check_ci_and_pairs(html, runs, n);
     cr_expect(strstr(html, "<h2 id=\"versus-load\">"));
     int images = 0;
     const char *bd = strstr(html, "<body data-images=\"");
     cr_assert(bd);
     cr_assert_eq(sscanf(bd + strlen("<body data-images=\""), "%d", &images), 1);
-    cr_expect_eq(images, 7 + 7 + 2 + 2);
+    /* 8 bars (useful utilization too), 8 of paired differences, 8 versus
+     * load, 2 CDFs, 2 time series */
+    cr_expect_eq(images, 8 + 8 + 8 + 2 + 2);
     free(html);
 
     /* Chromium must be there (scripts/setup.sh installs it) */

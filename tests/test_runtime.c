@@ -6,7 +6,8 @@
  * malformed model and measurement files.  cwd is tests/, the zoo ../models.
  */
 #include "tests/testutil.h"
-#include "models/model.h"
+#include "models/perf.h"
+#include "models/fit/fit.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -9,13 +9,16 @@
  * present) in ../../shared/data.
  */
 #include "tests/testutil.h"
-#include "models/model.h"
+#include "models/perf.h"
+#include "models/fit/fit.h"
+#include "sim/cli/cli.h"
 
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GAVEL "../../shared/data/perf/gavel/physical_cluster_throughputs.json"
@@ -45,10 +48,10 @@ static uint32_t roundtrip(const char *pairs, const char *form)
     const char *out = tu_tmp_path("rt.yaml");
     char *argv[] = { "fit", "slowdown", (char *)pairs, "-o", (char *)out,
                      "--form", (char *)form, NULL };
-    cr_assert_eq(mdl_cmd_fit(form ? 7 : 5, argv), 0, "fit %s", pairs);
+    cr_assert_eq(tu_main(form ? 7 : 5, argv), 0, "fit %s", pairs);
     struct dl_error err = { 0 };
     struct mdl_pairs ps;
-    cr_assert_eq(mdl_fit_pairs_load(pairs, &ps, &err), 0, "%s", err.msg);
+    cr_assert_eq(mdl_pairs_load(pairs, &ps, &err), 0, "%s", err.msg);
     struct mdl_sd_model m;
     cr_assert_eq(mdl_sd_load(out, &m, &err), 0, "%s:%ld:%ld: %s", err.file,
                  err.line, err.col, err.msg);
@@ -60,7 +63,7 @@ static uint32_t roundtrip(const char *pairs, const char *form)
         cr_assert_not_null(t, "%s", ps.gpus[g]);
         cr_assert_str_eq(t->name, ps.gpus[g]);
         if (form)
-            cr_assert_str_eq(mdl_fit_form_name(t->form), form);
+            cr_assert_str_eq(mdl_sd_form_name(t->form), form);
         uint32_t n = of_type(&ps, g, idx);
         struct mdl_sd_params fp;
         cr_assert_eq(mdl_fit_sd(&ps, t->form, idx, n, &fp), 0);
@@ -99,7 +102,7 @@ static uint32_t roundtrip(const char *pairs, const char *form)
     }
     free(idx);
     mdl_sd_free(&m);
-    mdl_fit_pairs_free(&ps);
+    mdl_pairs_free(&ps);
     return checked;
 }
 
@@ -375,7 +378,7 @@ Test(sdfile, validation_errors_located)
         { "kind: slowdown\ngpu_types: {a: 1}\n", 2, "{",
           "gpu_types: expected a non-empty list" },
         { "kind: slowdown\nseed: 1\nseed: 2\n", 3, "seed", "key 'seed' repeated" },
-        { "kind: slowdown\ngpu_types: [\n", 3, NULL, "YAML: " },
+        { "kind: slowdown\ngpu_types: [\n", 3, NULL, "YAML syntax error: " },
         { TOP "  - K80\n", 3, "K80", "each entry must be a mapping" },
         { TOP "  - {form: timeshare}\n", 3, "{", "name is required" },
         { TOP "  - {name: \"\", form: timeshare}\n", 3, "\"\"",
@@ -480,7 +483,7 @@ Test(utilfile, roundtrip_util_tiny)
     const char *out = tu_tmp_path("util.yaml");
     char *argv[] = { "fit", "util", "data/util_tiny.csv", "-o", (char *)out,
                      NULL };
-    cr_assert_eq(mdl_cmd_fit(5, argv), 0);
+    cr_assert_eq(tu_main(5, argv), 0);
     struct dl_error err = { 0 };
     struct mdl_util_data d;
     cr_assert_eq(mdl_fit_util_load("data/util_tiny.csv", &d, &err), 0);
@@ -504,8 +507,8 @@ Test(utilfile, roundtrip_util_tiny)
         cr_assert_eq(got.coef[f], fit.coef[f]);
     }
     for (uint32_t i = 0; i < d.n; i++)
-        cr_assert_eq(mdl_fit_util_predict(&got, d.r[i].x),
-                     mdl_fit_util_predict(&fit, d.r[i].x), "row %u", i);
+        cr_assert_eq(mdl_util_predict(&got, d.r[i].x),
+                     mdl_util_predict(&fit, d.r[i].x), "row %u", i);
     mdl_fit_util_data_free(&d);
 }
 
@@ -524,7 +527,7 @@ Test(utilfile, hand_written)
     cr_assert_eq(mdl_util_load(path, &m, &err), 0, "%s", err.msg);
     double x[MDL_UTIL_NFEAT] = { expm1(1), 5, 5, 5, 5, expm1(1) };
     /* 0.5 + 0.1 * 1 + 0.2 * 1 / 2 */
-    cr_assert_float_eq(mdl_fit_util_predict(&m, x), 0.7, 1e-12);
+    cr_assert_float_eq(mdl_util_predict(&m, x), 0.7, 1e-12);
     cr_assert_str_eq(m.gpu_type, "");           /* for no type in particular */
     /* a range clamps the prediction; a GPU type is kept */
     path = tu_tmp_file("u2.yaml", "kind: util\n" UFEAT "intercept: 0.5\n"
@@ -533,7 +536,7 @@ Test(utilfile, hand_written)
                        "coef: [0.1, 0, 0, 0, 0, 0.2]\nrange: [0.2, 0.65]\n"
                        "gpu_type: V100\n");
     cr_assert_eq(mdl_util_load(path, &m, &err), 0, "%s", err.msg);
-    cr_assert_float_eq(mdl_fit_util_predict(&m, x), 0.65, 1e-12);
+    cr_assert_float_eq(mdl_util_predict(&m, x), 0.65, 1e-12);
     cr_assert_str_eq(m.gpu_type, "V100");
 }
 
@@ -572,4 +575,42 @@ Test(utilfile, validation_errors_located)
     struct mdl_util_params m;
     struct dl_error err = { 0 };
     cr_assert_eq(mdl_util_load("data/no-such.yaml", &m, &err), DL_EIO);
+}
+
+/* The YAML model files share the readers' limits (#13): a key repeated in
+ * a mapping of 100,000 keys is found at once (the check scanned the
+ * earlier keys per key), and 100,000 nested lists are refused at level
+ * 65 instead of after a minute in libyaml. */
+Test(sdfile, big_and_deep_files_are_refused_quickly, .timeout = 60)
+{
+    enum { N = 100000 };
+    size_t cap = (size_t)N * 16 + 64, o = 0;
+    char *y = malloc(cap);
+    o += (size_t)snprintf(y + o, cap - o, "kind: slowdown\nextra:\n");
+    for (int i = 0; i < N; i++)
+        o += (size_t)snprintf(y + o, cap - o, "  k%d: 1\n", i == N - 1 ? 5 : i);
+    FILE *f = fopen(tu_tmp_path("dup.yaml"), "w");
+    fwrite(y, 1, o, f);
+    fclose(f);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct mdl_sd_model m;
+    struct dl_error e;
+    cr_expect_eq(mdl_sd_load(tu_tmp_path("dup.yaml"), &m, &e), DL_EINPUT);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    cr_expect_eq(e.line, N + 2, "%s", e.msg);
+    cr_expect(strstr(e.msg, "key 'k5' repeated"), "%s", e.msg);
+    double s = (double)(t1.tv_sec - t0.tv_sec) +
+               1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    cr_expect(s < 10, "%.1f s", s);
+    o = (size_t)snprintf(y, cap, "kind: slowdown\ngpu_types: ");
+    memset(y + o, '[', N);
+    y[o + N] = '\n';
+    f = fopen(tu_tmp_path("deep.yaml"), "w");
+    fwrite(y, 1, o + N + 1, f);
+    fclose(f);
+    cr_expect_eq(mdl_sd_load(tu_tmp_path("deep.yaml"), &m, &e), DL_EINPUT);
+    cr_expect_eq(e.line, 2);
+    cr_expect(strstr(e.msg, "nested deeper than 64"), "%s", e.msg);
+    free(y);
 }

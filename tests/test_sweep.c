@@ -7,13 +7,15 @@
  * built binary ($DLSIM) in a temporary directory.
  */
 #include "testutil.h"
-#include "sim/swpint.h"
+#include "sim/sweep/sweep.h"
+#include "sim/base/formats.h"
 
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <zlib.h>
 
 static int count_lines(const char *s)
 {
@@ -72,15 +74,15 @@ Test(sweep, grid_expansion_counts_order_and_ids)
     cr_expect_str_eq(f[2], "fifo");
     cr_expect_str_eq(f[3], "t/a.csv");
     cr_expect_str_eq(f[4], "demo-256");
-    cr_expect_str_eq(f[5], "");
-    cr_expect_str_eq(f[6], "");
+    cr_expect_str_eq(f[5], "none");     /* never an empty cell */
+    cr_expect_str_eq(f[6], "none");
     cr_expect_str_eq(f[7], "3");
     swp_coords(&s, 5, f);               /* load 0.9, seed 5 */
     cr_expect_str_eq(f[0], "0005-base-fifo-a-l0.9-s5");
     cr_expect_str_eq(f[6], "0.9");
     swp_coords(&s, 6, f);               /* next trace */
     cr_expect_str_eq(f[3], "/abs/b.csv.gz");
-    cr_expect_str_eq(f[6], "");
+    cr_expect_str_eq(f[6], "none");
     swp_coords(&s, 12, f);              /* next policy */
     cr_expect_str_eq(f[0], "0012-base-srtf_preempt_cost_5-a-s3");
     cr_expect_str_eq(f[2], "srtf:preempt_cost=5");
@@ -88,15 +90,16 @@ Test(sweep, grid_expansion_counts_order_and_ids)
     cr_expect_str_eq(f[1], "hetero");
     cr_expect_str_eq(f[2], "qos:reserve=0,elastic=1");
     cr_expect_str_eq(f[4], "c1.yaml");
-    cr_expect_str_eq(f[5], "");
+    cr_expect_str_eq(f[5], "none");
     cr_expect_str_eq(f[7], "7");
     swp_coords(&s, 26, f);              /* models: the second entry */
     cr_expect_str_eq(f[5], "zoo+n.yaml");
-    cr_expect_str_eq(f[6], "");
+    cr_expect_str_eq(f[0], "0026-hetero-qos_reserve_0_elastic_1-a-mzoo_n-s7");
+    cr_expect_str_eq(f[6], "none");
     swp_coords(&s, 28, f);              /* second cluster */
     cr_expect_str_eq(f[4], "c2.yaml");
     swp_coords(&s, 39, f);
-    cr_expect_str_eq(f[0], "0039-hetero-qos_reserve_0_elastic_1-b-l0.9-s7");
+    cr_expect_str_eq(f[0], "0039-hetero-qos_reserve_0_elastic_1-b-mzoo_n-l0.9-s7");
     cr_expect_str_eq(f[3], "/abs/b.csv.gz");
     /* paths resolve against the spec's directory, except absolute ones
      * and zoo */
@@ -133,6 +136,59 @@ Test(sweep, grid_defaults_without_scenarios)
     swp_spec_free(&s);
 }
 
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The grid is counted before it is expanded: 8 policies x 1000 traces x
+ * seeds 1..100000 (800 million runs) is refused at once (it took 38 s of
+ * interning seeds one by one), at the place that makes it too large; a
+ * legitimate seeds range of 100,000 interns in a blink (a linear search
+ * took 5e9 comparisons; the bound leaves room for sanitizer builds). */
+Test(sweep, huge_grids_are_counted_before_expansion)
+{
+    char *text = xmalloc(20000), *p = text;
+    p += sprintf(p, "policies: [fifo, sjf, srtf, edf, tiresias, qos, horus, "
+                 "gandiva]\ntraces: [");
+    for (int i = 0; i < 1000; i++)
+        p += sprintf(p, "%st%d.csv", i ? ", " : "", i);
+    sprintf(p, "]\nseeds: 1..100000\n");
+    tu_tmp_file("huge.yaml", text);
+    struct swp_spec s;
+    struct dl_error err = { 0 };
+    double t0 = wall_now();
+    int rc = swp_spec_load(tu_tmp_path("huge.yaml"), &s, &err);
+    double dt = wall_now() - t0;
+    swp_spec_free(&s);
+    cr_expect_eq(rc, DL_EINPUT);
+    cr_expect(strstr(err.msg, "the grid has over 10000000 runs"), "%s", err.msg);
+    cr_expect(err.line == 1 && err.col == 1, "%ld:%ld", err.line, err.col);
+    cr_expect(dt < 1.0, "refusing took %.2f s", dt);
+    /* a scenario that makes it too large is named by its key */
+    tu_tmp_file("huge2.yaml", "policies: [fifo]\ntraces: [a.csv]\nscenarios:\n"
+                "  small: {seeds: 1..10}\n  big: {seeds: 1..9999995}\n");
+    rc = swp_spec_load(tu_tmp_path("huge2.yaml"), &s, &err);
+    swp_spec_free(&s);
+    cr_expect_eq(rc, DL_EINPUT);
+    cr_expect(err.line == 5 && err.col == 3, "%ld:%ld: %s", err.line, err.col,
+              err.msg);
+    /* a long but legal range: fast, every seed distinct */
+    tu_tmp_file("long.yaml", "policies: [fifo]\ntraces: [a.csv]\nseeds: 0..99999\n");
+    t0 = wall_now();
+    rc = swp_spec_load(tu_tmp_path("long.yaml"), &s, &err);
+    dt = wall_now() - t0;
+    cr_assert_eq(rc, 0, "%s", err.msg);
+    cr_expect_eq(s.nruns, 100000);
+    cr_expect_eq(s.nitems[SWP_SEED], 100000);
+    cr_expect_eq(s.items[SWP_SEED][s.runs[99999].ax[SWP_SEED]].seed, 99999);
+    cr_expect(dt < 5, "a 100,000-seed grid took %.2f s", dt);
+    swp_spec_free(&s);
+    free(text);
+}
+
 /* A spec that must fail to load at line:col with msg in the message. */
 static void bad_spec(const char *text, long line, long col, const char *msg)
 {
@@ -166,6 +222,8 @@ Test(sweep, bad_specs_are_located)
              4, 8, "unknown key 'scenarios'");
     bad_spec("policies: [fifo]\ntraces: [a.csv]\ncheck: maybe\n", 3, 8,
              "true or false");
+    bad_spec("policies: [fifo]\ntraces: [a.csv]\nstrict: 1\n", 3, 9,
+             "strict: expected true or false");
     bad_spec("policies: [fifo]\ntraces: [a.csv]\nsample: -5\n", 3, 9, "sample");
     bad_spec("policies: [fifo]\ntraces: [a.csv]\nmodels: [[zoo, {a: 1}]]\n", 3,
              16, "models[0][1]");
@@ -234,7 +292,7 @@ Test(sweep, outputs_match_dlsim_run)
     cr_expect(!strstr(sum, "wall_seconds"));
     /* run 11 = policy qos (index 1), trace a, load 1.1, seed 2: quoted */
     cr_expect(strstr(sum, "\n0011-qos_reserve_1_elastic_1-a-l1.1-s2,default,"
-                     "\"qos:reserve=1,elastic=1\",a.csv.gz,demo-256,,1.1,2,ok,,"),
+                     "\"qos:reserve=1,elastic=1\",a.csv.gz,demo-256,none,1.1,2,ok,,"),
               "%s", sum);
     /* the run directory holds exactly what dlsim run --out writes */
     cr_assert_eq(tu_sh("$DLSIM run --trace a.csv.gz --policy qos:reserve=1,elastic=1"
@@ -245,7 +303,8 @@ Test(sweep, outputs_match_dlsim_run)
                     "%s/timeseries.csv && ls %s | tr '\\n' ' '", id, id, id), 0,
                  "%s", tu_out);
     cr_expect_str_eq(tu_out, "jobs.csv summary.json timeseries.csv ");
-    /* summary.json equal but for the trace path and wall_seconds */
+    /* summary.json equal but for the trace path, the command line (the
+     * run's own: --out and --quiet, no --strict) and wall_seconds */
     cr_expect_eq(tu_sh("diff r/summary.json %s/summary.json | grep '^[<>]' | "
                     "grep -v wall_seconds | grep -v '\"trace\"' | "
                     "grep -v '\"command\"' | wc -l", id), 0);
@@ -274,6 +333,290 @@ Test(sweep, outputs_match_dlsim_run)
     cr_expect(strstr(tu_out, "holds another sweep"), "%s", tu_out);
 }
 
+/* Every run records how it was made, as dlsim run does: its command is
+ * the equivalent dlsim run line, and running that line writes the same
+ * summary.json but for wall_seconds (so the same version, models, load,
+ * CRCs, strict flag and warnings, including the trace's loading warning
+ * that the sweep printed once and replayed into each run).  Run ids carry
+ * a models tag; no coordinate cell of summary.csv is empty. */
+Test(sweep, runs_record_provenance_as_dlsim_run, .timeout = 300)
+{
+    FILE *f = fopen(tu_tmp_path("w.csv"), "w");
+    cr_assert(f);
+    fputs("job_id,submit_time,num_gpus,duration,model,deadline,color\n", f);
+    static const char *const mod[] = { "resnet50", "vgg16", "bert_base", "lstm" };
+    for (int j = 0; j < 120; j++)
+        fprintf(f, "j%d,%d,%d,%d,%s,%d,x\n", j, j * 97, 1 << (j % 3),
+                600 + 37 * (j % 11), mod[j % 4], j * 97 + 2000 + 91 * (j % 7));
+    fclose(f);
+    tu_tmp_file("m/noise.yaml", "kind: models\npredict:\n  runtime_noise: 0.3\n");
+    tu_tmp_file("p.yaml", "policies: [fifo, \"qos:reserve=1\"]\ntraces: [w.csv]\n"
+                "models: [none, [zoo, m/noise.yaml]]\nloads: [null, 1.1]\n"
+                "seeds: 1..2\nsample: 1800\ncheck: true\n");
+    cr_assert_eq(tu_sh("$DLSIM sweep p.yaml --out o --quiet"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "w.csv:1: warning: ignoring 1 unknown column: 'color'"),
+              "the loading warning is shown once: %s", tu_out);
+    const char *sum = tu_tmp_text("o/summary.csv");
+    cr_expect(strstr(sum, "\n0000-fifo-w-s1,default,fifo,w.csv,demo-256,none,none,1,"
+                     "ok,,"), "%s", sum);
+    cr_expect(strstr(sum, "\n0007-fifo-w-mzoo+noise-l1.1-s2,") == NULL);
+    cr_expect(strstr(sum, "\n0007-fifo-w-mzoo_noise-l1.1-s2,default,fifo,w.csv,"
+                     "demo-256,zoo+m/noise.yaml,1.1,2,ok,,"), "%s", sum);
+    /* no empty coordinate (the first 8 fields; none is quoted here) */
+    cr_expect_eq(tu_sh("awk -F, 'NR > 1 { for (i = 1; i <= 8; i++) if ($i == \"\") "
+                       "n++ } END { print n + 0 }' o/summary.csv"), 0);
+    cr_expect_str_eq(tu_out, "0\n");
+    for (int i = 0; i < 16; i++) {
+        cr_assert_eq(tu_sh("ls -d o/runs/%04d-*", i), 0);
+        char dir[256];
+        snprintf(dir, sizeof dir, "%.*s", (int)strcspn(tu_out, "\n"), tu_out);
+        struct dl_json_doc d;
+        struct dl_error err = { 0 };
+        cr_assert_eq(dl_json_load(tu_tmp_pathf("%s/summary.json", dir), &d, &err),
+                     0, "%s", err.msg);
+        const struct dl_json *cmd = dl_json_get(d.root, "command");
+        const struct dl_json *w = dl_json_get(d.root, "warnings");
+        const struct dl_json *wm = dl_json_get(d.root, "warning_messages");
+        const struct dl_json *crc = dl_json_get(d.root, "trace_crc32");
+        cr_assert(cmd && cmd->type == DL_JSON_STRING && w && wm && crc);
+        cr_expect_geq(w->num, 1, "%s: the trace's warning is not counted", dir);
+        cr_expect(wm->n >= 1 && strstr(wm->kid[0].str, "unknown column: 'color'"),
+                  "%s", dir);
+        cr_expect(crc->type == DL_JSON_STRING && strlen(crc->str) == 8);
+        cr_expect(!strstr(cmd->str, "--out"));
+        char line[2048];
+        snprintf(line, sizeof line, "%s", cmd->str);
+        dl_json_free(&d);
+        cr_assert_eq(tu_sh("PATH=\"$(dirname \"$DLSIM\"):$PATH\" %s --out again%d "
+                           ">/dev/null 2>&1", line, i), 0,
+                     "%s: %s", line, tu_out);
+        cr_expect_eq(tu_sh("diff %s/summary.json again%d/summary.json | grep '^[<>]' "
+                           "| grep -v wall_seconds | grep -c . ; cmp %s/jobs.csv "
+                           "again%d/jobs.csv", dir, i, dir, i), 0, "%s: %s", line,
+                     tu_out);
+        cr_expect_str_eq(tu_out, "0\n", "%s: summary.json differs: %s", line, tu_out);
+    }
+}
+
+/* --strict and the spec key strict: true make every run strict: a trace
+ * that warns on loading is refused before anything runs (every run of it
+ * would fail), and a run that warns (a model the zoo lacks) fails with
+ * exit status 2 while the others complete. */
+Test(sweep, strict_sweeps)
+{
+    tu_tmp_file("w.csv", "job_id,submit_time,num_gpus,duration,model,color\n"
+                "j1,0,1,100,resnet50,red\nj2,10,2,300,resnet50,blue\n");
+    tu_tmp_file("u.csv", "job_id,submit_time,num_gpus,duration,model\n"
+                "j1,0,1,100,resnet50\nj2,10,2,300,resnet5O\n");
+    tu_tmp_file("s.yaml", "policies: [fifo]\ntraces: [u.csv,\n  w.csv]\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep s.yaml --strict --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "s.yaml:3:3: scenario 'default' is strict: trace "
+                     "'w.csv' gave 1 warning (above)"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("o"));
+    tu_tmp_file("k.yaml", "policies: [fifo]\ntraces: [u.csv, w.csv]\nstrict: false\n"
+                "scenarios:\n  a: {traces: [u.csv]}\n  b: {strict: true}\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep k.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "scenario 'b' is strict: trace 'w.csv'"), "%s", tu_out);
+    /* run-time warnings: only the zoo runs of u.csv warn */
+    tu_tmp_file("r.yaml", "policies: [fifo]\ntraces: [u.csv]\nmodels: [none, zoo]\n"
+                "strict: true\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep r.yaml --out o --quiet"), 1, "%s", tu_out);
+    const char *sum = tu_tmp_text("o/summary.csv");
+    cr_expect(strstr(sum, "\n0000-fifo-u-s1,default,fifo,u.csv,demo-256,none,none,1,"
+                     "ok,,0.1.0,dlsim run --trace u.csv --policy fifo --seed 1 "
+                     "--sample 300 --strict,,"), "%s", sum);
+    cr_expect(strstr(sum, "\n0001-fifo-u-mzoo-s1,default,fifo,u.csv,demo-256,zoo,none,1,"
+                     "failed,dlsim run: --strict: 1 warning above is an error; nothing "
+                     "written (exit status 2),"), "%s", sum);
+    cr_expect(strstr(tu_tmp_text("o/logs/0001-fifo-u-mzoo-s1.log"), "resnet5O"));
+    /* the failure is deterministic: --resume keeps it */
+    cr_expect_eq(tu_sh("$DLSIM sweep r.yaml --out o --resume"), 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "2 of 2 runs already done"), "%s", tu_out);
+}
+
+/* Splits one RFC 4180 record of text at *p into f[] (unquoted copies in
+ * buf); returns the field count and advances *p. */
+static int csv_record(const char **p, char *buf, char **f, int max)
+{
+    const char *s = *p;
+    int n = 0;
+    char *w = buf;
+    for (;;) {
+        f[n < max ? n : max - 1] = w;
+        n++;
+        if (*s == '"') {
+            for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+                if (*s == '"')
+                    s++;
+                *w++ = *s;
+            }
+            if (*s)
+                s++;
+        } else {
+            while (*s && *s != ',' && *s != '\n')
+                *w++ = *s++;
+        }
+        *w++ = 0;
+        if (*s != ',')
+            break;
+        s++;
+    }
+    *p = *s ? s + 1 : s;
+    return n;
+}
+
+/* The value of column name in row (1 = the first data row) of a CSV file
+ * under the temporary directory. */
+static const char *csv_cell(const char *file, int row, const char *name)
+{
+    static char out[4096];
+    const char *text = tu_tmp_text(file), *p = text;
+    size_t n = strlen(text) + 1;
+    char *hb = xmalloc(n), *rb = xmalloc(n), *hf[256], *rf[256];
+    int nh = csv_record(&p, hb, hf, 256), k = 0;
+    while (k < nh && strcmp(hf[k], name))
+        k++;
+    cr_assert(k < nh, "%s: no column %s", file, name);
+    for (int r = 1; r <= row; r++)
+        cr_assert(*p && csv_record(&p, rb, rf, 256) == nh, "%s: row %d", file, r);
+    snprintf(out, sizeof out, "%s", rf[k]);
+    free(hb);
+    free(rb);
+    return out;
+}
+
+/* Seeds that vary the workload: a spec names generated traces (trace gen
+ * options, and trace gen --like options of a fitted workload); each seed
+ * draws its own workload, written to DIR/traces/ with the bytes that
+ * dlsim trace gen writes for the same options, and runs at exactly the
+ * load of the loads axis on its cluster, under its models too (the
+ * recorded offered_load).  The file's CRC is recorded; the same spec
+ * gives the same files; --resume reuses them, or writes them again
+ * byte for byte when one is gone. */
+Test(sweep, generated_traces_vary_with_the_seed, .timeout = 300)
+{
+    tu_tmp_file("c.yaml", "name: c\ngpu_types:\n  - {name: V100, memory_gb: 32, "
+                "speed: 1}\n  - {name: K80, memory_gb: 12, speed: 0.4}\nnodes:\n"
+                "  - {count: 4, gpus: 8, gpu_type: V100}\n"
+                "  - {count: 4, gpus: 4, gpu_type: K80}\n");
+    cr_assert_eq(tu_sh("$DLSIM trace gen --jobs 500 --seed 9 --models "
+                       "resnet50,vgg16 --deadline-slack 1.5:4 -o src.csv && $DLSIM "
+                       "trace fit src.csv -o fit.yaml"), 0, "%s", tu_out);
+    tu_tmp_file("g.yaml", "policies: [fifo, sjf]\n"
+                "traces:\n"
+                "  - {gen: {jobs: 300, gpus: philly, duration: \"exp:3600\", "
+                "deadline_slack: \"1.2:3\", models: \"resnet50,vgg16\"}}\n"
+                "  - {like: fit.yaml, arrivals: poisson, jobs: 200, name: fitted}\n"
+                "clusters: [c.yaml]\nmodels: [none, zoo]\nloads: [0.9]\n"
+                "seeds: 1..2\nstrict: true\nsample: 3600\n");
+    cr_assert_eq(tu_sh("$DLSIM sweep g.yaml --out o --quiet"), 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("ls o/traces | tr '\\n' ' '"), 0);
+    cr_expect_str_eq(tu_out, "fitted-s1.csv.gz fitted-s2.csv.gz gen-c-l0.9-s1.csv.gz "
+                     "gen-c-l0.9-s2.csv.gz ");
+    /* the bytes of dlsim trace gen, for each seed; seeds differ */
+    for (int seed = 1; seed <= 2; seed++) {
+        cr_assert_eq(tu_sh("$DLSIM trace gen --jobs 300 --gpus philly --duration "
+                           "exp:3600 --deadline-slack 1.2:3 --models resnet50,vgg16 "
+                           "--cluster c.yaml --load 0.9 --seed %d -o g%d.csv.gz && "
+                           "cmp g%d.csv.gz o/traces/gen-c-l0.9-s%d.csv.gz", seed,
+                           seed, seed, seed), 0, "%s", tu_out);
+        cr_assert_eq(tu_sh("$DLSIM trace gen --like fit.yaml --arrivals poisson "
+                           "--jobs 200 --seed %d -o f%d.csv.gz && cmp f%d.csv.gz "
+                           "o/traces/fitted-s%d.csv.gz", seed, seed, seed, seed), 0,
+                     "%s", tu_out);
+    }
+    cr_expect_neq(tu_sh("cmp -s g1.csv.gz g2.csv.gz"), 0, "seeds 1 and 2 drew one "
+                  "workload");
+    const char *sum = tu_tmp_text("o/summary.csv");
+    cr_expect(strstr(sum, "\n0000-fifo-gen-l0.9-s1,default,fifo,\"gen(jobs=300,"
+                     "gpus=philly,duration=exp:3600,deadline_slack=1.2:3,"
+                     "models=resnet50,vgg16)\",c.yaml,none,0.9,1,ok,,0.1.0,dlsim run "
+                     "--trace o/traces/gen-c-l0.9-s1.csv.gz --cluster c.yaml "
+                     "--policy fifo --load 0.9 --seed 1 --sample 3600 --strict,"),
+              "%s", sum);
+    cr_expect(strstr(sum, "\n0006-fifo-fitted-mzoo-l0.9-s1,default,fifo,"
+                     "\"like(fit.yaml,jobs=200,arrivals=poisson,name=fitted)\","),
+              "%s", sum);
+    /* every run at exactly the load, under its models too; the CRC is the
+     * file's */
+    for (int row = 1; row <= 16; row++)
+        cr_expect_str_eq(csv_cell("o/summary.csv", row, "offered_load"), "0.900000",
+                         "row %d", row);
+    size_t gzn;
+    char *gz = tu_slurp(tu_tmp_path("o/traces/gen-c-l0.9-s2.csv.gz"), &gzn);
+    char crc[16];
+    snprintf(crc, sizeof crc, "%08lx", crc32(0, (const unsigned char *)gz, (uInt)gzn));
+    free(gz);
+    cr_expect_str_eq(csv_cell("o/summary.csv", 2, "trace_crc32"), crc);
+    /* the same spec: the same workloads; a resume reuses them or, when one
+     * is gone, writes it again byte for byte */
+    cr_assert_eq(tu_sh("$DLSIM sweep g.yaml --out o2 --quiet && for f in o/traces/*; "
+                       "do cmp $f o2/traces/${f#o/traces/} || exit 1; done"), 0,
+                 "%s", tu_out);
+    cr_assert_eq(tu_sh("cp o/summary.csv full.csv && cp o/traces/gen-c-l0.9-s2.csv.gz "
+                       "keep.gz && rm -r o/summary.csv o/traces/gen-c-l0.9-s2.csv.gz "
+                       "o/runs/0001-* o/runs/0004-* && $DLSIM sweep g.yaml --out o "
+                       "--resume"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "sweep: generated 1 trace into o/traces"), "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp full.csv o/summary.csv && cmp keep.gz "
+                       "o/traces/gen-c-l0.9-s2.csv.gz"), 0, "%s", tu_out);
+}
+
+/* The example sweep (examples/sweep/): every run succeeds under its
+ * strict: true, each seed of scenario base draws its own workloads, and
+ * the report reads it. */
+Test(sweep, the_example_sweep_runs_strict, .timeout = 300)
+{
+    char spec[4096];
+    cr_assert(realpath("../examples/sweep/sweep.yaml", spec), "no example spec");
+    cr_assert_eq(tu_sh("$DLSIM sweep '%s' --out ex --quiet", spec), 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("grep -c ',ok,' ex/summary.csv; ls ex/traces | wc -l; "
+                       "grep -c ',true,' ex/summary.csv"), 0);
+    cr_expect_str_eq(tu_out, "56\n9\n56\n", "ok runs, workloads, strict runs");
+    cr_expect_eq(tu_sh("$DLSIM report ex --plots p"), 0, "%s", tu_out);
+    /* a generated trace's chart label is its name, not its options */
+    cr_expect(strstr(tu_tmp_text("p/report.gp"), "set xtics ('base philly qos-small "
+                     "@ load 1.2' 0, 'base mixed-fit qos-small @ load 1.2' 1, "),
+              "labels");
+}
+
+/* Generated traces are checked with the spec: located errors, exit 2,
+ * nothing written. */
+Test(sweep, generated_trace_errors_are_located)
+{
+    bad_spec("policies: [fifo]\ntraces: [{gen: {jobs: 0}}]\n", 2, 23, "jobs");
+    bad_spec("policies: [fifo]\ntraces: [{gen: {seed: 3}}]\n", 2, 17,
+             "unknown option 'seed'");
+    bad_spec("policies: [fifo]\ntraces: [{gen: {}, jobs: 5}]\n", 2, 10,
+             "go inside it");
+    bad_spec("policies: [fifo]\ntraces: [{like: w.yaml, arrivals: weekly}]\n", 2,
+             35, "arrivals");
+    bad_spec("policies: [fifo]\ntraces: [{gen: {deadline_slack: \"3:1\"}}]\n", 2,
+             33, "deadline_slack");
+    bad_spec("policies: [fifo]\ntraces: [{lke: w.yaml}]\n", 2, 11,
+             "unknown key 'lke'");
+    bad_spec("policies: [fifo]\ntraces: [{like: w.yaml, models: zoo}]\n", 2, 33,
+             "models: zoo is not taken here");
+    tu_tmp_file("n.yaml", "policies: [fifo]\ntraces: [{gen: {jobs: 50}}]\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep n.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "n.yaml:2:10: scenario 'default': generated trace "
+                     "'gen(jobs=50)' needs a load"), "%s", tu_out);
+    tu_tmp_file("d.yaml", "policies: [fifo]\nloads: [1]\ntraces: [{gen: {jobs: 50}},"
+                "\n  {gen: {jobs: 60}}]\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep d.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "d.yaml:4:3: generated traces 'gen(jobs=60)' and "
+                     "'gen(jobs=50)' (line 3) have one name 'gen'"), "%s", tu_out);
+    tu_tmp_file("b.yaml", "policies: [fifo]\nloads: [1]\ntraces: [{gen: {gpus: "
+                "\"9999:1\"}}]\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep b.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "b.yaml:3:10: trace 'gen(gpus=9999:1)': cannot be "
+                     "generated (see above)"), "%s", tu_out);
+    tu_tmp_file("w.yaml", "policies: [fifo]\nloads: [1]\ntraces: [{like: nope.yaml}]\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep w.yaml --out o"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "nope.yaml"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("o"));
+}
+
 /* A run that fails at run time (not at validation): a job of 10^7 s after
  * a 1 s span with sample: 1 needs 10 million timeseries rows. */
 Test(sweep, failing_run_is_recorded_and_others_complete)
@@ -288,16 +631,16 @@ Test(sweep, failing_run_is_recorded_and_others_complete)
     cr_expect(strstr(tu_out, "failed"), "%s", tu_out);
     const char *sum = tu_tmp_text("o/summary.csv");
     cr_expect_eq(count_lines(sum), 5);
-    cr_expect(strstr(sum, "\n0000-fifo-a-s1,default,fifo,a.csv.gz,demo-256,,,1,ok,,"),
-              "%s", sum);
-    cr_expect(strstr(sum, "\n0001-fifo-tail-s1,default,fifo,tail.csv,demo-256,,,1,"
+    cr_expect(strstr(sum, "\n0000-fifo-a-s1,default,fifo,a.csv.gz,demo-256,none,none,"
+                     "1,ok,,"), "%s", sum);
+    cr_expect(strstr(sum, "\n0001-fifo-tail-s1,default,fifo,tail.csv,demo-256,none,none,1,"
                      "failed,run failed: t=6: the timeseries would exceed "
                      "4000000 rows: use a larger --sample (or --sample 0) (exit "
                      "status 1),,,,"), "%s", sum);
-    cr_expect(strstr(sum, "\n0002-sjf-a-s1,default,sjf,a.csv.gz,demo-256,,,1,ok,,"),
-              "%s", sum);
-    cr_expect(strstr(sum, "\n0003-sjf-tail-s1,default,sjf,tail.csv,demo-256,,,1,failed,"),
-              "%s", sum);
+    cr_expect(strstr(sum, "\n0002-sjf-a-s1,default,sjf,a.csv.gz,demo-256,none,none,1,"
+                     "ok,,"), "%s", sum);
+    cr_expect(strstr(sum, "\n0003-sjf-tail-s1,default,sjf,tail.csv,demo-256,none,none,1,"
+                     "failed,"), "%s", sum);
     cr_expect(tu_tmp_exists("o/runs/0001-fifo-tail-s1/error.txt"));
     cr_expect(!tu_tmp_exists("o/runs/0001-fifo-tail-s1/summary.json"));
     cr_expect(strstr(tu_tmp_text("o/logs/0001-fifo-tail-s1.log"), "run failed"));
@@ -310,6 +653,40 @@ Test(sweep, failing_run_is_recorded_and_others_complete)
     cr_expect_eq(tu_sh("$DLSIM sweep g.yaml --out g --quiet"), 1);
     cr_expect_eq(tu_sh("head -1 g/summary.csv > h1 && head -1 o/summary.csv > h2 && "
                     "cmp h1 h2"), 0, "%s", tu_out);
+}
+
+/* summary.csv is built from each run's summary.json by the JSON reader,
+ * whatever its layout and however many members: here one line of 70
+ * numbers as written, strings, true, null, and arrays and an object, each
+ * array or object one cell of compact JSON. */
+Test(sweep, merge_reads_any_summary_json_layout)
+{
+    tu_tmp_file("m/grid.csv", "run_id,scenario,policy,trace,cluster,models,load,"
+                "seed\n0000-fifo-a-s1,default,fifo,a.csv,demo-256,none,none,1\n");
+    char json[8192], *p = json;
+    p += sprintf(p, "{\"policy\":\"fifo\",\"trace\":\"a.csv\",\"cluster\":"
+                 "\"demo-256\",\"seed\":1");
+    for (int i = 0; i < 70; i++)
+        p += sprintf(p, ",\"k%d\":%d.500000", i, i);
+    sprintf(p, ",\"s\":\"a,b\\\"c\\u00e9\",\"strict\":true,\"n\":null,"
+            "\"warning_messages\":[\"x \\\"q\\\", y\",\"line\\nbreak\"],"
+            "\"o\":{\"e\":[1,-2.5e3,[]]},\"wall_seconds\":0.1}");
+    tu_tmp_file("m/runs/0000-fifo-a-s1/summary.json", json);
+    cr_assert_eq(tu_sh("$DLSIM sweep --merge m"), 0, "%s", tu_out);
+    char *sum = tu_slurp(tu_tmp_path("m/summary.csv"), NULL);
+    cr_expect(strstr(sum, "run_id,scenario,policy,trace,cluster,models,load,seed,"
+                     "status,error,k0,k1,"), "%s", sum);
+    cr_expect(strstr(sum, ",k69,s,strict,n,warning_messages,o\n"), "%s", sum);
+    cr_expect(strstr(sum, ",1,ok,,0.500000,1.500000,"), "%s", sum);
+    cr_expect(strstr(sum, ",69.500000,\"a,b\"\"c\xc3\xa9\",true,,\"[\"\"x "
+                     "\\\"\"q\\\"\", y\"\",\"\"line\\u000abreak\"\"]\","
+                     "\"{\"\"e\"\":[1,-2.5e3,[]]}\"\n"), "%s", sum);
+    free(sum);
+    /* a summary.json that is not JSON is named with its position */
+    tu_tmp_file("m/runs/0000-fifo-a-s1/summary.json", "{\"policy\": \"fifo\",\n"
+                "  \"jobs\": 01}\n");
+    cr_expect_eq(tu_sh("$DLSIM sweep --merge m"), 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "m/runs/0000-fifo-a-s1/summary.json:2:"), "%s", tu_out);
 }
 
 /* Starts a sweep in its own process group and kills the group with
@@ -432,63 +809,256 @@ Test(sweep, mpirun_two_ranks_equal_a_local_sweep, .timeout = 300)
             "ASAN_OPTIONS=detect_leaks=0 $DLSIM sweep f.yaml --out fmpi --quiet");
     cr_expect_neq(rc, 0, "%s", tu_out);
     cr_expect_eq(tu_sh("cmp flocal/summary.csv fmpi/summary.csv"), 0, "%s", tu_out);
+    /* generated workloads: rank 0 writes them before any rank runs; the
+     * summaries differ only in the directory their command names */
+    tu_tmp_file("g.yaml", "policies: [fifo, sjf]\ntraces: [{gen: {jobs: 100}}]\n"
+                "loads: [0.9]\nseeds: 1..3\n");
+    cr_assert_eq(tu_sh("$DLSIM sweep g.yaml --out glocal --quiet"), 0, "%s", tu_out);
+    rc = tu_sh("mpirun --allow-run-as-root --oversubscribe -n 2 -x "
+               "ASAN_OPTIONS=detect_leaks=0 $DLSIM sweep g.yaml --out gmpi --quiet");
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, tu_out);
+    cr_expect_eq(tu_sh("sed s,gmpi/,glocal/,g gmpi/summary.csv | cmp - "
+                       "glocal/summary.csv && for f in glocal/traces/*; do cmp $f "
+                       "gmpi/traces/${f#glocal/traces/} || exit 1; done"), 0, "%s",
+                 tu_out);
 #endif
 }
 
-/* A run that dies of a signal (here, sent from outside while it runs) is
- * recorded with the signal; the rest of the sweep completes. */
-Test(sweep, run_killed_by_a_signal_is_recorded, .timeout = 300)
+/* Starts `dlsim sweep spec --out out [extra]` in the background in its own
+ * process group, stdout and stderr to log; returns its pid. */
+static pid_t sweep_bg(const char *spec, const char *out, const char *extra,
+                      const char *log)
 {
-    cr_assert_eq(tu_sh("$DLSIM trace gen --jobs 20000 --load 0.95 --seed 3 -o "
-                    "k.csv.gz"), 0, "%s", tu_out);
-    /* gandiva swapping every second on an overloaded cluster: minutes */
-    tu_tmp_file("k.yaml", "policies: [fifo, \"gandiva:quantum=1\"]\ntraces: [k.csv.gz]\n"
-                  "loads: [3]\nsample: 0\n");
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        setpgid(0, 0);
         if (chdir(tu_tmp_dir()))
             _exit(127);
         freopen("/dev/null", "w", stdout);
-        freopen("/dev/null", "w", stderr);
-        execl(getenv("DLSIM"), "dlsim", "sweep", "k.yaml", "--jobs", "2", "--out",
-              "o", (char *)NULL);
+        freopen(log, "w", stderr);
+        char *av[8] = { "dlsim", "sweep", (char *)spec, "--out", (char *)out };
+        int n = 5;
+        if (extra)
+            av[n++] = (char *)extra;
+        av[n] = NULL;
+        execv(getenv("DLSIM"), av);
         _exit(127);
     }
+    setpgid(pid, pid);
+    return pid;
+}
+
+/* Waits (up to 60 s) until path exists under the temporary directory. */
+static void wait_for(const char *name)
+{
+    for (int k = 0; k < 6000 && !tu_tmp_exists(name); k++) {
+        struct timespec ts = { 0, 10000000 };
+        nanosleep(&ts, NULL);
+    }
+    cr_assert(tu_tmp_exists(name), "%s never appeared", name);
+}
+
+/* The newest run process of the sweep pid (its child with the largest
+ * pid), or 0. */
+static long newest_child(pid_t pid)
+{
+    char cp[128], buf[256] = "";
+    snprintf(cp, sizeof cp, "/proc/%ld/task/%ld/children", (long)pid, (long)pid);
+    FILE *f = fopen(cp, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    long victim = 0;
+    for (char *q = buf, *e; *q; q = e) {
+        long v = strtol(q, &e, 10);
+        if (e == q)
+            break;
+        if (v > victim)
+            victim = v;
+    }
+    return victim;
+}
+
+/* gandiva swapping every minute on a 3x overloaded cluster: a run of
+ * about 2.5 s (jobs 2000) or 6 s (3000), long enough to be caught alive */
+static void make_slow_spec(int jobs)
+{
+    cr_assert_eq(tu_sh("$DLSIM trace gen --jobs %d --load 0.95 --seed 3 -o "
+                       "k.csv.gz", jobs), 0, "%s", tu_out);
+    tu_tmp_file("k.yaml", "policies: [fifo, \"gandiva:quantum=60\"]\n"
+                "traces: [k.csv.gz]\nloads: [3]\nsample: 0\n");
+}
+
+/* A run that dies of a signal sent from outside (SIGKILL, as the OOM
+ * killer sends) failed for a reason of its environment: it is recorded as
+ * retry (exit status 1), the rest of the sweep completes, and --resume
+ * runs it again, giving the summary.csv of an uninterrupted sweep.  A run
+ * that failed for a reason of its inputs stays failed (strict_sweeps,
+ * failing_run_...). */
+Test(sweep, run_killed_by_a_signal_is_retried, .timeout = 300)
+{
+    make_slow_spec(2000);
+    cr_assert_eq(tu_sh("$DLSIM sweep k.yaml --jobs 1 --out full --quiet"), 0, "%s",
+                 tu_out);
+    pid_t pid = sweep_bg("k.yaml", "o", "--jobs=2", "o.log");
     long victim = 0;
     for (int k = 0; k < 5000 && !victim; k++) {
         struct timespec ts = { 0, 10000000 };
         nanosleep(&ts, NULL);
-        if (!tu_tmp_exists("o/runs/0000-fifo-k-l3-s1"))
-            continue;
-        /* the run processes of the sweep; the newest is gandiva's */
-        char cp[128], buf[256] = "";
-        snprintf(cp, sizeof cp, "/proc/%ld/task/%ld/children", (long)pid,
-                 (long)pid);
-        FILE *f = fopen(cp, "r");
-        cr_assert(f, "no %s", cp);
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        buf[n] = 0;
-        fclose(f);
-        for (char *q = buf, *e; *q; q = e) {
-            long v = strtol(q, &e, 10);
-            if (e == q)
-                break;
-            if (v > victim)
-                victim = v;
-        }
+        if (tu_tmp_exists("o/runs/0000-fifo-k-l3-s1"))
+            victim = newest_child(pid);     /* gandiva's */
     }
     cr_assert(victim > 0, "no run process to kill");
-    kill((pid_t)victim, SIGKILL);   /* (a sanitizer build catches SIGSEGV) */
+    kill((pid_t)victim, SIGKILL);
     int st;
     waitpid(pid, &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "sweep status %d", st);
     const char *sum = tu_tmp_text("o/summary.csv");
-    cr_expect(strstr(sum, "\n0000-fifo-k-l3-s1,default,fifo,k.csv.gz,demo-256,,3,1,ok,,"),
-              "%s", sum);
-    cr_expect(strstr(sum, "\n0001-gandiva_quantum_1-k-l3-s1,default,gandiva:quantum=1,"
-                     "k.csv.gz,demo-256,,3,1,failed,killed by signal 9 "
+    cr_expect(strstr(sum, "\n0000-fifo-k-l3-s1,default,fifo,k.csv.gz,demo-256,none,3,1,"
+                     "ok,,"), "%s", sum);
+    cr_expect(strstr(sum, "\n0001-gandiva_quantum_60-k-l3-s1,default,gandiva:quantum=60,"
+                     "k.csv.gz,demo-256,none,3,1,retry,killed by signal 9 "
                      "(Killed),"), "%s", sum);
+    cr_expect(strstr(tu_tmp_text("o.log"), "0 failed, 1 to retry"), "%s",
+              tu_tmp_text("o.log"));
+    cr_expect(tu_tmp_exists("o/runs/0001-gandiva_quantum_60-k-l3-s1/retry.txt"));
     cr_expect_eq(tu_sh("ls -a o/runs | grep -c tmp"), 1);
     cr_expect_str_eq(tu_out, "0\n", "the dead run's temporary directory is left");
+    cr_assert_eq(tu_sh("$DLSIM sweep k.yaml --out o --resume"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "1 of 2 runs already done"), "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp full/summary.csv o/summary.csv"), 0, "%s", tu_out);
+}
+
+/* The sweep command fmt is refused (exit 2) with want in its message. */
+__attribute__((format(printf, 2, 3)))
+static void refused(const char *want, const char *fmt, ...)
+{
+    char cmd[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    cr_expect_eq(tu_sh("%s", cmd), 2, "%s: %s", cmd, tu_out);
+    cr_expect(strstr(tu_out, want), "%s: '%s' not in: %s", cmd, want, tu_out);
+}
+
+/* One lock per sweep directory, tried with two real processes: while a
+ * sweep runs, a second one on its directory (with --resume or without)
+ * and a --merge are refused with the holder's pid, and nothing of the
+ * first is touched; once it has ended (or been killed with kill -9: a
+ * dead sweep holds no lock) the directory is free again. */
+Test(sweep, a_second_live_sweep_is_refused, .timeout = 300)
+{
+    make_slow_spec(3000);
+    pid_t pid = sweep_bg("k.yaml", "o", "--jobs=1", "o.log");
+    wait_for("o/runs/0000-fifo-k-l3-s1");       /* gandiva is running now */
+    char want[128];
+    snprintf(want, sizeof want, "o is in use by another dlsim sweep (pid %ld on "
+             "host ", (long)pid);
+    refused(want, "$DLSIM sweep k.yaml --out o --resume");
+    refused(want, "$DLSIM sweep k.yaml --out o");
+    refused(want, "$DLSIM sweep --merge o");
+    int st;
+    waitpid(pid, &st, 0);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first sweep was disturbed: "
+              "%d: %s", st, tu_tmp_text("o.log"));
+    cr_expect(strstr(tu_tmp_text("o.log"), "sweep: 2 runs, 0 failed"), "%s",
+              tu_tmp_text("o.log"));
+    cr_expect_eq(tu_sh("$DLSIM sweep k.yaml --out o --resume --quiet"), 0, "%s",
+                 tu_out);
+    /* killed: its lock dies with it, and --resume takes the directory */
+    pid = sweep_bg("k.yaml", "cut", "--jobs=1", "cut.log");
+    wait_for("cut/runs/0000-fifo-k-l3-s1");
+    kill(-pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    cr_assert(WIFSIGNALED(st));
+    cr_assert_eq(tu_sh("$DLSIM sweep k.yaml --out cut --resume"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "1 of 2 runs already done"), "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp o/summary.csv cut/summary.csv"), 0, "%s", tu_out);
+}
+
+/* Shards share a directory on purpose: two shards of one --shard I/N run
+ * side by side; the same shard twice, a shard of another N and a plain
+ * sweep are refused while they run. */
+Test(sweep, shards_share_the_directory_lock, .timeout = 300)
+{
+    make_slow_spec(3000);
+    tu_tmp_file("k2.yaml", "policies: [\"gandiva:quantum=60\", fifo]\n"
+                "traces: [k.csv.gz]\nloads: [3]\nsample: 0\n");
+    pid_t a = sweep_bg("k2.yaml", "sh", "--shard=0/2", "a.log");
+    wait_for("sh/shard-0-of-2.lock");
+    wait_for("sh/grid.csv");
+    cr_assert_eq(tu_sh("$DLSIM sweep k2.yaml --out sh --shard 1/2"), 0,
+                 "a shard was refused beside another: %s", tu_out);
+    char want[128];
+    snprintf(want, sizeof want, "shard 0/2 of sh is already running (pid %ld on "
+             "host ", (long)a);
+    refused(want, "$DLSIM sweep k2.yaml --out sh --shard 0/2");
+    refused("sh is being swept in another number of shards: shard 0/2 (pid ",
+            "$DLSIM sweep k2.yaml --out sh --shard 1/3");
+    refused("sh is in use by running shards of a sweep: shard 0/2 (pid ",
+            "$DLSIM sweep k2.yaml --out sh --resume");
+    int st;
+    waitpid(a, &st, 0);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", tu_tmp_text("a.log"));
+    cr_expect_eq(tu_sh("$DLSIM sweep --merge sh"), 0, "%s", tu_out);
+}
+
+/* Environmental failures are retried, not kept: a disk that fills up
+ * during a sweep (a real tmpfs of 160 kB, where root may mount one; else
+ * that part is skipped), and a file-size limit (ulimit -f, which anyone
+ * can set: writes fail with EFBIG) make runs retry (or leave them
+ * undone); once there is room, --resume gives the summary.csv of an
+ * uninterrupted sweep. */
+static void umount_disk(void)
+{
+    if (tu_tmpdir[0]) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "umount '%s/disk' 2>/dev/null", tu_tmpdir);
+        if (system(cmd)) {
+            /* not mounted */
+        }
+    }
+    tu_tmp_cleanup();
+}
+
+Test(sweep, full_disk_runs_are_retried, .fini = umount_disk, .timeout = 300)
+{
+    cr_assert_eq(tu_sh("$DLSIM trace gen --jobs 40 --seed 1 -o small.csv && "
+                       "$DLSIM trace gen --jobs 700 --seed 2 -o big.csv"), 0, "%s",
+                 tu_out);
+    tu_tmp_file("d.yaml", "policies: [fifo, sjf, srtf]\ntraces: [small.csv, big.csv]\n"
+                "seeds: 1..2\nsample: 0\n");
+    cr_assert_eq(tu_sh("$DLSIM sweep d.yaml --out full --quiet"), 0, "%s", tu_out);
+    /* the file-size limit: every big run's jobs.csv (about 70 kB) fails */
+    int rc = tu_sh("trap '' XFSZ; ulimit -f 24 && $DLSIM sweep d.yaml --out lim");
+    cr_expect_eq(rc, 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "0 failed, 6 to retry"), "%s", tu_out);
+    const char *sum = tu_tmp_text("lim/summary.csv");
+    cr_expect(strstr(sum, "\n0002-fifo-big-s1,default,fifo,big.csv,demo-256,none,none,"
+                     "1,retry,"), "%s", sum);
+    cr_expect(strstr(sum, "File too large (exit status 75)"), "%s", sum);
+    cr_expect(strstr(sum, "\n0000-fifo-small-s1,default,fifo,small.csv,demo-256,none,"
+                     "none,1,ok,"), "%s", sum);
+    cr_assert_eq(tu_sh("$DLSIM sweep d.yaml --out lim --resume"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "6 of 12 runs already done"), "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp full/summary.csv lim/summary.csv"), 0, "%s", tu_out);
+
+    /* a real full disk */
+    if (tu_sh("mkdir disk && mount -t tmpfs -o size=160k tmpfs disk"))
+        cr_skip_test("cannot mount a tmpfs here (not root?): %s", tu_out);
+    rc = tu_sh("$DLSIM sweep d.yaml --out disk/o --jobs 1");
+    cr_expect_eq(rc, 1, "%s", tu_out);
+    cr_expect(strstr(tu_out, "No space left on device"), "%s", tu_out);
+    cr_expect_eq(tu_sh("ls disk/o/runs | wc -l"), 0);
+    int done = atoi(tu_out);
+    cr_expect(done < 12, "every run fit on the small disk");
+    cr_assert_eq(tu_sh("mount -o remount,size=4m disk"), 0, "%s", tu_out);
+    cr_assert_eq(tu_sh("$DLSIM sweep d.yaml --out disk/o --resume"), 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp full/summary.csv disk/o/summary.csv"), 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("ls -a disk/o/runs | grep -c tmp"), 1);
+    cr_expect_str_eq(tu_out, "0\n", "temporary directories left");
 }

@@ -14,6 +14,7 @@
  * Temporary files live in a mkdtemp directory removed after each test.
  */
 #include "traces/trace.h"
+#include "sim/cli/cli.h"
 
 #include <criterion/criterion.h>
 #include <ftw.h>
@@ -441,8 +442,11 @@ Test(trace, unknown_columns_warn_once)
 
 Test(trace, long_line)
 {
-    size_t idlen = 3 << 20;         /* a 3 MiB job id, > the 256 KiB buffer */
-    char *text = malloc(idlen + 200);
+    /* a 900 KiB job id (> the 256 KiB buffer) fits; a line over
+     * DL_MAX_LINE (1 MiB) is refused where it starts, before it takes
+     * more memory */
+    size_t idlen = 900 << 10;
+    char *text = malloc((3 << 20) + 200);
     size_t n = (size_t)sprintf(text, H);
     memset(text + n, 'x', idlen);
     n += idlen;
@@ -455,6 +459,14 @@ Test(trace, long_line)
     cr_assert_eq(strlen(t.jobs[0].id), idlen);
     cr_assert_eq(t.jobs[1].line, 3);
     trc_free(&t);
+    n = (size_t)sprintf(text, H "a,0,1,5\n");
+    memset(text + n, 'x', 3 << 20);
+    n += 3 << 20;
+    n += (size_t)sprintf(text + n, ",0,1,5\n");
+    p = write_gz("longer.csv.gz", text, n);
+    cr_assert_eq(trc_load(p, &t, &e, NULL), DL_EINPUT);
+    cr_assert_eq(e.line, 3);
+    cr_assert(strstr(e.msg, "line longer than 1048576 bytes"), "%s", e.msg);
     free(text);
 }
 
@@ -1110,7 +1122,7 @@ Test(trace, cli_gen_and_stats)
                               "--duration", "uniform:60,600",
                               "--deadline-slack", "2:3", "--models", "a,b",
                               "-o", out, NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, gen_args), 0);
+    cr_assert_eq(run_cmd(cli_trace_gen, gen_args), 0);
     struct trace t;
     struct dl_error e;
     cr_assert_eq(trc_load(out, &t, &e, NULL), 0, "%s", e.msg);
@@ -1118,33 +1130,161 @@ Test(trace, cli_gen_and_stats)
     cr_assert_neq(t.jobs[5].deadline, SIM_NEVER);
     trc_free(&t);
     const char *stats_args[] = {"stats", out, NULL};
-    cr_assert_eq(run_cmd(trc_cmd_stats, stats_args), 0);
+    cr_assert_eq(run_cmd(cli_trace_stats, stats_args), 0);
     const char *help[] = {"gen", "--help", NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, help), 0);
+    cr_assert_eq(run_cmd(cli_trace_gen, help), 0);
     const char *help2[] = {"stats", "-h", NULL};
-    cr_assert_eq(run_cmd(trc_cmd_stats, help2), 0);
+    cr_assert_eq(run_cmd(cli_trace_stats, help2), 0);
 }
 
 Test(trace, cli_errors)
 {
     const char *a1[] = {"gen", "--load", "-1", "-o", tpath("x.csv"), NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, a1), 2);
+    cr_assert_eq(run_cmd(cli_trace_gen, a1), 2);
     const char *a2[] = {"gen", "--jobs", "10", NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, a2), 2);
+    cr_assert_eq(run_cmd(cli_trace_gen, a2), 2);
     const char *a3[] = {"gen", "--bogus", "-o", tpath("x.csv"), NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, a3), 2);
+    cr_assert_eq(run_cmd(cli_trace_gen, a3), 2);
     const char *a4[] = {"gen", "--gpus", "1:x", "-o", tpath("x.csv"), NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, a4), 2);
+    cr_assert_eq(run_cmd(cli_trace_gen, a4), 2);
     const char *a5[] = {"gen", "-o", "/nonexistent-dir/x.csv", NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, a5), 1);
+    cr_assert_eq(run_cmd(cli_trace_gen, a5), 1);
     const char *a6[] = {"gen", "-o", NULL};
-    cr_assert_eq(run_cmd(trc_cmd_gen, a6), 2);
+    cr_assert_eq(run_cmd(cli_trace_gen, a6), 2);
     const char *s1[] = {"stats", NULL};
-    cr_assert_eq(run_cmd(trc_cmd_stats, s1), 2);
+    cr_assert_eq(run_cmd(cli_trace_stats, s1), 2);
     static const char bad[] = H "a,x,1,1\n";
     const char *s2[] = {"stats", write_file("bad.csv", bad, sizeof bad - 1),
                         NULL};
-    cr_assert_eq(run_cmd(trc_cmd_stats, s2), 2);
+    cr_assert_eq(run_cmd(cli_trace_stats, s2), 2);
     const char *s3[] = {"stats", tpath("missing.csv"), NULL};
-    cr_assert_eq(run_cmd(trc_cmd_stats, s3), 1);
+    cr_assert_eq(run_cmd(cli_trace_stats, s3), 1);
+}
+
+/* ------------------------------------------------- hostile input (#13) */
+
+Test(trace, numbers_strict_and_bounded)
+{
+    /* hex floats were taken by mem_gb and util alone */
+    expect_fail("job_id,submit_time,num_gpus,duration,mem_gb\na,0,1,5,0x1p3\n",
+                2, "bad mem_gb '0x1p3'");
+    expect_fail("job_id,submit_time,num_gpus,duration,util\na,0,1,5,0x0.8p0\n",
+                2, "bad util '0x0.8p0'");
+    expect_fail("job_id,submit_time,num_gpus,duration,util\na,0,1,5,nan\n",
+                2, "bad util");
+    expect_fail("job_id,submit_time,num_gpus,duration,mem_gb\na,0,1,5,1e23\n",
+                2, "0..1e+06");
+    expect_fail(H "a,0x10,1,5\n", 2, "bad submit_time");
+    expect_fail(H "a,0,0x1,5\n", 2, "bad num_gpus");
+    struct trace t;
+    struct dl_error e;
+    cr_assert_eq(load_text("job_id,submit_time,num_gpus,duration,mem_gb\n"
+                           "a,0,1,5,1e6\n", &t, &e), 0, "%s", e.msg);
+    trc_free(&t);
+}
+
+Test(trace, devices_and_endless_lines)
+{
+    struct trace t;
+    struct dl_error e;
+    cr_expect_eq(trc_load("/dev/zero", &t, &e, NULL), DL_EINPUT);
+    cr_expect_eq(e.line, 1);
+    cr_expect(strstr(e.msg, "line longer than 1048576 bytes"), "%s", e.msg);
+    cr_expect_eq(trc_load("/dev/urandom", &t, &e, NULL), DL_EINPUT);
+    cr_expect(e.line >= 1, "%s", e.msg);
+    /* a quote that never closes makes one record of every later line */
+    size_t n = 3 << 20;
+    char *text = malloc(n + 100);
+    size_t k = (size_t)sprintf(text, H "\"a");
+    for (; k < n; k += 10)
+        memcpy(text + k, "123456789\n", 10);
+    cr_expect_eq(trc_load(write_file("q.csv", text, k), &t, &e, NULL),
+                 DL_EINPUT);
+    cr_expect_eq(e.line, 2);
+    cr_expect(strstr(e.msg, "record longer than"), "%s", e.msg);
+    /* a comment line of any size is refused at the limit too */
+    memset(text, '#', n);
+    cr_expect_eq(trc_load(write_gz("c.csv.gz", text, n), &t, &e, NULL),
+                 DL_EINPUT);
+    cr_expect_eq(e.line, 1);
+    free(text);
+}
+
+Test(trace, rows_after_the_last_gzip_member_warn)
+{
+    size_t n1, n2;
+    const char *a = H "a,0,1,5\n", *b = "b,1,1,5\n";
+    unsigned char *g1 = NULL, *g2 = NULL;
+    /* two members: both are read */
+    const char *p1 = write_gz("m1.gz", a, strlen(a));
+    const char *p2 = write_gz("m2.gz", b, strlen(b));
+    FILE *f = fopen(p1, "rb");
+    g1 = malloc(4096);
+    n1 = fread(g1, 1, 4096, f);
+    fclose(f);
+    f = fopen(p2, "rb");
+    g2 = malloc(4096);
+    n2 = fread(g2, 1, 4096, f);
+    fclose(f);
+    unsigned char *both = malloc(n1 + n2 + 16);
+    memcpy(both, g1, n1);
+    memcpy(both + n1, g2, n2);
+    struct trace t;
+    struct dl_error e;
+    struct dl_diag d;
+    dl_diag_init(&d, NULL, false);
+    cr_assert_eq(trc_load(write_file("two.gz", (char *)both, n1 + n2), &t, &e,
+                          &d), 0, "%s", e.msg);
+    cr_expect_eq(t.njobs, 2);
+    cr_expect_eq(d.n, 0);
+    trc_free(&t);
+    /* a plain row appended: read as before, and a warning (so --strict
+     * refuses the run) */
+    memcpy(both + n1, "c,2,1,5\n", 8);
+    cr_assert_eq(trc_load(write_file("app.gz", (char *)both, n1 + 8), &t, &e,
+                          &d), 0, "%s", e.msg);
+    cr_expect_eq(t.njobs, 1);
+    cr_assert_eq(d.n, 1);
+    cr_expect(strstr(d.kept[0], "8 bytes after the last gzip member"), "%s",
+              d.kept[0]);
+    dl_diag_free(&d);
+    trc_free(&t);
+    free(g1);
+    free(g2);
+    free(both);
+}
+
+Test(trace, gen_refuses_more_jobs_than_it_can_hold)
+{
+    /* 10^8 jobs would be 10 GB in memory: a clear limit, not an abort */
+    const char *a[] = {"gen", "--jobs", "100000000", "-o", tpath("x.csv"),
+                       NULL};
+    cr_assert_eq(run_cmd(cli_trace_gen, a), 2);
+    cr_expect(access(tpath("x.csv"), F_OK) != 0);
+    struct trc_gen_opts o;
+    trc_gen_defaults(&o);
+    o.njobs = TRC_GEN_MAX_JOBS + 1;
+    struct cluster c;
+    clu_builtin_demo(&c);
+    struct trace t;
+    struct dl_error e;
+    cr_expect_eq(trc_generate(&o, &c, &t, &e), DL_EINPUT);
+    cr_expect(strstr(e.msg, "1..16777216"), "%s", e.msg);
+    clu_free(&c);
+    /* octal-looking seeds are decimal */
+    const char *s1[] = {"gen", "--jobs", "20", "--seed", "010", "-o",
+                        tpath("s1.csv"), NULL};
+    const char *s2[] = {"gen", "--jobs", "20", "--seed", "10", "-o",
+                        tpath("s2.csv"), NULL};
+    const char *s3[] = {"gen", "--jobs", "20", "--seed", "0x10", "-o",
+                        tpath("s3.csv"), NULL};
+    cr_assert_eq(run_cmd(cli_trace_gen, s1), 0);
+    cr_assert_eq(run_cmd(cli_trace_gen, s2), 0);
+    cr_expect_eq(run_cmd(cli_trace_gen, s3), 2);
+    struct trace a1, a2;
+    cr_assert_eq(trc_load(tpath("s1.csv"), &a1, &e, NULL), 0);
+    cr_assert_eq(trc_load(tpath("s2.csv"), &a2, &e, NULL), 0);
+    cr_expect_eq(a1.jobs[7].duration, a2.jobs[7].duration);
+    trc_free(&a1);
+    trc_free(&a2);
 }

@@ -4,7 +4,7 @@
  * sources, look-ups follow model.h, and malformed files end in a located
  * DL_EINPUT.  Tests run with cwd = tests/, so the zoo is at ../models.
  */
-#include "models/model.h"
+#include "models/perf.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -475,4 +475,37 @@ Test(zoo_bad, default_dir_from_environment)
         snprintf(p, sizeof p, "%s/zoo.csv", buf);
         cr_assert_eq(access(p, R_OK), 0);
     }
+}
+
+/* A NUL byte in zoo.csv: its line and column, not just the file (#13) */
+Test(zoo_bad, nul_byte_is_located)
+{
+    char dir[64] = "/tmp/dlsim-zoo-XXXXXX", path[128];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/zoo.csv", dir);
+    FILE *f = fopen(path, "wb");
+    fputs(good_zoo, f);
+    fputs("net,3", f);
+    fputc(0, f);
+    fputs("2,t,,1,1,1,1,1,1,,s\n", f);
+    fclose(f);
+    const char *names[] = { "gpus.csv", "throughput.csv" };
+    const char *texts[] = { good_gpus, good_thr };
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        f = fopen(path, "w");
+        fputs(texts[i], f);
+        fclose(f);
+    }
+    struct mdl_zoo z;
+    struct dl_error e;
+    cr_expect_eq(mdl_zoo_load(dir, &z, &e), DL_EINPUT);
+    cr_expect(ends_with(e.file, "/zoo.csv"), "%s", e.file);
+    cr_expect_eq(e.line, 5);
+    cr_expect_eq(e.col, 6);
+    cr_expect(strstr(e.msg, "NUL byte"), "%s", e.msg);
+    mdl_zoo_free(&z);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
 }

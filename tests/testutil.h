@@ -10,7 +10,7 @@
 
 #include "sim/simint.h"
 #include "policies/policy.h"
-#include "models/model.h"
+#include "models/perf.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -307,6 +307,19 @@ static inline void tu_spec_from(struct mdl_spec *s, const char *name,
         snprintf(s->zoo_dir, sizeof s->zoo_dir, "../models");
     rc = mdl_spec_finish(s, &err);
     cr_assert_eq(rc, 0, "%s", err.msg);
+}
+
+/* The dlsim command line on argv[0..argc) (argv[0] the command, "fit"
+ * say), as if run as "dlsim argv...". */
+int dl_main(int argc, char **argv);
+static inline int tu_main(int argc, char **argv)
+{
+    char *v[64];
+    cr_assert(argc < 63);
+    v[0] = "dlsim";
+    for (int i = 0; i <= argc; i++)
+        v[i + 1] = argv[i];
+    return dl_main(argc + 1, v);
 }
 
 /* eng_new, the policy parsed from o->policy when o->pol is not set (the

@@ -543,9 +543,10 @@ int trc_generate(const struct trc_gen_opts *o, const struct cluster *c,
     double capacity = 0;
     for (uint32_t i = 0; i < c->ntypes; i++)
         capacity += c->types[i].total_gpus * c->types[i].speed;
-    if (o->njobs < 1 || o->njobs >= SIM_NONE - 1)
-        return dl_fail(err, "", 0, 0, "number of jobs must be >= 1, got %u",
-                       o->njobs);
+    if (o->njobs < 1 || o->njobs > TRC_GEN_MAX_JOBS)
+        return dl_fail(err, "", 0, 0, "number of jobs must be in 1..%u "
+                       "(TRC_GEN_MAX_JOBS: the trace is built in memory), "
+                       "got %u", TRC_GEN_MAX_JOBS, o->njobs);
     if (!(o->load > 0) || !isfinite(o->load))
         return dl_fail(err, "", 0, 0, "load must be > 0, got %g", o->load);
     if (!(capacity > 0) || !c->ngpus)

@@ -57,28 +57,39 @@ static gsl_rng *stream_new(uint64_t seed, enum trc_stream s)
     return r;
 }
 
+/* Remainder order: larger first, ties to the earlier category. */
+static int by_remainder(const void *a, const void *b, void *rem)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const uint64_t *r = rem;
+    if (r[x] != r[y])
+        return r[x] > r[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
 /* Labels lab[0..N) of categories 0..k-1 with fitted counts c[] (summing
- * to n), apportioned by largest remainder and shuffled with r. */
+ * to n), apportioned by largest remainder and shuffled with r.  The
+ * remainders are sorted once (picking the largest k times over was
+ * quadratic in a mix of many names). */
 static void apportion(const uint32_t *c, uint32_t k, uint32_t n, uint32_t N,
                       gsl_rng *r, uint32_t *lab)
 {
     uint32_t *got = xmalloc(k * sizeof *got);
     uint64_t *rem = xmalloc(k * sizeof *rem);
+    uint32_t *order = xmalloc(k * sizeof *order);
     uint64_t given = 0;
     for (uint32_t i = 0; i < k; i++) {
         uint64_t q = (uint64_t)N * c[i];
         got[i] = (uint32_t)(q / n);
         rem[i] = q % n;
         given += got[i];
+        order[i] = i;
     }
-    for (uint64_t left = N - given; left > 0; left--) {
-        uint32_t best = 0;
-        for (uint32_t i = 1; i < k; i++)
-            if (rem[i] > rem[best])
-                best = i;
-        got[best]++;
-        rem[best] = 0;
-    }
+    qsort_r(order, k, sizeof *order, by_remainder, rem);
+    DL_ASSERT(N - given <= k);
+    for (uint64_t i = 0; i < N - given; i++)
+        got[order[i]]++;
+    free(order);
     uint32_t j = 0;
     for (uint32_t i = 0; i < k; i++)
         for (uint32_t m = 0; m < got[i]; m++)
@@ -153,9 +164,10 @@ int trc_generate_like(const struct trc_like_opts *o,
 {
     memset(t, 0, sizeof *t);
     uint32_t N = o->njobs ? o->njobs : w->njobs, n = w->njobs;
-    if (N < 1 || N >= SIM_NONE - 1)
-        return dl_fail(err, "", 0, 0, "number of jobs must be >= 1, got %u",
-                       N);
+    if (N < 1 || N > TRC_GEN_MAX_JOBS)
+        return dl_fail(err, "", 0, 0, "number of jobs must be in 1..%u, got "
+                       "%u%s", TRC_GEN_MAX_JOBS, N, o->njobs ? "" :
+                       " (the fitted number: give --jobs)");
     if (o->arrivals != TRC_ARR_REPLAY && !(w->gap_mean_s > 0))
         return dl_fail(err, "", 0, 0, "the workload's mean "
                        "inter-arrival gap is 0 (all jobs arrive at once): "
@@ -189,11 +201,20 @@ int trc_generate_like(const struct trc_like_opts *o,
 
     /* ids, GPU counts, durations */
     uint32_t *cls_of = xmalloc(w->ngpu * sizeof *cls_of);
-    for (uint32_t k = 0; k < w->ngpu; k++)
-        for (uint32_t c = 0; c < w->nclass; c++)
-            for (uint32_t i = 0; i < w->cls[c].ngpus; i++)
-                if (w->cls[c].gpus[i] == w->gpus[k])
-                    cls_of[k] = c;
+    for (uint32_t c = 0; c < w->nclass; c++)
+        for (uint32_t i = 0; i < w->cls[c].ngpus; i++) {
+            /* w->gpus ascends: each class count found by bisection */
+            uint32_t lo = 0, hi = w->ngpu;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (w->gpus[mid] < w->cls[c].gpus[i])
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            DL_ASSERT(lo < w->ngpu && w->gpus[lo] == w->cls[c].gpus[i]);
+            cls_of[lo] = c;
+        }
     apportion(w->gpu_jobs, w->ngpu, n, N, rs[TRC_S_GPUS], lab);
     for (uint32_t i = 0; i < N; i++) {
         struct trc_job *j = &t->jobs[i];

@@ -7,23 +7,27 @@
  *
  * Pipeline, all in one pass and without a per-field malloc:
  *
- *   gzread -> growable byte buffer -> records -> fields (split in place)
- *          -> typed job record -> checks -> jobs[] (grown geometrically)
+ *   dl_in -> growable byte buffer -> records -> fields (split in place)
+ *         -> typed job record -> checks -> jobs[] (grown geometrically)
  *
- * The file is read through zlib's gzread, which passes plain text through
- * and inflates gzip (told apart by content, not by name).  We split lines
- * ourselves instead of using gzgets so that a line of any length fits (the
- * buffer doubles) and an embedded NUL byte is seen and rejected instead of
- * silently cutting a line short.  A record is one line, or several when a
+ * The file is read through dl_in (sim/base/base.c), which passes plain text
+ * through and inflates gzip (told apart by content, not by name), member
+ * after member; bytes after the last member are a warning (rows appended
+ * to a .gz file would otherwise be lost silently).  We split lines
+ * ourselves instead of using gzgets so that a line up to DL_MAX_LINE
+ * bytes fits (the buffer doubles) and an embedded NUL byte is seen and
+ * rejected instead of silently cutting a line short; a longer record is
+ * an error before it takes more memory, and the whole input may unpack
+ * to at most DL_MAX_STREAM bytes.  A record is one line, or several when a
  * double-quoted field (RFC 4180) holds a newline; its reported line is the
  * line it starts on.  Fields are split and unquoted in place ("" -> ") and
  * NUL-terminated inside the buffer, so the number parsers read them there.
  *
  * Invariants of struct rd: 0 <= pos <= len < cap; buf[pos..len) is data not
  * yet consumed; buf[len] is always writable (one spare byte), so the last
- * record can be NUL-terminated even without a trailing newline.  Once eof
- * is set no more reads happen; zerr records whether the stream ended
- * cleanly.  A truncated or corrupt gzip stream is reported on the line
+ * record can be NUL-terminated even without a trailing newline; len - pos
+ * stays within DL_MAX_LINE plus one read.  Once eof is set no more reads
+ * happen; failed records whether the stream ended in an error.  A truncated or corrupt gzip stream is reported on the line
  * where the data stops, after every complete line before it was checked.
  *
  * Lenience, chosen for hand-written traces: blank lines and lines starting
@@ -36,11 +40,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 /* ---------------------------------------------------------------- columns */
 
@@ -61,14 +63,13 @@ static const char *const col_name[NCOLS] = {
 enum { RD_INIT = 256 * 1024, RD_CHUNK = 1 << 30 };
 
 struct rd {
-    gzFile gz;
+    struct dl_in *in;
     char *buf;
     size_t cap;         /* bytes allocated */
     size_t pos, len;    /* unread data is buf[pos..len) */
     long line;          /* physical lines consumed so far */
-    int eof;            /* gzread said end of stream */
-    int zerr;           /* zlib error code at eof: Z_OK when clean */
-    char zmsg[128];     /* zlib's message for zerr */
+    int eof;            /* dl_in_read said end of stream */
+    int failed;         /* ... after an error (dl_in_fail reports it) */
 };
 
 /* Reads more input after buf[len]; compacts and grows as needed.  Sets
@@ -87,26 +88,22 @@ static size_t rd_fill(struct rd *r)
     size_t want = r->cap - 1 - r->len;       /* keep one spare byte */
     if (want > RD_CHUNK)
         want = RD_CHUNK;
-    int n = gzread(r->gz, r->buf + r->len, (unsigned)want);
+    long n = dl_in_read(r->in, r->buf + r->len, want);
     if (n > 0) {
         r->len += (size_t)n;
         return (size_t)n;
     }
     r->eof = 1;
-    int code = Z_OK;
-    const char *m = gzerror(r->gz, &code);
-    if (n < 0 && code == Z_OK)
-        code = Z_ERRNO;
-    r->zerr = code;
-    snprintf(r->zmsg, sizeof r->zmsg, "%s",
-             code == Z_ERRNO ? strerror(errno) : (m ? m : ""));
+    r->failed = n < 0;
     return 0;
 }
 
 /*
  * Next record: *rec points at it inside the buffer, NUL-terminated at
  * rec[*n] (a trailing CR removed), *line is its first line.  Returns 1, 0 at
- * end of input, or -1 when the stream ended in a zlib error (r->zerr).
+ * end of input, -1 when the stream ended in an error (dl_in_fail), or -2
+ * when the record runs past DL_MAX_LINE bytes (*line is its first line
+ * and *n says whether it spans lines).
  * The record stays valid until the next call.
  */
 static int rd_record(struct rd *r, char **rec, size_t *n, long *line)
@@ -120,6 +117,11 @@ static int rd_record(struct rd *r, char **rec, size_t *n, long *line)
         if (comment < 0 && r->len > r->pos)
             comment = r->buf[r->pos] == '#';
         char *nl = memchr(r->buf + scan, '\n', r->len - scan);
+        if (!nl && r->len - r->pos > DL_MAX_LINE) {
+            *line = r->line + 1;
+            *n = lines > 0;
+            return -2;
+        }
         if (!nl) {
             if (!r->eof) {
                 size_t off = scan - r->pos;
@@ -127,7 +129,7 @@ static int rd_record(struct rd *r, char **rec, size_t *n, long *line)
                 scan = r->pos + off;
                 continue;
             }
-            if (r->zerr != Z_OK && r->zerr != Z_STREAM_END)
+            if (r->failed)
                 return -1;
             if (r->pos == r->len)
                 return 0;
@@ -429,6 +431,19 @@ static int ids_flush(struct loader *ld)
     return 0;
 }
 
+/* The error of rd_record's r < 0: the stream's (on the line where the
+ * data stops), or a record too long (at its first line; spans = it runs
+ * over several lines, inside a quoted field). */
+static int rd_failure(struct loader *ld, int r, long line, size_t spans)
+{
+    if (r == -1)
+        return dl_in_fail(ld->rd.in, ld->rd.line + 1, ld->err);
+    if (spans)
+        return BAD(line, "record longer than %zu bytes (a quoted field "
+                   "that never ends?)", DL_MAX_LINE);
+    return BAD(line, "line longer than %zu bytes", DL_MAX_LINE);
+}
+
 static int read_header(struct loader *ld)
 {
     char *rec;
@@ -452,7 +467,7 @@ static int read_header(struct loader *ld)
         break;
     }
     if (r < 0)
-        return -1;
+        return rd_failure(ld, r, line, n);
     if (r == 0)
         return BAD(ld->rd.line + 1 > 1 ? ld->rd.line + 1 : 1,
                    ld->rd.line ? "no header line (only comments or blank lines)"
@@ -580,9 +595,11 @@ static int read_row(struct loader *ld, char *rec, size_t n, long line)
         j.util = (float)d;
     }
     if (f[C_MEM] && f[C_MEM]->n) {
-        if (sim_parse_double(f[C_MEM]->s, &d) < 0 || d < 0 || d > FLT_MAX)
-            return BAD(line, "bad mem_gb '%s' (expected a number >= 0)",
-                       show(f[C_MEM], vb, sizeof vb));
+        if (sim_parse_double(f[C_MEM]->s, &d) < 0 || d < 0 ||
+            d > DL_MAX_MEM_GB)
+            return BAD(line, "bad mem_gb '%s' (expected a number of GB in "
+                       "0..%g)", show(f[C_MEM], vb, sizeof vb),
+                       DL_MAX_MEM_GB);
         j.mem_gb = (float)d;
     }
     if (f[C_PRIORITY] && f[C_PRIORITY]->n) {
@@ -614,25 +631,11 @@ static int read_row(struct loader *ld, char *rec, size_t n, long line)
     return t->njobs - ld->pend == ID_BATCH ? ids_flush(ld) : 0;
 }
 
-static int zlib_failure(struct loader *ld)
-{
-    long line = ld->rd.line + 1;
-    switch (ld->rd.zerr) {
-    case Z_BUF_ERROR:
-        return BAD(line, "truncated gzip stream (%s)", ld->rd.zmsg);
-    case Z_DATA_ERROR:
-        return BAD(line, "corrupt gzip stream (%s)", ld->rd.zmsg);
-    default:
-        return dl_fail_io(ld->err, ld->path, "read error at line %ld: %s",
-                          line, ld->rd.zmsg);
-    }
-}
-
 static int load(struct loader *ld)
 {
     int r = read_header(ld);
-    if (r < 0)
-        return r == -1 ? zlib_failure(ld) : r;
+    if (r)
+        return r;
     char *rec;
     size_t n;
     long line;
@@ -654,7 +657,7 @@ static int load(struct loader *ld)
     if (d)
         return d;
     if (r < 0)
-        return zlib_failure(ld);
+        return rd_failure(ld, r, line, n);
     if (!ld->t->njobs)
         return BAD(ld->header_line, "no jobs: the header is not followed by "
                    "any row");
@@ -667,13 +670,7 @@ int trc_load_fd(int fd, const char *name, struct trace *t,
     memset(t, 0, sizeof *t);
     t->arena = arena_new();
     t->path = arena_strndup(t->arena, name, strlen(name));
-    gzFile gz = gzdopen(fd, "rb");
-    if (!gz) {
-        close(fd);
-        trc_free(t);
-        return dl_fail_io(err, name, "cannot read: out of memory in zlib");
-    }
-    gzbuffer(gz, 128 * 1024);
+    struct dl_in *in = dl_in_fdopen(fd, name, DL_MAX_STREAM);
 
     struct loader ld;
     memset(&ld, 0, sizeof ld);
@@ -681,15 +678,20 @@ int trc_load_fd(int fd, const char *name, struct trace *t,
     ld.t = t;
     ld.err = err;
     ld.diag = diag;
-    ld.rd.gz = gz;
+    ld.rd.in = in;
     ld.rd.cap = RD_INIT;
     ld.rd.buf = xmalloc(ld.rd.cap);
     hset_init(&ld.ids);
     hset_init(&ld.strs.h);
 
     int r = load(&ld);
+    uint64_t skipped = dl_in_trailing(in);
+    if (!r && skipped)
+        dl_warn(diag, "%s: warning: %llu bytes after the last gzip member "
+                "are not gzip data and were not read (rows appended to a "
+                ".gz file?)", ld.path, (unsigned long long)skipped);
 
-    gzclose_r(gz);
+    dl_in_close(in);
     free(ld.rd.buf);
     free(ld.fs.f);
     free(ld.ids.slot);

@@ -13,7 +13,7 @@
 #ifndef DLSIM_TRACE_H
 #define DLSIM_TRACE_H
 
-#include "sim/sim.h"
+#include "sim/cluster/cluster.h"
 
 struct trc_job {
     const char *id;             /* unique; owned by the trace's arena */
@@ -114,6 +114,12 @@ struct trc_gen_opts {
     const char *models;         /* comma list of model names, or NULL */
 };
 void trc_gen_defaults(struct trc_gen_opts *o);
+/* The most jobs trace gen (and --like, and demo) makes: the trace is
+ * built in memory (about 100 bytes a job) and its gaps rescaled to the
+ * target load before a byte is written, so a request over this is
+ * refused with a message, rather than streamed: 2^24 jobs take about
+ * 1.6 GB, and 10^8 would abort on memory on an ordinary machine. */
+#define TRC_GEN_MAX_JOBS (UINT32_C(1) << 24)
 /* Generates into t for cluster c.  0 or DL_EINPUT (bad option text). */
 int trc_generate(const struct trc_gen_opts *o, const struct cluster *c,
                  struct trace *t, struct dl_error *err);
@@ -139,7 +145,7 @@ int trc_scale_load(struct trace *t, const struct cluster *c, double load,
                    double *factor, struct dl_error *err);
 /* The same under per-job capacities: caps[j] is the cluster's capacity at
  * job j's own speeds (the sum over GPUs of its solo rate there, reference
- * GPUs; models/model.h mdl_perf_caps), and a job's share of the load is
+ * GPUs; models/perf.h mdl_perf_caps), and a job's share of the load is
  * its GPU-seconds over caps[j].  caps NULL = the cluster file's speeds for
  * every job (the functions above).  The trace layer knows no models: the
  * caller computes caps. */
@@ -308,24 +314,5 @@ struct trc_cmp {
 /* 0, or DL_EINPUT when a trace has fewer than 2 jobs. */
 int trc_compare(const struct trace *a, const struct trace *b,
                 struct trc_cmp *r, struct dl_error *err);
-
-/* ------------------------------------------------------- command line */
-
-/* `dlsim trace gen ...` and `dlsim trace stats ...`: argv[0] is the
- * subcommand name ("gen" / "stats" / "annotate").  Return the process
- * exit status (0; 2 bad usage or input, the message on stderr; 1 I/O
- * failure). */
-int trc_cmd_gen(int argc, char **argv);
-int trc_cmd_stats(int argc, char **argv);
-/* `dlsim trace annotate IN -o OUT [options]`, same conventions. */
-int trc_cmd_annotate(int argc, char **argv);
-/* `dlsim trace fit`, `trace compare`, `trace scale`,
- * same conventions. */
-int trc_cmd_fit(int argc, char **argv);
-int trc_cmd_compare(int argc, char **argv);
-int trc_cmd_scale(int argc, char **argv);
-/* `dlsim trace import --format F IN... -o OUT [options]`: converts a public
- * trace (traces/import.c; one importer per family in traces/imp_*.c). */
-int trc_cmd_import(int argc, char **argv);
 
 #endif

@@ -33,14 +33,17 @@
  * sample itself, and its piecewise-linear CDF is within 1/K of the
  * sample's everywhere.
  *
- * The writer prints numbers with %.9g and names double-quoted, in a fixed
- * order, so the same trace gives the same bytes.  The reader (the yl_
- * helpers of models/mdlint.h, shared with the model files rather than
+ * The writer prints numbers with %.9g and names through dl_yaml_put_str
+ * (double-quoted and escaped, or !!binary when not UTF-8, so any name
+ * reads back as the same bytes), in a fixed order, so the same trace
+ * gives the same bytes.  The reader (the yl_
+ * helpers of sim/base/formats.h, shared with the model files rather than
  * written twice) rejects unknown and repeated keys, missing required
  * ones, non-integer counts, counts that do not add up, unsorted or
  * out-of-range tables, with file:line:col.
  */
-#include "models/mdlint.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
 #include "traces/trace.h"
 
 #include <float.h>
@@ -48,6 +51,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define WL_QMAX 1000            /* quantile table resolution */
 #define WL_MIN_CLASS 100        /* jobs per duration class */
@@ -60,20 +64,9 @@
  * times up to TRC_MAX_TIME (1e12 s), slack up to 1e12 s over 1 us. */
 #define WL_MAX_S 1e12
 #define WL_MAX_SLACK 1e18
+#define WL_MAX_GPUS ((double)SIM_NONE - 1)     /* as the trace reader */
 
 /* ------------------------------------------------------------ helpers */
-
-static bool utf8_ok(const char *s)
-{
-    uint32_t c;
-    for (const char *p = s; *p;) {
-        int n = sim_utf8_char(p, &c);
-        if (!n)
-            return false;
-        p += n;
-    }
-    return true;
-}
 
 double trc_qtab_eval(const struct trc_qtab *t, double u, bool loglin)
 {
@@ -222,18 +215,6 @@ int trc_wl_fit(const struct trace *t, struct trc_workload *w,
     if (n < 2)
         return dl_fail(err, t->path, 0, 0, "trace fit needs at least 2 jobs "
                        "(one inter-arrival gap), the trace has %u", n);
-    /* YAML is Unicode text: a name that is not UTF-8 could be written only
-     * changed (as Latin-1), and the generated jobs would not carry it */
-    for (uint32_t i = 0; i < n; i++) {
-        const struct trc_job *j = &t->jobs[i];
-        const char *bad = j->model && !utf8_ok(j->model) ? "model"
-                        : j->gpu_type && !utf8_ok(j->gpu_type) ? "gpu_type"
-                        : NULL;
-        if (bad)
-            return dl_fail(err, t->path, j->line, 0, "%s '%s' is not UTF-8 "
-                           "text, which a workload file cannot hold", bad,
-                           bad[0] == 'm' ? j->model : j->gpu_type);
-    }
     struct arena *a = w->arena = arena_new();
     w->source = arena_strndup(a, t->path ? t->path : "",
                               strlen(t->path ? t->path : ""));
@@ -395,29 +376,11 @@ int trc_wl_fit(const struct trace *t, struct trc_workload *w,
 
 /* ------------------------------------------------------------- writer */
 
-/* A double-quoted YAML string; control bytes as \xNN so any name
- * round-trips. */
+/* Names and the source path: dl_yaml_put_str, so that any bytes read
+ * back the same (a name that is not UTF-8 as !!binary base64). */
 static void put_str(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        uint32_t c;
-        int len = sim_utf8_char((const char *)p, &c);
-        if (!len)               /* not UTF-8 (a path): the byte as U+00NN */
-            fprintf(f, "\\x%02x", *p++);
-        else if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", *p++);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(f, "\\x%02x", *p++);
-        else if ((c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 ||
-                 c == 0xfeff || c == 0xfffe || c == 0xffff)
-            /* YAML's non-printable characters and line breaks (NEL, LS,
-             * PS), which a quoted scalar would fold: escaped */
-            fprintf(f, "\\u%04x", c), p += len;
-        else
-            fwrite(p, 1, (size_t)len, f), p += len;
-    }
-    fputc('"', f);
+    dl_yaml_put_str(f, s, 4);
 }
 
 static void put_num(FILE *f, double x)
@@ -447,9 +410,12 @@ static void put_mix(FILE *f, const char *key, const char *what,
         return;
     fprintf(f, "%s:                  # jobs per %s\n", key, what);
     for (uint32_t i = 0; i < m->n; i++) {
-        fputs("  ", f);
+        /* a long or binary name as an explicit key: an implicit one is
+         * single-line and at most 1024 characters */
+        bool plain = dl_yaml_str_short(m->name[i]);
+        fputs(plain ? "  " : "  ? ", f);
         put_str(f, m->name[i]);
-        fprintf(f, ": %u\n", m->jobs[i]);
+        fprintf(f, plain ? ": %u\n" : "\n  : %u\n", m->jobs[i]);
     }
 }
 
@@ -521,6 +487,18 @@ int trc_wl_write(const struct trc_workload *w, const char *path,
         fprintf(f, "mem_gb:\n  jobs: %u\n", w->mem_jobs);
         put_tab(f, "  ", "quantiles", w->mem.q, w->mem.n);
     }
+    /* a file trc_wl_load would refuse is not written (thousands of long
+     * names could make one) */
+    long size = ftell(f);
+    if (size > (long)DL_YAML_MAX_BYTES) {
+        fclose(f);
+        unlink(tmp);
+        dl_tmp_forget(tmp);
+        free(tmp);
+        return dl_fail(err, path, 0, 0, "the workload description would be "
+                       "%ld bytes, over the %zu a workload file may hold",
+                       size, DL_YAML_MAX_BYTES);
+    }
     return dl_tmp_commit(f, tmp, path, true, err);
 }
 
@@ -530,6 +508,23 @@ struct rd {
     struct yload L;
     struct trc_workload *w;
 };
+
+/* The text of a scalar written by put_str (a !!binary one decoded), in
+ * the arena. */
+static int get_text(struct rd *r, const yaml_node_t *n, const char *key,
+                    const char **out)
+{
+    const char *s = yl_scalar(n);
+    char *bin;
+    if (!s)
+        return yl_fail(&r->L, n, "%s: expected a string", key);
+    if (dl_yaml_bytes((const char *)n->tag, s, &bin))
+        return yl_fail(&r->L, n, "%s: malformed !!binary (base64 of bytes "
+                       "other than NUL)", key);
+    *out = arena_strndup(r->w->arena, bin ? bin : s, strlen(bin ? bin : s));
+    free(bin);
+    return 0;
+}
 
 static int want_map(struct rd *r, const yaml_node_t *n, const char *key)
 {
@@ -627,10 +622,10 @@ static int read_source(struct rd *r, const yaml_node_t *n)
         if (rc || (rc = yl_pair(&r->L, n, q, &k, &v, &key)))
             return rc;
         if (!strcmp(key, "trace")) {
-            const char *s = yl_scalar(v);
-            if (!s)
-                return yl_fail(&r->L, v, "trace: expected a string");
-            r->w->source = arena_strndup(r->w->arena, s, strlen(s));
+            const char *s;
+            if ((rc = get_text(r, v, "trace", &s)))
+                return rc;
+            r->w->source = s;
             have = true;
         } else if (!strcmp(key, "bytes")) {
             rc = get_u64(r, v, "bytes", 0, 9e15, &r->w->source_bytes);
@@ -667,7 +662,7 @@ static int read_gpus(struct rd *r, const yaml_node_t *n)
         const char *key;
         uint32_t g, jobs;
         if ((rc = yl_pair(&r->L, n, q, &k, &v, &key)) ||
-            (rc = get_u32(r, k, "gpus: GPU count", 1, 1e9, &g)) ||
+            (rc = get_u32(r, k, "gpus: GPU count", 1, WL_MAX_GPUS, &g)) ||
             (rc = get_u32(r, v, "gpus: jobs", 1, 4e9, &jobs)))
             return rc;
         if (w->ngpu && g <= w->gpus[w->ngpu - 1])
@@ -736,16 +731,25 @@ static int read_class(struct rd *r, const yaml_node_t *n,
     if (!qn)
         return missing(r, n, "quantiles_s", "durations item");
     double *gv;
-    if ((rc = get_nums(r, gn, "gpus", 1, 1e9, true, 1, UINT32_MAX, &gv,
+    if ((rc = get_nums(r, gn, "gpus", 1, WL_MAX_GPUS, true, 1, UINT32_MAX, &gv,
                        &cl->ngpus)))
         return rc;
     cl->gpus = arena_alloc(r->w->arena, cl->ngpus * sizeof *cl->gpus);
     uint64_t sum = 0;
     for (uint32_t i = 0; i < cl->ngpus; i++) {
         const yaml_node_t *e = yl_node(&r->L, gn->data.sequence.items.start[i]);
-        uint32_t k;
-        for (k = 0; k < r->w->ngpu && r->w->gpus[k] != gv[i]; k++)
-            ;
+        /* w->gpus ascends (read_gpus checks it): a binary search, as a
+         * class may list many counts */
+        uint32_t lo = 0, hi = r->w->ngpu;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (r->w->gpus[mid] < gv[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        uint32_t k = lo < r->w->ngpu && r->w->gpus[lo] == gv[i] ? lo
+                                                                : r->w->ngpu;
         if (gv[i] != floor(gv[i]) || k == r->w->ngpu)
             return yl_fail(&r->L, e, "gpus: %g is not a GPU count listed "
                            "under gpus", gv[i]);
@@ -867,7 +871,8 @@ static int read_mix(struct rd *r, const yaml_node_t *n, const char *what,
     FOR_PAIRS(n, q) {
         const yaml_node_t *k, *v;
         const char *key;
-        if ((rc = yl_pair(&r->L, n, q, &k, &v, &key)))
+        if ((rc = yl_pair(&r->L, n, q, &k, &v, &key)) ||
+            (rc = get_text(r, k, what, &key)))
             return rc;
         if (!*key)
             return yl_fail(&r->L, k, "%s: empty name", what);
@@ -877,7 +882,7 @@ static int read_mix(struct rd *r, const yaml_node_t *n, const char *what,
         if ((rc = get_u32(r, v, what, 1, 4e9, &m->jobs[m->n])))
             return rc;
         total += m->jobs[m->n];
-        m->name[m->n++] = arena_strndup(r->w->arena, key, strlen(key));
+        m->name[m->n++] = key;
     }
     if (total > r->w->njobs)
         return yl_fail(&r->L, n, "%s: %llu jobs, more than jobs = %u", what,
@@ -978,7 +983,7 @@ static int read_root(struct rd *r)
             rc = read_column(r, v, "util", "quantiles", 0, 1, &w->util_jobs,
                              &w->util);
         else if (!strcmp(key, "mem_gb"))
-            rc = read_column(r, v, "mem_gb", "quantiles", 0, FLT_MAX,
+            rc = read_column(r, v, "mem_gb", "quantiles", 0, DL_MAX_MEM_GB,
                              &w->mem_jobs, &w->mem);
         else
             return unknown(r, k, key, "workload", "kind, version, source, "

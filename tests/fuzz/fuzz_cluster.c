@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_cluster.c - libFuzzer entry for the cluster file reader
- * (cfg_load_cluster_mem, sim/cfg.c).
+ * (cfg_load_cluster_mem, sim/cluster/cfg.c).
  *
  * Beyond "no crash, no leak, no UB", it checks the reader's contract on
  * every input: success gives a cluster whose free-GPU index is consistent
@@ -11,8 +11,8 @@
  * Build and run (from the repository root; CFG_MAX_GPUS keeps each input
  * cheap, so the fuzzer is not slowed down by legal 16M-GPU clusters):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
- *     -DCFG_MAX_GPUS=65536 -I. tests/fuzz/fuzz_cluster.c sim/base.c \
- *     sim/cluster.c sim/cfg.c -lyaml -lm -o /tmp/fuzz_cluster
+ *     -DCFG_MAX_GPUS=65536 -I. tests/fuzz/fuzz_cluster.c sim/base/base.c \
+ *     sim/cluster/cluster.c sim/cluster/cfg.c -lyaml -lm -o /tmp/fuzz_cluster
  *   /tmp/fuzz_cluster -max_total_time=60 /tmp/corpus tests/fuzz/corpus_cluster
  * Inputs that once crashed are kept in tests/fuzz/regress_cluster/; replay
  * them with /tmp/fuzz_cluster tests/fuzz/regress_cluster/ *.

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_clusterimport.c - libFuzzer entry for `dlsim cluster
- * import` (cfg_cmd_import, sim/cfgimport.c): machine lists of public
+ * import` (cli_cluster_import, sim/cli/cluster.c, traces/import/cluster.c): machine lists of public
  * traces (CSV, gzip, a tar archive, Gavel's cluster-spec JSON).
  *
  * Input layout:
@@ -25,8 +25,10 @@
  * Built by scripts/fuzz.sh (fuzzing) and by tests/meson.build
  * (replay_clusterimport: the seeds and past crashes under the test build).
  */
+#include "sim/cli/cli.h"
 #include "sim/sim.h"
 #include "fuzzcmd.h"
+#include "traces/import/import.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -106,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         unsetenv("DLSIM_MODELS");
 
-    int rc = fz_run(cfg_cmd_import, argc, argv, cap);
+    int rc = fz_run(cli_cluster_import, argc, argv, cap);
     close(in);
 
     fz_check(rc == 0 || rc == 1 || rc == 2, "exit status 0, 1 or 2");

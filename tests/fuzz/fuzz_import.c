@@ -1,7 +1,7 @@
 /*
  * tests/fuzz/fuzz_import.c - libFuzzer entry for `dlsim trace import`
- * (trc_cmd_import: traces/import.c and the 11 importers of
- * traces/imp_csv.c, imp_ali.c, imp_philly.c, imp_gavel.c).
+ * (cli_trace_import: sim/cli/import.c, traces/import/ and the 11 importers of
+ * traces/import/imp_csv.c, imp_ali.c, imp_philly.c, imp_gavel.c).
  *
  * Input layout:
  *   byte 0      the format, modulo 11, in the order of import.c's table:
@@ -29,8 +29,10 @@
  * Built by scripts/fuzz.sh (fuzzing) and by tests/meson.build
  * (replay_import: the seeds and past crashes under the test build).
  */
+#include "sim/cli/cli.h"
 #include "traces/trace.h"
 #include "fuzzcmd.h"
+#include "traces/import/import.h"
 
 #include <dirent.h>
 #include <string.h>
@@ -218,7 +220,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     argv[argc] = NULL;
 
     /* the command's report and errors go to /dev/null */
-    int rc = fz_run(trc_cmd_import, argc, argv, -1);
+    int rc = fz_run(cli_trace_import, argc, argv, -1);
 
     fz_check(rc == 0 || rc == 1 || rc == 2, "exit status 0, 1 or 2");
     struct stat st;

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_json.c - libFuzzer entry for the JSON reader
- * (mdl_json_parse, models/json.c), which reads measurement files such as
+ * (dl_json_parse, sim/base/json.c), which reads measurement files such as
  * Gavel's throughput JSON.
  *
  * Beyond "no crash, no leak, no UB", it checks the reader's contract:
@@ -11,9 +11,10 @@
  *
  * Build and run from the repository root (scripts/fuzz.sh does this):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I. \
- *     tests/fuzz/fuzz_json.c models/json.c sim/base.c -lm -o /tmp/fuzz_json
+ *     tests/fuzz/fuzz_json.c sim/base/json.c sim/base/base.c -lm -o /tmp/fuzz_json
  */
-#include "models/model.h"
+#include "models/perf.h"
+#include "sim/base/formats.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,34 +30,34 @@ static void check(int ok, const char *what)
     }
 }
 
-static void walk(const struct mdl_json *j, int depth, int in_object, long lines)
+static void walk(const struct dl_json *j, int depth, int in_object, long lines)
 {
-    check(depth <= MDL_JSON_MAX_DEPTH + 1, "depth within the limit");
-    check(j->type <= MDL_JSON_OBJECT, "known type");
+    check(depth <= DL_JSON_MAX_DEPTH + 1, "depth within the limit");
+    check(j->type <= DL_JSON_OBJECT, "known type");
     check(j->line >= 1 && j->line <= lines && j->col >= 1, "position inside input");
     check(!in_object || j->key, "object members have names");
-    if (j->type == MDL_JSON_STRING)
+    if (j->type == DL_JSON_STRING)
         check(j->str && strlen(j->str) == j->len, "string length");
-    if (j->type == MDL_JSON_ARRAY || j->type == MDL_JSON_OBJECT) {
+    if (j->type == DL_JSON_ARRAY || j->type == DL_JSON_OBJECT) {
         check(j->n == 0 || j->kid, "kids present");
         for (uint32_t i = 0; i < j->n; i++)
-            walk(&j->kid[i], depth + 1, j->type == MDL_JSON_OBJECT, lines);
+            walk(&j->kid[i], depth + 1, j->type == DL_JSON_OBJECT, lines);
     }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct mdl_json_doc d;
+    struct dl_json_doc d;
     struct dl_error err;
     memset(&err, 0, sizeof err);
     long lines = 1;
     for (size_t i = 0; i < size; i++)
         lines += data[i] == '\n';
-    int rc = mdl_json_parse("fuzz.json", (const char *)data, size, &d, &err);
+    int rc = dl_json_parse("fuzz.json", (const char *)data, size, &d, &err);
     if (rc == 0) {
         if (d.root)
             walk(d.root, 0, 0, lines);
-        mdl_json_free(&d);
+        dl_json_free(&d);
     } else {
         check(rc == DL_EINPUT, "bad input is DL_EINPUT");
         check(err.msg[0] != 0 && err.line >= 1, "located message");

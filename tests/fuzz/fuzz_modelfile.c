@@ -12,7 +12,8 @@
  * The input goes to a memfd read back through /proc/self/fd/N.  Build and
  * run from the repository root (scripts/fuzz.sh does this).
  */
-#include "models/model.h"
+#include "models/perf.h"
+#include "models/fit/fit.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -80,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check_sd(&s.sd);
         if (s.has_util) {
             double x[MDL_UTIL_NFEAT] = { 1e9, 1e6, 10, 1, 10, 5 };
-            double u = mdl_fit_util_predict(&s.util, x);
+            double u = mdl_util_predict(&s.util, x);
             check(!(u < 0.01) && !(u > 1), "predicted util in [0.01, 1]");
         }
     } else if (rc == DL_EINPUT) {

@@ -12,7 +12,7 @@
  *
  * Build and run (from the repository root):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I. \
- *     tests/fuzz/fuzz_trace.c traces/reader.c sim/base.c -lz -lm \
+ *     tests/fuzz/fuzz_trace.c traces/reader.c sim/base/base.c -lyaml -lz -lm \
  *     -o /tmp/fuzz_trace
  *   /tmp/fuzz_trace -max_total_time=60 /tmp/corpus tests/fuzz/corpus_trace
  */

@@ -1,0 +1,157 @@
+/*
+ * sim/base/formats.h - the base layer's readers of data formats, one of
+ * each: a strict CSV reader over a whole file with located errors
+ * (dl_csv_, csv.c), a strict bounded JSON reader (dl_json_, json.c), and
+ * YAML documents through libyaml with located errors (yl_, yaml.c; the
+ * YAML scalar writer is dl_yaml_put_str in base.h).  Apart from base.h so
+ * that what includes the basics (a policy plug-in, say) needs no libyaml.
+ */
+#ifndef DLSIM_FORMATS_H
+#define DLSIM_FORMATS_H
+
+#include "sim/base/base.h"
+
+#include <yaml.h>
+
+#define DL_CSV_MAX_COLS 64
+#define DL_CSV_MAX_BYTES ((size_t)1 << 30)
+#define DL_CSV_NAME_MAX 128       /* bytes of a normal-form name, with NUL */
+
+/* One open CSV file, read whole and parsed in place (see sim/base/csv.c). */
+struct dl_csv {
+    const char *path;           /* for messages */
+    char *buf;                  /* whole file, NUL-terminated */
+    size_t len, pos;            /* bytes in buf; start of the next line */
+    long line;                  /* line number of the current row */
+    char *f[DL_CSV_MAX_COLS];     /* fields of the current row */
+    long fcol[DL_CSV_MAX_COLS];   /* 1-based byte column of each field */
+    int nf;                     /* fields in the current row */
+    int ncols;                  /* header width (0 until the header) */
+};
+
+int dl_csv_open(struct dl_csv *c, const char *path, struct dl_error *err);
+void dl_csv_close(struct dl_csv *c);
+int dl_csv_row(struct dl_csv *c, struct dl_error *err);
+int dl_csv_header(struct dl_csv *c, const char *const *names,
+                const bool *required, int n, int *idx, struct dl_error *err);
+
+/* Field i of the current row; "" when i < 0 (an absent optional column). */
+const char *dl_csv_fld(const struct dl_csv *c, int i);
+
+/* "file:line:col: column 'name': WHY 'value'" for field i. */
+int dl_csv_bad_value(const struct dl_csv *c, int i, const char *name,
+                   const char *why, struct dl_error *err);
+
+/* A number in [lo, hi]; empty -> *out = -1 unless required.  Messages
+ * "column 'name': not a number: 'v'" / "out of range: 'v'". */
+int dl_csv_num(const struct dl_csv *c, int i, const char *name, bool required,
+             double lo, double hi, double *out, struct dl_error *err);
+
+/* As dl_csv_num, and a whole number; "not a whole number: 'v'". */
+int dl_csv_int(const struct dl_csv *c, int i, const char *name, bool required,
+             long lo, long hi, long *out, struct dl_error *err);
+
+/* A number in [lo, hi], or (lo, hi] with lo_open; empty -> *out = -1 unless
+ * required.  Message "name: 'v' is not a number in [lo, hi]". */
+int dl_csv_range(const struct dl_csv *c, int i, const char *name, bool required,
+               double lo, double hi, bool lo_open, double *out,
+               struct dl_error *err);
+
+/* Model-name normal form of s[0..len) into out (DL_CSV_NAME_MAX bytes):
+ * lower-case letters and digits only, then the zoo's alias table (e.g.
+ * "LM" = lstm).  -1 if empty or too long. */
+int dl_csv_norm_name(const char *s, size_t len, char *out);
+
+/* ---- YAML scalars for the files the fits write */
+
+/* A double-quoted YAML string; a number (%.9g) or null for NaN. */
+
+/* ---- reading YAML model files (sim/base/yaml.c) */
+
+/* The largest YAML file yl_open reads: model files, workload files and
+ * sweep specs are a few KB to a few MB (a workload's tables hold at most
+ * 1,001 numbers each); writers of such files refuse to write more. */
+#define DL_YAML_MAX_BYTES ((size_t)64 << 20)
+
+struct yload {
+    const char *file;           /* for messages */
+    yaml_document_t doc;
+    bool loaded;
+    struct dl_error *err;
+};
+/* Parses the whole file (plain or gzip; limits of dl_read_file and
+ * dl_yaml_load: size, line length, nesting, exactly one document) and
+ * refuses a key repeated in any mapping.  0, DL_EIO (cannot open) or
+ * DL_EINPUT (at file:line:col).  yl_close afterwards in every case. */
+int yl_open(struct yload *L, const char *path, struct dl_error *err);
+void yl_close(struct yload *L);
+const yaml_node_t *yl_root(struct yload *L);
+const yaml_node_t *yl_node(struct yload *L, int index);
+/* Fills L->err at n's line:col (1:1 when n is NULL); returns DL_EINPUT. */
+int yl_fail(struct yload *L, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The text of a scalar node, NULL for anything else. */
+const char *yl_scalar(const yaml_node_t *n);
+/* A number in [lo, hi] ((lo, hi] with lo_open) -> *out, else DL_EINPUT
+ * "key: expected a number in [lo, hi]". */
+int yl_num(struct yload *L, const yaml_node_t *n, const char *key, double lo,
+           double hi, bool lo_open, double *out);
+/* Pair q of mapping n: its key node, value node and key text.  0, or
+ * DL_EINPUT when the key is not a scalar (or is empty). */
+int yl_pair(struct yload *L, const yaml_node_t *n, const yaml_node_pair_t *q,
+            const yaml_node_t **k, const yaml_node_t **v, const char **key);
+/* The root is a mapping whose `kind` is kind: 0, else DL_EINPUT. */
+int yl_kind(struct yload *L, const char *kind);
+/* The root mapping's `kind` text, or NULL. */
+const char *yl_peek_kind(struct yload *L);
+
+/* ------------------------------------------------------------ JSON reader
+ *
+ * A small, strict, bounded JSON reader (sim/base/json.c) for measurement files
+ * such as Gavel's throughput JSON.  RFC 8259 grammar only: no comments, no
+ * trailing commas, no NaN/Infinity, no leading zeros, no control bytes in
+ * strings, no "\u0000", no duplicate member names, nothing after the root.
+ * Nesting is limited to DL_JSON_MAX_DEPTH and the input to
+ * DL_JSON_MAX_BYTES; every error is reported as file:line:col (col counts
+ * bytes from 1) and never crashes.  The tree lives in one arena.
+ */
+#define DL_JSON_MAX_DEPTH 64
+#define DL_JSON_MAX_BYTES ((size_t)256 << 20)
+
+enum dl_json_type {
+    DL_JSON_NULL, DL_JSON_FALSE, DL_JSON_TRUE, DL_JSON_NUMBER,
+    DL_JSON_STRING, DL_JSON_ARRAY, DL_JSON_OBJECT,
+};
+
+struct dl_json {
+    enum dl_json_type type;
+    uint32_t n;                 /* elements / members (arrays, objects) */
+    struct dl_json *kid;       /* [n], in document order */
+    const char *key;            /* member name inside an object, else NULL */
+    const char *str;            /* string value (UTF-8, NUL-terminated) */
+    size_t len;                 /* its length in bytes */
+    double num;                 /* number value (finite) */
+    long line, col;             /* where the value starts */
+    long key_line, key_col;     /* where its member name starts (objects) */
+};
+
+struct dl_json_doc {
+    struct dl_json *root;      /* NULL when empty */
+    struct arena *arena;        /* owns every node and string */
+};
+
+/* Parses buf[0..len); name is used in messages.  Returns 0, or DL_EINPUT
+ * with err at the offending line:col; on failure *d is left empty. */
+int dl_json_parse(const char *name, const char *buf, size_t len,
+                   struct dl_json_doc *d, struct dl_error *err);
+/* Reads (plain or gzip, dl_read_file) and parses a file: 0, DL_EINPUT or
+ * DL_EIO. */
+int dl_json_load(const char *path, struct dl_json_doc *d,
+                  struct dl_error *err);
+void dl_json_free(struct dl_json_doc *d);
+/* The member of object o named key, or NULL (also when o is no object). */
+const struct dl_json *dl_json_get(const struct dl_json *o, const char *key);
+/* "object", "number", ... for messages. */
+const char *dl_json_type_name(enum dl_json_type t);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * sim/run.c - one whole run (sim_run): what `dlsim run`, the demo, every
+ * sweep run and the Python binding share.  The engine runs the trace; a
+ * strict run (--strict: o->diag->strict) stops with DL_EINPUT at the
+ * first warning, before the run (the models' fallbacks) or after it (a
+ * rejected job); the metrics are computed; the outputs, when asked for,
+ * are written with their provenance.  Nothing is written unless the run
+ * succeeded.
+ */
+#include "sim/simint.h"
+
+/* DL_EINPUT when a strict run has had a warning (its text was echoed). */
+static int strict_stop(const struct dl_diag *d, struct dl_error *err)
+{
+    if (!d || !dl_diag_stop(d, "run", NULL))
+        return 0;
+    return dl_fail(err, NULL, 0, 0, "dlsim run: --strict: %u warning%s above "
+                   "%s an error; nothing written", d->n, d->n == 1 ? "" : "s",
+                   d->n == 1 ? "is" : "are");
+}
+
+int sim_run(const struct trace *t, struct cluster *c, const struct eng_opts *o,
+            const struct out_prov *pv, const char *dir, struct sim_result *res,
+            struct dl_error *err)
+{
+    struct eng *e = eng_new(t, c, o, err);     /* fails on policy options */
+    if (!e)
+        return DL_EINPUT;
+    int rc = 0;
+    if ((rc = strict_stop(o->diag, err)))
+        goto out;
+    if (eng_run(e)) {
+        rc = DL_ECHECK;
+        dl_fail(err, NULL, 0, 0, "run failed: %s", e->fail_msg);
+        goto out;
+    }
+    if ((rc = strict_stop(o->diag, err)))
+        goto out;
+    met_summarize(e, &res->m);
+    res->wall_seconds = e->wall_seconds;
+    if (dir)
+        rc = out_write_run(e, &res->m, dir, o->policy, t->path, c->name, pv,
+                           err);
+out:
+    eng_free(e);
+    return rc;
+}
