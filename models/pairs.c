@@ -16,8 +16,8 @@
 
 /* ------------------------------------------------------------ pairs file */
 
-static uint32_t intern(const char ***names, uint32_t *n, size_t *cap,
-                       struct arena *a, const char *s, bool fold_case)
+uint32_t mdl_intern(const char ***names, uint32_t *n, size_t *cap,
+                    struct arena *a, const char *s, bool fold_case)
 {
     for (uint32_t i = 0; i < *n; i++)
         if (fold_case ? !strcasecmp((*names)[i], s) : !strcmp((*names)[i], s))
@@ -72,9 +72,9 @@ int mdl_pairs_load(const char *path, struct mdl_pairs *ps,
             (col[UB] >= 0 &&
              (rc = dl_csv_range(&c, col[UB], "util_b", false, 0, 1, false, &q.util_b, err))))
             goto out;
-        q.gpu = intern(&ps->gpus, &ps->ngpus, &gcap, ps->arena, c.f[col[GPU]], true);
-        q.a = intern(&ps->jobs, &ps->njobs, &jcap, ps->arena, c.f[col[JA]], false);
-        q.b = intern(&ps->jobs, &ps->njobs, &jcap, ps->arena, c.f[col[JB]], false);
+        q.gpu = mdl_intern(&ps->gpus, &ps->ngpus, &gcap, ps->arena, c.f[col[GPU]], true);
+        q.a = mdl_intern(&ps->jobs, &ps->njobs, &jcap, ps->arena, c.f[col[JA]], false);
+        q.b = mdl_intern(&ps->jobs, &ps->njobs, &jcap, ps->arena, c.f[col[JB]], false);
         if (ps->n == UINT32_MAX - 1) {
             rc = dl_fail(err, path, c.line, 0, "too many rows");
             goto out;

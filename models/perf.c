@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------ the spec */
 
@@ -54,6 +55,14 @@ int mdl_spec_finish(struct mdl_spec *s, struct dl_error *err)
         int rc = mdl_zoo_load(dir, &s->zoo, err);
         if (rc)
             return rc;
+        /* the zoo's own regressor, unless a util model was given */
+        char path[sizeof s->zoo_dir + 16];
+        snprintf(path, sizeof path, "%s/util.yaml", dir);
+        if (!s->has_util && access(path, R_OK) == 0) {
+            if ((rc = mdl_util_load(path, &s->util, err)))
+                return rc;
+            s->has_util = s->util_default = true;
+        }
     }
     if (s->has_pairs && !s->pairs.n) {
         int rc = mdl_pairs_load(s->pairs_path, &s->pairs, err);
@@ -206,12 +215,20 @@ static int load_models(struct mdl_spec *s, struct yload *L)
                     return yl_fail(L, v, "%s: expected a whole number", key);
                 s->max_share = (uint32_t)x;
             }
+        } else if (!strcmp(key, "util_transfer")) {
+            const char *t = yl_scalar(v);
+            if (t && !strcmp(t, "busy"))
+                s->util_same = false;
+            else if (t && !strcmp(t, "none"))
+                s->util_same = true;
+            else
+                return yl_fail(L, v, "util_transfer: expected busy or none");
         } else if (!strcmp(key, "predict"))
             rc = load_predict(L, v, s);
         else
             return yl_fail(L, k, "unknown key '%s' (valid: kind, name, "
                            "description, zoo, runtime, slowdown, pairs, util, "
-                           "max_jobs_per_gpu, predict)", key);
+                           "util_transfer, max_jobs_per_gpu, predict)", key);
         if (rc)
             return rc;
     }
@@ -413,6 +430,73 @@ static double clamp(double x, double lo, double hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
+/* Utilization u_h measured (or predicted) on zoo GPU type h, moved to
+ * type t: the GPU-busy part of an iteration runs s = thr(t) / thr(h) times
+ * faster on t (the runtime model's throughputs of the row on one GPU),
+ * the rest (input pipeline, host work) takes as long, so
+ * u_t = u_h / (u_h + s (1 - u_h)).  As it is when either throughput is
+ * unknown, when t is h, or under util_transfer: none. */
+static double transfer(const struct mdl_perf *p, const struct mdl_spec *s,
+                       const struct mdl_model *m, const struct mdl_gpu *h,
+                       const struct mdl_gpu *t, double u)
+{
+    if (!h || !t || h == t || s->util_same)
+        return u;
+    double a = mdl_rt_throughput(p->zoo, p->rt, m->name, m->batch_size,
+                                 t->name, 1, false);
+    double b = mdl_rt_throughput(p->zoo, p->rt, m->name, m->batch_size,
+                                 h->name, 1, false);
+    if (!(a > 0 && b > 0))
+        return u;
+    double r = a / b;
+    return u / (u + r * (1 - u));
+}
+
+/* Each zoo row's true and predicted solo utilization on each cluster
+ * type.  Truth: measured on the type (util.csv); else measured on the type
+ * whose peak is nearest, transferred; else the regressor's prediction
+ * (for the type its training rows were measured on), transferred; else
+ * unknown.  Prediction: the regressor's, transferred, when predictions
+ * come from it (predict.util: model with a util model). */
+static void util_tables(struct mdl_perf *p, const struct mdl_spec *s)
+{
+    size_t nr = (size_t)p->zoo->nmodels, nt = p->ntypes;
+    p->tutil = xmalloc((nr * nt > 0 ? nr * nt : 1) * sizeof *p->tutil);
+    p->putil = xmalloc((nr * nt > 0 ? nr * nt : 1) * sizeof *p->putil);
+    p->util_reg = s && s->has_util && !s->util_oracle;
+    const struct mdl_gpu *rg = s && s->has_util && s->util.gpu_type[0]
+                                   ? mdl_zoo_gpu(p->zoo, s->util.gpu_type) : NULL;
+    for (size_t r = 0; r < nr; r++) {
+        const struct mdl_model *m = &p->zoo->models[r];
+        double x[MDL_UTIL_NFEAT], reg = -1;
+        if (s && s->has_util && features(m, x))
+            reg = mdl_util_predict(&s->util, x);
+        uint32_t nm;
+        const struct mdl_util_meas *ms = mdl_zoo_utils(p->zoo, (uint32_t)r, &nm);
+        for (size_t t = 0; t < nt; t++) {
+            const struct mdl_gpu *g = mdl_zoo_gpu(p->zoo, p->clu->types[t].name);
+            double u = -1, best = INFINITY;
+            const struct mdl_gpu *from = NULL;
+            for (uint32_t i = 0; i < nm; i++) {
+                const struct mdl_gpu *h = &p->zoo->gpus[ms[i].gpu];
+                double d = g ? fabs(log(mdl_rt_peak_tflops(h)) -
+                                    log(mdl_rt_peak_tflops(g))) : 0;
+                if (h == g || d < best) {
+                    best = h == g ? -1 : d;
+                    u = ms[i].util, from = h;
+                }
+            }
+            if (u >= 0)
+                u = transfer(p, s, m, from, g, u);
+            else if (reg >= 0)
+                u = transfer(p, s, m, rg, g, reg);
+            p->tutil[r * nt + t] = u < 0 ? -1 : clamp(u, 0, 1);
+            p->putil[r * nt + t] = reg < 0 || !p->util_reg ? -1
+                : clamp(transfer(p, s, m, rg, g, reg), 0.01, 1);
+        }
+    }
+}
+
 /* True and predicted solo rates of every class on every type. */
 static void class_rates(struct mdl_perf *p, const struct mdl_spec *s,
                         const uint32_t *crow, const uint32_t *cn,
@@ -514,7 +598,7 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
     p->cls = xmalloc(n * sizeof *p->cls);
     p->row = xmalloc(n * sizeof *p->row);
     p->util = xmalloc(n * sizeof *p->util);
-    p->putil = xmalloc(n * sizeof *p->putil);
+    p->unoise = xmalloc(n * sizeof *p->unoise);
     p->prt = xmalloc(n * sizeof *p->prt);
     p->mem = xmalloc(n * sizeof *p->mem);
     struct name_map nm = { xcalloc(8192, sizeof(char *)),
@@ -559,20 +643,10 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
             }
             p->cls[j] = k;
         }
-        /* truth: the trace, else the zoo's measurement, else the regressor */
-        double x[MDL_UTIL_NFEAT], u = tj->util;
-        bool feat = m && features(m, x);
-        if (u < 0 && m && m->util_a100 >= 0)
-            u = m->util_a100;
-        if (u < 0 && feat && s && s->has_util)
-            u = mdl_util_predict(&s->util, x);
-        p->util[j] = (float)(u < 0 ? -1 : clamp(u, 0, 1));
-        double pu = u < 0 ? 1 : u;
-        if (s && s->has_util && !s->util_oracle && feat)
-            pu = mdl_util_predict(&s->util, x);
-        if (s && s->util_noise > 0)
-            pu *= exp(s->util_noise * normal(seed, 1, j));
-        p->putil[j] = (float)clamp(pu, 0.01, 1);
+        /* utilization: the trace's here; the zoo's per type in util_tables */
+        p->util[j] = tj->util < 0 ? -1.0f : (float)clamp(tj->util, 0, 1);
+        p->unoise[j] = s && s->util_noise > 0
+                           ? exp(s->util_noise * normal(seed, 1, j)) : 1.0;
         p->prt[j] = s && s->rt_noise > 0
                         ? (float)exp(s->rt_noise * normal(seed, 2, j)) : 1.0f;
         double mem = tj->mem_gb >= 0 ? tj->mem_gb : m ? m->mem_gb : -1;
@@ -601,6 +675,7 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
     p->src = xmalloc(nr ? nr : 1);
     class_rates(p, s, crow, cn, diag);
     free(crow), free(cn);
+    util_tables(p, s);
     slowdown_tables(p, s);
     if (s && s->has_pairs)
         load_pairs(p, &s->pairs, s->pairs_path, diag);
@@ -611,7 +686,8 @@ void mdl_perf_free(struct mdl_perf *p)
 {
     if (!p)
         return;
-    free(p->cls), free(p->row), free(p->util), free(p->putil);
+    free(p->cls), free(p->row), free(p->util), free(p->unoise);
+    free(p->tutil), free(p->putil);
     free(p->prt), free(p->mem), free(p->ratio), free(p->pratio), free(p->src);
     free(p->sd), free(p->sd_default), free(p->s), free(p->p);
     free(p->pkey), free(p->pval);
@@ -664,11 +740,11 @@ double mdl_perf_shared(const struct mdl_perf *p, uint32_t t, uint32_t x,
     size_t nr = p->zoo->nmodels + 1, base = (size_t)t * nr;
     struct mdl_sd_share xs, os[MDL_MAX_SHARE];
     uint32_t rx = p->row[x] == SIM_NONE ? p->zoo->nmodels : p->row[x];
-    xs = (struct mdl_sd_share){ mdl_perf_util(p, x), p->s[base + rx],
+    xs = (struct mdl_sd_share){ mdl_perf_util(p, x, t), p->s[base + rx],
                                 p->p[base + rx] };
     for (uint32_t i = 0; i < k; i++) {
         uint32_t r = p->row[o[i]] == SIM_NONE ? p->zoo->nmodels : p->row[o[i]];
-        os[i] = (struct mdl_sd_share){ mdl_perf_util(p, o[i]), p->s[base + r],
+        os[i] = (struct mdl_sd_share){ mdl_perf_util(p, o[i], t), p->s[base + r],
                                        p->p[base + r] };
     }
     return mdl_sd_rate(p->sd[t], p->rate_min, &xs, os, k);

@@ -18,14 +18,20 @@
 /* ------------------------------------------------------------ model zoo
  *
  * The zoo is data, read at run time from a directory (models/ in the
- * source tree) holding three CSV files; models/ZOO.md documents every
+ * source tree) holding four CSV files; models/ZOO.md documents every
  * column and cites where each figure comes from.
  *
  *   zoo.csv         one row per (model, batch_size): task, memory, the
- *                   graph features Horus predicts from, measured util
+ *                   graph features Horus predicts from
  *   gpus.csv        one row per GPU type: datasheet peaks
  *   throughput.csv  measured iterations/s per (gpu_type, model,
  *                   batch_size, num_gpus, placement) (SPEC 7 format)
+ *   util.csv        measured solo utilization per (gpu_type, model,
+ *                   batch_size)
+ *
+ * The directory may also hold util.yaml, the utilization regressor `dlsim
+ * fit util` fitted to util_train.csv; a run loads it with the zoo
+ * (models/MODELS.md).
  *
  * Units: batch_size is the job's global batch (samples per iteration over
  * all its GPUs); flops are forward FLOPs per iteration (the whole batch),
@@ -51,7 +57,6 @@ struct mdl_model {
     int32_t linear_layers;
     int32_t activation_layers;
     int32_t other_layers;
-    double util_a100;           /* measured solo utilization 0..1, or -1 */
     const char *source;         /* citation keys, see ZOO.md */
     long line;                  /* line in zoo.csv */
 };
@@ -75,6 +80,14 @@ struct mdl_thr {
     long line;                  /* line in throughput.csv */
 };
 
+/* A measured solo utilization (util.csv). */
+struct mdl_util_meas {
+    uint32_t model;             /* zoo row (index into zoo.models) */
+    uint32_t gpu;               /* index into zoo.gpus */
+    double util;                /* nvidia-smi utilization.gpu / 100, (0, 1] */
+    long line;                  /* line in util.csv */
+};
+
 struct mdl_zoo {
     const char *dir;
     struct mdl_model *models;   /* file order */
@@ -86,10 +99,12 @@ struct mdl_zoo {
     uint32_t ngpus;
     struct mdl_thr *thr;        /* sorted by (family, batch, gpu, n, spread) */
     uint32_t nthr;
+    struct mdl_util_meas *utils;/* sorted by (model row, gpu) */
+    uint32_t nutils;
     struct arena *arena;        /* owns every string; arrays are malloc'd */
 };
 
-/* Reads dir/zoo.csv, dir/gpus.csv and dir/throughput.csv.  Returns 0, or
+/* Reads dir/zoo.csv, dir/gpus.csv, dir/throughput.csv and dir/util.csv.  Returns 0, or
  * DL_EINPUT (a malformed file: err holds its path, line and column) or
  * DL_EIO (a file that cannot be read).  On failure *z is left empty, and
  * mdl_zoo_free on it is harmless. */
@@ -125,6 +140,11 @@ const char *mdl_gpu_alias(const char *name);
 double mdl_zoo_throughput(const struct mdl_zoo *z, const char *model,
                           uint32_t batch, const char *gpu_type,
                           uint32_t num_gpus, bool spread);
+/* Measured solo utilization of zoo row `row` on zoo GPU type `gpu`, or -1.
+ * mdl_zoo_utils: all measurements of the row (*n of them, by GPU type). */
+double mdl_zoo_util(const struct mdl_zoo *z, uint32_t row, uint32_t gpu);
+const struct mdl_util_meas *mdl_zoo_utils(const struct mdl_zoo *z, uint32_t row,
+                                          uint32_t *n);
 
 /* Gavel's job names (its throughput JSON's keys "('ResNet-50 (batch size
  * 64)', 2)" and its traces' job types), read one way by `trace import
@@ -172,12 +192,22 @@ struct mdl_pairs {
 int mdl_pairs_load(const char *path, struct mdl_pairs *ps,
                        struct dl_error *err);
 void mdl_pairs_free(struct mdl_pairs *ps);
+/* The index of s in names[0..*n) (compared case-insensitively with
+ * fold_case), appended (copied into a) when new; the pairs file's and the
+ * utilization file's interning. */
+uint32_t mdl_intern(const char ***names, uint32_t *n, size_t *cap,
+                    struct arena *a, const char *s, bool fold_case);
 
+/* The fitted forms come first (MDL_SD_NFITTED of them: what `dlsim fit
+ * slowdown` tries); horus-authors is a fixed rule a file names by hand. */
 enum mdl_sd_form {
     MDL_SD_CONSTANT, MDL_SD_HINGE, MDL_SD_TIMESHARE, MDL_SD_SENS_PRESSURE,
+    MDL_SD_NFITTED,
+    MDL_SD_HORUS_AUTHORS = MDL_SD_NFITTED,
     MDL_SD_NFORMS
 };
-/* "constant", "hinge", "timeshare", "sensitivity_pressure". */
+/* "constant", "hinge", "timeshare", "sensitivity_pressure",
+ * "horus-authors". */
 const char *mdl_sd_form_name(enum mdl_sd_form f);
 
 /* Predicted rates never go below this (and never above 1). */
@@ -185,10 +215,18 @@ const char *mdl_sd_form_name(enum mdl_sd_form f);
 
 #define MDL_UTIL_NFEAT 6        /* flops, params, conv, linear, act, other */
 /* util = clamp(intercept + sum_i coef[i] * (log1p(x_i) - center[i]) /
- * scale[i], 0.01, 1); coef[i] = 0 for a feature constant in training. */
+ * scale[i], lo, hi); coef[i] = 0 for a feature constant in training;
+ * [lo, hi] the range of the training utilizations (a model linear in the
+ * log features must not extrapolate past what was measured), within
+ * [0.01, 1].
+ * gpu_type: the GPU type every training row was measured on, so the one
+ * the predictions are for ("" when the rows mix types or the file does not
+ * say). */
 struct mdl_util_params {
     double intercept;
     double center[MDL_UTIL_NFEAT], scale[MDL_UTIL_NFEAT], coef[MDL_UTIL_NFEAT];
+    double lo, hi;
+    char gpu_type[64];
 };
 /* A utilization as the regressor reports it: clamped to [0.01, 1]. */
 double mdl_util_clamp(double u);
@@ -214,7 +252,8 @@ struct mdl_sd_share {
 struct mdl_sd_type {
     const char *name;           /* GPU type; "*" = every type not listed */
     enum mdl_sd_form form;
-    double rate;                /* constant: rate while sharing */
+    double rate;                /* constant: rate while sharing;
+                                   horus-authors: 1 / factor */
     double alpha;               /* hinge: slope past summed util 1 */
     double mean_s, mean_p;      /* sensitivity_pressure: unlisted jobs */
     uint32_t njobs;
@@ -369,6 +408,10 @@ struct mdl_spec {
                                    (default: the runtime model, as the
                                    truth, before noise) */
     bool util_oracle;           /* predicted util = truth (before noise) */
+    bool util_same;             /* util_transfer: none (a utilization
+                                   measured or predicted for one GPU type
+                                   holds on every type) */
+    bool util_default;          /* util came from the zoo's util.yaml */
     double rt_noise, util_noise;/* lognormal sigmas, >= 0 */
     char **args;                /* [nargs] the --models arguments as given,
                                    for provenance (malloc'd) */
@@ -385,7 +428,8 @@ int mdl_spec_add(struct mdl_spec *s, const char *arg, struct dl_error *err);
 int mdl_spec_finish(struct mdl_spec *s, struct dl_error *err);
 
 /* Default slowdown while sharing, when no slowdown model covers a GPU type:
- * the Horus simulator's fixed 20 %. */
+ * each co-runner multiplies a job's rate by 0.8 (dlsim's own default; the
+ * Horus authors' rule is the horus-authors form, models/FIT.md). */
 #define MDL_DEFAULT_SHARED_RATE 0.8
 
 /* Where a job's solo rate on a GPU type comes from (summary.json counts
@@ -410,8 +454,12 @@ struct mdl_perf {
     uint32_t *cls;              /* [njobs] (model row, num_gpus) class, or
                                    SIM_NONE: cluster speeds */
     uint32_t *row;              /* [njobs] zoo row, or SIM_NONE */
-    float *util;                /* [njobs] true solo util, -1 unknown */
-    float *putil;               /* [njobs] predicted util, (0, 1] */
+    float *util;                /* [njobs] the trace's solo util, -1 none */
+    double *unoise;             /* [njobs] predicted-util noise factor */
+    /* per zoo row and cluster type: [row * ntypes + t], -1 unknown */
+    double *tutil;              /* true solo util (MODELS.md) */
+    double *putil;              /* predicted (the regressor), before noise */
+    bool util_reg;              /* predictions come from the regressor */
     float *prt;                 /* [njobs] runtime prediction noise factor */
     float *mem;                 /* [njobs] GB per GPU, -1 unknown */
     /* per class: [cls][type][spread] */
@@ -478,10 +526,18 @@ double mdl_perf_rate_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
 /* Predicted solo run time (us) of job j on n GPUs of type t. */
 double mdl_perf_pred_runtime_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
                                uint32_t n, bool spread);
-/* True solo utilization for metrics and slowdown forms (unknown = 1). */
-static inline double mdl_perf_util(const struct mdl_perf *p, uint32_t j)
+/* True solo utilization of job j on GPU type t, for metrics, slowdown
+ * forms and policies that measure (unknown = 1): the trace's, else the
+ * zoo's for its model on t (models/MODELS.md: measured, transferred from
+ * another type, or the regressor's). */
+static inline double mdl_perf_util(const struct mdl_perf *p, uint32_t j,
+                                   uint32_t t)
 {
-    return p->util[j] < 0 ? 1.0 : p->util[j];
+    if (p->util[j] >= 0)
+        return p->util[j];
+    uint32_t r = p->row[j];
+    double u = r == SIM_NONE ? -1 : p->tutil[(size_t)r * p->ntypes + t];
+    return u < 0 ? 1.0 : (double)(float)u;
 }
 /* Factor in [rate_min, 1] of job x on one GPU of type t that it shares
  * with jobs[0..n) (x among them or not; x is skipped). */
@@ -490,9 +546,19 @@ double mdl_perf_shared(const struct mdl_perf *p, uint32_t t, uint32_t x,
 /* Predicted solo run time (us) of job j on its num_gpus GPUs of type t. */
 double mdl_perf_pred_runtime(const struct mdl_perf *p, uint32_t j, uint32_t t,
                              bool spread);
-static inline double mdl_perf_pred_util(const struct mdl_perf *p, uint32_t j)
+/* Predicted solo utilization of job j on type t, in [0.01, 1]: the
+ * regressor's (predict.util: model, with a util model and the model's
+ * graph features), else the truth, times the job's noise factor. */
+static inline double mdl_perf_pred_util(const struct mdl_perf *p, uint32_t j,
+                                        uint32_t t)
 {
-    return p->putil[j];
+    uint32_t r = p->row[j];
+    double u = p->util_reg && r != SIM_NONE
+                   ? p->putil[(size_t)r * p->ntypes + t] : -1;
+    if (u < 0)
+        u = mdl_perf_util(p, j, t);
+    u *= p->unoise[j];
+    return (double)(float)(u < 0.01 ? 0.01 : u > 1 ? 1 : u);
 }
 
 #endif

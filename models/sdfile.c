@@ -112,14 +112,19 @@ static int job_key(const char *name, struct jkey *k)
 
 /* Which parameters each form takes (besides name, form, constant_rate and
  * the informational keys). */
-enum { P_RATE = 1, P_ALPHA = 2, P_MEAN_S = 4, P_MEAN_P = 8, P_JOBS = 16 };
+enum { P_RATE = 1, P_ALPHA = 2, P_MEAN_S = 4, P_MEAN_P = 8, P_JOBS = 16,
+       P_FACTOR = 32 };
 static const unsigned form_params[MDL_SD_NFORMS] = {
-    P_RATE, P_ALPHA, 0, P_MEAN_S | P_MEAN_P | P_JOBS,
+    P_RATE, P_ALPHA, 0, P_MEAN_S | P_MEAN_P | P_JOBS, P_FACTOR,
 };
 static const char *const form_takes[MDL_SD_NFORMS] = {
     "rate (or constant_rate)", "alpha", "nothing",
-    "mean_sensitivity, mean_pressure, jobs",
+    "mean_sensitivity, mean_pressure, jobs", "factor (default 1.2)",
 };
+
+/* The Horus authors' rule: a task's duration x factor, once, while its
+ * GPU is shared (models/FIT.md). */
+#define HORUS_AUTHORS_FACTOR 1.2
 
 static int load_jobs(struct yload *L, struct arena *a, const yaml_node_t *v,
                      struct mdl_sd_type *t)
@@ -198,7 +203,8 @@ static int load_type(struct yload *L, struct arena *a, const yaml_node_t *n,
     unsigned given = 0;
     double crate = 0;
     bool has_crate = false;
-    const yaml_node_t *at[32] = { 0 };  /* node of each given parameter */
+    const yaml_node_t *at[64] = { 0 };  /* node of each given parameter */
+    double factor = HORUS_AUTHORS_FACTOR;
     for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
          q < n->data.mapping.pairs.top; q++) {
         const yaml_node_t *k, *v;
@@ -218,7 +224,8 @@ static int load_type(struct yload *L, struct arena *a, const yaml_node_t *n,
                     form = f;
             if (form < 0)
                 return yl_fail(L, v, "form: expected constant, hinge, "
-                               "timeshare or sensitivity_pressure");
+                               "timeshare, sensitivity_pressure or "
+                               "horus-authors");
         } else if (!strcmp(key, "rate")) {
             rc = yl_num(L, v, key, 0, 1, true, &t->rate);
             given |= P_RATE, at[P_RATE] = k;
@@ -237,11 +244,16 @@ static int load_type(struct yload *L, struct arena *a, const yaml_node_t *n,
         } else if (!strcmp(key, "jobs")) {
             rc = load_jobs(L, a, v, t);
             given |= P_JOBS, at[P_JOBS] = k;
+        } else if (!strcmp(key, "factor")) {
+            if (!(rc = yl_num(L, v, key, 1, 1e6, false, &factor)) &&
+                !isfinite(factor))
+                rc = yl_fail(L, v, "factor: expected a number >= 1");
+            given |= P_FACTOR, at[P_FACTOR] = k;
         } else if (!in_list(key, info, sizeof info / sizeof *info))
             return yl_fail(L, k, "unknown key '%s' in a gpu_types entry "
                            "(valid: name, form, rate, constant_rate, alpha, "
-                           "mean_sensitivity, mean_pressure, jobs, n_pairs, "
-                           "cv_mae)", key);
+                           "mean_sensitivity, mean_pressure, jobs, factor, "
+                           "n_pairs, cv_mae)", key);
         if (rc)
             return rc;
     }
@@ -257,7 +269,7 @@ static int load_type(struct yload *L, struct arena *a, const yaml_node_t *n,
         static const char *const pname[] = {
             [P_RATE] = "rate", [P_ALPHA] = "alpha",
             [P_MEAN_S] = "mean_sensitivity", [P_MEAN_P] = "mean_pressure",
-            [P_JOBS] = "jobs",
+            [P_JOBS] = "jobs", [P_FACTOR] = "factor",
         };
         return yl_fail(L, at[bit], "%s: not a parameter of form %s (it takes "
                        "%s)", pname[bit], mdl_sd_form_name(t->form),
@@ -278,6 +290,9 @@ static int load_type(struct yload *L, struct arena *a, const yaml_node_t *n,
             missing = "alpha";
         break;
     case MDL_SD_TIMESHARE:
+        break;
+    case MDL_SD_HORUS_AUTHORS:
+        t->rate = 1 / factor;
         break;
     case MDL_SD_SENS_PRESSURE:
         if (!(given & P_MEAN_S))
@@ -450,6 +465,9 @@ double mdl_sd_rate(const struct mdl_sd_type *t, double rate_min,
         r = u > 0 ? x->util / u : 1;
         break;
     }
+    case MDL_SD_HORUS_AUTHORS:
+        r = t->rate;                    /* 1 / factor, once, any n */
+        break;
     case MDL_SD_SENS_PRESSURE:
         /* prod_y clamp(exp(-s_x p_y)) = exp(-s_x sum_y p_y) unless a
          * factor is clamped */
@@ -494,8 +512,10 @@ static int util_array(struct yload *L, const yaml_node_t *v, const char *key,
 static int load_util_top(struct yload *L, struct mdl_util_params *m)
 {
     static const char *const info[] = {
-        "source", "n_rows", "folds", "seed", "lambda", "cv_rmsle",
-        "baseline_rmsle",
+        "source", "n_rows", "n_models", "folds", "seed", "lambda",
+        "cv_rmsle", "baseline_rmsle", "cv_rmsle_pct", "cv_baseline_rmsle",
+        "cv_baseline_rmsle_pct", "lomo_rmsle", "lomo_rmsle_pct",
+        "lomo_baseline_rmsle", "lomo_baseline_rmsle_pct",
     };
     enum { F_FEAT = 1, F_ICPT = 2, F_CENTER = 4, F_SCALE = 8, F_COEF = 16,
            F_ALL = 31 };
@@ -538,11 +558,27 @@ static int load_util_top(struct yload *L, struct mdl_util_params *m)
         } else if (!strcmp(key, "coef")) {
             rc = util_array(L, v, key, false, m->coef);
             have |= F_COEF;
+        } else if (!strcmp(key, "range")) {
+            double r[2];
+            bool ok = v->type == YAML_SEQUENCE_NODE &&
+                      v->data.sequence.items.top - v->data.sequence.items.start == 2;
+            for (int i = 0; ok && i < 2; i++)
+                ok = !yl_num(L, yl_node(L, v->data.sequence.items.start[i]), key,
+                             0.01, 1, false, &r[i]);
+            if (!ok || r[0] > r[1])
+                return yl_fail(L, v, "range: expected [lo, hi] with "
+                               "0.01 <= lo <= hi <= 1");
+            m->lo = r[0], m->hi = r[1];
+        } else if (!strcmp(key, "gpu_type")) {
+            const char *t = yl_scalar(v);
+            if (!t || !*t || strlen(t) >= sizeof m->gpu_type)
+                return yl_fail(L, v, "gpu_type: expected a GPU type name");
+            snprintf(m->gpu_type, sizeof m->gpu_type, "%s", t);
         } else if (!in_list(key, info, sizeof info / sizeof *info))
             return yl_fail(L, k, "unknown key '%s' (valid: kind, features, "
-                           "intercept, center, scale, coef, source, n_rows, "
-                           "folds, seed, lambda, cv_rmsle, baseline_rmsle)",
-                           key);
+                           "intercept, center, scale, coef, range, gpu_type, and "
+                           "the informational source, n_rows, n_models, "
+                           "folds, seed, lambda, cv_*, lomo_*)", key);
     }
     if (!rc && have != F_ALL)
         rc = yl_fail(L, root, "features, intercept, center, scale and coef "
@@ -554,6 +590,7 @@ int mdl_util_load(const char *path, struct mdl_util_params *m,
                   struct dl_error *err)
 {
     memset(m, 0, sizeof *m);
+    m->lo = 0.01, m->hi = 1;    /* files without a range */
     struct yload L;
     int rc = yl_open(&L, path, err);
     if (!rc)
@@ -568,7 +605,7 @@ int mdl_util_load(const char *path, struct mdl_util_params *m,
  * utilization regressor, shared with models/fit/ */
 
 static const char *const form_names[MDL_SD_NFORMS] = {
-    "constant", "hinge", "timeshare", "sensitivity_pressure",
+    "constant", "hinge", "timeshare", "sensitivity_pressure", "horus-authors",
 };
 
 const char *mdl_sd_form_name(enum mdl_sd_form f)
@@ -589,5 +626,5 @@ double mdl_util_predict(const struct mdl_util_params *m,
     double u = m->intercept;
     for (int f = 0; f < MDL_UTIL_NFEAT; f++)
         u += m->coef[f] * (log1p(x[f]) - m->center[f]) / m->scale[f];
-    return mdl_util_clamp(u);
+    return mdl_util_clamp(u < m->lo ? m->lo : u > m->hi ? m->hi : u);
 }

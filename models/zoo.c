@@ -1,9 +1,9 @@
 /*
- * models/zoo.c - the model zoo: loads zoo.csv, gpus.csv and throughput.csv
- * from a directory and answers look-ups by name (see model.h; the data and
- * its citations are documented in models/ZOO.md).
+ * models/zoo.c - the model zoo: loads zoo.csv, gpus.csv, throughput.csv and
+ * util.csv from a directory and answers look-ups by name (see perf.h; the
+ * data and its citations are documented in models/ZOO.md).
  *
- * The three files are read by the strict CSV reader of sim/base/csv.c
+ * The four files are read by the strict CSV reader of sim/base/csv.c
  * (comments, header by column name, no quoting, file:line:col errors;
  * rules listed there), and names are compared through its normal form
  * (dl_csv_norm_name: "ResNet-50", "resnet_50" and "RESNET50" are one
@@ -16,7 +16,9 @@
  * malloc'd; mdl_zoo_free releases both.  Invariants after a successful
  * load: no two zoo rows share (family, batch); no two GPU types share a
  * name; no two throughput rows share a key; every throughput row names a
- * zoo family and a GPU type of gpus.csv, and its throughput is > 0.
+ * zoo family and a GPU type of gpus.csv, and its throughput is > 0; every
+ * utilization row names a zoo row (model and batch) and a GPU type, no pair
+ * twice, util in (0, 1], sorted by (row, GPU type).
  */
 #include "models/perf.h"
 #include "sim/base/formats.h"
@@ -70,11 +72,11 @@ static uint32_t family_find(char *const *norms, uint32_t n, const char *norm)
 }
 
 enum { Z_MODEL, Z_BATCH, Z_TASK, Z_MEM, Z_FLOPS, Z_PARAMS, Z_CONV, Z_LIN,
-       Z_ACT, Z_OTHER, Z_UTIL, Z_SOURCE, Z_N };
+       Z_ACT, Z_OTHER, Z_SOURCE, Z_OLD_UTIL, Z_N };
 static const char *const zoo_cols[Z_N] = {
     "model", "batch_size", "task", "mem_gb", "flops", "params",
     "conv_layers", "linear_layers", "activation_layers", "other_layers",
-    "util_a100", "source",
+    "source", "util_a100",
 };
 
 static int load_models(struct loader *L, struct dl_error *err)
@@ -85,22 +87,27 @@ static int load_models(struct loader *L, struct dl_error *err)
     int idx[Z_N];
     int rc;
     for (int i = 0; i < Z_N; i++)
-        req[i] = true;
+        req[i] = i != Z_OLD_UTIL;
     if ((rc = set_path(L, "zoo.csv", err)) || (rc = dl_csv_open(&c, L->path, err)))
         return rc;
     if ((rc = dl_csv_header(&c, zoo_cols, req, Z_N, idx, err)))
         goto out;
+    if (idx[Z_OLD_UTIL] >= 0) {    /* an older zoo.csv: never drop it */
+        rc = dl_fail(err, c.path, c.line, c.fcol[idx[Z_OLD_UTIL]],
+                     "column 'util_a100': measured utilizations are in "
+                     "util.csv now (gpu_type,model,batch_size,util,source)");
+        goto out;
+    }
     while ((rc = dl_csv_row(&c, err)) == 1) {
         char norm[DL_CSV_NAME_MAX];
         long batch, layers[4];
-        double mem, flops, params, util;
+        double mem, flops, params;
         if ((rc = get_name(&c, idx[Z_MODEL], "model", norm, err)) ||
             (rc = dl_csv_int(&c, idx[Z_BATCH], "batch_size", true, 1, UINT32_MAX - 1,
                           &batch, err)) ||
             (rc = dl_csv_num(&c, idx[Z_MEM], "mem_gb", false, 0, 1e6, &mem, err)) ||
             (rc = dl_csv_num(&c, idx[Z_FLOPS], "flops", false, 0, 1e30, &flops, err)) ||
-            (rc = dl_csv_num(&c, idx[Z_PARAMS], "params", false, 0, 1e30, &params, err)) ||
-            (rc = dl_csv_num(&c, idx[Z_UTIL], "util_a100", false, 0, 1, &util, err)))
+            (rc = dl_csv_num(&c, idx[Z_PARAMS], "params", false, 0, 1e30, &params, err)))
             goto out;
         for (int k = 0; k < 4; k++)
             if ((rc = dl_csv_int(&c, idx[Z_CONV + k], zoo_cols[Z_CONV + k], false,
@@ -134,7 +141,6 @@ static int load_models(struct loader *L, struct dl_error *err)
         md->linear_layers = (int32_t)layers[1];
         md->activation_layers = (int32_t)layers[2];
         md->other_layers = (int32_t)layers[3];
-        md->util_a100 = util;
         md->source = arena_strndup(z->arena, dl_csv_fld(&c, idx[Z_SOURCE]),
                                    strlen(dl_csv_fld(&c, idx[Z_SOURCE])));
         md->line = c.line;
@@ -308,6 +314,78 @@ out:
     return rc;
 }
 
+static int util_qcmp(const void *a, const void *b)
+{
+    const struct mdl_util_meas *x = a, *y = b;
+    if (x->model != y->model)
+        return x->model < y->model ? -1 : 1;
+    return (x->gpu > y->gpu) - (x->gpu < y->gpu);
+}
+
+enum { U_GPU, U_MODEL, U_BATCH, U_UTIL, U_SOURCE, U_N };
+static const char *const util_cols[U_N] = {
+    "gpu_type", "model", "batch_size", "util", "source",
+};
+
+/* util.csv: measured solo utilization of zoo rows per GPU type.  Each row
+ * names a zoo row (model and batch) and a GPU type of gpus.csv, at most
+ * once; util in (0, 1]. */
+static int load_util(struct loader *L, struct dl_error *err)
+{
+    struct mdl_zoo *z = L->z;
+    struct dl_csv c;
+    bool req[U_N] = { true, true, true, true, true };
+    int idx[U_N];
+    size_t cap = 0;
+    int rc;
+    if ((rc = set_path(L, "util.csv", err)) || (rc = dl_csv_open(&c, L->path, err)))
+        return rc;
+    if ((rc = dl_csv_header(&c, util_cols, req, U_N, idx, err)))
+        goto out;
+    while ((rc = dl_csv_row(&c, err)) == 1) {
+        char norm[DL_CSV_NAME_MAX];
+        long batch;
+        double u;
+        uint32_t gpu = gpu_find(z, dl_csv_fld(&c, idx[U_GPU]));
+        if (gpu == SIM_NONE) {
+            rc = dl_csv_bad_value(&c, idx[U_GPU], "gpu_type", "not in gpus.csv:", err);
+            goto out;
+        }
+        if ((rc = get_name(&c, idx[U_MODEL], "model", norm, err)) ||
+            (rc = dl_csv_int(&c, idx[U_BATCH], "batch_size", true, 1,
+                          UINT32_MAX - 1, &batch, err)) ||
+            (rc = dl_csv_range(&c, idx[U_UTIL], "util", true, 0, 1, true, &u, err)))
+            goto out;
+        uint32_t fam = family_find(L->fam_norm, z->nfamilies, norm), row = SIM_NONE;
+        for (uint32_t m = 0; fam != SIM_NONE && m < z->nmodels; m++)
+            if (z->models[m].family == fam && z->models[m].batch_size == batch)
+                row = m;
+        if (row == SIM_NONE) {
+            rc = dl_fail(err, c.path, c.line, c.fcol[idx[U_MODEL]],
+                         "no zoo.csv row for model '%s' at batch size %ld",
+                         dl_csv_fld(&c, idx[U_MODEL]), batch);
+            goto out;
+        }
+        for (uint32_t i = 0; i < z->nutils; i++)
+            if (z->utils[i].model == row && z->utils[i].gpu == gpu) {
+                rc = dl_fail(err, c.path, c.line, c.fcol[idx[U_MODEL]],
+                             "model '%s' at batch size %ld on %s already on "
+                             "line %ld", dl_csv_fld(&c, idx[U_MODEL]), batch,
+                             z->gpus[gpu].name, z->utils[i].line);
+                goto out;
+            }
+        xgrow(&z->utils, &cap, z->nutils + 1, sizeof *z->utils);
+        z->utils[z->nutils++] = (struct mdl_util_meas){
+            .model = row, .gpu = gpu, .util = u, .line = c.line,
+        };
+    }
+    if (!rc)
+        qsort(z->utils, z->nutils, sizeof *z->utils, util_qcmp);
+out:
+    dl_csv_close(&c);
+    return rc;
+}
+
 int mdl_zoo_load(const char *dir, struct mdl_zoo *z, struct dl_error *err)
 {
     struct loader L = { .z = z };
@@ -319,6 +397,8 @@ int mdl_zoo_load(const char *dir, struct mdl_zoo *z, struct dl_error *err)
         rc = load_gpus(&L, err);
     if (!rc)
         rc = load_throughput(&L, err);
+    if (!rc)
+        rc = load_util(&L, err);
     if (!rc) {
         z->families = xcalloc(z->nfamilies, sizeof *z->families);
         for (uint32_t m = z->nmodels; m-- > 0;)
@@ -337,6 +417,7 @@ void mdl_zoo_free(struct mdl_zoo *z)
     free(z->family_keys);
     free(z->gpus);
     free(z->thr);
+    free(z->utils);
     if (z->arena)
         arena_free(z->arena);
     memset(z, 0, sizeof *z);
@@ -471,6 +552,34 @@ double mdl_zoo_throughput(const struct mdl_zoo *z, const char *model,
     const struct mdl_thr *hit = bsearch(&key, z->thr, z->nthr, sizeof key,
                                         thr_qcmp);
     return hit ? hit->throughput : -1;
+}
+
+const struct mdl_util_meas *mdl_zoo_utils(const struct mdl_zoo *z, uint32_t row,
+                                          uint32_t *n)
+{
+    uint32_t lo = 0, hi = z->nutils;
+    while (lo < hi) {               /* first entry of row */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (z->utils[mid].model < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t k = lo;
+    while (k < z->nutils && z->utils[k].model == row)
+        k++;
+    *n = k - lo;
+    return z->utils + lo;
+}
+
+double mdl_zoo_util(const struct mdl_zoo *z, uint32_t row, uint32_t gpu)
+{
+    uint32_t n;
+    const struct mdl_util_meas *u = mdl_zoo_utils(z, row, &n);
+    for (uint32_t i = 0; i < n; i++)
+        if (u[i].gpu == gpu)
+            return u[i].util;
+    return -1;
 }
 
 /* ------------------------------------------------------------ Gavel's names */

@@ -5,6 +5,7 @@
  */
 #include "policies/kit.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *pol_arg_str(const struct pol_args *a, const char *key)
@@ -52,3 +53,32 @@ int pol_arg_placement(const struct pol_args *a, enum plc_mode *out,
     return 0;
 }
 
+
+void pol_arg_variant(struct pol_args *a, const char *key, const char *val)
+{
+    for (uint32_t i = 0; i < a->n; i++)
+        if (!strcmp(a->key[i], key) && !strcmp(a->val[i], "variant")) {
+            DL_ASSERT(strlen(val) < sizeof a->val[i]);
+            strcpy(a->val[i], val);
+        }
+}
+
+int pol_arg_enum(const struct pol_args *a, const char *key,
+                 const char *const *names, int *out, struct dl_error *err)
+{
+    const char *v = pol_arg_str(a, key);
+    DL_ASSERT(v && names[0]);
+    char list[256];
+    size_t off = 0;
+    int n = 0;
+    for (; names[n]; n++)
+        if (!strcmp(v, names[n])) {
+            *out = n;
+            return 0;
+        }
+    for (int i = 0; i < n && off < sizeof list; i++)
+        off += (size_t)snprintf(list + off, sizeof list - off, "%s%s",
+                                i == 0 ? "" : i == n - 1 ? " or " : ", ",
+                                names[i]);
+    return dl_fail(err, "--policy", 0, 0, "%s=%s: expected %s", key, v, list);
+}

@@ -50,6 +50,35 @@
  * (the Horus authors' simulator preempts a job every 100 time units of
  * service while others wait), preempt_cost=0 (as srtf).
  *
+ * The Horus authors' Gandiva (variant=horus-paper; each option may be set
+ * alone, and each of the four lists its default as "variant"): util_cap=none
+ * (packs onto any GPU with room: the cap is POL_MAX_SHARE, which no sum of
+ * utilizations of at most 1 on at most 16 jobs exceeds), max_per_gpu=3,
+ * slice=all and requeue=front.  slice=all: at each instant while jobs
+ * wait, every running job whose quantum (since this policy last started
+ * it) is over, whatever its size, stops (preempt_cost added) and re-enters
+ * the queue, in the order its slice began, then job index; requeue=front
+ * puts such jobs before every waiting job (requeue=back: behind them).  A
+ * job requeued at the front is visited first and, when its GPUs are still
+ * there, restarts at the same instant, which the engine counts as no
+ * preemption: in an event-driven run the authors' time slice costs
+ * nothing unless one_start=1 holds the others back (their time-stepped
+ * loop starts one job per step: one_start=1,tick=1 runs it so; see
+ * below); the variant does not set it: it belongs to their loop, not to
+ * their Gandiva.
+ * one_start=1: at most one start per instant; tick=S: then another try S
+ * seconds after a start while jobs wait (0: at the next event).
+ *
+ * Profiling (profile_s=S > 0), as Gandiva does and Horus avoids: a job not
+ * yet measured may start only on free GPUs (or by a slice that leaves it
+ * the victim's GPUs alone), runs its first S seconds there alone -- no job
+ * is packed beside it, it is not time-sliced -- and is measured when they
+ * are over (the policy wakes itself then); only then may it share a GPU:
+ * be packed beside others when it waits again, or take co-runners on its
+ * own GPUs.  Its waits for free GPUs are the price of profiling.  (Its
+ * failures to get in are not remembered for its shape: they say nothing of
+ * measured jobs.)
+ *
  * Beware: a time slice of quantum seconds on GPUs of speed v buys quantum x
  * v seconds of work and costs preempt_cost: where the cost is the larger,
  * jobs that take turns never finish and the run does not end.
@@ -85,6 +114,8 @@
 #include <string.h>
 
 #define GD_NFAIL 4              /* failure bounds remembered per shape */
+#define GD_SEQ0 (1ULL << 62)    /* first enqueue number: entries put at the
+                                   front of a FIFO count down from here */
 
 struct gd_ent {                 /* a waiting job in its shape's FIFO */
     uint64_t seq;               /* enqueue number: the FIFO order */
@@ -156,6 +187,18 @@ struct gandiva {
     uint32_t max_per_gpu;
     simtime_t quantum;          /* us, 0 = no time-slicing */
     double cost;                /* reference-GPU us per preemption */
+    bool slice_all;             /* slice=all: every expired job, any size */
+    bool front;                 /* requeue=front */
+    bool one_start;             /* at most one start per instant */
+    simtime_t tick;             /* one_start: retry this long after a start */
+    simtime_t profile;          /* profile_s, us; 0 = none */
+    uint8_t *profiling;         /* [njobs] in its profiling run */
+    uint8_t *profiled;          /* [njobs] measured: may share */
+    simtime_t *prof_end;        /* [njobs] end of its profiling run */
+    uint32_t *prof;             /* jobs profiling now */
+    size_t nprof, capprof;
+    uint64_t fseq;              /* enqueue numbers of front entries, down
+                                   from GD_SEQ0 (the others go up) */
     /* per job */
     uint32_t *ver, *shape, *size;
     uint8_t *running;
@@ -180,6 +223,8 @@ struct gandiva {
     size_t capgpus;
     struct gd_slice *held;
     size_t capheld;
+    struct gd_slice *vict;      /* slice=all: this instant's victims */
+    size_t capvict;
     struct gd_node *nodes;
     size_t capnodes;
     double *all;
@@ -271,6 +316,10 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
     for (uint32_t j = 0; j < n; j++)
         s->shape[j] = s->size[j] = SIM_NONE;
     s->running = xcalloc_big(n, sizeof *s->running);
+    s->profiling = xcalloc_big(n, sizeof *s->profiling);
+    s->profiled = xcalloc_big(n, sizeof *s->profiled);
+    s->prof_end = xcalloc_big(n, sizeof *s->prof_end);
+    s->seq = s->fseq = GD_SEQ0;
     const struct cluster *c = v->clu;
     s->ntypes = c->ntypes;
     s->usum = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *s->usum);
@@ -347,25 +396,68 @@ static void stopped(struct gandiva *s, const struct pol_view *v, uint32_t j)
     s->heaps[(size_t)s->size[j] * s->ntypes + v->rt[j].type].live--;
 }
 
-/* An arrival (the engine's hook), or a job this policy preempted. */
-static void enqueue(void *state, const struct pol_view *v, uint32_t j)
+/* Job j enters the queue: at the back (an arrival, the engine's hook, or
+ * a job this policy preempted), or at the front (a preempted job under
+ * requeue=front: before every waiting job). */
+static void enqueue_at(struct gandiva *s, const struct pol_view *v, uint32_t j,
+                       bool front)
 {
-    struct gandiva *s = state;
     if (s->running[j])
         stopped(s, v, j);
     uint32_t k = shape_of(s, v, j);     /* may move s->shapes */
     struct gd_shape *sh = &s->shapes[k];
     xgrow(&sh->q, &sh->cap, sh->n + 1, sizeof *sh->q);
-    sh->q[sh->n++] = (struct gd_ent){ ++s->seq, j, s->ver[j] };
+    if (!front) {
+        sh->q[sh->n++] = (struct gd_ent){ ++s->seq, j, s->ver[j] };
+    } else {
+        if (!sh->head) {        /* make room at the head */
+            memmove(sh->q + 1, sh->q, sh->n * sizeof *sh->q);
+            sh->n++, sh->head++, sh->cur++;
+        }
+        sh->q[--sh->head] = (struct gd_ent){ --s->fseq, j, s->ver[j] };
+    }
     vh_add(s, v, &sh->umin, sh->nwait, pol_measured_util(v, j), j);
     vh_add(s, v, &sh->mmin, sh->nwait, job_mem(v, j), j);
     sh->nwait++;
     s->nlive++;
 }
 
-/* A job this policy started (no hook runs inside schedule()). */
-static void started(struct gandiva *s, const struct pol_view *v, uint32_t j)
+static void enqueue(void *state, const struct pol_view *v, uint32_t j)
 {
+    enqueue_at(state, v, j, false);
+}
+
+/* Profiling (profile_s): the runs that end by now are over; their jobs
+ * are measured and their GPUs may take co-runners from now on. */
+static void profiles_end(struct gandiva *s, const struct pol_view *v)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < s->nprof; i++) {
+        uint32_t j = s->prof[i];
+        if (s->profiling[j] && s->prof_end[j] <= v->now) {
+            s->profiling[j] = 0;
+            s->profiled[j] = 1;
+            s->emptied++;       /* room that was not there: retry packing */
+            s->changes++;
+        } else if (s->profiling[j]) {
+            s->prof[k++] = j;
+        }
+    }
+    s->nprof = k;
+}
+
+/* A job this policy started (no hook runs inside schedule()).  A job not
+ * yet measured starts its profiling run (profile_s), alone on its GPUs. */
+static void started(struct gandiva *s, const struct pol_view *v,
+                    struct pol_ctx *x, uint32_t j)
+{
+    if (s->profile && !s->profiled[j] && !s->profiling[j]) {
+        s->profiling[j] = 1;
+        s->prof_end[j] = v->now + s->profile;
+        xgrow(&s->prof, &s->capprof, s->nprof + 1, sizeof *s->prof);
+        s->prof[s->nprof++] = j;
+        pol_wake(x, s->prof_end[j]);
+    }
     resum(s, v, j);
     s->changes++;
     s->running[j] = 1;
@@ -384,7 +476,10 @@ static void started(struct gandiva *s, const struct pol_view *v, uint32_t j)
         for (size_t i = 0; i < k; i++)
             hp_push(h, h->a[i]);
     }
-    hp_push(h, (struct gd_slice){ v->rt[j].last_start, j, s->ver[j] });
+    /* slice=all: the slice begins when this policy (re)starts the job,
+     * also when the engine undoes a preemption of the same instant */
+    hp_push(h, (struct gd_slice){ s->slice_all ? v->now : v->rt[j].last_start,
+                                  j, s->ver[j] });
     h->live++;
 }
 
@@ -392,6 +487,7 @@ static void finished(void *state, const struct pol_view *v, uint32_t j)
 {
     struct gandiva *s = state;
     stopped(s, v, j);
+    s->profiling[j] = 0;        /* the list drops it at its next scan */
     s->emptied++;
 }
 
@@ -400,13 +496,15 @@ static void finished(void *state, const struct pol_view *v, uint32_t j)
 /* Whether GPU g can take a job of utilization u and memory m once job
  * skip (SIM_NONE: none) has left it; *us = its summed utilization then. */
 static bool gpu_takes(const struct gandiva *s, const struct pol_view *v,
-                      uint32_t g, double u, double m, uint32_t skip, double *us)
+                      uint32_t g, double u, double m, uint32_t skip, bool alone,
+                      double *us)
 {
     uint32_t others = v->nocc[g], cap = s->max_per_gpu < v->max_share
                                             ? s->max_per_gpu : v->max_share;
     double mem = v->mem_used[g];
     *us = s->usum[g];
-    if (skip != SIM_NONE) {
+    bool busy = false;          /* a co-runner in its profiling run */
+    if (skip != SIM_NONE || s->nprof) {
         uint32_t n;
         const uint32_t *o = pol_gpu_jobs(v, g, &n);
         for (uint32_t k = 0; k < n; k++)
@@ -414,12 +512,16 @@ static bool gpu_takes(const struct gandiva *s, const struct pol_view *v,
                 others--;
                 mem -= job_mem(v, skip);
                 *us = gpu_util(v, g, skip);
+            } else {
+                busy |= s->profiling[o[k]];
             }
     }
     if (!others) {
         *us = 0;
         return true;
     }
+    if (alone || busy)          /* a job to be measured, or one measured */
+        return false;
     double gb = v->clu->types[v->clu->nodes[v->clu->gpu_node[g]].type].memory_gb;
     return others + 1 <= cap && *us + u <= s->util_cap + 1e-9 &&
            (m <= 0 || gb <= 0 || mem + m <= gb + 1e-9);
@@ -479,7 +581,7 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
         for (uint32_t i = 0; i < no->ngpus; i++) {
             uint32_t x = no->first_gpu + i;
             double ux;
-            if (!gpu_takes(s, v, x, 0, m, SIM_NONE, &ux))
+            if (!gpu_takes(s, v, x, 0, m, SIM_NONE, false, &ux))
                 continue;
             xgrow(&s->all, &s->capall, nall + 1, sizeof *s->all);
             s->all[nall++] = ux;
@@ -560,7 +662,8 @@ static bool pack_shape(struct gandiva *s, const struct pol_view *v,
  * one that started first, then the lowest index; SIM_NONE if none.  *any:
  * whether any job's slice is over.  Changes nothing but stale entries. */
 static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
-                           const struct gd_shape *sh, double u, double m, bool *any)
+                           const struct gd_shape *sh, double u, double m,
+                           bool alone, bool *any)
 {
     const struct cluster *c = v->clu;
     uint32_t g = sh->ngpus, req = sh->req_type, si = size_of(s, g, false);
@@ -587,10 +690,10 @@ static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
         xgrow(&s->held, &s->capheld, nheld + 1, sizeof *s->held);
         s->held[nheld++] = it;
         const struct job_rt *r = &v->rt[it.job];
-        bool ok = pol_may_preempt(v, it.job, s->cost);
+        bool ok = pol_may_preempt(v, it.job, s->cost) && !s->profiling[it.job];
         for (uint32_t i = 0; i < g && ok; i++) {
             double us;
-            ok = gpu_takes(s, v, r->gpus[i], u, m, it.job, &us);
+            ok = gpu_takes(s, v, r->gpus[i], u, m, it.job, alone, &us);
         }
         if (ok) {
             victim = it.job;
@@ -623,7 +726,7 @@ static void slice_passed(struct gandiva *s, const struct pol_view *v,
                 double us;
                 uint32_t t = c->nodes[c->gpu_node[gpus[q]]].type;
                 if ((sh->req_type == SIM_NONE || sh->req_type == t) &&
-                    gpu_takes(s, v, gpus[q], 0, sh->fm[i], SIM_NONE, &us) &&
+                    gpu_takes(s, v, gpus[q], 0, sh->fm[i], SIM_NONE, false, &us) &&
                     s->util_cap + 1e-9 - us > sh->fu[i])
                     sh->fu[i] = s->util_cap + 1e-9 - us;
             }
@@ -643,11 +746,11 @@ static int slice_take(struct gandiva *s, const struct pol_view *v,
     int rc = pol_preempt(x, victim, s->cost);
     if (rc)
         return rc;
-    enqueue(s, v, victim);
+    enqueue_at(s, v, victim, s->front);
     rc = shared ? pol_colocate(x, j, s->gpus) : pol_start(x, j, s->gpus);
     if (rc)
         return rc;
-    started(s, v, j);
+    started(s, v, x, j);
     slice_passed(s, v, s->gpus, g);
     /* j may use less than the victim did on GPUs that other expired jobs
      * share: slicing failures are void */
@@ -713,30 +816,36 @@ static int admit_one(struct gandiva *s, const struct pol_view *v,
         if (pol_place(v, sh->ngpus, sh->req_type, s->mode, NULL, s->gpus)) {
             int rc = pol_start(x, j, s->gpus);
             if (!rc)
-                started(s, v, j);
+                started(s, v, x, j);
             return rc ? rc : 1;
         }
         sh->excl_failed = true;
     }
+    /* a job not yet measured (profile_s) runs alone first: no packing, and
+     * a slice only of GPUs it then holds alone; its failures say nothing
+     * of measured jobs of the shape, so none is remembered */
+    bool alone = s->profile && !s->profiled[j];
     double u = pol_measured_util(v, j), m = job_mem(v, j), bound;
-    if (s->max_per_gpu > 1 && !failed_at(sh->fu, sh->fm, sh->nfail, u, m, true)) {
+    if (!alone && s->max_per_gpu > 1 &&
+        !failed_at(sh->fu, sh->fm, sh->nfail, u, m, true)) {
         if (pack_shape(s, v, sh, u, m, &bound)) {
             int rc = pol_colocate(x, j, s->gpus);
             if (!rc)
-                started(s, v, j);
+                started(s, v, x, j);
             return rc ? rc : 1;
         }
         fail_at(sh->fu, sh->fm, &sh->nfail, bound, m);
     }
-    if (!s->quantum || sh->slice_failed ||
-        failed_at(sh->su, sh->sm, sh->nsfail, u, m, false))
+    if (!s->quantum || s->slice_all || sh->slice_failed ||
+        (!alone && failed_at(sh->su, sh->sm, sh->nsfail, u, m, false)))
         return 0;
     bool any;
-    uint32_t victim = slice_find(s, v, sh, u, m, &any);
+    uint32_t victim = slice_find(s, v, sh, u, m, alone, &any);
     if (victim == SIM_NONE) {
         if (!any)
             sh->slice_failed = true;
-        fail_at(sh->su, sh->sm, &sh->nsfail, u, m);
+        if (!alone)
+            fail_at(sh->su, sh->sm, &sh->nsfail, u, m);
         return 0;
     }
     int rc = slice_take(s, v, x, j, victim);
@@ -761,12 +870,12 @@ static bool shape_dead(struct gandiva *s, const struct pol_view *v,
         }
         fail_at(sh->fu, sh->fm, &sh->nfail, bound, m);
     }
-    if (s->quantum && !sh->slice_failed &&
+    if (s->quantum && !s->slice_all && !sh->slice_failed &&
         !failed_at(sh->su, sh->sm, sh->nsfail, u, m, false)) {
         if (sh->slice_ok == s->changes)
             return false;
         bool any;
-        if (slice_find(s, v, sh, u, m, &any) != SIM_NONE) {
+        if (slice_find(s, v, sh, u, m, false, &any) != SIM_NONE) {
             sh->slice_ok = s->changes;
             return false;
         }
@@ -818,10 +927,63 @@ static void tidy(struct gandiva *s, const struct pol_view *v)
     }
 }
 
+static int slice_cmp(const void *pa, const void *pb)
+{
+    const struct gd_slice *a = pa, *b = pb;
+    return sl_before(a, b) ? -1 : sl_before(b, a) ? 1 : 0;
+}
+
+/* slice=all: while jobs wait, every running job whose slice is over (and
+ * that may be preempted, and is not being profiled) stops and re-enters
+ * the queue in the order the slices began (then job index): at the back,
+ * or under requeue=front before every waiting job.  Those who cannot stop
+ * now keep their places in the heaps.  <0 on an error. */
+static int slice_all(struct gandiva *s, const struct pol_view *v,
+                     struct pol_ctx *x)
+{
+    size_t nheld = 0, nvict = 0;
+    for (size_t k = 0; k < s->nsizes * s->ntypes; k++) {
+        struct gd_heap *h = &s->heaps[k];
+        for (;;) {
+            while (h->n && !sl_live(s, v, &h->a[0]))
+                hp_pop(h);
+            if (!h->n || h->a[0].start + s->quantum > v->now)
+                break;
+            struct gd_slice it = hp_pop(h);
+            if (!pol_may_preempt(v, it.job, s->cost) || s->profiling[it.job]) {
+                xgrow(&s->held, &s->capheld, nheld + 1, sizeof *s->held);
+                s->held[nheld++] = it;
+            } else {
+                xgrow(&s->vict, &s->capvict, nvict + 1, sizeof *s->vict);
+                s->vict[nvict++] = it;
+            }
+        }
+        for (size_t i = 0; i < nheld; i++)
+            hp_push(h, s->held[i]);
+        nheld = 0;
+    }
+    if (nvict > 1)
+        qsort(s->vict, nvict, sizeof *s->vict, slice_cmp);
+    int rc = 0;
+    for (size_t i = 0; i < nvict && !rc; i++) {
+        /* front entries are put before the head: the last first */
+        uint32_t j = s->vict[s->front ? nvict - 1 - i : i].job;
+        if (!(rc = pol_preempt(x, j, s->cost))) {
+            enqueue_at(s, v, j, s->front);
+            s->emptied++;       /* its GPUs are free now */
+        }
+    }
+    return rc;
+}
+
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct gandiva *s = state;
+    if (s->nprof)
+        profiles_end(s, v);
     if (!s->nlive)
+        return;
+    if (s->slice_all && s->quantum && slice_all(s, v, x) < 0)
         return;
     s->changes++;               /* slices may have expired since */
     for (size_t k = 0; k < s->nshapes; k++) {
@@ -857,6 +1019,12 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         int rc = admit_one(s, v, x, j);
         if (rc < 0)
             return;
+        if (rc && s->one_start) {   /* the next one at the next instant */
+            wake(s, v, x);
+            if (s->nlive && s->tick)
+                pol_wake(x, v->now + s->tick);
+            break;
+        }
         if (rc) {
             wake(s, v, x);
         } else if (!s->backfill) {
@@ -892,31 +1060,61 @@ static uint32_t queued(void *state)
 
 /* ------------------------------------------------------------ options */
 
-static int create(void **state, const struct pol_args *a,
+static int create(void **state, const struct pol_args *args,
                   const struct pol_view *v, struct dl_error *err)
 {
     struct gandiva *s = xcalloc(1, sizeof *s);
-    long bf, per;
-    double q, cost;
-    int rc = pol_arg_placement(a, &s->mode, err);
+    long bf, per, one;
+    double q, cost, prof, tick;
+    static const char *const variants[] = { "base", "horus-paper", NULL };
+    static const char *const slices[] = { "size", "all", NULL };
+    static const char *const requeues[] = { "back", "front", NULL };
+    int var = 0, sl = 0, rq = 0;
+    int rc = pol_arg_enum(args, "variant", variants, &var, err);
+    bool hp = var == 1;
+    /* the options variant=horus-paper sets (each may be given alone) */
+    struct pol_args r = *args, *a = &r;
+    pol_arg_variant(a, "util_cap", hp ? "none" : "1");
+    pol_arg_variant(a, "max_per_gpu", hp ? "3" : "2");
+    pol_arg_variant(a, "slice", hp ? "all" : "size");
+    pol_arg_variant(a, "requeue", hp ? "front" : "back");
+    if (!rc)
+        rc = pol_arg_placement(a, &s->mode, err);
     if (!rc)
         rc = pol_arg_long(a, "backfill", 0, 1, &bf, err);
-    if (!rc)
+    if (!rc && !strcmp(pol_arg_str(a, "util_cap"), "none"))
+        s->util_cap = POL_MAX_SHARE;    /* no job is above 1: no cap */
+    else if (!rc)
         rc = pol_arg_double(a, "util_cap", 0, POL_MAX_SHARE, &s->util_cap, err);
     if (!rc)
         rc = pol_arg_long(a, "max_per_gpu", 1, POL_MAX_SHARE, &per, err);
     if (!rc)
+        rc = pol_arg_enum(a, "slice", slices, &sl, err);
+    if (!rc)
+        rc = pol_arg_enum(a, "requeue", requeues, &rq, err);
+    if (!rc)
         rc = pol_arg_double(a, "quantum", 0, 1e9, &q, err);
     if (!rc)
         rc = pol_arg_double(a, "preempt_cost", 0, 1e9, &cost, err);
+    if (!rc)
+        rc = pol_arg_double(a, "profile_s", 0, 1e9, &prof, err);
+    if (!rc)
+        rc = pol_arg_long(a, "one_start", 0, 1, &one, err);
+    if (!rc)
+        rc = pol_arg_double(a, "tick", 0, 1e9, &tick, err);
     if (rc) {
         free(s);
         return rc;
     }
+    s->slice_all = sl == 1;
+    s->front = rq == 1;
     s->backfill = bf;
     s->max_per_gpu = (uint32_t)per;
     s->quantum = (simtime_t)llround(q * (double)SIM_US_PER_S);
     s->cost = cost * (double)SIM_US_PER_S;
+    s->profile = (simtime_t)llround(prof * (double)SIM_US_PER_S);
+    s->one_start = one;
+    s->tick = (simtime_t)llround(tick * (double)SIM_US_PER_S);
     ensure(s, v);
     *state = s;
     return 0;
@@ -929,6 +1127,10 @@ static void destroy(void *state)
     free(s->shape);
     free(s->size);
     free(s->running);
+    free(s->profiling);
+    free(s->profiled);
+    free(s->prof_end);
+    free(s->prof);
     free(s->usum);
     free(s->tnodes);
     free(s->tfirst);
@@ -944,18 +1146,35 @@ static void destroy(void *state)
     free(s->sizes);
     free(s->gpus);
     free(s->held);
+    free(s->vict);
     free(s->nodes);
     free(s->all);
     free(s);
 }
 
 static const struct pol_opt gandiva_opts[] = {
-    { "util_cap", "1", "most summed (measured) GPU utilization on a GPU a job "
-                       "is packed onto" },
-    { "max_per_gpu", "2", "most jobs a GPU holds when packing (1 = no packing; "
-                          "also at most --models max_jobs_per_gpu)" },
-    { "quantum", "100", "seconds a job runs before a waiting job of its size "
-                        "may take its GPUs (0 = no time-slicing)" },
+    { "variant", "base", "base: the defaults below; horus-paper: the Gandiva "
+                         "of the Horus authors' simulator (util_cap=none, "
+                         "max_per_gpu=3, slice=all, requeue=front)" },
+    { "util_cap", "variant", "most summed (measured) GPU utilization on a GPU "
+                             "a job is packed onto, or none; variant: 1, "
+                             "horus-paper: none" },
+    { "max_per_gpu", "variant", "most jobs a GPU holds when packing (1 = no "
+                                "packing; also at most --models "
+                                "max_jobs_per_gpu); variant: 2, horus-paper: 3" },
+    { "quantum", "100", "seconds a job runs before it may be time-sliced "
+                        "(0 = no time-slicing)" },
+    { "slice", "variant", "size: a waiting job takes the GPUs of a job of its "
+                          "size whose quantum is over; all: while jobs wait, "
+                          "every job whose quantum is over stops; variant: "
+                          "size, horus-paper: all" },
+    { "requeue", "variant", "where a time-sliced job re-enters the queue: back "
+                            "or front; variant: back, horus-paper: front" },
+    { "profile_s", "0", "seconds a new job first runs alone on its GPUs to be "
+                        "measured before it may share one (0 = no profiling)" },
+    { "one_start", "0", "1: at most one start per instant" },
+    { "tick", "0", "one_start=1: seconds after a start at which the next is "
+                   "tried while jobs wait (0 = at the next event)" },
     { "preempt_cost", "0", "seconds of reference-GPU work added per preemption" },
     { "backfill", "1", "1: jobs behind one that cannot get in still try; 0: it blocks them" },
     { NULL, NULL, NULL },

@@ -39,6 +39,42 @@
  * is lowest; only otherwise, and for gangs larger than a node (whose plan
  * follows racks), is the full plan computed (O(GPUs of the type)).
  *
+ * Both readings.  The defaults above are the paper's evident intent.
+ * variant=authors reads the authors' public simulator literally, through
+ * four options that may also be given alone (each defaults to "variant":
+ * its base value, or the authors' one under variant=authors):
+ *   gpu_order=index  within a node, the plan takes the candidate GPUs in
+ *                    index order, not cheapest first: the first GPUs with
+ *                    fewer than max_per_gpu tasks (and the memory), free
+ *                    or not (their Node.try_reserve_and_placed_task walks
+ *                    device_cache in order), so a job co-locates next to
+ *                    an idle GPU of the same node; the fast path is off
+ *                    (nodes are still ranked by their minimum cost);
+ *   cap_util=1       U(d) counts at most 100 (their
+ *                    Device.get_current_utilization sums min(100, ...)),
+ *                    so an overloaded GPU looks no worse than a full one;
+ *   anchors=tasks    as many candidate anchors as the job has tasks (its
+ *                    GPU count; their heap of nodes keeps gpu_demand
+ *                    entries -- of which, since each node is pushed once
+ *                    per task, the distinct nodes can be fewer: dlsim
+ *                    takes that many distinct nodes);
+ *   one_start=1      at most one start per instant (their loop calls the
+ *                    scheduler once per time step and it returns one job);
+ *                    tick=S then asks for the next try S seconds later
+ *                    while jobs wait (their step is one time unit: tick=1
+ *                    under variant=authors; 0 = at the next event).
+ * Not reproduced: their Device draws each resident's utilization from a
+ * normal distribution at every cost evaluation, and needs 500 MiB free
+ * on a free GPU too.
+ *
+ * Speed (w_speed=W, default 0): on a heterogeneous cluster the paper's
+ * cost does not see GPU speed; with W > 0 every device cost on type t
+ * gains W * (T_t / T_best - 1), T the job's predicted solo run time
+ * (pol_pred_runtime) on t and T_best its least over the types it may use.
+ * A shared GPU then costs at least 1 plus its type's term, so the fast
+ * path is taken only when the best free placement costs no more than
+ * that; otherwise every type's full plan is compared.
+ *
  * Horus+ (variant=plus): `queues` queues formed by one-dimensional k-means
  * (Lloyd, from evenly spread quantiles, 50 iterations) over the predicted
  * utilizations of all jobs of the trace -- an offline clustering of job
@@ -69,8 +105,14 @@ struct hheap {
 struct horus {
     enum plc_mode mode;
     uint32_t lookahead, max_per_gpu, anchors, nq;
-    double mem_reserve, w_mem, w_over;
+    double mem_reserve, w_mem, w_over, w_speed;
     bool plus;
+    bool index_order;           /* gpu_order=index */
+    bool cap_util;              /* U(d) capped at 100 */
+    bool anchors_tasks;         /* anchors=tasks: the job's GPU count */
+    bool one_start;             /* at most one start per instant */
+    simtime_t tick;             /* one_start: wake this long after a start */
+    double *pen;                /* [ntypes] w_speed term of the job placed */
     struct hheap *q;            /* [nq] */
     double *centre;             /* [nq] (plus) */
     size_t size;
@@ -109,19 +151,38 @@ HEAP_DEFINE(hq, struct hheap, struct hitem, hless)
 
 static void setup(struct horus *h, const struct pol_view *v);
 
-static int create(void **state, const struct pol_args *a,
+static int create(void **state, const struct pol_args *args,
                   const struct pol_view *v, struct dl_error *err)
 {
     struct horus *h = xcalloc(1, sizeof *h);
-    long la, mx, an, nq;
-    const char *var = pol_arg_str(a, "variant");
-    int rc = pol_arg_placement(a, &h->mode, err);
+    long la, mx, an = 0, nq, cap, one;
+    double tick;
+    static const char *const variants[] = { "base", "plus", "authors", NULL };
+    static const char *const orders[] = { "cost", "index", NULL };
+    int var = 0, order = 0;
+    int rc = pol_arg_enum(args, "variant", variants, &var, err);
+    bool authors = var == 2;
+    /* the readings variant=authors sets; each may be given alone */
+    struct pol_args r = *args, *a = &r;
+    pol_arg_variant(a, "gpu_order", authors ? "index" : "cost");
+    pol_arg_variant(a, "cap_util", authors ? "1" : "0");
+    pol_arg_variant(a, "anchors", authors ? "tasks" : "3");
+    pol_arg_variant(a, "one_start", authors ? "1" : "0");
+    pol_arg_variant(a, "tick", authors ? "1" : "0");
+    if (!rc)
+        rc = pol_arg_placement(a, &h->mode, err);
+    if (!rc)
+        rc = pol_arg_enum(a, "gpu_order", orders, &order, err);
     if (!rc)
         rc = pol_arg_long(a, "lookahead", 1, 1000, &la, err);
     if (!rc)
         rc = pol_arg_long(a, "max_per_gpu", 1, POL_MAX_SHARE, &mx, err);
-    if (!rc)
-        rc = pol_arg_long(a, "anchors", 1, 1 << 20, &an, err);
+    if (!rc && !strcmp(pol_arg_str(a, "anchors"), "tasks"))
+        h->anchors_tasks = true;
+    else if (!rc && pol_arg_long(a, "anchors", 1, 1 << 20, &an, err))
+        rc = dl_fail(err, "--policy", 0, 0, "anchors=%s: expected a whole "
+                     "number in [1, %d] or tasks", pol_arg_str(a, "anchors"),
+                     1 << 20);
     if (!rc)
         rc = pol_arg_long(a, "queues", 1, 64, &nq, err);
     if (!rc)
@@ -130,17 +191,26 @@ static int create(void **state, const struct pol_args *a,
         rc = pol_arg_double(a, "w_mem", 0, 1e6, &h->w_mem, err);
     if (!rc)
         rc = pol_arg_double(a, "w_over", 0, 1e6, &h->w_over, err);
-    if (!rc && strcmp(var, "base") && strcmp(var, "plus"))
-        rc = dl_fail(err, "--policy", 0, 0,
-                     "variant=%s: expected base or plus", var);
+    if (!rc)
+        rc = pol_arg_double(a, "w_speed", 0, 1e6, &h->w_speed, err);
+    if (!rc)
+        rc = pol_arg_long(a, "cap_util", 0, 1, &cap, err);
+    if (!rc)
+        rc = pol_arg_long(a, "one_start", 0, 1, &one, err);
+    if (!rc)
+        rc = pol_arg_double(a, "tick", 0, 1e9, &tick, err);
     if (rc) {
         free(h);
         return rc;
     }
+    h->index_order = order == 1;
     h->lookahead = (uint32_t)la;
     h->max_per_gpu = (uint32_t)mx;
     h->anchors = (uint32_t)an;
-    h->plus = !strcmp(var, "plus");
+    h->plus = var == 1;
+    h->cap_util = cap;
+    h->one_start = one;
+    h->tick = (simtime_t)llround(tick * (double)SIM_US_PER_S);
     h->nq = h->plus ? (uint32_t)nq : 1;
     h->q = xcalloc(h->nq, sizeof *h->q);
     h->centre = xcalloc(h->nq, sizeof *h->centre);
@@ -158,6 +228,7 @@ static void destroy(void *state)
     free(h->q);
     free(h->centre);
     free(h->peek);
+    free(h->pen);
     free(h->pu);
     if (h->open)
         for (uint32_t t = 0; t < h->c->ntypes; t++)
@@ -244,6 +315,7 @@ static void setup(struct horus *h, const struct pol_view *v)
     h->best = xmalloc(c->ngpus * sizeof *h->best);
     h->gbuf = xmalloc(c->ngpus * sizeof *h->gbuf);
     h->visit = xmalloc(c->nnodes * sizeof *h->visit);
+    h->pen = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *h->pen);
     if (h->plus)
         cluster_queues(h, v);
 }
@@ -286,7 +358,7 @@ static void open_del(struct horus *h, uint32_t t, uint32_t g)
 /* A job this policy started (no hook runs inside schedule()). */
 static void started(struct horus *h, const struct pol_view *v, uint32_t job)
 {
-    double u = 100 * pol_pred_util(v, job);
+    double u = 100 * pol_pred_util_on(v, job, v->rt[job].type);
     for (uint32_t i = 0; i < v->rt[job].ngpus; i++) {
         uint32_t g = v->rt[job].gpus[i];
         h->pu[g] += u;
@@ -298,7 +370,7 @@ static void started(struct horus *h, const struct pol_view *v, uint32_t job)
 static void finished(void *state, const struct pol_view *v, uint32_t job)
 {
     struct horus *h = state;
-    double u = 100 * pol_pred_util(v, job);
+    double u = 100 * pol_pred_util_on(v, job, v->rt[job].type);
     for (uint32_t i = 0; i < v->rt[job].ngpus; i++) {
         uint32_t g = v->rt[job].gpus[i];
         h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
@@ -327,9 +399,11 @@ static double device_cost(const struct horus *h, const struct pol_view *v,
         return INFINITY;
     if (cap > 0 && (r ? v->mem_used[g] + m > cap - h->mem_reserve : m > cap))
         return INFINITY;
-    double s = h->pu[g] + u - 100;
+    double U = h->cap_util && h->pu[g] > 100 ? 100 : h->pu[g];
+    double s = U + u - 100;
     double mem = cap > 0 ? (v->mem_used[g] + m) / cap : 0;
-    return h->w_mem * mem + (s > 0 ? h->w_over * s : -s) / 100 + r;
+    return h->w_mem * mem + (s > 0 ? h->w_over * s : -s) / 100 + r +
+           h->pen[c->nodes[c->gpu_node[g]].type];
 }
 
 struct plan {
@@ -372,8 +446,10 @@ static uint32_t fill_node(struct horus *h, uint32_t nd, uint32_t want,
     for (uint32_t i = 0; i < n->ngpus; i++)
         if (h->gcost[n->first_gpu + i] < INFINITY)
             g[k++] = n->first_gpu + i;
-    sort_cost = h->gcost;
-    qsort(g, k, sizeof *g, by_cost);
+    if (!h->index_order) {      /* gpu_order=index: as they are */
+        sort_cost = h->gcost;
+        qsort(g, k, sizeof *g, by_cost);
+    }
     if (k > want)
         k = want;
     memcpy(out, g, k * sizeof *g);
@@ -388,7 +464,7 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
     const struct cluster *c = v->clu;
     uint32_t g = v->jobs[j].num_gpus, nn = 0;
     uint32_t *nodes = h->visit;
-    double u = 100 * pol_pred_util(v, j), m = job_mem(v, j);
+    double u = 100 * pol_pred_util_on(v, j, t), m = job_mem(v, j);
     uint64_t total = 0;
     /* only nodes with a GPU that has room can hold candidates */
     if (++h->cur == 0) {
@@ -431,7 +507,8 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
     sort_cost = h->ncost;
     qsort(h->order, no, sizeof *h->order, by_cost);
     struct plan best = none;
-    uint32_t na = h->anchors < no ? h->anchors : no;
+    uint32_t want = h->anchors_tasks ? g : h->anchors;
+    uint32_t na = want < no ? want : no;
     for (uint32_t a = 0; a < na; a++) {
         uint32_t anchor = h->order[a], got = 0, used = 0;
         uint32_t rack = c->nodes[anchor].rack;
@@ -465,12 +542,31 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
 {
     const struct cluster *c = v->clu;
     uint32_t g = v->jobs[j].num_gpus, req = v->rt[j].req_type;
-    double u = 100 * pol_pred_util(v, j), m = job_mem(v, j);
-    /* exclusive on one node: cost w_mem * m / cap + (100 - u) / 100, by
-     * type (a gang larger than a node plans racks: the full plan) */
+    double m = job_mem(v, j);
+    /* w_speed: each device cost on type t gains w_speed * (T_t / T_best
+     * - 1), T the job's predicted run time there */
+    double minpen = 0;
+    if (h->w_speed > 0) {
+        double best = INFINITY;
+        for (uint32_t t = 0; t < c->ntypes; t++) {
+            h->pen[t] = INFINITY;
+            if (req == SIM_NONE || t == req)
+                h->pen[t] = pol_pred_runtime(v, j, t, false);
+            if (h->pen[t] < best)
+                best = h->pen[t];
+        }
+        for (uint32_t t = 0; t < c->ntypes; t++)
+            if (h->pen[t] < INFINITY)
+                h->pen[t] = h->w_speed * (h->pen[t] / best - 1);
+        minpen = 0;             /* the fastest type's */
+    }
+    /* exclusive on one node: cost w_mem * m / cap + (100 - u) / 100 (+
+     * the speed term), by type (a gang larger than a node plans racks:
+     * the full plan); gpu_order=index takes the node's first GPUs with
+     * room, free or not: the full plan */
     uint32_t bt = SIM_NONE;
     double bc = INFINITY;
-    for (uint32_t i = 0; i < c->ntypes; i++) {
+    for (uint32_t i = 0; i < c->ntypes && !h->index_order; i++) {
         uint32_t t = c->type_order[i];
         double cap = c->types[t].memory_gb;
         if ((req != SIM_NONE && t != req) || (cap > 0 && m > cap) ||
@@ -478,11 +574,14 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
             continue;
         if (!pol_place(v, g, t, h->mode, NULL, NULL))
             continue;
-        double x = (cap > 0 ? h->w_mem * m / cap : 0) + (100 - u) / 100;
+        double u = 100 * pol_pred_util_on(v, j, t);
+        double x = (cap > 0 ? h->w_mem * m / cap : 0) + (100 - u) / 100 + h->pen[t];
         if (x < bc)
             bc = x, bt = t;
     }
-    if (bt != SIM_NONE)
+    /* a shared GPU costs at least 1 + its type's speed term: past that, a
+     * shared GPU of a faster type may beat the free ones */
+    if (bt != SIM_NONE && (h->w_speed <= 0 || bc <= 1 + minpen))
         return pol_place(v, g, bt, h->mode, NULL, out);
     struct plan best = { 0, 0, SIM_NONE, SIM_NONE };
     for (uint32_t i = 0; i < c->ntypes; i++) {
@@ -562,6 +661,11 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
             rc = try_queue(h, &h->q[order[i]], v, x, gpus);
         if (rc <= 0)
             break;
+        if (h->one_start) {     /* the next one at the next instant */
+            if (h->size && h->tick > 0)
+                pol_wake(x, v->now + h->tick);
+            break;
+        }
     }
 }
 
@@ -589,9 +693,26 @@ static const struct pol_opt horus_opts[] = {
     { "mem_reserve", "0.5", "GB a shared GPU keeps free (Horus: 500 MiB)" },
     { "w_mem", "1.3", "weight of the memory term of the device cost" },
     { "w_over", "1.6", "weight of utilization overshoot past 100 % (undershoot: 1)" },
-    { "anchors", "3", "candidate anchor nodes for a gang's plan" },
-    { "variant", "base", "base: one queue; plus: Horus+ k-means queues with credits" },
+    { "anchors", "variant", "candidate anchor nodes for a gang's plan: a "
+                            "number, or tasks (the job's GPU count); variant: "
+                            "3, authors: tasks" },
+    { "variant", "base", "base: one queue; plus: Horus+ k-means queues with "
+                         "credits; authors: the published simulator's reading "
+                         "(gpu_order=index, cap_util=1, anchors=tasks, "
+                         "one_start=1, tick=1)" },
     { "queues", "3", "variant=plus: number of utilization queues" },
+    { "gpu_order", "variant", "GPUs taken within a node: cost (cheapest "
+                              "first) or index (the first with room, free or "
+                              "not); variant: cost, authors: index" },
+    { "cap_util", "variant", "1: a GPU's summed utilization counts at most "
+                             "100 in the cost; variant: 0, authors: 1" },
+    { "one_start", "variant", "1: at most one start per instant; variant: 0, "
+                              "authors: 1" },
+    { "tick", "variant", "one_start=1: seconds after a start at which the "
+                         "next is tried while jobs wait (0 = at the next "
+                         "event); variant: 0, authors: 1" },
+    { "w_speed", "0", "weight of the speed term w * (T_type / T_fastest - 1) "
+                      "of the device cost (predicted run times; 0 = off)" },
     { NULL, NULL, NULL },
 };
 

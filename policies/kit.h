@@ -30,6 +30,15 @@ int pol_arg_double(const struct pol_args *a, const char *key, double lo,
 const char *pol_arg_str(const struct pol_args *a, const char *key);
 int pol_arg_placement(const struct pol_args *a, enum plc_mode *out,
                       struct dl_error *err);
+/* One of names[] (NULL-terminated): *out = its index; else DL_EINPUT
+ * "key=value: expected A, B or C". */
+int pol_arg_enum(const struct pol_args *a, const char *key,
+                 const char *const *names, int *out, struct dl_error *err);
+/* Options whose default depends on another (a policy's variant=) list
+ * their default as "variant"; create() resolves them on a copy of its
+ * args: key's value becomes val when it is "variant" (else it stays as
+ * given), and the getters above then read it as usual. */
+void pol_arg_variant(struct pol_args *a, const char *key, const char *val);
 
 /* ------------------------------------------------------ ordered queue */
 

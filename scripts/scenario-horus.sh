@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The Horus scenario (issue 4): a real trace on the Horus simulator's
-# cluster, 1,024 GPUs in 4 racks x 32 nodes x 8 GPUs
-# (examples/clusters/horus-1024.yaml), comparing horus and horus+ with the
+# The Horus scenario (issue 4): a real trace on 1,024 GPUs in 4 racks x 32
+# nodes x 8 GPUs (examples/clusters/horus-1024.yaml: the layout of one of
+# the authors' launcher scripts, not their cluster), comparing horus and horus+ with the
 # slot-based FIFO the Horus authors compare against, and the other
 # baselines dlsim has.  Prints, per policy, the mean and standard deviation
 # over seeds of the paper's metrics: effective GPU utilization, makespan,

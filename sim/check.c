@@ -79,8 +79,8 @@ int eng_check(struct eng *e, simtime_t prev)
         double use = 0, eff = 0;
         for (uint32_t k = 0; k < n; k++) {
             const struct job_rt *r = &e->rt[o[k]];
-            use += mdl_perf_util(e->perf, o[k]) * (r->rate / r->base_rate);
-            eff += mdl_perf_util(e->perf, o[k]);
+            use += mdl_perf_util(e->perf, o[k], r->type) * (r->rate / r->base_rate);
+            eff += mdl_perf_util(e->perf, o[k], r->type);
             if (r->ufac != r->rate / r->base_rate)
                 return eng_fail(e, "job %s is credited useful factor %.17g at "
                             "rate / solo rate %.17g", e->tr->jobs[o[k]].id,

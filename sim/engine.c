@@ -143,16 +143,29 @@ static double s_pred_runtime(const struct pol_view *v, uint32_t j,
     return mdl_perf_pred_runtime_n(e->perf, j, t, n, spread);
 }
 
-static double s_pred_util(const struct pol_view *v, uint32_t j)
+/* The GPU type a utilization question without one is about: the job's
+ * current (or last) type once it has started, else its required type,
+ * else the cluster's reference type. */
+static uint32_t util_type(const struct eng *e, uint32_t j, uint32_t t)
 {
-    const struct eng *e = v->impl;
-    return mdl_perf_pred_util(e->perf, j);
+    const struct job_rt *r = &e->rt[j];
+    if (t != SIM_NONE)
+        return t;
+    if (r->first_start != SIM_NEVER)
+        return r->type;
+    return r->req_type != SIM_NONE ? r->req_type : e->clu->ref_type;
 }
 
-static double s_measured_util(const struct pol_view *v, uint32_t j)
+static double s_pred_util(const struct pol_view *v, uint32_t j, uint32_t t)
 {
     const struct eng *e = v->impl;
-    return mdl_perf_util(e->perf, j);
+    return mdl_perf_pred_util(e->perf, j, util_type(e, j, t));
+}
+
+static double s_measured_util(const struct pol_view *v, uint32_t j, uint32_t t)
+{
+    const struct eng *e = v->impl;
+    return mdl_perf_util(e->perf, j, util_type(e, j, t));
 }
 
 static bool s_spread(const struct cluster *c, uint32_t t, const uint32_t *gpus,

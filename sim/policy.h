@@ -45,7 +45,7 @@
 #include "traces/trace.h"
 
 /* The contract's version; a plug-in records the one it was built for. */
-#define DLSIM_POLICY_ABI 1
+#define DLSIM_POLICY_ABI 2
 
 /* The most jobs one GPU can ever hold (the run's own limit is the view's
  * max_share, from --models max_jobs_per_gpu). */
@@ -165,10 +165,14 @@ struct pol_services {
     /* predictions: what the run's models let a policy know */
     double (*pred_runtime)(const struct pol_view *v, uint32_t job,
                            uint32_t type, uint32_t n, bool spread);
-    double (*pred_util)(const struct pol_view *v, uint32_t job);
+    /* utilizations are per GPU type; type SIM_NONE = the job's current
+     * (or last) type once it has started, else its required type, else
+     * the cluster's reference type */
+    double (*pred_util)(const struct pol_view *v, uint32_t job, uint32_t type);
     /* ground truth a policy reads on purpose: a job's solo utilization as
      * measured while it runs (Gandiva profiles it); unknown = 1 */
-    double (*measured_util)(const struct pol_view *v, uint32_t job);
+    double (*measured_util)(const struct pol_view *v, uint32_t job,
+                            uint32_t type);
     /* placement (sim/placement.c) */
     bool (*place)(const struct cluster *c, uint32_t ngpus, uint32_t req_type,
                   enum plc_mode mode, uint32_t *type, uint32_t *gpus);
@@ -231,15 +235,26 @@ static inline double pol_pred_runtime_n(const struct pol_view *v, uint32_t job,
 {
     return v->svc->pred_runtime(v, job, type, n, spread);
 }
-/* Predicted solo utilization, (0, 1]. */
+/* Predicted solo utilization, (0, 1], on the job's current (or last)
+ * GPU type once it has started, else on its required type, else on the
+ * reference type. */
 static inline double pol_pred_util(const struct pol_view *v, uint32_t job)
 {
-    return v->svc->pred_util(v, job);
+    return v->svc->pred_util(v, job, SIM_NONE);
 }
-/* Measured (true) solo utilization, for policies that profile jobs. */
+/* The same on GPU type `type` (a job's utilization differs by type:
+ * models/MODELS.md). */
+static inline double pol_pred_util_on(const struct pol_view *v, uint32_t job,
+                                      uint32_t type)
+{
+    return v->svc->pred_util(v, job, type);
+}
+/* Measured (true) solo utilization, for policies that profile jobs: on the
+ * type it runs or last ran on (what a profiler saw), before its first
+ * start on its required type, else the reference type. */
 static inline double pol_measured_util(const struct pol_view *v, uint32_t job)
 {
-    return v->svc->measured_util(v, job);
+    return v->svc->measured_util(v, job, SIM_NONE);
 }
 /* GB per GPU job uses, 0 when unknown. */
 static inline double pol_mem_gb(const struct pol_view *v, uint32_t job)

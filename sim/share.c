@@ -66,7 +66,7 @@ void shr_credit(struct eng *e, uint32_t j)
     double f = r->rate / r->base_rate;
     if (f == r->ufac)
         return;
-    double du = mdl_perf_util(e->perf, j) * (f - r->ufac);
+    double du = mdl_perf_util(e->perf, j, r->type) * (f - r->ufac);
     for (uint32_t i = 0; i < r->ngpus; i++)
         useful_update(e, r->gpus[i], du);
     r->ufac = f;
@@ -77,7 +77,9 @@ uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
 {
     struct job_rt *r = &e->rt[j];
     uint32_t nfree = 0;
-    double u = mdl_perf_util(e->perf, j), mem = e->perf->mem[j];
+    const struct cluster *c = e->clu;
+    uint32_t t = c->nodes[c->gpu_node[gpus[0]]].type;   /* one type */
+    double u = mdl_perf_util(e->perf, j, t), mem = e->perf->mem[j];
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i];
         if (e->nocc[g] == 0)
@@ -97,7 +99,7 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
 {
     struct job_rt *r = &e->rt[j];
     uint32_t n = r->ngpus, nfree = 0;
-    double u = mdl_perf_util(e->perf, j), mem = e->perf->mem[j];
+    double u = mdl_perf_util(e->perf, j, r->type), mem = e->perf->mem[j];
     *nshared = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = r->gpus[i];

@@ -16,18 +16,6 @@ TestSuite(baselines, .fini = tu_tmp_cleanup);
 
 /* ---- helpers */
 
-static struct eng *run_spec(const struct trace *t, struct cluster *c,
-                            const char *policy, const struct mdl_spec *s)
-{
-    struct dl_error err = { 0 };
-    struct eng_opts o = { .policy = policy, .seed = 1, .check = true,
-                          .models = s };
-    struct eng *e = tu_eng_new(t, c, &o, &err);
-    cr_assert(e, "tu_eng_new(%s): %s", policy, err.msg);
-    cr_assert_eq(eng_run(e), 0, "run of %s failed: %s", policy, e->fail_msg);
-    return e;
-}
-
 static uint32_t preemptions(const struct eng *e, const char *id)
 {
     return e->rt[tu_job(e->tr, id)].preemptions;
@@ -116,7 +104,7 @@ Test(baselines, sjf_predicted_with_noise_changes_order)
     tu_simple_cluster(&c, 1, 1);
     tu_spec_from(&s, "noise.yaml", "kind: models\n"
               "predict: {runtime: oracle, runtime_noise: 1.0}\n");
-    struct eng *e = run_spec(&t, &c, "sjf:predicted=1", &s);
+    struct eng *e = tu_run_models(&t, &c, "sjf:predicted=1", &s);
     /* the expected order: by predicted run time, ties by index */
     uint32_t order[10];
     double key[10];
@@ -142,7 +130,7 @@ Test(baselines, sjf_predicted_with_noise_changes_order)
     }
     cr_expect(differs, "the noise left the true order unchanged");
     /* sjf on the same run ignores predictions: true order */
-    struct eng *e2 = run_spec(&t, &c, "sjf", &s);
+    struct eng *e2 = tu_run_models(&t, &c, "sjf", &s);
     at = US(100);
     for (uint32_t j = 1; j <= 10; j++) {
         cr_expect_eq(e2->rt[j].first_start, at);
@@ -170,8 +158,8 @@ Test(baselines, sjf_predicted_oracle_equals_sjf)
     tu_cluster(&c, "name: v\ngpu_types: [{name: V100, memory_gb: 32}]\n"
                "nodes: [{count: 2, gpus: 4, gpu_type: V100}]\n");
     tu_spec_from(&s, "oracle.yaml", "kind: models\npredict: {runtime: oracle}\n");
-    struct eng *a = run_spec(&t, &c, "sjf", &s);
-    struct eng *b = run_spec(&t, &c, "sjf:predicted=1", &s);
+    struct eng *a = tu_run_models(&t, &c, "sjf", &s);
+    struct eng *b = tu_run_models(&t, &c, "sjf:predicted=1", &s);
     for (uint32_t j = 0; j < t.njobs; j++) {
         cr_expect_eq(a->rt[j].first_start, b->rt[j].first_start, "%s", t.jobs[j].id);
         cr_expect_eq(a->rt[j].finish, b->rt[j].finish, "%s", t.jobs[j].id);
@@ -334,7 +322,7 @@ Test(baselines, gandiva_packs_by_measured_utilization)
                  "a,0,1,10,0.5\nb,1,1,4,0.25\nc,2,1,2,0.5\n");
     tu_simple_cluster(&c, 1, 1);
     tu_spec_from(&s, "sd.yaml", half_rate);
-    struct eng *e = run_spec(&t, &c, "gandiva", &s);
+    struct eng *e = tu_run_models(&t, &c, "gandiva", &s);
     TU_SCHED(e, "a", 0, 16);
     TU_SCHED(e, "b", 1, 9);
     TU_SCHED(e, "c", 9, 13);
@@ -346,13 +334,13 @@ Test(baselines, gandiva_packs_by_measured_utilization)
     eng_free(e);
     /* util_cap=0.7: b does not fit beside a either (0.75 > 0.7): FIFO,
      * b 10-14, c 14-16 (c after b, both 0.5 + ... alone) */
-    e = run_spec(&t, &c, "gandiva:util_cap=0.7", &s);
+    e = tu_run_models(&t, &c, "gandiva:util_cap=0.7", &s);
     TU_SCHED(e, "a", 0, 10);
     TU_SCHED(e, "b", 10, 14);
     TU_SCHED(e, "c", 14, 16);
     eng_free(e);
     /* max_per_gpu=1: no packing at all, the same */
-    e = run_spec(&t, &c, "gandiva:max_per_gpu=1", &s);
+    e = tu_run_models(&t, &c, "gandiva:max_per_gpu=1", &s);
     TU_SCHED(e, "b", 10, 14);
     eng_free(e);
     mdl_spec_free(&s);
@@ -374,7 +362,7 @@ Test(baselines, gandiva_lowest_utilization_gpu)
                  "x,0,1,10,0.5\ny,0,1,10,0.25\nz,1,1,1,0.25\nw,1,1,1,0.5\n");
     tu_simple_cluster(&c, 1, 2);
     tu_spec_from(&s, "sd.yaml", half_rate);
-    struct eng *e = run_spec(&t, &c, "gandiva", &s);
+    struct eng *e = tu_run_models(&t, &c, "gandiva", &s);
     tu_placement(e, "x", "n0:0");
     tu_placement(e, "y", "n0:1");
     tu_placement(e, "z", "n0:1");
@@ -404,7 +392,7 @@ Test(baselines, gandiva_packs_a_gang_on_one_node)
                  "a,0,2,10,0.5\nb,0,2,10,0.25\nc,1,2,1,0.5\nd,1,2,1,0.5\n");
     tu_simple_cluster(&c, 1, 4);
     tu_spec_from(&s, "sd.yaml", half_rate);
-    struct eng *e = run_spec(&t, &c, "gandiva", &s);
+    struct eng *e = tu_run_models(&t, &c, "gandiva", &s);
     tu_placement(e, "a", "n0:0-1");
     tu_placement(e, "b", "n0:2-3");
     tu_placement(e, "c", "n0:2-3");
@@ -430,7 +418,7 @@ Test(baselines, gandiva_memory_limits_packing)
                  "a,0,1,10,0.25,10\nb,1,1,2,0.25,8\n");
     tu_simple_cluster(&c, 1, 1);
     tu_spec_from(&s, "sd.yaml", half_rate);
-    struct eng *e = run_spec(&t, &c, "gandiva:quantum=0", &s);
+    struct eng *e = tu_run_models(&t, &c, "gandiva:quantum=0", &s);
     TU_SCHED(e, "a", 0, 10);
     TU_SCHED(e, "b", 10, 12);
     eng_free(e);
@@ -513,6 +501,157 @@ Test(baselines, gandiva_slices_by_size)
     clu_free(&c);
 }
 
+/* ------------------------------------- gandiva as the Horus authors ran it */
+
+/* variant=horus-paper packs without a utilization cap, up to 3 jobs a GPU.
+ * One GPU, constant slowdown 0.5 per co-runner (rate 0.5^n), jobs of 10 s
+ * of utilization 0.9, 0.8, 0.7, 0.6 at 0, 1, 2, 3.  The default (cap 1)
+ * packs none of them: FIFO, 0-10, 10-20, 20-30, 30-40.  horus-paper:
+ *   0-1  a alone (9 left);  1-2  a, b at 0.5 (a 8.5, b 9.5);
+ *   2-36 a, b, c at 0.25: a done at 36 (b 1, c 1.5 left); d, waiting for a
+ *        place (3 a GPU), packs at 36;
+ *   36-40 b, c, d at 0.25: b done (c 0.5, d 9);  40-41 c, d at 0.5: c done;
+ *   41-49.5 d alone. */
+Test(baselines, gandiva_horus_paper_packs_without_a_cap)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
+                 "a,0,1,10,0.9\nb,1,1,10,0.8\nc,2,1,10,0.7\nd,3,1,10,0.6\n");
+    tu_simple_cluster(&c, 1, 1);
+    tu_spec_from(&s, "sd.yaml", half_rate);
+    struct eng *e = tu_run_models(&t, &c, "gandiva", &s);
+    TU_SCHED(e, "a", 0, 10);
+    TU_SCHED(e, "b", 10, 20);
+    TU_SCHED(e, "c", 20, 30);
+    TU_SCHED(e, "d", 30, 40);
+    eng_free(e);
+    static const char *const pols[] = { "gandiva:variant=horus-paper",
+                                        "gandiva:util_cap=none,max_per_gpu=3" };
+    for (int p = 0; p < 2; p++) {
+        e = tu_run_models(&t, &c, pols[p], &s);
+        TU_SCHED(e, "a", 0, 36);
+        TU_SCHED(e, "b", 1, 40);
+        TU_SCHED(e, "c", 2, 41);
+        TU_SCHED(e, "d", 36, 49.5);
+        cr_expect_eq(e->preemptions, 0, "%s", pols[p]);
+        eng_free(e);
+    }
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* slice=all time-slices every job whose quantum is over while others
+ * wait, whatever its size; requeue says where it goes.  One GPU, no
+ * packing (max_per_gpu=1), quantum 10: a (30 s) at 0, b (15 s) at 5.
+ *   requeue=back: at 10 a goes behind b: b 10-20, a 20-30, b 30-35, a
+ *     35-45 (as the default's same-size swap);
+ *   requeue=front: a goes before b and takes its GPU back at once, which
+ *     the engine counts as no preemption: a 0-30, b 30-45.  (The authors'
+ *     time-stepped simulator restarts it one step later.) */
+Test(baselines, gandiva_slices_all_to_the_back_or_front)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,30\nb,5,1,15\n");
+    tu_simple_cluster(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "gandiva:slice=all,quantum=10,max_per_gpu=1");
+    TU_SCHED(e, "a", 0, 45);
+    TU_SCHED(e, "b", 10, 35);
+    cr_expect_eq(preemptions(e, "a"), 2);
+    cr_expect_eq(preemptions(e, "b"), 1);
+    eng_free(e);
+    static const char *const front[] = {
+        "gandiva:slice=all,requeue=front,quantum=10,max_per_gpu=1",
+        "gandiva:variant=horus-paper,quantum=10,max_per_gpu=1" };
+    for (int p = 0; p < 2; p++) {
+        e = tu_run(&t, &c, front[p]);
+        TU_SCHED(e, "a", 0, 30);
+        TU_SCHED(e, "b", 30, 45);
+        cr_expect_eq(e->preemptions, 0, "%s", front[p]);
+        eng_free(e);
+    }
+    trc_free(&t);
+    /* slice=all passes between sizes: a 2-GPU job at 1 on a 2-GPU node
+     * held by two 1-GPU jobs (0-20) stops both at their quantum (5) and
+     * runs 5-6; they resume at 6 and end at 21 */
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\n"
+                 "p,0,1,20\nq,0,1,20\nbig,1,2,1\n");
+    clu_free(&c);
+    tu_simple_cluster(&c, 1, 2);
+    e = tu_run(&t, &c, "gandiva:slice=all,quantum=5,max_per_gpu=1");
+    TU_SCHED(e, "big", 5, 6);
+    TU_SCHED(e, "p", 0, 21);
+    TU_SCHED(e, "q", 0, 21);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* one_start=1: at most one start per instant; tick=S tries again S s
+ * after a start.  Three jobs at 0 on three free GPUs. */
+Test(baselines, gandiva_one_start_per_instant)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\n"
+                 "a,0,1,100\nb,0,1,100\nc,0,1,100\n");
+    tu_simple_cluster(&c, 1, 3);
+    static const char *const pols[] = { "gandiva", "gandiva:one_start=1,quantum=0",
+                                        "gandiva:one_start=1,tick=5" };
+    static const char *const ids[3] = { "a", "b", "c" };
+    static const double st[][3] = { { 0, 0, 0 }, { 0, 100, 200 }, { 0, 5, 10 } };
+    tu_expect_starts(&t, &c, pols, 3, ids, st, 100);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* profile_s=S: a new job first runs S s alone on its GPUs before it may
+ * share one, so packing waits exactly S.  One GPU, slowdown 0.5 shared,
+ * quantum 10, utilizations 0.3 (a pair fits the cap of 1).  b (30 s) at
+ * 0, a (100 s) at 1.
+ *   profile_s=0: a packs beside b at 1: b 29 s left, at 0.5 done at 59; a
+ *     has then done 29, its last 71 alone: 1-130.
+ *   profile_s=S (5, 8): b's profiling run keeps a off its GPU, and a, not
+ *     yet measured, cannot pack anyway; at 10 (b's quantum) a takes the
+ *     GPU by a slice (b has 20 left) and runs alone to be measured; b, a
+ *     measured job, packs beside it at exactly 10 + S, and is done 40 s
+ *     later; a: S s alone, 40 s at 0.5, the rest alone: ends at 130. */
+Test(baselines, gandiva_profiling_delays_packing_by_s)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
+                 "b,0,1,30,0.3\na,1,1,100,0.3\n");
+    tu_simple_cluster(&c, 1, 1);
+    tu_spec_from(&s, "sd.yaml", half_rate);
+    struct eng *e = tu_run_models(&t, &c, "gandiva:quantum=10", &s);
+    TU_SCHED(e, "b", 0, 59);
+    TU_SCHED(e, "a", 1, 130);
+    cr_expect_eq(e->preemptions, 0);
+    eng_free(e);
+    static const double S[] = { 5, 8 };
+    for (int k = 0; k < 2; k++) {
+        char pol[64];
+        snprintf(pol, sizeof pol, "gandiva:quantum=10,profile_s=%g", S[k]);
+        e = tu_run_models(&t, &c, pol, &s);
+        const struct job_rt *rb = &e->rt[tu_job(&t, "b")];
+        TU_SCHED(e, "a", 10, 130);
+        cr_expect_eq(rb->first_start, 0, "%s", pol);
+        cr_expect_eq(rb->last_start, US(10 + S[k]), "%s: b packs at %lld", pol,
+                     (long long)rb->last_start);
+        cr_expect_eq(rb->finish, US(10 + S[k] + 40), "%s", pol);
+        cr_expect_eq(preemptions(e, "b"), 1, "%s", pol);
+        eng_free(e);
+    }
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}
+
 /* ------------------------------------------------- options and listing */
 
 static void expect_bad(const char *spec, const char *key)
@@ -554,6 +693,13 @@ Test(baselines, bad_options_name_the_key)
     expect_bad("gandiva:preempt_cost=-2", "preempt_cost=-2");
     expect_bad("gandiva:backfill=3", "backfill=3");
     expect_bad("gandiva:placement=spread", "placement=spread");
+    expect_bad("gandiva:variant=authors", "variant=authors");
+    expect_bad("gandiva:util_cap=lots", "util_cap=lots");
+    expect_bad("gandiva:slice=some", "slice=some");
+    expect_bad("gandiva:requeue=middle", "requeue=middle");
+    expect_bad("gandiva:profile_s=-1", "profile_s=-1");
+    expect_bad("gandiva:one_start=2", "one_start=2");
+    expect_bad("gandiva:tick=x", "tick=x");
 }
 
 Test(baselines, listed_with_options_and_blocking)
@@ -587,7 +733,10 @@ static const char *const policies[] = {
     "tiresias:thresholds=20,promote=0.5,placement=pool",
     "gandiva", "gandiva:placement=pool,quantum=30",
     "gandiva:backfill=0,max_per_gpu=3,util_cap=1.5,preempt_cost=2",
-    "gandiva:quantum=0,max_per_gpu=4,util_cap=2", "horus", "horus:variant=plus",
+    "gandiva:quantum=0,max_per_gpu=4,util_cap=2", "gandiva:variant=horus-paper",
+    "gandiva:variant=horus-paper,one_start=1,tick=1,quantum=20",
+    "gandiva:profile_s=30", "gandiva:profile_s=10,slice=all,quantum=20,preempt_cost=1",
+    "horus", "horus:variant=plus", "horus:variant=authors",
     "qos", "qos:preempt=1,elastic=1",
 };
 

@@ -22,6 +22,12 @@
 #include <unistd.h>
 
 #define GAVEL "../../shared/data/perf/gavel/physical_cluster_throughputs.json"
+/* models/util_train.csv, 5 folds seed 1 and leave-one-model-out, ridge
+ * 0.1: RMSLE on log1p(util) and on log1p(100 util) (models/FIT.md) */
+#define UTIL_KF 0.0563254
+#define UTIL_KF_PCT 0.1560027
+#define UTIL_LOMO 0.1312324
+#define UTIL_LOMO_PCT 0.3346261
 
 /* ------------------------------------------------------------ helpers */
 
@@ -450,9 +456,17 @@ Test(util, fixture_loads_and_bad_rows_located)
     cr_assert_eq(mdl_fit_util_load("data/util_tiny.csv", &d, &err), 0, "%s", err.msg);
     cr_assert_eq(d.n, 6);
     cr_assert_eq(d.r[2].x[0], 3e10);
-    double e, eb;
-    cr_assert_eq(mdl_fit_util_cv(&d, 3, 1, 0.1, &e, &eb), 0);
-    cr_assert(isfinite(e) && isfinite(eb));
+    cr_assert_eq(d.nmodels, 3);
+    cr_assert_eq(d.r[3].model, 1);
+    cr_assert_eq(d.ngpus, 1);
+    struct mdl_util_cv cv;
+    cr_assert_eq(mdl_fit_util_cv(&d, 3, 1, 0.1, false, &cv), 0);
+    cr_assert(isfinite(cv.rmsle) && isfinite(cv.base));
+    cr_assert_eq(cv.n, 6);
+    cr_assert_eq(mdl_fit_util_cv(&d, 0, 0, 0.1, true, &cv), 0);
+    cr_assert_eq(cv.folds, 3);
+    /* the percent scale is log1p(100 u): larger than the fraction scale's */
+    cr_assert_gt(cv.rmsle_pct, cv.rmsle);
     mdl_fit_util_data_free(&d);
     const char *p = tu_tmp_path("util-bad.csv");
     spit(p, "model,batch_size,gpu_type,util,flops,params,conv_layers,"
@@ -502,8 +516,9 @@ Test(util, synthetic_log_linear_recovered)
     cr_expect_float_eq(m.coef[2] / m.scale[2], 0.05, 1e-4);
     for (int k = 3; k < 6; k++)
         cr_expect_float_eq(m.coef[k] / m.scale[k], 0, 1e-4);
-    double e, eb;
-    cr_assert_eq(mdl_fit_util_cv(&d, 5, 1, 0.1, &e, &eb), 0);
+    struct mdl_util_cv cv;
+    cr_assert_eq(mdl_fit_util_cv(&d, 5, 1, 0.1, false, &cv), 0);
+    double e = cv.rmsle, eb = cv.base;
     cr_log_info("synthetic util: RMSLE %.5f, mean baseline %.5f", e, eb);
     cr_expect_lt(e, 0.01);
     cr_expect_lt(e, eb / 5);
@@ -522,43 +537,69 @@ Test(util, synthetic_log_linear_recovered)
     mdl_fit_util_data_free(&d);
 }
 
-/* The zoo's measured utilizations (MISO, A100) joined with its graph
- * features: few rows today, so this only checks that the path works and
- * reports the numbers. */
-Test(util, zoo_join)
+/* The shipped training file (models/util_train.csv, MISO's A100
+ * measurements with the measured programs' graph features, written by
+ * scripts/util-data.py): its rows of zoo models are the zoo's own (same
+ * utilization as util.csv, same features as zoo.csv), its cross-validated
+ * errors are the ones pinned in models/FIT.md and recorded in the shipped
+ * models/util.yaml, and that file is exactly what `dlsim fit util` writes
+ * from it. */
+Test(util, shipped_training_file)
 {
     struct mdl_zoo z;
     struct dl_error err = { 0 };
     cr_assert_eq(mdl_zoo_load("../models", &z, &err), 0, "%s", err.msg);
-    const char *path = tu_tmp_path("util-zoo.csv");
-    FILE *f = fopen(path, "w");
-    fputs("model,batch_size,gpu_type,util,flops,params,conv_layers,"
-          "linear_layers,activation_layers,other_layers\n", f);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < z.nmodels; i++) {
-        const struct mdl_model *mm = &z.models[i];
-        if (mm->util_a100 < 0 || mm->flops < 0 || mm->params < 0 ||
-            mm->conv_layers < 0 || mm->linear_layers < 0 ||
-            mm->activation_layers < 0 || mm->other_layers < 0)
-            continue;
-        fprintf(f, "%s,%u,A100,%.9g,%.17g,%.17g,%d,%d,%d,%d\n", mm->name,
-                mm->batch_size, mm->util_a100, mm->flops, mm->params,
-                mm->conv_layers, mm->linear_layers, mm->activation_layers,
-                mm->other_layers);
-        n++;
-    }
-    fclose(f);
-    mdl_zoo_free(&z);
-    if (n < 3)
-        cr_skip("only %u zoo rows have a measured utilization", n);
     struct mdl_util_data d;
-    cr_assert_eq(mdl_fit_util_load(path, &d, &err), 0, "%s", err.msg);
-    double e, eb;
-    cr_assert_eq(mdl_fit_util_cv(&d, n, 1, 0.1, &e, &eb), 0);
-    cr_assert(isfinite(e) && isfinite(eb));
-    cr_log_info("zoo util join: %u rows, leave-one-out RMSLE %.4f, mean "
-                "baseline %.4f", n, e, eb);
+    cr_assert_eq(mdl_fit_util_load("../models/util_train.csv", &d, &err), 0,
+                 "%s", err.msg);
+    cr_assert_eq(d.n, 33);
+    cr_assert_eq(d.nmodels, 9);
+    cr_assert_eq(d.ngpus, 1);
+    uint32_t joined = 0;
+    for (uint32_t i = 0; i < z.nutils; i++) {
+        const struct mdl_model *m = &z.models[z.utils[i].model];
+        uint32_t k = 0;         /* names in normal form, as the zoo's */
+        while (k < d.n && (strcmp(d.models[d.r[k].model], z.family_keys[m->family]) ||
+                           d.r[k].x[0] != m->flops))
+            k++;
+        cr_assert_lt(k, d.n, "%s@%u is not in util_train.csv", m->name,
+                     m->batch_size);
+        const struct mdl_util_row *r = &d.r[k];
+        cr_assert_eq(r->util, z.utils[i].util, "%s@%u", m->name, m->batch_size);
+        const double x[6] = { m->flops, m->params, m->conv_layers,
+                              m->linear_layers, m->activation_layers,
+                              m->other_layers };
+        for (int f = 0; f < 6; f++)
+            cr_assert_eq(r->x[f], x[f], "%s@%u feature %d", m->name,
+                         m->batch_size, f);
+        joined++;
+    }
+    cr_assert_eq(joined, 4);
+    /* the cross-validated errors (models/FIT.md) */
+    struct mdl_util_cv kf, lomo;
+    cr_assert_eq(mdl_fit_util_cv(&d, 5, 1, 0.1, false, &kf), 0);
+    cr_assert_eq(mdl_fit_util_cv(&d, 0, 0, 0.1, true, &lomo), 0);
+    cr_log_info("util_train.csv 5-fold RMSLE %.4f (percent %.4f), mean %.4f "
+                "(%.4f); leave-one-model-out %.4f (%.4f), mean %.4f (%.4f)",
+                kf.rmsle, kf.rmsle_pct, kf.base, kf.base_pct, lomo.rmsle,
+                lomo.rmsle_pct, lomo.base, lomo.base_pct);
+    cr_expect_float_eq(kf.rmsle, UTIL_KF, 5e-5);
+    cr_expect_float_eq(kf.rmsle_pct, UTIL_KF_PCT, 5e-5);
+    cr_expect_float_eq(lomo.rmsle, UTIL_LOMO, 5e-5);
+    cr_expect_float_eq(lomo.rmsle_pct, UTIL_LOMO_PCT, 5e-5);
+    cr_expect_lt(kf.rmsle, kf.base);
+    /* models/util.yaml is the command's output (the source line aside) */
+    const char *out = tu_tmp_path("util-shipped.yaml");
+    char *argv[] = { "fit", "util", "../models/util_train.csv", "-o",
+                     (char *)out, NULL };
+    cr_assert_eq(tu_main(5, argv), 0);
+    char *got = slurp(out), *want = slurp("../models/util.yaml");
+    char *gs = strstr(got, "\nsource: "), *ws = strstr(want, "\nsource: ");
+    cr_assert(gs && ws);
+    cr_assert_str_eq(strchr(gs + 1, '\n'), strchr(ws + 1, '\n'));
+    free(got), free(want);
     mdl_fit_util_data_free(&d);
+    mdl_zoo_free(&z);
 }
 
 /* Content errors name the file (#13): a header and no rows, a NUL byte,

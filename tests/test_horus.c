@@ -196,6 +196,212 @@ Test(horus, plus_serves_queues_by_credit)
     clu_free(&c);
 }
 
+/* --models zoo gives Horus real, varied utilizations: five jobs of five
+ * zoo models, no util column, submitted at once on one A100 with no
+ * sharing.  Horus sees the zoo regressor's predictions (models/util.yaml),
+ * a different one per model, and starts the jobs in ascending order of
+ * them, one after the other. */
+Test(horus, zoo_utilizations_differ_per_model)
+{
+    static const char *const models[] = { "vgg16@64", "bert@64", "lstm@20",
+                                          "cyclegan@1", "resnet50_cifar10@64" };
+    enum { N = 5 };
+    char csv[1024];
+    int off = snprintf(csv, sizeof csv, "job_id,submit_time,num_gpus,duration,model\n");
+    for (int j = 0; j < N; j++)
+        off += snprintf(csv + off, sizeof csv - (size_t)off, "j%d,0,1,10,%s\n", j,
+                        models[j]);
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, csv);
+    tu_cluster(&c, "name: a\ngpu_types: [{name: A100, memory_gb: 40}]\n"
+               "nodes: [{count: 1, gpus: 1, gpu_type: A100}]\n");
+    tu_spec_zoo(&s, NULL, NULL);
+    struct eng *e = tu_run_models(&t, &c, "horus:max_per_gpu=1", &s);
+    double u[N];
+    for (int j = 0; j < N; j++) {
+        u[j] = mdl_perf_pred_util(e->perf, (uint32_t)j, 0);
+        for (int k = 0; k < j; k++)
+            cr_expect_neq(u[j], u[k], "%s and %s", models[j], models[k]);
+    }
+    /* each started when the one of the next lower utilization finished */
+    for (int j = 0; j < N; j++) {
+        int before = 0;
+        for (int k = 0; k < N; k++)
+            before += u[k] < u[j];
+        simtime_t st = e->rt[j].first_start;
+        int ran_before = 0;
+        for (int k = 0; k < N; k++)
+            ran_before += e->rt[k].first_start < st;
+        cr_expect_eq(ran_before, before, "%s (predicted %.4f)", models[j], u[j]);
+    }
+    eng_free(e);
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* ---- the authors' reading (variant=authors and its four options) */
+
+/* gpu_order=index co-locates next to an idle GPU.  One node of two GPUs;
+ * a (util 0.3, 10 s) at 0 and b (0.3, 10 s) at 1.  By default b takes
+ * the free GPU 1.  In index order b takes the first GPU with room, GPU 0,
+ * beside a, and GPU 1 stays idle: with the default slowdown (0.8 while
+ * shared) a runs 1 s alone, then its 9 s at 0.8 (11.25 s): 0-12.25; b's
+ * 11.25 s shared do 9 s of work, its last 1 s alone: 1-13.25. */
+Test(horus, index_order_colocates_next_to_an_idle_gpu)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
+             "a,0,1,10,0.3\nb,1,1,10,0.3\n");
+    tu_simple_cluster(&c, 1, 2);
+    struct eng *e = horus_run(&t, &c, "horus");
+    cr_expect_eq(first_gpu(e, &t, "a"), 0);
+    cr_expect_eq(first_gpu(e, &t, "b"), 1);
+    TU_SCHED(e, "a", 0, 10);
+    TU_SCHED(e, "b", 1, 11);
+    eng_free(e);
+    const char *pols[] = { "horus:gpu_order=index", "horus:variant=authors" };
+    for (int p = 0; p < 2; p++) {
+        e = horus_run(&t, &c, pols[p]);
+        cr_expect_eq(first_gpu(e, &t, "a"), 0, "%s", pols[p]);
+        cr_expect_eq(first_gpu(e, &t, "b"), 0, "%s", pols[p]);
+        TU_SCHED(e, "a", 0, 12.25);
+        TU_SCHED(e, "b", 1, 13.25);
+        eng_free(e);
+    }
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* cap_util=1: a GPU's summed utilization counts at most 100.  One node of
+ * two 16 GB GPUs, every job 1000 s: a (0.8, 0 GB) at 0 -> GPU 0; c (0.1,
+ * 10 GB) at 1 -> GPU 1; b (0.7, 8 GB) at 2 cannot fit beside c (10 + 8 >
+ * 16 - 0.5) -> GPU 0 (150 %); e (0.1) at 3 -> GPU 1 either way (2.6125
+ * against 3.61 uncapped, 2.81 capped).  d (0.3) at 4:
+ *   GPU 0 (a, b; 8 GB; 150 %): 1.3 x 8/16 + 2 + overshoot:
+ *        uncapped s = 150 + 30 - 100 = 80 -> 1.6 x 0.8 = 1.28: 3.93;
+ *        capped   s = 100 + 30 - 100 = 30 -> 0.48:            3.13;
+ *   GPU 1 (c, e; 10 GB; 20 %):  1.3 x 10/16 + 2 + 0.5 (s = -50) = 3.3125.
+ * So d goes to GPU 1 uncapped, to GPU 0 capped. */
+Test(horus, capped_utilization_term)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util,mem_gb\n"
+             "a,0,1,1000,0.8,0\nc,1,1,1000,0.1,10\nb,2,1,1000,0.7,8\n"
+             "e,3,1,1000,0.1,0\nd,4,1,1000,0.3,0\n");
+    tu_simple_cluster(&c, 1, 2);
+    static const char *const pols[] = { "horus", "horus:cap_util=1" };
+    static const uint32_t want_d[] = { 1, 0 };
+    for (int p = 0; p < 2; p++) {
+        struct eng *e = horus_run(&t, &c, pols[p]);
+        cr_expect_eq(first_gpu(e, &t, "a"), 0, "%s", pols[p]);
+        cr_expect_eq(first_gpu(e, &t, "c"), 1, "%s", pols[p]);
+        cr_expect_eq(first_gpu(e, &t, "b"), 0, "%s", pols[p]);
+        cr_expect_eq(first_gpu(e, &t, "e"), 1, "%s", pols[p]);
+        cr_expect_eq(first_gpu(e, &t, "d"), want_d[p], "%s", pols[p]);
+        for (uint32_t j = 0; j < t.njobs; j++)
+            cr_expect_eq(e->rt[j].first_start, t.jobs[j].submit, "%s", pols[p]);
+        eng_free(e);
+    }
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* anchors=tasks: as many candidate anchors as the job has GPUs.  Four
+ * nodes of four 16 GB GPUs.  At 0 three 3-GPU blockers of 15 GB a task
+ * take n0:0-2, n1:0-2, n2:0-2; at 1 a 4-GPU job of 1 GB takes n3:0-3.  At
+ * 2 a 4-GPU job g (1 GB, util 0.2) finds no node with 4 free GPUs: n0-n2
+ * each have one free GPU (the others lack memory), n3 four shared ones.
+ * The nodes' minimum costs: 1.3/16 + 0.8 = 0.88125 on n0-n2 (a free GPU),
+ * 1.3 x 2/16 + 1 + 0.3 = 1.4625 on n3.  With 3 anchors (n0, n1, n2) every
+ * plan spans four nodes: n0:3+n1:3+n2:3+n3:0.  With 4 anchors, n3's plan
+ * holds the whole job on one node. */
+Test(horus, anchors_as_many_as_tasks)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util,mem_gb\n"
+             "x0,0,3,1000,0.5,15\nx1,0,3,1000,0.5,15\nx2,0,3,1000,0.5,15\n"
+             "y,1,4,1000,0.5,1\ng,2,4,10,0.2,1\n");
+    tu_cluster(&c, "name: a\ngpu_types: [{name: G, memory_gb: 16}]\n"
+               "nodes: [{count: 4, gpus: 4, gpu_type: G}]\n");
+    struct eng *e = horus_run(&t, &c, "horus");
+    tu_placement(e, "x0", "n0:0-2");
+    tu_placement(e, "x1", "n1:0-2");
+    tu_placement(e, "x2", "n2:0-2");
+    tu_placement(e, "y", "n3:0-3");
+    tu_placement(e, "g", "n0:3+n1:3+n2:3+n3:0");
+    eng_free(e);
+    e = horus_run(&t, &c, "horus:anchors=tasks");
+    tu_placement(e, "g", "n3:0-3");
+    eng_free(e);
+    e = horus_run(&t, &c, "horus:anchors=4");
+    tu_placement(e, "g", "n3:0-3");
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* one_start=1: at most one start per instant.  Three jobs at 0 on three
+ * free GPUs (no sharing), lowest utilization first: by default all start
+ * at 0.  With one_start=1 the second waits for the next event (the
+ * first's completion at 100), the third for the second's (200); with
+ * tick=5 the policy tries again 5 s after each start: 0, 5, 10; under
+ * variant=authors (tick=1; max_per_gpu=1, or its index order would stack
+ * the three on GPU 0): 0, 1, 2. */
+Test(horus, one_start_per_instant)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
+             "a,0,1,100,0.1\nb,0,1,100,0.2\nc,0,1,100,0.3\n");
+    tu_simple_cluster(&c, 1, 3);
+    static const char *const pols[] = { "horus", "horus:one_start=1",
+                                        "horus:one_start=1,tick=5",
+                                        "horus:variant=authors,max_per_gpu=1" };
+    static const char *const ids[3] = { "a", "b", "c" };
+    static const double st[][3] = { { 0, 0, 0 }, { 0, 100, 200 },
+                                    { 0, 5, 10 }, { 0, 1, 2 } };
+    tu_expect_starts(&t, &c, pols, 4, ids, st, 100);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* w_speed: a fast type F (speed 1) and a slow type S (0.5), one GPU
+ * each.  x (util 0.5) holds F from 0; y (0.3, 10 s) arrives at 1.  The
+ * paper's cost takes the free S GPU (0.7 against 1.2 shared): 20 s there.
+ * With w_speed=2 the S GPU costs 0.7 + 2 x (20/10 - 1) = 2.7 and y shares
+ * F with x (1.2): at 0.8, 12.5 s, 1-13.5.  With w_speed=0.1 (S: 0.8) it
+ * still takes S. */
+Test(horus, speed_aware_device_cost)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
+             "x,0,1,100,0.5\ny,1,1,10,0.3\n");
+    tu_cluster(&c, "name: h\ngpu_types: [{name: F, memory_gb: 16, speed: 1},"
+               " {name: S, memory_gb: 16, speed: 0.5}]\n"
+               "nodes:\n  - {count: 1, gpus: 1, gpu_type: F}\n"
+               "  - {count: 1, gpus: 1, gpu_type: S}\n");
+    static const char *const pols[] = { "horus", "horus:w_speed=2",
+                                        "horus:w_speed=0.1" };
+    static const uint32_t gpu[] = { 1, 0, 1 };
+    static const double fin[] = { 21, 13.5, 21 };
+    for (int p = 0; p < 3; p++) {
+        struct eng *e = horus_run(&t, &c, pols[p]);
+        cr_expect_eq(first_gpu(e, &t, "x"), 0, "%s", pols[p]);
+        cr_expect_eq(first_gpu(e, &t, "y"), gpu[p], "%s", pols[p]);
+        TU_SCHED(e, "y", 1, fin[p]);
+        eng_free(e);
+    }
+    trc_free(&t);
+    clu_free(&c);
+}
+
 Test(horus, bad_options)
 {
     struct dl_error err = { 0 };
@@ -206,8 +412,23 @@ Test(horus, bad_options)
     cr_expect_eq(pol_parse("horus:variant=minus", &p, &a, &err), 0);
     cr_expect_eq(eng_check_policy(p, &a, &c, &err), DL_EINPUT);
     cr_expect(strstr(err.msg, "variant"), "%s", err.msg);
+    cr_expect(strstr(err.msg, "authors"), "%s", err.msg);
     cr_expect_eq(pol_parse("horus:lookahead=0", &p, &a, &err), 0);
     cr_expect_eq(eng_check_policy(p, &a, &c, &err), DL_EINPUT);
+    static const char *const bad[][2] = {
+        { "horus:gpu_order=random", "gpu_order=random" },
+        { "horus:cap_util=2", "cap_util=2" },
+        { "horus:anchors=some", "anchors=some" },
+        { "horus:anchors=0", "anchors=0" },
+        { "horus:one_start=yes", "one_start=yes" },
+        { "horus:tick=-1", "tick=-1" },
+        { "horus:w_speed=-1", "w_speed=-1" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_expect_eq(pol_parse(bad[i][0], &p, &a, &err), 0);
+        cr_expect_eq(eng_check_policy(p, &a, &c, &err), DL_EINPUT, "%s", bad[i][0]);
+        cr_expect(strstr(err.msg, bad[i][1]), "%s: %s", bad[i][0], err.msg);
+    }
     clu_free(&c);
     cr_expect_eq(pol_parse("horus:depth=2", &p, &a, &err), DL_EINPUT);
 }
@@ -240,8 +461,11 @@ Test(horus, random_runs_finish)
                    "  - {count: 1, gpus: 4, gpu_type: A, rack: y}\n"
                    "  - {count: 2, gpus: 2, gpu_type: B, rack: y}\n");
         const char *pols[] = { "horus", "horus:variant=plus", "horus:placement=pool",
-                               "horus:anchors=1,lookahead=2" };
-        for (int p = 0; p < 4; p++) {
+                               "horus:anchors=1,lookahead=2", "horus:variant=authors",
+                               "horus:variant=plus,gpu_order=index,cap_util=1,"
+                               "anchors=tasks,one_start=1",
+                               "horus:one_start=1,tick=0", "horus:w_speed=1" };
+        for (int p = 0; p < 8; p++) {
             struct eng *e = horus_run(&t, &c, pols[p]);
             cr_expect_eq(e->ndone + e->nrejected, t.njobs, "seed %d %s", seed,
                          pols[p]);

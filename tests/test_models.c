@@ -299,6 +299,69 @@ Test(models, sensitivity_pressure_by_model)
     clu_free(&c);
 }
 
+/* The Horus authors' rule (form horus-authors): a task's duration x 1.2
+ * once while its GPU is shared, as a rate 1 / 1.2 whatever the number of
+ * co-runners.  One GPU; a (10 s) from 0, b (10 s) from 2, c (3 s) from 4,
+ * all packed:
+ *   0-2   a alone: 2 s of work done, 8 left;
+ *   2-4   a, b at 1/1.2: 5/3 each, a 19/3 left, b 25/3;
+ *   4-7.6 a, b, c at 1/1.2 (the constant form would give 0.8^2): c's 3 s
+ *         of work take 3.6 s; a 10/3 left, b 16/3;
+ *   7.6-11.6 a, b at 1/1.2: a's 10/3 take 4 s;
+ *   11.6-13.6 b alone: its last 2 s.
+ * The rule is a rate, so the shared stretch of each job takes 1.2 times
+ * its work and the rest its work: a = 2 + 1.2 x 8, b = 1.2 x 8 + 2,
+ * c = 1.2 x 3. */
+Test(models, horus_authors_rule_finish_times)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\n"
+             "a,0,1,10\nb,2,1,10\nc,4,1,3\n");
+    tu_simple_cluster(&c, 1, 1);
+    tu_spec_from(&s, "ha.yaml", "kind: slowdown\ngpu_types:\n"
+                 "  - {name: \"*\", form: horus-authors}\n");
+    struct eng *e = run_models(&t, &c, &pack_policy, "pack", &s);
+    /* each time within the microsecond rounding-up of its completion */
+    const struct { const char *id; double start, end; } want[] = {
+        { "a", 0, 11.6 }, { "b", 2, 13.6 }, { "c", 4, 7.6 } };
+    for (int i = 0; i < 3; i++) {
+        const struct job_rt *r = &e->rt[tu_job(&t, want[i].id)];
+        cr_expect_eq(r->first_start, US(want[i].start), "%s", want[i].id);
+        cr_expect(llabs(r->finish - (simtime_t)llround(want[i].end * 1e6)) <= 1,
+                  "%s: finish %lld, expected %g s", want[i].id,
+                  (long long)r->finish, want[i].end);
+    }
+    eng_free(e);
+    mdl_spec_free(&s);
+    /* factor: 2 doubles the shared stretch: c's 3 s take 6 s */
+    tu_spec_from(&s, "ha2.yaml", "kind: slowdown\ngpu_types:\n"
+                 "  - {name: \"*\", form: horus-authors, factor: 2}\n");
+    e = run_models(&t, &c, &pack_policy, "pack", &s);
+    TU_SCHED(e, "c", 4, 10);
+    eng_free(e);
+    mdl_spec_free(&s);
+    /* bad values are located */
+    struct dl_error err = { 0 };
+    mdl_spec_init(&s);
+    cr_expect_eq(mdl_spec_add(&s, tu_tmp_file("ha3.yaml", "kind: slowdown\n"
+                 "gpu_types:\n  - {name: \"*\", form: horus-authors, "
+                 "factor: 0.5}\n"), &err), DL_EINPUT);
+    cr_expect_eq(err.line, 3);
+    cr_expect(strstr(err.msg, "factor"), "%s", err.msg);
+    mdl_spec_free(&s);
+    mdl_spec_init(&s);
+    cr_expect_eq(mdl_spec_add(&s, tu_tmp_file("ha4.yaml", "kind: slowdown\n"
+                 "gpu_types:\n  - {name: \"*\", form: horus-authors, "
+                 "rate: 0.5}\n"), &err), DL_EINPUT);
+    cr_expect(strstr(err.msg, "not a parameter of form horus-authors"), "%s",
+              err.msg);
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}
+
 /* The engine refuses more jobs on a GPU than max_jobs_per_gpu, and more
  * memory than the GPU has. */
 Test(models, share_limits_are_enforced)
@@ -475,7 +538,7 @@ Test(models, predictions_noise_is_seeded_and_sized)
         double l = log(x / US(1000));
         sum += l, sum2 += l * l;
         /* the truth is never noisy */
-        cr_assert_eq(mdl_perf_util(p, j), 0.5);
+        cr_assert_eq(mdl_perf_util(p, j, 0), 0.5);
         cr_assert_eq(mdl_perf_rate(p, j, 0, false), 1.0);
     }
     double mean = sum / N, sd = sqrt(sum2 / N - mean * mean);
@@ -491,7 +554,16 @@ Test(models, predictions_noise_is_seeded_and_sized)
     tu_spec_zoo(&s, NULL, NULL);
     p = mdl_perf_new(&s, &c, &t, 7, NULL);
     cr_expect_eq(mdl_perf_pred_runtime(p, 0, 0, false), (double)US(1000));
-    cr_expect_eq(mdl_perf_pred_util(p, 0), 0.5f);
+    /* the zoo's regressor (models/util.yaml) predicts from resnet50's
+     * features, not from the trace's measured 0.5 */
+    double pu = mdl_perf_pred_util(p, 0, 0);
+    cr_expect(pu >= 0.01 && pu <= 1 && pu != 0.5f, "%g", pu);
+    cr_expect(s.util_default);
+    mdl_perf_free(p);
+    mdl_spec_free(&s);
+    tu_spec_zoo(&s, "o.yaml", "kind: models\npredict: {util: oracle}\n");
+    p = mdl_perf_new(&s, &c, &t, 7, NULL);
+    cr_expect_eq(mdl_perf_pred_util(p, 0, 0), 0.5f);
     mdl_perf_free(p);
     mdl_spec_free(&s);
     trc_free(&t);
@@ -646,6 +718,84 @@ Test(models, elastic_start_runs_at_the_smaller_gangs_speed)
     cr_expect_neq(eng_run(e), 0);
     cr_expect(strstr(e->fail_msg, "on 3 GPUs (it asks for 2)"), "%s", e->fail_msg);
     eng_free(e);
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* ---- utilization per GPU type (models/MODELS.md) */
+
+/* resnet50_cifar10@64 is measured on A100 (util.csv: 0.4156); vgg16@64 is
+ * not; x carries a utilization in the trace.  On A100 the measured figure
+ * holds as it is; on V100 it moves by the busy-time rule u / (u + s (1 -
+ * u)), s the job's V100 / A100 throughput from the runtime model (the GPU
+ * part of an iteration runs s times as fast, the rest does not), unless
+ * util_transfer: none; vgg16 gets the zoo regressor's prediction from its
+ * graph features (for A100, the type util.yaml was trained on, then moved
+ * the same way); the trace's figure is the same on every type. */
+Test(models, util_per_type_measured_transferred_predicted)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,model,util\n"
+             "r,0,1,10,resnet50_cifar10@64,\nv,0,1,10,vgg16@64,\n"
+             "x,0,1,10,resnet50_cifar10@64,0.3\n");
+    clu_init(&c, "two");
+    uint32_t ta = clu_add_type(&c, "A100", 40, 1.0);
+    uint32_t tv = clu_add_type(&c, "V100", 16, 0.5);
+    clu_add_nodes(&c, 1, 1, ta, NULL);
+    clu_add_nodes(&c, 1, 1, tv, NULL);
+    clu_finish(&c);
+    tu_spec_zoo(&s, NULL, NULL);
+    cr_assert(s.util_default);
+    cr_assert_str_eq(s.util.gpu_type, "A100");
+    struct mdl_perf *p = mdl_perf_new(&s, &c, &t, 1, NULL);
+    const uint32_t r = 0, v = 1, x = 2;
+    cr_expect_eq(mdl_perf_util(p, r, ta), (double)(float)0.4156);
+    double sr = mdl_rt_throughput(&s.zoo, &s.rt, "resnet50_cifar10", 64, "V100", 1, false) /
+                mdl_rt_throughput(&s.zoo, &s.rt, "resnet50_cifar10", 64, "A100", 1, false);
+    cr_assert(sr > 0 && sr < 1, "V100 is slower: %g", sr);
+    double want = 0.4156 / (0.4156 + sr * (1 - 0.4156));
+    cr_expect_float_eq(mdl_perf_util(p, r, tv), want, 1e-6);
+    cr_expect_gt(mdl_perf_util(p, r, tv), 0.4156);
+    /* vgg16: the regressor on A100, then moved */
+    const struct mdl_model *m = mdl_zoo_find(&s.zoo, "vgg16@64");
+    double xf[MDL_UTIL_NFEAT] = { m->flops, m->params, m->conv_layers,
+                                  m->linear_layers, m->activation_layers,
+                                  m->other_layers };
+    double reg = mdl_util_predict(&s.util, xf);
+    cr_expect_eq(mdl_perf_util(p, v, ta), (double)(float)reg);
+    double sv = mdl_rt_throughput(&s.zoo, &s.rt, "vgg16", 64, "V100", 1, false) /
+                mdl_rt_throughput(&s.zoo, &s.rt, "vgg16", 64, "A100", 1, false);
+    cr_expect_float_eq(mdl_perf_util(p, v, tv), reg / (reg + sv * (1 - reg)), 1e-6);
+    /* Horus's prediction is the regressor's, for the measured model too */
+    const struct mdl_model *mr = mdl_zoo_find(&s.zoo, "resnet50_cifar10@64");
+    double xr[MDL_UTIL_NFEAT] = { mr->flops, mr->params, mr->conv_layers,
+                                  mr->linear_layers, mr->activation_layers,
+                                  mr->other_layers };
+    cr_expect_eq(mdl_perf_pred_util(p, r, ta),
+                 (double)(float)mdl_util_predict(&s.util, xr));
+    /* the trace's figure on both types */
+    cr_expect_eq(mdl_perf_util(p, x, ta), 0.3f);
+    cr_expect_eq(mdl_perf_util(p, x, tv), 0.3f);
+    mdl_perf_free(p);
+    mdl_spec_free(&s);
+    /* util_transfer: none */
+    tu_spec_zoo(&s, "same.yaml", "kind: models\nutil_transfer: none\n");
+    p = mdl_perf_new(&s, &c, &t, 1, NULL);
+    cr_expect_eq(mdl_perf_util(p, r, tv), (double)(float)0.4156);
+    cr_expect_eq(mdl_perf_util(p, v, tv), (double)(float)reg);
+    mdl_perf_free(p);
+    mdl_spec_free(&s);
+    /* a bad value is located */
+    struct dl_error err = { 0 };
+    mdl_spec_init(&s);
+    cr_expect_eq(mdl_spec_add(&s, tu_tmp_file("bad.yaml", "kind: models\n"
+                                              "util_transfer: scale\n"), &err),
+                 DL_EINPUT);
+    cr_expect_eq(err.line, 2);
+    cr_expect(strstr(err.msg, "busy or none"), "%s", err.msg);
     mdl_spec_free(&s);
     trc_free(&t);
     clu_free(&c);

@@ -385,7 +385,7 @@ Test(sdfile, validation_errors_located)
           "name: expected a GPU type name or \"*\"" },
         { TOP "  - {name: K80}\n", 3, "{", "'K80': form is required" },
         { TOP "  - {name: K80, form: linear}\n", 3, "linear",
-          "form: expected constant, hinge, timeshare or sensitivity_pressure" },
+          "form: expected constant, hinge, timeshare, sensitivity_pressure or horus-authors" },
         { TOP "  - {name: K80, form: timeshare, foo: 1}\n", 3, "foo",
           "unknown key 'foo' in a gpu_types entry (valid: name, form, rate" },
         { TOP "  - name: K80\n    form: constant\n    rate: 0.5\n    rate: 0.6\n",
@@ -495,6 +495,12 @@ Test(utilfile, roundtrip_util_tiny)
     cr_assert_eq(mdl_util_load(out, &got, &err), 0, "%s:%ld:%ld: %s",
                  err.file, err.line, err.col, err.msg);
     cr_assert_eq(got.intercept, fit.intercept);
+    cr_assert_eq(got.lo, fit.lo);
+    cr_assert_eq(got.hi, fit.hi);
+    cr_assert_float_eq(fit.lo, 0.20, 1e-12);   /* util_tiny.csv's range */
+    cr_assert_float_eq(fit.hi, 0.90, 1e-12);
+    cr_assert_str_eq(got.gpu_type, "A100");
+    cr_assert_str_eq(fit.gpu_type, "A100");
     for (int f = 0; f < MDL_UTIL_NFEAT; f++) {
         cr_assert_eq(got.center[f], fit.center[f]);
         cr_assert_eq(got.scale[f], fit.scale[f]);
@@ -522,6 +528,16 @@ Test(utilfile, hand_written)
     double x[MDL_UTIL_NFEAT] = { expm1(1), 5, 5, 5, 5, expm1(1) };
     /* 0.5 + 0.1 * 1 + 0.2 * 1 / 2 */
     cr_assert_float_eq(mdl_util_predict(&m, x), 0.7, 1e-12);
+    cr_assert_str_eq(m.gpu_type, "");           /* for no type in particular */
+    /* a range clamps the prediction; a GPU type is kept */
+    path = tu_tmp_file("u2.yaml", "kind: util\n" UFEAT "intercept: 0.5\n"
+                       "center: [0, 0, 0, 0, 0, 0]\n"
+                       "scale: [1, 1, 1, 1, 1, 2]\n"
+                       "coef: [0.1, 0, 0, 0, 0, 0.2]\nrange: [0.2, 0.65]\n"
+                       "gpu_type: V100\n");
+    cr_assert_eq(mdl_util_load(path, &m, &err), 0, "%s", err.msg);
+    cr_assert_float_eq(mdl_util_predict(&m, x), 0.65, 1e-12);
+    cr_assert_str_eq(m.gpu_type, "V100");
 }
 
 Test(utilfile, validation_errors_located)
@@ -548,6 +564,11 @@ Test(utilfile, validation_errors_located)
           "unknown key 'weights' (valid: kind, features, intercept" },
         { "kind: util\nintercept: 1\nintercept: 2\n", 3, "intercept",
           "key 'intercept' repeated" },
+        { "kind: util\nrange: [0.5, 0.4]\n", 2, "[",
+          "range: expected [lo, hi] with 0.01 <= lo <= hi <= 1" },
+        { "kind: util\nrange: [0, 0.4]\n", 2, "[", "range: expected [lo, hi]" },
+        { "kind: util\nrange: 0.5\n", 2, "0.5", "range: expected [lo, hi]" },
+        { "kind: util\ngpu_type: ''\n", 2, "''", "gpu_type: expected a GPU type" },
     };
 #undef UOK
     check_bad(bad, sizeof bad / sizeof *bad, true);

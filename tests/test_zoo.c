@@ -89,7 +89,6 @@ Test(zoo, required_models_have_features)
         const struct mdl_model *m = &zoo.models[i];
         cr_assert_gt(m->flops, 0, "%s@%u", m->name, m->batch_size);
         cr_assert_gt(m->params, 0, "%s@%u", m->name, m->batch_size);
-        cr_assert(m->util_a100 < 0 || m->util_a100 <= 1);
     }
 }
 
@@ -130,10 +129,45 @@ Test(zoo, find_by_name_and_batch)
     cr_assert_null(mdl_zoo_find(&zoo, "alexnet"));
     cr_assert_null(mdl_zoo_find(&zoo, ""));
     /* resnet50_cifar10 is its own model, with MISO's A100 utilization
-     * (util_collection/util_sm_resnet.json "64": 41.56). */
+     * (util_collection/util_sm_resnet.json "64": 41.56) in util.csv. */
     const struct mdl_model *rc = mdl_zoo_find(&zoo, "resnet50_cifar10@64");
     cr_assert(rc && rc != a);
-    ASSERT_REL(rc->util_a100, 0.4156, 1e-9);
+    const struct mdl_gpu *a100 = mdl_zoo_gpu(&zoo, "A100");
+    uint32_t row = (uint32_t)(rc - zoo.models), ga = (uint32_t)(a100 - zoo.gpus);
+    ASSERT_REL(mdl_zoo_util(&zoo, row, ga), 0.4156, 1e-9);
+    cr_assert_eq(mdl_zoo_util(&zoo, row, ga + 1), -1);
+}
+
+/* util.csv: every row names a zoo row and a GPU type and agrees with MISO's
+ * raw JSON (../shared/data/perf/miso/util_collection; percent / 100): the
+ * hand-checked lookups below, and the count.  The zoo's memory of those
+ * rows is MISO's memory.used (MiB / 1024, 2 decimals). */
+Test(zoo, util_csv_matches_miso)
+{
+    static const struct { const char *model; double util, mem; } want[] = {
+        { "resnet50_cifar10@64", 0.4156, 9933 / 1024.0 },
+        { "resnet50_cifar10@128", 0.4308, 9933 / 1024.0 },
+        { "resnet50_cifar10@256", 0.6098, 9933 / 1024.0 },
+        { "cyclegan@1", 0.7833, 5581 / 1024.0 },
+    };
+    const struct mdl_gpu *a100 = mdl_zoo_gpu(&zoo, "a100");
+    cr_assert(a100);
+    cr_assert_eq(zoo.nutils, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const struct mdl_model *m = mdl_zoo_find(&zoo, want[i].model);
+        cr_assert(m, "%s", want[i].model);
+        uint32_t row = (uint32_t)(m - zoo.models), n;
+        const struct mdl_util_meas *u = mdl_zoo_utils(&zoo, row, &n);
+        cr_assert_eq(n, 1, "%s", want[i].model);
+        cr_assert_eq(u->gpu, (uint32_t)(a100 - zoo.gpus));
+        cr_assert_float_eq(u->util, want[i].util, 1e-12, "%s", want[i].model);
+        cr_assert_float_eq(m->mem_gb, want[i].mem, 0.005, "%s", want[i].model);
+    }
+    /* a model with no measurement */
+    const struct mdl_model *v = mdl_zoo_find(&zoo, "vgg16@64");
+    uint32_t n;
+    mdl_zoo_utils(&zoo, (uint32_t)(v - zoo.models), &n);
+    cr_assert_eq(n, 0);
 }
 
 /* Values hand-copied from the public sources (see models/ZOO.md); the
@@ -203,9 +237,9 @@ Test(zoo, faster_gpus_are_faster_for_resnet50)
 static const char good_zoo[] =
     "# comment\n"
     "model,batch_size,task,mem_gb,flops,params,conv_layers,linear_layers,"
-    "activation_layers,other_layers,util_a100,source\n"
-    "net,8,t,1.5,100,10,1,1,1,1,0.5,s\n"
-    "net,16,t,,200,10,1,1,1,1,,s\n";
+    "activation_layers,other_layers,source\n"
+    "net,8,t,1.5,100,10,1,1,1,1,s\n"
+    "net,16,t,,200,10,1,1,1,1,s\n";
 static const char good_gpus[] =
     "name,memory_gb,fp32_tflops,fp16_tflops,mem_bw_gbs,source\n"
     "G1,16,10,20,900,x\n"
@@ -214,6 +248,12 @@ static const char good_thr[] =
     "gpu_type,model,batch_size,num_gpus,placement,throughput\n"
     "G1,net,8,1,consolidated,2.5\n"
     "G2,NET,16,2,spread,1.25\n";
+static const char good_util[] =
+    "gpu_type,model,batch_size,util,source\n"
+    "G1,net,8,0.5,s\n"
+    "g2,Net,8,0.25,s\n";
+/* the util.csv load_texts writes; NULL = leave it out */
+static const char *util_text = good_util;
 
 static char tmpdir[64];
 
@@ -229,8 +269,8 @@ static void write_file(const char *name, const char *text)
 
 static void remove_files(void)
 {
-    const char *names[] = { "zoo.csv", "gpus.csv", "throughput.csv" };
-    for (size_t i = 0; i < 3; i++) {
+    const char *names[] = { "zoo.csv", "gpus.csv", "throughput.csv", "util.csv" };
+    for (size_t i = 0; i < 4; i++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
         unlink(path);
@@ -251,12 +291,20 @@ static int load_texts(const char *z, const char *g, const char *t,
         write_file("gpus.csv", g);
     if (t)
         write_file("throughput.csv", t);
+    if (util_text)
+        write_file("util.csv", util_text);
     struct mdl_zoo tz;
     memset(err, 0, sizeof *err);
     int rc = mdl_zoo_load(tmpdir, &tz, err);
     if (!rc) {
         double thr = mdl_zoo_throughput(&tz, "net", 16, "g2", 2, true);
         cr_assert_float_eq(thr, 1.25, 1e-12);
+        if (util_text == good_util) {   /* sorted by (row, type) */
+            cr_assert_eq(tz.nutils, 2);
+            cr_assert_float_eq(mdl_zoo_util(&tz, 0, 0), 0.5, 1e-12);
+            cr_assert_float_eq(mdl_zoo_util(&tz, 0, 1), 0.25, 1e-12);
+            cr_assert_eq(mdl_zoo_util(&tz, 1, 0), -1);
+        }
     }
     mdl_zoo_free(&tz);
     mdl_zoo_free(&tz);          /* harmless twice */
@@ -289,12 +337,12 @@ Test(zoo_bad, zoo_csv_errors)
 {
     /* missing column: reported on the header line (2, after a comment) */
     BAD("# c\nmodel,batch_size,task,mem_gb,params,conv_layers,linear_layers,"
-        "activation_layers,other_layers,util_a100,source\n",
+        "activation_layers,other_layers,source\n",
         good_gpus, good_thr, "zoo.csv", 2);
     /* a non-number batch size, on line 5 (after good_zoo's four) */
     {
         char buf[1024];
-        snprintf(buf, sizeof buf, "%snet,sixty,t,,1,1,1,1,1,1,,s\n", good_zoo);
+        snprintf(buf, sizeof buf, "%snet,sixty,t,,1,1,1,1,1,1,s\n", good_zoo);
         BAD(buf, good_gpus, good_thr, "zoo.csv", 5);
         struct dl_error e;
         load_texts(buf, good_gpus, good_thr, &e);
@@ -303,29 +351,29 @@ Test(zoo_bad, zoo_csv_errors)
     }
     /* too few fields */
     BAD("model,batch_size,task,mem_gb,flops,params,conv_layers,linear_layers,"
-        "activation_layers,other_layers,util_a100,source\n"
-        "net,8,t,,100,10,1,1,1,1\n", good_gpus, good_thr, "zoo.csv", 2);
-    /* utilization above 1 */
+        "activation_layers,other_layers,source\n"
+        "net,8,t,,100,10,1,1,1\n", good_gpus, good_thr, "zoo.csv", 2);
+    /* the util_a100 column of before util.csv: refused, never dropped */
     BAD("model,batch_size,task,mem_gb,flops,params,conv_layers,linear_layers,"
         "activation_layers,other_layers,util_a100,source\n"
-        "net,8,t,,100,10,1,1,1,1,1.5,s\n", good_gpus, good_thr, "zoo.csv", 2);
+        "net,8,t,,100,10,1,1,1,1,0.5,s\n", good_gpus, good_thr, "zoo.csv", 1);
     /* negative layer count */
     BAD("model,batch_size,task,mem_gb,flops,params,conv_layers,linear_layers,"
-        "activation_layers,other_layers,util_a100,source\n"
-        "net,8,t,,100,10,-1,1,1,1,,s\n", good_gpus, good_thr, "zoo.csv", 2);
+        "activation_layers,other_layers,source\n"
+        "net,8,t,,100,10,-1,1,1,1,s\n", good_gpus, good_thr, "zoo.csv", 2);
     /* the same model and batch twice (names match as "Net" = "net") */
     {
         char buf[1024];
-        snprintf(buf, sizeof buf, "%sNet,8,t,,1,1,1,1,1,1,,s\n", good_zoo);
+        snprintf(buf, sizeof buf, "%sNet,8,t,,1,1,1,1,1,1,s\n", good_zoo);
         BAD(buf, good_gpus, good_thr, "zoo.csv", 5);
     }
     /* a quoted field */
     BAD("model,batch_size,task,mem_gb,flops,params,conv_layers,linear_layers,"
-        "activation_layers,other_layers,util_a100,source\n"
-        "net,8,\"a,b\",,100,10,1,1,1,1,,s\n", good_gpus, good_thr, "zoo.csv", 2);
+        "activation_layers,other_layers,source\n"
+        "net,8,\"a,b\",,100,10,1,1,1,1,s\n", good_gpus, good_thr, "zoo.csv", 2);
     /* a header repeated */
     BAD("model,model,batch_size,task,mem_gb,flops,params,conv_layers,"
-        "linear_layers,activation_layers,other_layers,util_a100,source\n",
+        "linear_layers,activation_layers,other_layers,source\n",
         good_gpus, good_thr, "zoo.csv", 1);
     /* empty file */
     BAD("", good_gpus, good_thr, "zoo.csv", 1);
@@ -364,6 +412,43 @@ Test(zoo_bad, throughput_csv_errors)
         THR("G1,net,8,2,spread,1\nG2,net,8,2,spread,1\nG1,NET,8,2,spread,2\n"),
         "throughput.csv", 4);                           /* duplicate key */
 #undef THR
+}
+
+Test(zoo_bad, util_csv_errors)
+{
+    const char *h = "gpu_type,model,batch_size,util,source\n";
+    char buf[1024];
+#define UTIL(rows) (snprintf(buf, sizeof buf, "%s%s", h, rows), util_text = buf)
+    UTIL("G1,net,8,0.5,s\nG9,net,8,0.5,s\n");
+    BAD(good_zoo, good_gpus, good_thr, "util.csv", 3);  /* unknown GPU type */
+    UTIL("G1,alexnet,8,0.5,s\n");
+    BAD(good_zoo, good_gpus, good_thr, "util.csv", 2);  /* model not in zoo */
+    UTIL("G1,net,32,0.5,s\n");
+    BAD(good_zoo, good_gpus, good_thr, "util.csv", 2);  /* batch not in zoo */
+    UTIL("G1,net,8,0,s\n");
+    BAD(good_zoo, good_gpus, good_thr, "util.csv", 2);  /* util 0 */
+    UTIL("G1,net,8,1.5,s\n");
+    BAD(good_zoo, good_gpus, good_thr, "util.csv", 2);  /* util above 1 */
+    UTIL("G1,net,8,0.5,s\ng1,NET,8,0.6,s\n");
+    BAD(good_zoo, good_gpus, good_thr, "util.csv", 3);  /* same row and type */
+    snprintf(buf, sizeof buf, "gpu_type,model,util,source\nG1,net,0.5,s\n");
+    util_text = buf;
+    BAD(good_zoo, good_gpus, good_thr, "util.csv", 1);  /* no batch_size */
+#undef UTIL
+    {   /* the message names the row's model and batch */
+        snprintf(buf, sizeof buf, "%sG1,net,32,0.5,s\n", h);
+        util_text = buf;
+        struct dl_error e;
+        load_texts(good_zoo, good_gpus, good_thr, &e);
+        cr_assert(strstr(e.msg, "'net'") && strstr(e.msg, "32"), "%s", e.msg);
+    }
+    util_text = NULL;           /* a zoo without util.csv cannot be read */
+    {
+        struct dl_error e;
+        cr_assert_eq(load_texts(good_zoo, good_gpus, good_thr, &e), DL_EIO);
+        cr_assert(ends_with(e.file, "/util.csv"), "%s", e.file);
+    }
+    util_text = good_util;
 }
 
 Test(zoo_bad, missing_file_is_io_error)

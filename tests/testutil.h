@@ -338,18 +338,26 @@ static inline struct eng *tu_eng_new(const struct trace *t, struct cluster *c,
     return eng_new(t, c, &oo, err);
 }
 
-/* Runs policy over t on c with --check on; asserts success. */
-static inline struct eng *tu_run(const struct trace *t, struct cluster *c,
-                                 const char *policy)
+/* Runs policy over t on c with --check on and the models s (NULL: none);
+ * asserts success. */
+static inline struct eng *tu_run_models(const struct trace *t, struct cluster *c,
+                                        const char *policy,
+                                        const struct mdl_spec *s)
 {
     struct dl_error err = { 0 };
     struct eng_opts o = { .policy = policy, .seed = 1, .check = true,
-                          .sample = 0, .diag = NULL };
+                          .sample = 0, .diag = NULL, .models = s };
     struct eng *e = tu_eng_new(t, c, &o, &err);
     cr_assert(e, "tu_eng_new(%s): %s", policy, err.msg);
     int rc = eng_run(e);
     cr_assert_eq(rc, 0, "run of %s failed: %s", policy, e->fail_msg);
     return e;
+}
+
+static inline struct eng *tu_run(const struct trace *t, struct cluster *c,
+                                 const char *policy)
+{
+    return tu_run_models(t, c, policy, NULL);
 }
 
 /* Determinism: pol over t on c again gives e's schedule (every job's first
@@ -387,6 +395,21 @@ static inline uint32_t tu_job(const struct trace *t, const char *id)
                      "%s: finish %lld, expected %g s", id,                     \
                      (long long)(e)->rt[j_].finish, (double)(finish_s));       \
     } while (0)
+
+/* Runs each of pols[0..n) over t on c and checks that job ids[k] starts
+ * at st[p][k] seconds and runs for run_s (three jobs). */
+static inline void tu_expect_starts(const struct trace *t, struct cluster *c,
+                                    const char *const *pols, int n,
+                                    const char *const ids[3],
+                                    const double (*st)[3], double run_s)
+{
+    for (int p = 0; p < n; p++) {
+        struct eng *e = tu_run(t, c, pols[p]);
+        for (int k = 0; k < 3; k++)
+            TU_SCHED(e, ids[k], st[p][k], st[p][k] + run_s);
+        eng_free(e);
+    }
+}
 
 static inline void tu_placement(const struct eng *e, const char *id,
                                 const char *expect)

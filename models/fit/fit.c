@@ -461,6 +461,8 @@ void mdl_fit_sd_free(struct mdl_sd_params *m)
 bool mdl_fit_sd_applicable(const struct mdl_pairs *ps, enum mdl_sd_form f,
                            const uint32_t *idx, uint32_t n)
 {
+    if ((unsigned)f >= MDL_SD_NFITTED)
+        return false;           /* a fixed rule: nothing to fit */
     if (f != MDL_SD_HINGE && f != MDL_SD_TIMESHARE)
         return true;
     for (uint32_t i = 0; i < n; i++)
@@ -688,8 +690,11 @@ static const char *const feat_names[MDL_UTIL_NFEAT] = {
 void mdl_fit_util_data_free(struct mdl_util_data *d)
 {
     free(d->r);
-    d->r = NULL;
-    d->n = 0;
+    free(d->models);
+    free(d->gpus);
+    if (d->arena)
+        arena_free(d->arena);
+    memset(d, 0, sizeof *d);
 }
 
 int mdl_fit_util_load(const char *path, struct mdl_util_data *d,
@@ -703,19 +708,29 @@ int mdl_fit_util_load(const char *path, struct mdl_util_data *d,
     for (int i = 0; i < MDL_UTIL_NFEAT; i++)
         names[F0 + i] = feat_names[i];
     memset(d, 0, sizeof *d);
+    d->arena = arena_new();
     struct dl_csv c;
     int rc = dl_csv_open(&c, path, err);
-    if (rc)
+    if (rc) {
+        mdl_fit_util_data_free(d);
         return rc;
+    }
     int col[NCOL];
-    size_t cap = 0;
+    size_t cap = 0, mcap = 0, gcap = 0;
     if ((rc = dl_csv_header(&c, names, req, NCOL, col, err)))
         goto out;
     while ((rc = dl_csv_row(&c, err)) == 1) {
         struct mdl_util_row r = { .line = c.line };
         double batch;
-        if (!c.f[col[MODEL]][0]) {
-            rc = dl_fail(err, path, c.line, c.fcol[col[MODEL]], "model: empty");
+        char norm[DL_CSV_NAME_MAX];
+        const char *mname = c.f[col[MODEL]], *gname = c.f[col[GPU]];
+        if (!mname[0] || dl_csv_norm_name(mname, strlen(mname), norm)) {
+            rc = dl_fail(err, path, c.line, c.fcol[col[MODEL]],
+                         "model: %s", mname[0] ? "not a usable name" : "empty");
+            goto out;
+        }
+        if (!gname[0]) {
+            rc = dl_fail(err, path, c.line, c.fcol[col[GPU]], "gpu_type: empty");
             goto out;
         }
         if ((rc = dl_csv_range(&c, col[BATCH], "batch_size", true, 1, 1e12, false,
@@ -730,6 +745,8 @@ int mdl_fit_util_load(const char *path, struct mdl_util_data *d,
             rc = dl_fail(err, path, c.line, 0, "too many rows");
             goto out;
         }
+        r.model = mdl_intern(&d->models, &d->nmodels, &mcap, d->arena, norm, false);
+        r.gpu = mdl_intern(&d->gpus, &d->ngpus, &gcap, d->arena, gname, true);
         xgrow(&d->r, &cap, (size_t)d->n + 1, sizeof *d->r);
         d->r[d->n++] = r;
     }
@@ -752,11 +769,21 @@ int mdl_fit_util(const struct mdl_util_data *d, const uint32_t *idx,
     memset(m, 0, sizeof *m);
     if (!n)
         return -1;
+    bool one_type = d->gpus != NULL;
+    for (uint32_t i = 1; i < n && one_type; i++)
+        one_type = d->r[idx[i]].gpu == d->r[idx[0]].gpu;
+    if (one_type)
+        snprintf(m->gpu_type, sizeof m->gpu_type, "%s", d->gpus[d->r[idx[0]].gpu]);
     double ybar = 0;
-    for (uint32_t i = 0; i < n; i++)
-        ybar += d->r[idx[i]].util;
+    m->lo = 1, m->hi = 0.01;
+    for (uint32_t i = 0; i < n; i++) {
+        double u = d->r[idx[i]].util;
+        ybar += u;
+        m->lo = fmin(m->lo, u), m->hi = fmax(m->hi, u);
+    }
     ybar /= n;
     m->intercept = ybar;
+    m->lo = mdl_util_clamp(m->lo), m->hi = mdl_util_clamp(m->hi);
     int used[MDL_UTIL_NFEAT], nu = 0;
     for (int f = 0; f < MDL_UTIL_NFEAT; f++) {
         double mu = 0, v = 0;
@@ -814,45 +841,66 @@ int mdl_fit_util(const struct mdl_util_data *d, const uint32_t *idx,
 
 
 int mdl_fit_util_cv(const struct mdl_util_data *d, unsigned k,
-                    unsigned long seed, double lambda, double *rmsle,
-                    double *rmsle_base)
+                    unsigned long seed, double lambda, bool by_model,
+                    struct mdl_util_cv *cv)
 {
-    *rmsle = *rmsle_base = NAN;
+    memset(cv, 0, sizeof *cv);
+    cv->rmsle = cv->rmsle_pct = cv->base = cv->base_pct = NAN;
     uint32_t n = d->n;
-    if (n < 2)
+    if (n < 2 || (by_model && d->nmodels < 2))
         return -1;
     uint32_t *idx = xmalloc(n * sizeof *idx), *tr = xmalloc(n * sizeof *tr);
+    uint32_t *fold = xmalloc(n * sizeof *fold);
     for (uint32_t i = 0; i < n; i++)
         idx[i] = i;
-    shuffle(idx, n, seed);
-    unsigned kk = k < n ? k : n;
-    double e = 0, eb = 0;
+    unsigned kk;
+    if (by_model) {             /* fold = model */
+        kk = d->nmodels;
+        for (uint32_t i = 0; i < n; i++)
+            fold[i] = d->r[i].model;
+    } else {                    /* fold of shuffled position i = i mod k */
+        shuffle(idx, n, seed);
+        kk = k < n ? k : n;
+        for (uint32_t i = 0; i < n; i++)
+            fold[idx[i]] = i % kk;
+    }
+    double e = 0, ep = 0, eb = 0, ebp = 0;
     uint32_t cnt = 0;
     int rc = 0;
-    for (unsigned fold = 0; fold < kk && !rc; fold++) {
+    for (unsigned f = 0; f < kk && !rc; f++) {
         uint32_t nt = 0;
         for (uint32_t i = 0; i < n; i++)
-            if (i % kk != fold)
+            if (fold[idx[i]] != f)
                 tr[nt++] = idx[i];
+        if (nt == n)
+            continue;
         struct mdl_util_params m;
         if ((rc = mdl_fit_util(d, tr, nt, lambda, &m)))
             break;
-        for (uint32_t i = fold; i < n; i += kk) {
+        for (uint32_t i = 0; i < n; i++) {
             const struct mdl_util_row *r = &d->r[idx[i]];
-            double t = log1p(r->util);
-            double a = log1p(mdl_util_predict(&m, r->x)) - t;
-            double b = log1p(mdl_util_clamp(m.intercept)) - t;
-            e += a * a;
-            eb += b * b;
+            if (fold[idx[i]] != f)
+                continue;
+            double p = mdl_util_predict(&m, r->x), b = mdl_util_clamp(m.intercept);
+            double a1 = log1p(p) - log1p(r->util);
+            double a2 = log1p(100 * p) - log1p(100 * r->util);
+            double b1 = log1p(b) - log1p(r->util);
+            double b2 = log1p(100 * b) - log1p(100 * r->util);
+            e += a1 * a1, ep += a2 * a2, eb += b1 * b1, ebp += b2 * b2;
             cnt++;
         }
     }
     free(idx);
     free(tr);
+    free(fold);
     if (rc || !cnt)
         return -1;
-    *rmsle = sqrt(e / cnt);
-    *rmsle_base = sqrt(eb / cnt);
+    cv->rmsle = sqrt(e / cnt);
+    cv->rmsle_pct = sqrt(ep / cnt);
+    cv->base = sqrt(eb / cnt);
+    cv->base_pct = sqrt(ebp / cnt);
+    cv->n = cnt;
+    cv->folds = kk;
     return 0;
 }
 
@@ -898,7 +946,7 @@ static const char slowdown_header[] =
 
 static int write_slowdown(const char *path, const char *src,
                           const struct mdl_pairs *ps, const int *chosen,
-                          double (*mae)[MDL_SD_NFORMS], const uint32_t *npairs,
+                          double (*mae)[MDL_SD_NFITTED], const uint32_t *npairs,
                           unsigned k, unsigned long seed, struct dl_error *err)
 {
     char *tmp;
@@ -918,7 +966,7 @@ static int write_slowdown(const char *path, const char *src,
         dl_yaml_put_str(f, ps->gpus[g], 4);
         fprintf(f, "\n    form: %s\n    n_pairs: %u\n    cv_mae: {",
                 mdl_sd_form_name((enum mdl_sd_form)chosen[g]), npairs[g]);
-        for (int fm = 0; fm < MDL_SD_NFORMS; fm++) {
+        for (int fm = 0; fm < MDL_SD_NFITTED; fm++) {
             fprintf(f, "%s%s: ", fm ? ", " : "", mdl_sd_form_name((enum mdl_sd_form)(fm)));
             dl_yaml_put_num(f, mae[g][fm]);
         }
@@ -967,9 +1015,22 @@ static int write_slowdown(const char *path, const char *src,
     return dl_tmp_commit(f, tmp, path, true, err);
 }
 
+static void put_cv(FILE *f, const char *prefix, const struct mdl_util_cv *cv)
+{
+    const double v[4] = { cv->rmsle, cv->rmsle_pct, cv->base, cv->base_pct };
+    const char *nm[4] = { "rmsle", "rmsle_pct", "baseline_rmsle",
+                          "baseline_rmsle_pct" };
+    for (int i = 0; i < 4; i++) {
+        fprintf(f, "%s%s: ", prefix, nm[i]);
+        dl_yaml_put_num(f, v[i]);
+        fputc('\n', f);
+    }
+}
+
 static int write_util(const char *path, const char *src,
                       const struct mdl_util_params *m, uint32_t n,
-                      double lambda, double rmsle, double base, unsigned k,
+                      uint32_t nmodels, double lambda,
+                      const struct mdl_util_cv *kf, const struct mdl_util_cv *lomo,
                       unsigned long seed, struct dl_error *err)
 {
     char *tmp;
@@ -981,21 +1042,32 @@ static int write_util(const char *path, const char *src,
           "#             / scale[i], 0.01, 1)\n"
           "# with x_i the graph features in the order of `features` (flops:\n"
           "# forward FLOPs per iteration; models/ZOO.md).  Ridge penalty lambda\n"
-          "# on the standardized coefficients; coef 0 = constant in training.\n"
-          "# cv_rmsle / baseline_rmsle: k-fold RMSLE of this model and of the\n"
-          "# training mean.  Read back by models/sdfile.c (mdl_util_load);\n"
-          "# parameters are written with enough digits to reload exactly.\n", f);
+          "# on the standardized coefficients; coef 0 = constant in training;\n"
+          "# range: the training utilizations' (predictions are clamped to it).\n"
+          "# gpu_type: the type all training rows were measured on (absent when\n"
+          "# they mix types).  cv_*: k-fold over rows; lomo_*: leave one model\n"
+          "# out; *rmsle on log1p(util), *rmsle_pct on log1p(100 util);\n"
+          "# baseline: the training mean.  Read back by models/sdfile.c\n"
+          "# (mdl_util_load); parameters are written with enough digits to\n"
+          "# reload exactly.\n", f);
     fputs("kind: util\nsource: ", f);
     dl_yaml_put_str(f, src, 4);
-    fprintf(f, "\nn_rows: %u\nfolds: %u\nseed: %lu\nlambda: %.9g\n", n, k,
-            seed, lambda);
-    fputs("cv_rmsle: ", f);
-    dl_yaml_put_num(f, rmsle);
-    fputs("\nbaseline_rmsle: ", f);
-    dl_yaml_put_num(f, base);
-    fputs("\nfeatures: [", f);
+    if (m->gpu_type[0]) {
+        fputs("\ngpu_type: ", f);
+        dl_yaml_put_str(f, m->gpu_type, 4);
+    }
+    fprintf(f, "\nn_rows: %u\nn_models: %u\nfolds: %u\nseed: %lu\nlambda: %.9g\n",
+            n, nmodels, kf->folds, seed, lambda);
+    put_cv(f, "cv_", kf);
+    if (lomo)
+        put_cv(f, "lomo_", lomo);
+    fputs("features: [", f);
     for (int i = 0; i < MDL_UTIL_NFEAT; i++)
         fprintf(f, "%s%s", i ? ", " : "", feat_names[i]);
+    fputs("]\nrange: [", f);
+    put_exact(f, m->lo);
+    fputs(", ", f);
+    put_exact(f, m->hi);
     fputs("]\nintercept: ", f);
     put_exact(f, m->intercept);
     const double *v[3] = { m->center, m->scale, m->coef };
@@ -1030,7 +1102,7 @@ int mdl_fit_slowdown_run(const struct mdl_fit_opts *o, FILE *table,
         return dl_fail(err, o->in, 0, 0, "no pairs: a header "
                                     "and no measurement rows");
     }
-    double (*mae)[MDL_SD_NFORMS] = xmalloc(ps.ngpus * sizeof *mae);
+    double (*mae)[MDL_SD_NFITTED] = xmalloc(ps.ngpus * sizeof *mae);
     uint32_t *npairs = xmalloc(ps.ngpus * sizeof *npairs);
     int *chosen = xmalloc(ps.ngpus * sizeof *chosen);
     fprintf(table, "%-10s %-22s %8s %8s\n", "gpu_type", "form", "MAE_cv", "n_pairs");
@@ -1038,7 +1110,7 @@ int mdl_fit_slowdown_run(const struct mdl_fit_opts *o, FILE *table,
         uint32_t *idx;
         npairs[g] = type_pairs(&ps, g, &idx);
         chosen[g] = -1;
-        for (int f = 0; f < MDL_SD_NFORMS; f++) {
+        for (int f = 0; f < MDL_SD_NFITTED; f++) {
             uint32_t n = mdl_fit_sd_cv(&ps, g, (enum mdl_sd_form)f,
                                        (unsigned)o->folds, (unsigned long)o->seed,
                                        &mae[g][f]);
@@ -1073,6 +1145,14 @@ int mdl_fit_slowdown_run(const struct mdl_fit_opts *o, FILE *table,
 }
 
 
+static void print_cv(FILE *table, const char *how, const struct mdl_util_cv *cv)
+{
+    fprintf(table, "%-22s %-13s %10.4f %10.4f %7u\n", how, "ridge_log1p",
+            cv->rmsle, cv->rmsle_pct, cv->n);
+    fprintf(table, "%-22s %-13s %10.4f %10.4f %7u\n", how, "mean_baseline",
+            cv->base, cv->base_pct, cv->n);
+}
+
 int mdl_fit_util_run(const struct mdl_fit_opts *o, FILE *table,
                      struct dl_error *err)
 {
@@ -1086,15 +1166,21 @@ int mdl_fit_util_run(const struct mdl_fit_opts *o, FILE *table,
         return dl_fail(err, o->in, 0, 0,
                        "at least 2 rows are needed to cross-validate");
     }
-    double e, eb;
+    struct mdl_util_cv kf, lomo;
+    bool has_lomo = d.nmodels >= 2;
     if (mdl_fit_util_cv(&d, (unsigned)o->folds, (unsigned long)o->seed, o->ridge,
-                        &e, &eb)) {
+                        false, &kf) ||
+        (has_lomo && mdl_fit_util_cv(&d, 0, 0, o->ridge, true, &lomo))) {
         mdl_fit_util_data_free(&d);
         return dl_fail_io(err, "dlsim fit util", "the regression failed (GSL)");
     }
-    fprintf(table, "%-14s %9s %7s\n", "model", "RMSLE_cv", "n_rows");
-    fprintf(table, "%-14s %9.4f %7u\n", "ridge_log1p", e, d.n);
-    fprintf(table, "%-14s %9.4f %7u\n", "mean_baseline", eb, d.n);
+    char how[32];
+    snprintf(how, sizeof how, "%u-fold", kf.folds);
+    fprintf(table, "%-22s %-13s %10s %10s %7s\n", "validation", "model", "RMSLE",
+            "RMSLE_pct", "n_rows");
+    print_cv(table, how, &kf);
+    if (has_lomo)
+        print_cv(table, "leave-one-model-out", &lomo);
     if (o->out) {
         uint32_t *all = xmalloc(d.n * sizeof *all);
         for (uint32_t i = 0; i < d.n; i++)
@@ -1106,8 +1192,8 @@ int mdl_fit_util_run(const struct mdl_fit_opts *o, FILE *table,
             mdl_fit_util_data_free(&d);
             return dl_fail_io(err, "dlsim fit util", "the regression failed (GSL)");
         }
-        rc = write_util(o->out, o->in, &m, d.n, o->ridge, e, eb,
-                        (unsigned)o->folds, (unsigned long)o->seed, err);
+        rc = write_util(o->out, o->in, &m, d.n, d.nmodels, o->ridge, &kf,
+                        has_lomo ? &lomo : NULL, (unsigned long)o->seed, err);
     }
     mdl_fit_util_data_free(&d);
     return rc;

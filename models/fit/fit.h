@@ -32,8 +32,9 @@ struct mdl_fit_opts {
  * DL_ code with err. */
 int mdl_fit_slowdown_run(const struct mdl_fit_opts *o, FILE *table,
                          struct dl_error *err);
-/* The utilization regressor: its k-fold RMSLE and the mean baseline's on
- * table, the fit on all rows written to o->out.  0 or a DL_ code. */
+/* The utilization regressor: its k-fold and leave-one-model-out RMSLE on
+ * both scales and the mean baseline's on table, the fit on all rows
+ * written to o->out.  0 or a DL_ code. */
 int mdl_fit_util_run(const struct mdl_fit_opts *o, FILE *table,
                      struct dl_error *err);
 /* The runtime model: leave-one-type-out and k-fold errors per GPU type on
@@ -78,29 +79,52 @@ uint32_t mdl_fit_sd_cv(const struct mdl_pairs *ps, uint32_t gpu,
                        enum mdl_sd_form f, unsigned k, unsigned long seed,
                        double *mae);
 
-/* A utilization file (SPEC 7). */
+/* A utilization file (SPEC 7).  Model names are interned in the zoo's
+ * normal form (the groups of leave-one-model-out), GPU types as written
+ * (case-insensitively). */
 struct mdl_util_row {
     double util;                /* (0, 1] */
     double x[MDL_UTIL_NFEAT];   /* raw features, >= 0 */
+    uint32_t model;             /* index into models */
+    uint32_t gpu;               /* index into gpus */
     long line;
 };
 struct mdl_util_data {
     struct mdl_util_row *r;
     uint32_t n;
+    const char **models;        /* [nmodels] normal forms */
+    uint32_t nmodels;
+    const char **gpus;          /* [ngpus] first spelling */
+    uint32_t ngpus;
+    struct arena *arena;
 };
 int mdl_fit_util_load(const char *path, struct mdl_util_data *d,
                       struct dl_error *err);
 void mdl_fit_util_data_free(struct mdl_util_data *d);
 
 /* Ridge regression (penalty lambda on the standardized coefficients) on
- * rows idx[0..n).  0, or -1 when n == 0 or GSL fails. */
+ * rows idx[0..n); records the training range of the utilizations and,
+ * when every row has one GPU type, that type.  0, or -1 when n == 0 or
+ * GSL fails. */
 int mdl_fit_util(const struct mdl_util_data *d, const uint32_t *idx,
                  uint32_t n, double lambda, struct mdl_util_params *m);
-/* K-fold cross-validated RMSLE of the regression and of the training-mean
- * baseline.  0, or -1 when there are fewer than 2 rows. */
+/* Cross-validated error of the regression and of the training-mean
+ * baseline, as RMSLE on the fraction scale (log1p(u), u in [0, 1]) and on
+ * the percent scale (log1p(100 u), nvidia-smi's figure), pooled over all
+ * held-out rows. */
+struct mdl_util_cv {
+    double rmsle, rmsle_pct;    /* the regression */
+    double base, base_pct;      /* the training mean */
+    uint32_t n;                 /* held-out rows */
+    uint32_t folds;             /* folds (or models left out) */
+};
+/* by_model false: k folds over the rows (GSL mt19937 seeded with seed);
+ * true: leave one model out (every batch of one model held out together:
+ * the error for a model never measured).  0, or -1 when there are fewer
+ * than 2 rows (2 models) or GSL fails. */
 int mdl_fit_util_cv(const struct mdl_util_data *d, unsigned k,
-                    unsigned long seed, double lambda, double *rmsle,
-                    double *rmsle_base);
+                    unsigned long seed, double lambda, bool by_model,
+                    struct mdl_util_cv *cv);
 
 
 /* ------------------------------------------------------------ runtime fit

@@ -48,8 +48,12 @@ static const char util_help[] =
     "\n"
     "Fits utilization as a ridge regression on log1p of the graph features\n"
     "(flops, params, conv/linear/activation/other layer counts; SPEC 7),\n"
-    "predictions clamped to [0.01, 1], and prints its k-fold cross-validated\n"
-    "RMSLE next to that of a baseline predicting the training mean.\n"
+    "predictions clamped to the training utilizations' range, and prints its\n"
+    "cross-validated RMSLE -- k-fold over rows, and leave-one-model-out (every\n"
+    "batch of a model held out together: the error for a model never\n"
+    "measured) -- on the fraction scale (log1p(util)) and the percent scale\n"
+    "(log1p(100 util)), next to that of a baseline predicting the training\n"
+    "mean.\n"
     "\n"
     "  -o MODEL.yaml  write the model fitted on all rows\n"
     "  --folds K      folds (default 5; at most the rows)\n"
@@ -159,7 +163,7 @@ int cli_fit_slowdown(int argc, char **argv)
         return rc;
     struct mdl_fit_opts m = lib_opts(&o);
     if (o.form) {
-        for (int f = 0; f < MDL_SD_NFORMS; f++)
+        for (int f = 0; f < MDL_SD_NFITTED; f++)
             if (!strcmp(o.form, mdl_sd_form_name((enum mdl_sd_form)f)))
                 m.form = f;
         if (m.form < 0)
