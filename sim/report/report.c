@@ -1722,9 +1722,82 @@ static char *pair_text(const struct rpt *R, uint32_t g)
     return leg;
 }
 
+/* DIR/claims.md, when a reproduction script left one (scripts/claims.py:
+ * each paper claim against dlsim's paired difference): the page's first
+ * section.  NULL when there is none. */
+static char *claims_text(const struct rpt *R)
+{
+    size_t n = strlen(R->dir) + 16, len;
+    char *p = xmalloc(n), *buf;
+    snprintf(p, n, "%s/claims.md", R->dir);
+    struct dl_error err;
+    int rc = access(p, R_OK) ? -1 : dl_read_file(p, 1 << 20, 1 << 16, &buf,
+                                                 &len, &err);
+    free(p);
+    return rc ? NULL : buf;
+}
+
+/* The claims' Markdown as HTML: "## " headings, pipe tables (the second
+ * row, the separator, dropped; the first row the header), paragraphs. */
+static void claims_html(FILE *f, const char *md)
+{
+    bool table = false, header = false;
+    for (const char *l = md; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) : strlen(l);
+        char *line = xmalloc(n + 1);
+        memcpy(line, l, n);
+        line[n] = 0;
+        l += n + (e != NULL);
+        if (line[0] == '|') {
+            if (!table) {
+                fputs("<div class=\"scroll\"><table>\n", f);
+                table = header = true;
+            }
+            if (strspn(line, "|-: ") == n) {
+                free(line);
+                continue;
+            }
+            fputs("<tr>", f);
+            char *c = line + 1;
+            for (char *bar; (bar = strchr(c, '|')); c = bar + 1) {
+                *bar = 0;
+                fputs(header ? "<th>" : "<td>", f);
+                html_esc(f, c);
+                fputs(header ? "</th>" : "</td>", f);
+            }
+            fputs("</tr>\n", f);
+            header = false;
+        } else {
+            if (table)
+                fputs("</table></div>\n", f);
+            table = false;
+            if (!strncmp(line, "## ", 3)) {
+                fputs("<h2 id=\"claims\">", f);
+                html_esc(f, line + 3);
+                fputs("</h2>\n", f);
+            } else if (line[0]) {
+                fputs("<p>", f);
+                html_esc(f, line);
+                fputs("</p>\n", f);
+            }
+        }
+        free(line);
+    }
+    if (table)
+        fputs("</table></div>\n", f);
+}
+
 static void write_md(const struct rpt *R, FILE *f)
 {
-    fprintf(f, "# dlsim report: %s\n\n%s\n", R->name, stat_legend);
+    fprintf(f, "# dlsim report: %s\n\n", R->name);
+    char *claims = claims_text(R);
+    if (claims) {
+        fputs(claims, f);
+        fputs("\n", f);
+        free(claims);
+    }
+    fprintf(f, "%s\n", stat_legend);
     for (uint32_t g = 0; g < R->ngrp; g++) {
         const struct group *G = &R->grp[g];
         char head[1024];
@@ -1857,6 +1930,11 @@ static int write_html(const struct rpt *R, FILE *f)
                 nfailed, R->npol, R->nset, R->ngrp);
     else
         fputs("</h1>\n<p>A single run.</p>\n", f);
+    char *claims = claims_text(R);
+    if (claims) {
+        claims_html(f, claims);
+        free(claims);
+    }
     fprintf(f, "<h2 id=\"summary\">Summary</h2>\n<p>%s The same %s in "
             "report.md.</p>\n", R->sweep ? stat_legend : "Times in hours; –: no "
             "value (QoS rate: no job had a deadline).",
