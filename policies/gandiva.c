@@ -171,6 +171,12 @@ struct gd_shape {               /* a gang shape: its waiting jobs, failures */
     bool alive;
 };
 
+struct gd_offer {               /* what a GPU offers a job (offer_of) */
+    uint32_t nocc;
+    bool busy;
+    double usum, mem;
+};
+
 struct gd_node {                /* a node's GPUs that can take a job */
     uint32_t node, n;
     double usum;                /* of its best, up to the gang size */
@@ -227,6 +233,8 @@ struct gandiva {
     size_t capvict;
     struct gd_node *nodes;
     size_t capnodes;
+    struct gd_offer *offers;    /* a slice's GPUs before it */
+    size_t capoffers;
     double *all;
     size_t capall;
 };
@@ -544,10 +552,36 @@ static int cmp_spread(const void *pa, const void *pb)
     return (a->node > b->node) - (a->node < b->node);
 }
 
-static int cmp_dbl(const void *a, const void *b)
+/* The k-th lowest of a[0..n) (k < n; a is reordered): Hoare's selection,
+ * O(n) expected where a sort was O(n log n). */
+static double kth_lowest(double *a, size_t n, size_t k)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double p = a[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < p)
+                i++;
+            while (a[j] > p)
+                j--;
+            if (i <= j) {
+                double t = a[i];
+                a[i++] = a[j];
+                a[j] = t;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return a[k];
+    }
+    return a[k];
 }
 
 /* GPUs of type t for a gang of g of utilization u and memory m under the
@@ -622,10 +656,8 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
         if (k < g) {
             if (!single) {      /* the g-th lowest over all nodes */
                 kth = HUGE_VAL;
-                if (nall >= g) {
-                    qsort(s->all, nall, sizeof *s->all, cmp_dbl);
-                    kth = s->all[g - 1];
-                }
+                if (nall >= g)
+                    kth = kth_lowest(s->all, nall, g - 1);
             }
             *bound = s->util_cap + 1e-9 - kth;
             return false;
@@ -733,6 +765,30 @@ static void slice_passed(struct gandiva *s, const struct pol_view *v,
     }
 }
 
+/* What GPU g offers a job: its occupants, their summed utilization and
+ * memory, and whether one of them is being profiled. */
+static struct gd_offer offer_of(const struct gandiva *s, const struct pol_view *v,
+                                uint32_t g)
+{
+    struct gd_offer o = { v->nocc[g], false, s->usum[g], v->mem_used[g] };
+    if (s->nprof) {
+        uint32_t n;
+        const uint32_t *occ = pol_gpu_jobs(v, g, &n);
+        for (uint32_t k = 0; k < n; k++)
+            o.busy |= s->profiling[occ[k]];
+    }
+    return o;
+}
+
+/* Whether a GPU that offered a and now offers b takes some job it did not
+ * take before (under any of gpu_takes's rules, whoever leaves it): fewer
+ * occupants, less utilization or memory, or a profiling run over. */
+static bool offer_better(const struct gd_offer *a, const struct gd_offer *b)
+{
+    return b->nocc < a->nocc || b->usum < a->usum || b->mem < a->mem ||
+           (a->busy && !b->busy);
+}
+
 /* Job j takes victim's GPUs. */
 static int slice_take(struct gandiva *s, const struct pol_view *v,
                       struct pol_ctx *x, uint32_t j, uint32_t victim)
@@ -740,9 +796,12 @@ static int slice_take(struct gandiva *s, const struct pol_view *v,
     uint32_t g = v->jobs[j].num_gpus;
     bool shared = false;
     xgrow(&s->gpus, &s->capgpus, g, sizeof *s->gpus);
+    xgrow(&s->offers, &s->capoffers, g, sizeof *s->offers);
     memcpy(s->gpus, v->rt[victim].gpus, g * sizeof *s->gpus);
-    for (uint32_t i = 0; i < g; i++)
+    for (uint32_t i = 0; i < g; i++) {
         shared |= v->nocc[s->gpus[i]] > 1;
+        s->offers[i] = offer_of(s, v, s->gpus[i]);
+    }
     int rc = pol_preempt(x, victim, s->cost);
     if (rc)
         return rc;
@@ -751,6 +810,15 @@ static int slice_take(struct gandiva *s, const struct pol_view *v,
     if (rc)
         return rc;
     started(s, v, x, j);
+    /* Where no GPU offers more than before (j needs at least what the
+     * victim did), every remembered failure still holds. */
+    bool better = false;
+    for (uint32_t i = 0; i < g && !better; i++) {
+        struct gd_offer now = offer_of(s, v, s->gpus[i]);
+        better = offer_better(&s->offers[i], &now);
+    }
+    if (!better)
+        return 0;
     slice_passed(s, v, s->gpus, g);
     /* j may use less than the victim did on GPUs that other expired jobs
      * share: slicing failures are void */
@@ -1148,6 +1216,7 @@ static void destroy(void *state)
     free(s->held);
     free(s->vict);
     free(s->nodes);
+    free(s->offers);
     free(s->all);
     free(s);
 }

@@ -705,8 +705,9 @@ static void progress(struct eng *e, const struct timespec *t0, double *last,
 
 int eng_run(struct eng *e)
 {
-    struct timespec t0, t1;
+    struct timespec t0, t1, c0, c1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     double last_progress = 0;
     bool progress_shown = false;
     const struct trace *tr = e->tr;
@@ -808,6 +809,8 @@ int eng_run(struct eng *e)
                 "rejected (listed in jobs.csv with no start)", tr->path,
                 e->nrejected, e->clu->name);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     e->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    e->cpu_seconds = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
     return e->failed;
 }

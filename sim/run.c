@@ -9,6 +9,8 @@
  */
 #include "sim/simint.h"
 
+#include <time.h>
+
 /* DL_EINPUT when a strict run has had a warning (its text was echoed). */
 static int strict_stop(const struct dl_diag *d, struct dl_error *err)
 {
@@ -19,13 +21,22 @@ static int strict_stop(const struct dl_diag *d, struct dl_error *err)
                    d->n == 1 ? "is" : "are");
 }
 
+double sim_cpu_seconds(void)
+{
+    struct timespec c;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+    return (double)c.tv_sec + 1e-9 * (double)c.tv_nsec;
+}
+
 int sim_run(const struct trace *t, struct cluster *c, const struct eng_opts *o,
             const struct out_prov *pv, const char *dir, struct sim_result *res,
             struct dl_error *err)
 {
+    double c0 = sim_cpu_seconds();
     struct eng *e = eng_new(t, c, o, err);     /* fails on policy options */
     if (!e)
         return DL_EINPUT;
+    res->cpu_setup = sim_cpu_seconds() - c0;
     int rc = 0;
     if ((rc = strict_stop(o->diag, err)))
         goto out;
@@ -36,11 +47,15 @@ int sim_run(const struct trace *t, struct cluster *c, const struct eng_opts *o,
     }
     if ((rc = strict_stop(o->diag, err)))
         goto out;
-    met_summarize(e, &res->m);
     res->wall_seconds = e->wall_seconds;
+    res->cpu_engine = e->cpu_seconds;
+    res->events = e->events;
+    c0 = sim_cpu_seconds();
+    met_summarize(e, &res->m);
     if (dir)
         rc = out_write_run(e, &res->m, dir, o->policy, t->path, c->name, pv,
                            err);
+    res->cpu_write = sim_cpu_seconds() - c0;
 out:
     eng_free(e);
     return rc;

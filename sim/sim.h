@@ -179,7 +179,15 @@ void out_table_row(FILE *to, const char *policy, const struct met_summary *m);
 struct sim_result {
     struct met_summary m;       /* when 0 */
     double wall_seconds;
+    /* process CPU seconds (not in any output: for `run --timing` and the
+     * benchmarks): creating the engine and the policy, the run, the
+     * metrics and the files */
+    double cpu_setup, cpu_engine, cpu_write;
+    uint64_t events;
 };
+
+/* This process's CPU time so far, in seconds. */
+double sim_cpu_seconds(void);
 
 /* One whole run: the engine for t on c under o (o->pol parsed by the
  * caller), stopped with DL_EINPUT when o->diag is strict and holds a

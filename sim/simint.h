@@ -107,6 +107,7 @@ struct eng {
     int failed;
     char fail_msg[512];
     double wall_seconds;
+    double cpu_seconds;         /* process CPU time of eng_run */
 };
 
 /* Inside sim/: the engine's failure (fills fail_msg, returns DL_ECHECK),

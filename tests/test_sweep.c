@@ -883,13 +883,28 @@ static long newest_child(pid_t pid)
     return victim;
 }
 
-/* gandiva swapping every minute on a 3x overloaded cluster: a run of
- * about 2.5 s (jobs 2000) or 6 s (3000), long enough to be caught alive */
+/* gandiva swapping every 6 s on a 3x overloaded cluster: a run of about
+ * 1.5 s (jobs 2000) or 2 s (3000) of a 2026 server's CPU, long enough to
+ * be caught alive; the tests that need it alive for longer stop it
+ * (hold_run) */
+/* The run process of sweep pid, once there is one, stopped (SIGSTOP) so
+ * that it stays alive for as long as the test needs; SIGCONT it after. */
+static pid_t hold_run(pid_t pid)
+{
+    long run = 0;
+    for (int k = 0; k < 6000 && !(run = newest_child(pid)); k++) {
+        struct timespec ts = { 0, 10000000 };
+        nanosleep(&ts, NULL);
+    }
+    cr_assert(run > 0 && !kill((pid_t)run, SIGSTOP), "no run to hold");
+    return (pid_t)run;
+}
+
 static void make_slow_spec(int jobs)
 {
     cr_assert_eq(tu_sh("$DLSIM trace gen --jobs %d --load 0.95 --seed 3 -o "
                        "k.csv.gz", jobs), 0, "%s", tu_out);
-    tu_tmp_file("k.yaml", "policies: [fifo, \"gandiva:quantum=60\"]\n"
+    tu_tmp_file("k.yaml", "policies: [fifo, \"gandiva:quantum=6\"]\n"
                 "traces: [k.csv.gz]\nloads: [3]\nsample: 0\n");
 }
 
@@ -920,12 +935,12 @@ Test(sweep, run_killed_by_a_signal_is_retried, .timeout = 300)
     const char *sum = tu_tmp_text("o/summary.csv");
     cr_expect(strstr(sum, "\n0000-fifo-k-l3-s1,default,fifo,k.csv.gz,demo-256,none,3,1,"
                      "ok,,"), "%s", sum);
-    cr_expect(strstr(sum, "\n0001-gandiva_quantum_60-k-l3-s1,default,gandiva:quantum=60,"
+    cr_expect(strstr(sum, "\n0001-gandiva_quantum_6-k-l3-s1,default,gandiva:quantum=6,"
                      "k.csv.gz,demo-256,none,3,1,retry,killed by signal 9 "
                      "(Killed),"), "%s", sum);
     cr_expect(strstr(tu_tmp_text("o.log"), "0 failed, 1 to retry"), "%s",
               tu_tmp_text("o.log"));
-    cr_expect(tu_tmp_exists("o/runs/0001-gandiva_quantum_60-k-l3-s1/retry.txt"));
+    cr_expect(tu_tmp_exists("o/runs/0001-gandiva_quantum_6-k-l3-s1/retry.txt"));
     cr_expect_eq(tu_sh("ls -a o/runs | grep -c tmp"), 1);
     cr_expect_str_eq(tu_out, "0\n", "the dead run's temporary directory is left");
     cr_assert_eq(tu_sh("$DLSIM sweep k.yaml --out o --resume"), 0, "%s", tu_out);
@@ -956,12 +971,14 @@ Test(sweep, a_second_live_sweep_is_refused, .timeout = 300)
     make_slow_spec(3000);
     pid_t pid = sweep_bg("k.yaml", "o", "--jobs=1", "o.log");
     wait_for("o/runs/0000-fifo-k-l3-s1");       /* gandiva is running now */
+    pid_t held = hold_run(pid);
     char want[128];
     snprintf(want, sizeof want, "o is in use by another dlsim sweep (pid %ld on "
              "host ", (long)pid);
     refused(want, "$DLSIM sweep k.yaml --out o --resume");
     refused(want, "$DLSIM sweep k.yaml --out o");
     refused(want, "$DLSIM sweep --merge o");
+    kill(held, SIGCONT);
     int st;
     waitpid(pid, &st, 0);
     cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first sweep was disturbed: "
@@ -987,11 +1004,12 @@ Test(sweep, a_second_live_sweep_is_refused, .timeout = 300)
 Test(sweep, shards_share_the_directory_lock, .timeout = 300)
 {
     make_slow_spec(3000);
-    tu_tmp_file("k2.yaml", "policies: [\"gandiva:quantum=60\", fifo]\n"
+    tu_tmp_file("k2.yaml", "policies: [\"gandiva:quantum=6\", fifo]\n"
                 "traces: [k.csv.gz]\nloads: [3]\nsample: 0\n");
     pid_t a = sweep_bg("k2.yaml", "sh", "--shard=0/2", "a.log");
     wait_for("sh/shard-0-of-2.lock");
     wait_for("sh/grid.csv");
+    pid_t held = hold_run(a);
     cr_assert_eq(tu_sh("$DLSIM sweep k2.yaml --out sh --shard 1/2"), 0,
                  "a shard was refused beside another: %s", tu_out);
     char want[128];
@@ -1002,6 +1020,7 @@ Test(sweep, shards_share_the_directory_lock, .timeout = 300)
             "$DLSIM sweep k2.yaml --out sh --shard 1/3");
     refused("sh is in use by running shards of a sweep: shard 0/2 (pid ",
             "$DLSIM sweep k2.yaml --out sh --resume");
+    kill(held, SIGCONT);
     int st;
     waitpid(a, &st, 0);
     cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", tu_tmp_text("a.log"));

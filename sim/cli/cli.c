@@ -47,7 +47,7 @@ static int report(const struct dl_error *err, int code)
 static int run_one(const struct trace *t, struct cluster *c,
                    const struct eng_opts *o, const struct out_prov *pv,
                    const char *dir, FILE *table, bool header,
-                   struct met_summary *sum)
+                   struct met_summary *sum, struct sim_result *res)
 {
     struct dl_error err = { 0 };
     struct eng_opts oo = *o;
@@ -71,13 +71,15 @@ static int run_one(const struct trace *t, struct cluster *c,
         out_table_row(table, o->policy, &r.m);
     if (sum)
         *sum = r.m;
+    if (res)
+        *res = r;
     return 0;
 }
 
 static const char run_help[] =
     "usage: dlsim run --trace T [--cluster C.yaml] [--policy P] [--models M]...\n"
     "                 [--load X] [--out DIR] [--seed N] [--sample SECONDS]\n"
-    "                 [--check] [--strict] [--quiet]\n"
+    "                 [--check] [--strict] [--quiet] [--timing]\n"
     "\n"
     "Replays trace T (native CSV, plain or gzip) over cluster C under policy P\n"
     "and prints a summary; with --out, writes DIR/jobs.csv, DIR/timeseries.csv\n"
@@ -108,6 +110,9 @@ static const char run_help[] =
     "                   --models, a GPU type the zoo lacks, unknown columns, a\n"
     "                   job that can never fit\n"
     "  --quiet          no summary table (and no progress line)\n"
+    "  --timing         print the CPU seconds of each phase (reading, setup,\n"
+    "                   the engine with its cost per event, metrics and files)\n"
+    "                   on stderr\n"
     "\n"
     "Warnings go to stderr and into summary.json (warnings, warning_messages),\n"
     "with how the run was made: dlsim_version, command, models, load,\n"
@@ -153,14 +158,15 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec,
         { "check", no_argument, 0, 'k' },
         { "strict", no_argument, 0, 'X' },
         { "quiet", no_argument, 0, 'q' },
+        { "timing", no_argument, 0, 'T' },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
     };
     const char *trace = NULL, *cluster = NULL, *out = NULL;
     struct eng_opts o = { .policy = "fifo", .seed = 1,
                           .sample = 300 * SIM_US_PER_S, .diag = diag };
-    double load = 0;
-    bool quiet = false;
+    double load = 0, c0 = sim_cpu_seconds();
+    bool quiet = false, timing = false;
     long seed;
     int ch, rc;
     struct dl_error err = { 0 };
@@ -194,6 +200,7 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec,
         case 'k': o.check = true; break;
         case 'X': diag->strict = true; break;
         case 'q': quiet = true; break;
+        case 'T': timing = true; break;
         case 'h': fputs(run_help, stdout); return 0;
         default: return usage_error("run", "bad option");
         }
@@ -241,7 +248,16 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec,
     if (!quiet && isatty(2))
         o.progress = stderr;    /* never when not a terminal: scripts and
                                    tests see the same output as before */
-    rc = run_one(&t, &c, &o, &pv, out, quiet ? NULL : stdout, true, NULL);
+    double c1 = sim_cpu_seconds();
+    struct sim_result r;
+    rc = run_one(&t, &c, &o, &pv, out, quiet ? NULL : stdout, true, NULL, &r);
+    if (!rc && timing)
+        fprintf(stderr, "dlsim run: CPU seconds: read %.3f, setup %.3f, engine "
+                "%.3f (%llu events, %.3f us/event), metrics and files %.3f, "
+                "total %.3f\n", c1 - c0, r.cpu_setup, r.cpu_engine,
+                (unsigned long long)r.events,
+                r.events ? 1e6 * r.cpu_engine / (double)r.events : 0.0,
+                r.cpu_write, sim_cpu_seconds() - c0);
     free(command);
     trc_free(&t);
     clu_free(&c);
@@ -363,7 +379,7 @@ static int cmd_demo(int argc, char **argv)
         }
         struct met_summary m;
         rc = run_one(&t, &c, &o, &pv, out ? dir : NULL, stdout, i == 0,
-                     &m);
+                     &m, NULL);
         dl_diag_free(&diag);
         if (!rc) {
             mk_floor = m.makespan_floor;
