@@ -749,7 +749,7 @@ int mdl_fit_util_load(const char *path, struct mdl_util_data *d,
         names[F0 + i] = feat_names[i];
     memset(d, 0, sizeof *d);
     struct dl_csv c;
-    int rc = dl_csv_open(&c, path, err);
+    int rc = dl_csv_open(&c, path, &dl_csv_model_files, err);
     if (rc)
         return rc;
     int col[NCOL];
