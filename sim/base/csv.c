@@ -96,7 +96,10 @@ const struct dl_csv_opts dl_csv_model_files = {
 
 /* ------------------------------------------------------------ stream */
 
-enum { CSV_INIT = 256 * 1024 };
+/* The window: cap bytes of data at most (one kept for the NUL written
+ * after the last record), then SLACK zero bytes that the scan of a field
+ * may read eight at a time past the record's end. */
+enum { CSV_INIT = 256 * 1024, SLACK = 8 };
 
 /* what stops the scan of an unquoted field */
 enum { ST_NONE, ST_END, ST_SEP, ST_QUOTE, ST_NL, ST_CTRL };
@@ -139,7 +142,7 @@ int dl_csv_open(struct dl_csv *c, const char *path,
     if (!c->in)
         return DL_EIO;
     c->cap = CSV_INIT;
-    c->buf = xmalloc(c->cap);
+    c->buf = xcalloc(c->cap + SLACK, 1);
     return 0;
 }
 
@@ -148,7 +151,7 @@ void dl_csv_open_mem(struct dl_csv *c, const char *name, const char *buf,
 {
     init(c, name, o);
     c->cap = len + 1;
-    c->buf = xmalloc(c->cap);
+    c->buf = xcalloc(c->cap + SLACK, 1);
     memcpy(c->buf, buf, len);
     c->len = len;
     c->eof = true;
@@ -186,8 +189,9 @@ static void fill(struct dl_csv *c)
         c->pos = 0;
     }
     if (c->cap - c->len < CSV_INIT / 2) {
+        c->buf = xrealloc(c->buf, 2 * c->cap + SLACK);
+        memset(c->buf + c->cap, 0, c->cap + SLACK);
         c->cap *= 2;
-        c->buf = xrealloc(c->buf, c->cap);
     }
     long n = dl_in_read(c->in, c->buf + c->len, c->cap - 1 - c->len);
     if (n > 0) {
@@ -205,17 +209,51 @@ static bool blank(char ch)
     return ch == ' ' || ch == '\t';
 }
 
-static void add_field(struct dl_csv *c, char *s, long line, long col)
+static void __attribute__((noinline)) grow_fields(struct dl_csv *c)
 {
-    if ((size_t)c->nf == c->fcap) {
-        c->fcap = c->fcap ? 2 * c->fcap : 16;
-        c->f = xrealloc(c->f, c->fcap * sizeof *c->f);
-        c->fcol = xrealloc(c->fcol, c->fcap * sizeof *c->fcol);
-        c->fline = xrealloc(c->fline, c->fcap * sizeof *c->fline);
-    }
+    c->fcap = c->fcap ? 2 * c->fcap : 16;
+    c->f = xrealloc(c->f, c->fcap * sizeof *c->f);
+    c->fcol = xrealloc(c->fcol, c->fcap * sizeof *c->fcol);
+    c->fline = xrealloc(c->fline, c->fcap * sizeof *c->fline);
+}
+
+static inline void add_field(struct dl_csv *c, char *s, long line, long col)
+{
+    if ((size_t)c->nf == c->fcap)
+        grow_fields(c);
     c->f[c->nf] = s;
     c->fcol[c->nf] = col;
     c->fline[c->nf++] = line;
+}
+
+/* The first byte at or after q that stop marks; the record's final NUL
+ * is one, so the scan ends there.  Eight bytes at a time: a word holding
+ * no byte below 0x20, no separator and no quote holds none of them (the
+ * lowest byte each test flags is a true one; it is checked in stop). */
+static inline char *scan(const unsigned char *stop, char *q, uint64_t sepw)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101);
+    const uint64_t high = UINT64_C(0x8080808080808080);
+    const uint64_t quotew = ones * '"', ctrlw = ones * 0x20;
+    for (;;) {
+        uint64_t x;
+        memcpy(&x, q, sizeof x);
+        uint64_t a = x ^ sepw, b = x ^ quotew;
+        uint64_t m = (((a - ones) & ~a) | ((b - ones) & ~b) |
+                      ((x - ctrlw) & ~x)) & high;
+        if (!m) {
+            q += 8;
+            continue;
+        }
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        q += __builtin_clzll(m) / 8;
+#else
+        q += __builtin_ctzll(m) / 8;
+#endif
+        if (stop[(unsigned char)*q])
+            return q;
+        q++;
+    }
 }
 
 /* Splits the record s[0..e) (*e == '\0'; line breaks inside only within
@@ -228,16 +266,19 @@ static int split(struct dl_csv *c, char *s, char *e, bool partial,
     const unsigned fl = c->o.flags;
     const bool trim = fl & DL_CSV_TRIM, quoted = fl & DL_CSV_QUOTED;
     const char sep = c->o.sep;
+    const bool trim_tab = trim && sep != '\t';
     const unsigned char *stop = c->stop;
+    const uint64_t sepw = UINT64_C(0x0101010101010101) * (unsigned char)sep;
+    const int maxf = c->o.max_fields ? c->o.max_fields : INT32_MAX;
     long line = c->line;
     const char *ls = s;         /* start of the current physical line */
     char *p = s;
     c->nf = 0;
     for (;;) {
-        if (trim)
-            while (p < e && blank(*p) && *p != sep)
+        if (trim)               /* (*e is NUL: no bound needed) */
+            while (*p == ' ' || (*p == '\t' && trim_tab))
                 p++;
-        if (c->o.max_fields && c->nf == c->o.max_fields)
+        if (c->nf == maxf)
             return dl_fail(err, c->path, line, (long)(p - ls) + 1,
                            "more than %d fields", c->o.max_fields);
         if (quoted && *p == '"') {
@@ -269,7 +310,7 @@ static int split(struct dl_csv *c, char *s, char *e, bool partial,
                 *w++ = *r++;
             }
             if (trim)
-                while (r < e && blank(*r) && *r != sep)
+                while (*r == ' ' || (*r == '\t' && trim_tab))
                     r++;
             if (r < e && *r != sep)
                 return dl_fail(err, c->path, line, (long)(r - ls) + 1,
@@ -281,31 +322,29 @@ static int split(struct dl_csv *c, char *s, char *e, bool partial,
             p = r + 1;
             continue;
         }
-        char *q = p;
-        while (!stop[(unsigned char)*q])
-            q++;
-        switch (stop[(unsigned char)*q]) {
-        case ST_SEP:
-            break;
-        case ST_END:
-            if (q == e)
-                break;
-            return dl_fail(err, c->path, line, (long)(q - ls) + 1,
-                           "NUL byte (not a text file?)");
-        case ST_QUOTE:
-            return dl_fail(err, c->path, line, (long)(q - ls) + 1, quoted
-                           ? "quote inside an unquoted field"
-                           : "quoted fields are not supported");
-        case ST_NL:
-            return dl_fail(err, c->path, line, (long)(q - ls) + 1,
-                           "line break inside an unquoted field");
-        default:
-            return dl_fail(err, c->path, line, (long)(q - ls) + 1,
-                           "control character in field");
+        char *q = scan(stop, p, sepw);
+        if (*q != sep && q != e) {
+            long col = (long)(q - ls) + 1;
+            switch (stop[(unsigned char)*q]) {
+            case ST_END:
+                return dl_fail(err, c->path, line, col,
+                               "NUL byte (not a text file?)");
+            case ST_QUOTE:
+                return dl_fail(err, c->path, line, col, quoted
+                               ? "quote inside an unquoted field"
+                               : "quoted fields are not supported");
+            case ST_NL:
+                return dl_fail(err, c->path, line, col,
+                               "line break inside an unquoted field");
+            default:
+                return dl_fail(err, c->path, line, col,
+                               "control character in field");
+            }
         }
         char *end = q;
         if (trim)
-            while (end > p && blank(end[-1]) && end[-1] != sep)
+            while (end > p && (end[-1] == ' ' || (end[-1] == '\t' &&
+                                                   trim_tab)))
                 end--;
         bool last = q == e;
         *end = '\0';
