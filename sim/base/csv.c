@@ -544,11 +544,6 @@ int dl_csv_header(struct dl_csv *c, const char *const *names,
     return 0;
 }
 
-int dl_csv_column(const struct dl_csv *c, const char *name)
-{
-    return find(c, name);
-}
-
 /* ------------------------------------------------------------ fields */
 
 const char *dl_csv_fld(const struct dl_csv *c, int i)

@@ -95,8 +95,6 @@ int dl_csv_row(struct dl_csv *c, struct dl_error *err);
 int dl_csv_header(struct dl_csv *c, const char *const *names,
                   const bool *required, int n, int *idx,
                   struct dl_error *err);
-/* The header column named name ("a|b"), or -1. */
-int dl_csv_column(const struct dl_csv *c, const char *name);
 /* Without a header: every record must have n fields (0 = any). */
 void dl_csv_width(struct dl_csv *c, int n);
 
