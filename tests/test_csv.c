@@ -5,8 +5,8 @@
  * mark, CR LF), its limits (NUL bytes, record length, field count), the
  * header (by name, alternatives, a name twice, required and optional
  * columns, widths), the typed getters, and a round trip of hostile
- * fields through a file large enough to cross the reader's window, plain
- * and gzip.
+ * fields (written by dl_csv_put_field) through a file large enough to
+ * cross the reader's window, plain and gzip.
  */
 #include "sim/base/formats.h"
 #include "testutil.h"
@@ -290,25 +290,10 @@ Test(csv, typed_getters_are_located)
 
 /* ---------------------------------------------------------- round trip */
 
-static void put_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n") && *s) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-/* Hostile fields written as RFC 4180 (quoted when they need it), enough
- * rows to cross the reader's window many times, read back from the file
- * (plain and gzip) and from memory, field by field and with each
- * record's first line. */
+/* Hostile fields written by dl_csv_put_field (quoted when they need
+ * it), enough rows to cross the reader's window many times, read back
+ * from the file (plain and gzip) and from memory, field by field and with
+ * each record's first line. */
 Test(csv, round_trip_across_the_window, .fini = tu_tmp_cleanup)
 {
     static const char *const piece[] = {
@@ -340,7 +325,7 @@ Test(csv, round_trip_across_the_window, .fini = tu_tmp_cleanup)
             want[r * COLS + k] = xstrdup(buf);
             for (const char *p = buf; *p; p++)
                 line += *p == '\n';
-            put_field(f, buf);
+            dl_csv_put_field(f, buf);
             fputc(k + 1 < COLS ? ',' : '\n', f);
         }
         line++;

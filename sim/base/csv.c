@@ -624,3 +624,20 @@ int dl_csv_range(const struct dl_csv *c, int i, const char *name,
     *out = v;
     return 0;
 }
+
+/* ------------------------------------------------------------ writing */
+
+void dl_csv_put_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}

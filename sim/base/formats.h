@@ -126,6 +126,11 @@ int dl_csv_range(const struct dl_csv *c, int i, const char *name,
                  bool required, double lo, double hi, bool lo_open,
                  double *out, struct dl_error *err);
 
+/* Writes s as one CSV field that dl_csv reads back (RFC 4180, fields over
+ * lines): as it is, or double-quoted when it holds a comma, a quote or a
+ * line break. */
+void dl_csv_put_field(FILE *f, const char *s);
+
 /* Model-name normal form of s[0..len) into out (DL_CSV_NAME_MAX bytes):
  * lower-case letters and digits only, then the zoo's alias table (e.g.
  * "LM" = lstm).  -1 if empty or too long. */

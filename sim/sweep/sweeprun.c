@@ -166,23 +166,6 @@ static int write_atomic(const char *path, const char *data, size_t len,
     return dl_tmp_commit(f, tmp, path, true, err);
 }
 
-/* ------------------------------------------------------------ CSV */
-
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 /* ------------------------------------------------------------ summary.json
  *
  * A run's summary.json read with the project's JSON reader (models/json.c),
@@ -403,7 +386,7 @@ static void write_header(FILE *f, const struct keys *K)
     fputs("status,error", f);
     for (int i = 0; i < K->n; i++) {
         fputc(',', f);
-        csv_field(f, K->k[i]);
+        dl_csv_put_field(f, K->k[i]);
     }
     fputc('\n', f);
 }
@@ -455,16 +438,16 @@ static int write_row(FILE *f, const char *dir, const char *const co[SWP_NCOORD],
         run_error(dir, id, st, err, sizeof err);
     }
     for (int i = 0; i < SWP_NCOORD; i++) {
-        csv_field(f, co[i]);
+        dl_csv_put_field(f, co[i]);
         fputc(',', f);
     }
     fputs(st == RUN_OK ? "ok," : st == RUN_RETRY ? "retry," : "failed,", f);
-    csv_field(f, err);
+    dl_csv_put_field(f, err);
     if (st == RUN_OK) {
         for (int k = 0; k < j.n; k++)
             if (!excluded_key(j.key[k])) {
                 fputc(',', f);
-                csv_field(f, j.val[k]);
+                dl_csv_put_field(f, j.val[k]);
             }
     } else {
         for (int k = 0; k < K->n; k++)
@@ -966,7 +949,7 @@ static char *grid_text(const struct sweep *w, size_t *len)
         fprintf(f, "%s%s", swp_coord_name[i], i + 1 < SWP_NCOORD ? "," : "\n");
     for (uint32_t r = 0; r < w->s->nruns; r++)
         for (int i = 0; i < SWP_NCOORD; i++) {
-            csv_field(f, w->co[r][i]);
+            dl_csv_put_field(f, w->co[r][i]);
             fputc(i + 1 < SWP_NCOORD ? ',' : '\n', f);
         }
     fclose(f);
