@@ -32,10 +32,12 @@
  * quoting, or quotes refused, or quotes as text (TSV); quoted fields over
  * several lines; blanks trimmed; '#' comment lines; control characters.
  *
- * Speed: a record is found with memchr and split by one pass over its
- * bytes through a table of the bytes that end or break a field, in
- * place; nothing is allocated per record.  Multi-line records cost one
- * more memchr pass for quotes.
+ * Speed: a record is found with memchr and split in place by one pass
+ * over its bytes, eight at a time (a word with no byte that could end or
+ * break a field is skipped whole; a candidate is checked in a table of
+ * the bytes that do); nothing is allocated per record.  Multi-line
+ * records cost one more memchr pass for quotes.  On Philly's CSV this is
+ * faster than the importers' old memchr-per-field tokenizer.
  *
  * Names are compared through one normal form: lower-case letters and
  * digits only, then a short alias table, so "ResNet-50", "resnet_50" and
@@ -515,6 +517,9 @@ int dl_csv_header(struct dl_csv *c, const char *const *names,
         return dl_fail(err, c->path, c->lines ? c->lines : 1, 0,
                        "empty file: no header line");
     /* the names outlive the record: copied into one block */
+    free(c->hdr);
+    free(c->hdrbuf);
+    dl_names_free(&c->hdrix);
     size_t bytes = 0;
     for (int f = 0; f < c->nf; f++)
         bytes += strlen(c->f[f]) + 1;
