@@ -47,7 +47,7 @@ int mdl_pairs_load(const char *path, struct mdl_pairs *ps,
     static const bool req[NCOL] = { 1, 1, 1, 1, 1, 0, 0 };
     memset(ps, 0, sizeof *ps);
     struct dl_csv c;
-    int rc = dl_csv_open(&c, path, err);
+    int rc = dl_csv_open(&c, path, &dl_csv_model_files, err);
     if (rc)
         return rc;
     int col[NCOL];

@@ -88,7 +88,8 @@ static int load_models(struct loader *L, struct dl_error *err)
     int rc;
     for (int i = 0; i < Z_N; i++)
         req[i] = i != Z_OLD_UTIL;
-    if ((rc = set_path(L, "zoo.csv", err)) || (rc = dl_csv_open(&c, L->path, err)))
+    if ((rc = set_path(L, "zoo.csv", err)) ||
+        (rc = dl_csv_open(&c, L->path, &dl_csv_model_files, err)))
         return rc;
     if ((rc = dl_csv_header(&c, zoo_cols, req, Z_N, idx, err)))
         goto out;
@@ -164,7 +165,8 @@ static int load_gpus(struct loader *L, struct dl_error *err)
     bool req[G_N] = { true, true, true, true, true, true };
     int idx[G_N];
     int rc;
-    if ((rc = set_path(L, "gpus.csv", err)) || (rc = dl_csv_open(&c, L->path, err)))
+    if ((rc = set_path(L, "gpus.csv", err)) ||
+        (rc = dl_csv_open(&c, L->path, &dl_csv_model_files, err)))
         return rc;
     if ((rc = dl_csv_header(&c, gpu_cols, req, G_N, idx, err)))
         goto out;
@@ -241,7 +243,7 @@ static int load_throughput(struct loader *L, struct dl_error *err)
     int idx[T_N];
     int rc;
     if ((rc = set_path(L, "throughput.csv", err)) ||
-        (rc = dl_csv_open(&c, L->path, err)))
+        (rc = dl_csv_open(&c, L->path, &dl_csv_model_files, err)))
         return rc;
     if ((rc = dl_csv_header(&c, thr_cols, req, T_N, idx, err)))
         goto out;
@@ -338,7 +340,7 @@ static int load_util(struct loader *L, struct dl_error *err)
     int idx[U_N];
     size_t cap = 0;
     int rc;
-    if ((rc = set_path(L, "util.csv", err)) || (rc = dl_csv_open(&c, L->path, err)))
+    if ((rc = set_path(L, "util.csv", err)) || (rc = dl_csv_open(&c, L->path, &dl_csv_model_files, err)))
         return rc;
     if ((rc = dl_csv_header(&c, util_cols, req, U_N, idx, err)))
         goto out;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses of the cluster loader, the trace reader,
-# the JSON reader of measurement files, the YAML model-file readers, and
-# the commands `trace import`, `cluster import` and the workload reader of
-# `trace gen --like` (tests/fuzz/README.md lists them) with clang (ASan + UBSan) in build-fuzz/ and runs each for SECONDS seconds
+# the JSON reader of measurement files, the CSV reader, the YAML
+# model-file readers, and the commands `trace import`, `cluster import`
+# and the workload reader of `trace gen --like` (tests/fuzz/README.md
+# lists them) with clang (ASan + UBSan) in build-fuzz/ and runs each for
+# SECONDS seconds
 # on a copy of its seed corpus (tests/fuzz/corpus_NAME plus the past crashes
 # in tests/fuzz/regress_NAME); the repository's directories are never
 # written.
@@ -19,7 +21,7 @@ root=$(pwd)
 secs=${1:-60}
 if ! [[ "$secs" =~ ^[1-9][0-9]*$ ]]; then
     echo "usage: scripts/fuzz.sh [SECONDS [NAME...]]   (SECONDS a positive" \
-         "integer; NAME one of cluster trace json modelfile import workload" \
+         "integer; NAME one of cluster trace json csv modelfile import workload" \
          "clusterimport)" >&2
     exit 2
 fi
@@ -115,6 +117,7 @@ run() {
 run cluster 8192 -dict=tests/fuzz/cluster.dict
 run trace 65536
 run json 65536
+run csv 65536
 run modelfile 8192 -dict=tests/fuzz/modelfile.dict
 run import 65536
 run workload 65536

@@ -223,8 +223,8 @@ Test(cluster_import, bad_input_is_located_and_leaves_nothing)
 
     tu_tmp_file("nocol.csv", "sn,cpu_milli,memory_mib,gpus,model\nn0,1,1,8,V100\n");
     cr_assert_eq(tu_dlsim("cluster import --format openb nocol.csv -o x.yaml"), 2);
-    cr_assert(strstr(tu_out, "nocol.csv:1:1: missing column 'gpu'"), "%s",
-              tu_out);
+    cr_assert(strstr(tu_out, "nocol.csv:1: missing column 'gpu' in the "
+                     "header"), "%s", tu_out);
 
     tu_tmp_file("cpu.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,0,\n");
     cr_assert_eq(tu_dlsim("cluster import --format openb cpu.csv -o x.yaml"), 2);

@@ -475,8 +475,8 @@ Test(report, bad_inputs_are_located_exit_2, .fini = tu_tmp_cleanup)
 
     hand_sweep("s3", "0.8", 1);
     cr_assert_eq(tu_sh("sed -i '4s/,x$//' s3/summary.csv && $DLSIM report s3"), 2);
-    cr_expect(strstr(tu_out, "s3/summary.csv:4: 21 fields where the header "
-                     "has 22"), "%s", tu_out);
+    cr_expect(strstr(tu_out, "s3/summary.csv:4: row has 21 fields, expected "
+                     "22"), "%s", tu_out);
 
     hand_sweep("s4", "0.8", 1);
     cr_assert_eq(tu_sh("sed -i '2s/^f0_0,/..,/' s4/summary.csv && $DLSIM report s4"), 2);

@@ -710,7 +710,7 @@ int mdl_fit_util_load(const char *path, struct mdl_util_data *d,
     memset(d, 0, sizeof *d);
     d->arena = arena_new();
     struct dl_csv c;
-    int rc = dl_csv_open(&c, path, err);
+    int rc = dl_csv_open(&c, path, &dl_csv_model_files, err);
     if (rc) {
         mdl_fit_util_data_free(d);
         return rc;

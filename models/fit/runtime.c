@@ -56,7 +56,7 @@ int mdl_rt_data_load(const char *path, const struct mdl_zoo *z,
     bool req[C_N] = { true, true, true, true, true, true };
     int idx[C_N];
     size_t cap = 0;
-    int rc = dl_csv_open(&c, path, err);
+    int rc = dl_csv_open(&c, path, &dl_csv_model_files, err);
     if (rc)
         return rc;
     if ((rc = dl_csv_header(&c, rt_cols, req, C_N, idx, err)))

@@ -428,6 +428,14 @@ uint64_t dl_in_trailing(const struct dl_in *in)
     return in->trailing;
 }
 
+void dl_in_warn_trailing(const char *path, const struct dl_in *in)
+{
+    if (in->trailing)
+        fprintf(stderr, "%s: warning: %llu bytes after the last gzip member "
+                "are not gzip data and were not read (rows appended to a "
+                ".gz file?)\n", path, (unsigned long long)in->trailing);
+}
+
 void dl_in_close(struct dl_in *in)
 {
     if (!in)

@@ -124,6 +124,9 @@ long dl_in_read(struct dl_in *in, void *buf, size_t n);
 int dl_in_fail(const struct dl_in *in, long line, struct dl_error *err);
 /* Bytes after the last gzip member that were skipped (0 = none). */
 uint64_t dl_in_trailing(const struct dl_in *in);
+/* "path: warning: N bytes after the last gzip member are not gzip data
+ * and were not read (...)" on stderr when there were any. */
+void dl_in_warn_trailing(const char *path, const struct dl_in *in);
 void dl_in_close(struct dl_in *in);
 
 /* A hash index of names for the caller's entries 0..n-1, each named by

@@ -1,9 +1,10 @@
 /*
  * sim/base/formats.h - the base layer's readers of data formats, one of
- * each: a strict CSV reader over a whole file with located errors
- * (dl_csv_, csv.c), a strict bounded JSON reader (dl_json_, json.c), and
- * YAML documents through libyaml with located errors (yl_, yaml.c; the
- * YAML scalar writer is dl_yaml_put_str in base.h).  Apart from base.h so
+ * each: the CSV reader of every CSV and TSV input but the native trace,
+ * streamed, with located errors (dl_csv_, csv.c), a strict bounded JSON
+ * reader (dl_json_, json.c), and YAML documents through libyaml with
+ * located errors (yl_, yaml.c; the YAML scalar writer is dl_yaml_put_str
+ * in base.h).  Apart from base.h so
  * that what includes the basics (a policy plug-in, say) needs no libyaml.
  */
 #ifndef DLSIM_FORMATS_H
@@ -17,45 +18,118 @@
 #define DL_CSV_MAX_BYTES ((size_t)1 << 30)
 #define DL_CSV_NAME_MAX 128       /* bytes of a normal-form name, with NUL */
 
-/* One open CSV file, read whole and parsed in place (see sim/base/csv.c). */
-struct dl_csv {
-    const char *path;           /* for messages */
-    char *buf;                  /* whole file, NUL-terminated */
-    size_t len, pos;            /* bytes in buf; start of the next line */
-    long line;                  /* line number of the current row */
-    char *f[DL_CSV_MAX_COLS];     /* fields of the current row */
-    long fcol[DL_CSV_MAX_COLS];   /* 1-based byte column of each field */
-    int nf;                     /* fields in the current row */
-    int ncols;                  /* header width (0 until the header) */
+/* ---------------------------------------------------------------- CSV
+ *
+ * The one CSV reader (csv.c; its file comment states the rules every
+ * input shares).  What differs between inputs is chosen here: */
+#define DL_CSV_QUOTED    0x01u  /* RFC 4180: "a,b" quoted, "" a quote; a
+                                 * quote inside an unquoted field or text
+                                 * after a closing one is an error */
+#define DL_CSV_MULTILINE 0x02u  /* with QUOTED: a quoted field may hold
+                                 * line breaks (the files dlsim writes) */
+#define DL_CSV_NO_QUOTES 0x04u  /* a '"' anywhere is an error (neither
+                                 * flag: a '"' is text, as in TSV) */
+#define DL_CSV_TRIM      0x08u  /* blanks (space, tab unless the
+                                 * separator) around fields dropped, lines
+                                 * of blanks skipped */
+#define DL_CSV_COMMENTS  0x10u  /* lines starting with '#' skipped */
+#define DL_CSV_NO_CTRL   0x20u  /* control characters but TAB refused */
+
+struct dl_csv_opts {
+    char sep;                   /* ',' (0) or '\t' */
+    unsigned flags;             /* DL_CSV_* */
+    int max_fields;             /* 0 = any number */
+    size_t max_record;          /* bytes of a record; 0 = DL_MAX_LINE */
+    uint64_t max_bytes;         /* of the input unpacked; 0 = DL_MAX_STREAM */
+    const char *hint;           /* appended to "missing column" (or NULL) */
 };
 
-int dl_csv_open(struct dl_csv *c, const char *path, struct dl_error *err);
-void dl_csv_close(struct dl_csv *c);
-int dl_csv_row(struct dl_csv *c, struct dl_error *err);
-int dl_csv_header(struct dl_csv *c, const char *const *names,
-                const bool *required, int n, int *idx, struct dl_error *err);
+/* SPEC 7's rules for the model zoo and the measurement files: plain
+ * fields (no quoting: a '"' is an error, so a quoted comma can never
+ * shift the columns), '#' comments, no control characters, at most
+ * DL_CSV_MAX_COLS fields, DL_CSV_MAX_BYTES. */
+extern const struct dl_csv_opts dl_csv_model_files;
 
-/* Field i of the current row; "" when i < 0 (an absent optional column). */
+/* One open CSV input.  The first seven members are the current record,
+ * read-only; its fields point into the reader's buffer and are valid
+ * until the next dl_csv_row or dl_csv_close. */
+struct dl_csv {
+    const char *path;           /* for messages (not copied) */
+    long line;                  /* line where the current record starts */
+    int nf;                     /* fields in the current record */
+    char **f;                   /* [nf] fields, NUL-terminated */
+    long *fcol, *fline;         /* [nf] where each starts (col from 1) */
+    int ncols;                  /* width every record must have, 0 = any */
+    /* private */
+    struct dl_csv_opts o;
+    struct dl_in *in;           /* NULL for a memory buffer */
+    char *buf;
+    size_t cap, pos, len;       /* buf[pos..len): bytes not yet read */
+    bool eof, failed, started;
+    long lines;                 /* lines consumed */
+    size_t fcap;
+    char **hdr, *hdrbuf;        /* [nhdr] the header's names, copied */
+    int nhdr;
+    struct dl_names hdrix;
+    unsigned char stop[256];    /* what ends an unquoted field's scan */
+};
+
+/* Opens path (plain or gzip; "-" = standard input) under the rules o.
+ * 0, or DL_EIO with err; dl_csv_close afterwards in every case. */
+int dl_csv_open(struct dl_csv *c, const char *path,
+                const struct dl_csv_opts *o, struct dl_error *err);
+/* The same over a copy of buf[0..len) (name for messages). */
+void dl_csv_open_mem(struct dl_csv *c, const char *name, const char *buf,
+                     size_t len, const struct dl_csv_opts *o);
+/* Warns on stderr of bytes after the last gzip member, then frees. */
+void dl_csv_close(struct dl_csv *c);
+/* The next record: 1, 0 at the end of the input, or DL_EINPUT / DL_EIO
+ * with err. */
+int dl_csv_row(struct dl_csv *c, struct dl_error *err);
+/* Reads the next record as the header: a name twice is an error; maps
+ * each of names[0..n) ("a|b": either) to its field index in idx (-1 when
+ * absent); a missing one is an error unless required[i] is false
+ * (required NULL: every one is required).  Every later record must have
+ * the header's width.  DL_EINPUT: "empty file: no header line", "column
+ * 'a' appears twice", "missing column 'a' in the header". */
+int dl_csv_header(struct dl_csv *c, const char *const *names,
+                  const bool *required, int n, int *idx,
+                  struct dl_error *err);
+/* Without a header: every record must have n fields (0 = any). */
+void dl_csv_width(struct dl_csv *c, int n);
+
+/* Field i of the current record; "" when i < 0 (an absent optional
+ * column) or past the record's end. */
 const char *dl_csv_fld(const struct dl_csv *c, int i);
+
+/* Fills err at field i's line:col (at the record's line when i < 0) with
+ * the message and returns DL_EINPUT. */
+int dl_csv_fail_at(const struct dl_csv *c, int i, struct dl_error *err,
+                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* "file:line:col: column 'name': WHY 'value'" for field i. */
 int dl_csv_bad_value(const struct dl_csv *c, int i, const char *name,
-                   const char *why, struct dl_error *err);
+                     const char *why, struct dl_error *err);
 
 /* A number in [lo, hi]; empty -> *out = -1 unless required.  Messages
  * "column 'name': not a number: 'v'" / "out of range: 'v'". */
 int dl_csv_num(const struct dl_csv *c, int i, const char *name, bool required,
-             double lo, double hi, double *out, struct dl_error *err);
+               double lo, double hi, double *out, struct dl_error *err);
 
 /* As dl_csv_num, and a whole number; "not a whole number: 'v'". */
 int dl_csv_int(const struct dl_csv *c, int i, const char *name, bool required,
-             long lo, long hi, long *out, struct dl_error *err);
+               long lo, long hi, long *out, struct dl_error *err);
 
 /* A number in [lo, hi], or (lo, hi] with lo_open; empty -> *out = -1 unless
  * required.  Message "name: 'v' is not a number in [lo, hi]". */
-int dl_csv_range(const struct dl_csv *c, int i, const char *name, bool required,
-               double lo, double hi, bool lo_open, double *out,
-               struct dl_error *err);
+int dl_csv_range(const struct dl_csv *c, int i, const char *name,
+                 bool required, double lo, double hi, bool lo_open,
+                 double *out, struct dl_error *err);
+
+/* Writes s as one CSV field that dl_csv reads back (RFC 4180, fields over
+ * lines): as it is, or double-quoted when it holds a comma, a quote or a
+ * line break. */
+void dl_csv_put_field(FILE *f, const char *s);
 
 /* Model-name normal form of s[0..len) into out (DL_CSV_NAME_MAX bytes):
  * lower-case letters and digits only, then the zoo's alias table (e.g.

@@ -297,214 +297,32 @@ static int cmp_double(const void *a, const void *b)
 
 /* ------------------------------------------------------------ CSV
  *
- * A streaming reader for the CSVs dlsim writes, RFC 4180: fields split at
- * commas, "a,b" quoted, "" for a quote inside quotes, and a quoted field
- * may hold line breaks (ids, names and error messages can), so a record
- * is one line or several.  Blank lines between records are skipped; a
- * record's trailing '\r' is dropped (a '\r' inside quotes is kept).  Each
- * field remembers the line and column (bytes from 1) where it starts, for
- * messages; a record's line (lineno) is the line it starts on. */
-
-struct rcsv {
-    const char *path;
-    FILE *f;
-    char *line, *rec;
-    size_t cap, reccap;
-    long phys;                  /* lines read so far */
-    long lineno;                /* first line of the current record */
-    char **fld;
-    long *col, *fline;
-    int nf, ncols;
-    size_t capf, capc, capl;
+ * The CSVs dlsim writes, read back through the base's reader (dl_csv_):
+ * RFC 4180, and a quoted field may hold line breaks (ids, names and
+ * error messages can), so a record is one line or several; its line is
+ * the one it starts on, and each field is located at its own line:col.
+ * A record may be 4 MiB: a jobs.csv row holds a trace record's id and
+ * GPU type (a record of at most DL_MAX_LINE bytes), quoted, each byte
+ * possibly doubled. */
+static const struct dl_csv_opts csv_rules = {
+    .sep = ',', .flags = DL_CSV_QUOTED | DL_CSV_MULTILINE,
+    .max_record = 4 * DL_MAX_LINE,
 };
 
-static int rcsv_open(struct rcsv *c, const char *path, struct dl_error *err)
-{
-    memset(c, 0, sizeof *c);
-    c->path = path;
-    c->f = fopen(path, "r");
-    if (!c->f)
-        return dl_fail_io(err, path, "cannot open: %s", strerror(errno));
-    return 0;
-}
-
-static void rcsv_close(struct rcsv *c)
-{
-    if (c->f)
-        fclose(c->f);
-    free(c->line);
-    free(c->rec);
-    free(c->fld);
-    free(c->col);
-    free(c->fline);
-    memset(c, 0, sizeof *c);
-}
-
-/* Appends the next physical line to rec[*len..]: its length, 0 at the
- * end of the file, or DL_EINPUT / DL_EIO (negative). */
-static ssize_t rcsv_more(struct rcsv *c, size_t *len, struct dl_error *err)
-{
-    errno = 0;
-    ssize_t n = getline(&c->line, &c->cap, c->f);
-    if (n < 0) {
-        if (ferror(c->f))
-            return dl_fail_io(err, c->path, "read error: %s", strerror(errno));
-        return 0;
-    }
-    c->phys++;
-    if (memchr(c->line, '\0', (size_t)n))
-        return dl_fail(err, c->path, c->phys, 0, "NUL byte in line");
-    xgrow(&c->rec, &c->reccap, *len + (size_t)n + 1, 1);
-    memcpy(c->rec + *len, c->line, (size_t)n + 1);
-    *len += (size_t)n;
-    return n;
-}
-
-/* 1 with a row, 0 at the end, DL_EINPUT or DL_EIO. */
-static int rcsv_row(struct rcsv *c, struct dl_error *err)
-{
-    for (;;) {
-        size_t len = 0;
-        ssize_t n = rcsv_more(c, &len, err);
-        if (n <= 0)
-            return (int)n;
-        c->lineno = c->phys;
-        /* a record ends at a line break outside quotes: an odd number of
-         * quotes so far means a quoted field goes on */
-        bool inq = false;
-        for (size_t i = 0; i < len; i++)
-            inq ^= c->rec[i] == '"';
-        while (inq) {
-            size_t from = len;
-            if ((n = rcsv_more(c, &len, err)) < 0)
-                return (int)n;
-            if (!n)
-                break;          /* unterminated: reported below */
-            for (size_t i = from; i < len; i++)
-                inq ^= c->rec[i] == '"';
-        }
-        char *s = c->rec;
-        if (len && s[len - 1] == '\n')
-            s[--len] = '\0';
-        if (len && s[len - 1] == '\r')
-            s[--len] = '\0';
-        if (!len)
-            continue;
-        c->nf = 0;
-        char *p = s, *lstart = s;
-        long line = c->lineno;
-        for (;;) {
-            xgrow(&c->fld, &c->capf, (size_t)c->nf + 1, sizeof *c->fld);
-            xgrow(&c->col, &c->capc, (size_t)c->nf + 1, sizeof *c->col);
-            xgrow(&c->fline, &c->capl, (size_t)c->nf + 1, sizeof *c->fline);
-            c->col[c->nf] = (long)(p - lstart) + 1;
-            c->fline[c->nf] = line;
-            c->fld[c->nf++] = p;
-            char *next;
-            if (*p == '"') {
-                char *w = p, *r = p + 1;
-                for (;;) {
-                    if (!*r)
-                        return dl_fail(err, c->path, c->fline[c->nf - 1],
-                                       c->col[c->nf - 1],
-                                       "unterminated quoted field");
-                    if (*r == '"' && r[1] == '"') {
-                        *w++ = '"';
-                        r += 2;
-                    } else if (*r == '"') {
-                        r++;
-                        break;
-                    } else {
-                        if (*r == '\n') {
-                            line++;
-                            lstart = r + 1;
-                        }
-                        *w++ = *r++;
-                    }
-                }
-                if (*r && *r != ',')
-                    return dl_fail(err, c->path, line, (long)(r - lstart) + 1,
-                                   "text after a closing quote");
-                next = *r ? r + 1 : NULL;
-                *w = '\0';
-            } else {
-                char *e = p + strcspn(p, ",\n");
-                if (*e == '\n')
-                    return dl_fail(err, c->path, line, (long)(e - lstart) + 1,
-                                   "line break inside an unquoted field");
-                char *q = memchr(p, '"', (size_t)(e - p));
-                if (q)
-                    return dl_fail(err, c->path, line, (long)(q - lstart) + 1,
-                                   "quote inside an unquoted field");
-                next = *e ? e + 1 : NULL;
-                *e = '\0';
-            }
-            if (!next)
-                break;
-            p = next;
-        }
-        if (c->ncols && c->nf != c->ncols)
-            return dl_fail(err, c->path, c->lineno, 0,
-                           "%d fields where the header has %d", c->nf, c->ncols);
-        return 1;
-    }
-}
-
-/* Reads the header; duplicate names are an error. */
-static int rcsv_header(struct rcsv *c, struct dl_error *err)
-{
-    int rc = rcsv_row(c, err);
-    if (rc < 0)
-        return rc;
-    if (!rc)
-        return dl_fail(err, c->path, 1, 0, "empty file (no header line)");
-    for (int i = 0; i < c->nf; i++)
-        for (int j = 0; j < i; j++)
-            if (!strcmp(c->fld[i], c->fld[j]))
-                return dl_fail(err, c->path, c->fline[i], c->col[i],
-                               "column '%s' appears twice", c->fld[i]);
-    c->ncols = c->nf;
-    return 0;
-}
-
-/* Index of the named header column, -1 if absent (call before the next
- * row replaces the header's fields). */
-static int rcsv_find(const struct rcsv *c, const char *name)
-{
-    for (int i = 0; i < c->ncols; i++)
-        if (!strcmp(c->fld[i], name))
-            return i;
-    return -1;
-}
-
-static int rcsv_need(const struct rcsv *c, const char *name, int *idx,
-                     struct dl_error *err)
-{
-    if ((*idx = rcsv_find(c, name)) < 0)
-        return dl_fail(err, c->path, c->lineno, 0, "missing column '%s'", name);
-    return 0;
-}
-
-static const char *rcsv_get(const struct rcsv *c, int i)
-{
-    return i < 0 ? "" : c->fld[i];
-}
-
 /* A finite number >= 0 in field i (empty allowed when opt: NaN). */
-static int rcsv_num(const struct rcsv *c, int i, const char *name, bool opt,
+static int csv_num(const struct dl_csv *c, int i, const char *name, bool opt,
                     double *out, struct dl_error *err)
 {
-    const char *s = rcsv_get(c, i);
+    const char *s = dl_csv_fld(c, i);
     if (!*s) {
         if (!opt)
-            return dl_fail(err, c->path, c->fline[i], c->col[i],
-                           "column '%s': empty", name);
+            return dl_csv_fail_at(c, i, err, "column '%s': empty", name);
         *out = NAN;
         return 0;
     }
     if (sim_parse_double(s, out) || *out < 0)
-        return dl_fail(err, c->path, c->fline[i], c->col[i],
-                       "column '%s': not a number >= 0: '%s'", name, s);
+        return dl_csv_fail_at(c, i, err, "column '%s': not a number >= 0: "
+                              "'%s'", name, s);
     return 0;
 }
 
@@ -560,39 +378,44 @@ static int unique_ids(struct rpt *R, const char *path)
 
 static int load_sweep(struct rpt *R, const char *path)
 {
-    struct rcsv c;
-    int rc = rcsv_open(&c, path, R->err);
+    /* the columns: run_id, policy, status, the metrics (required as
+     * met[] says), then the optional coordinates */
+    enum { I_ID, I_POL, I_STATUS, I_MET, I_SCEN = I_MET + NMET, I_TRACE,
+           I_CLU, I_MODELS, I_LOAD, I_SEED, I_ERROR, I_N };
+    const char *names[I_N] = { "run_id", "policy", "status",
+        [I_SCEN] = "scenario", "trace", "cluster", "models", "load", "seed",
+        "error" };
+    bool req[I_N] = { true, true, true };
+    int idx[I_N];
+    for (int m = 0; m < NMET; m++) {
+        names[I_MET + m] = met[m].col;
+        req[I_MET + m] = met[m].need;
+    }
+    struct dl_csv c;
+    int rc = dl_csv_open(&c, path, &csv_rules, R->err);
     if (rc)
         return rc;
-    int i_id, i_pol, i_status, i_met[NMET];
-    if ((rc = rcsv_header(&c, R->err)) ||
-        (rc = rcsv_need(&c, "run_id", &i_id, R->err)) ||
-        (rc = rcsv_need(&c, "policy", &i_pol, R->err)) ||
-        (rc = rcsv_need(&c, "status", &i_status, R->err)))
+    if ((rc = dl_csv_header(&c, names, req, I_N, idx, R->err)))
         goto out;
-    for (int m = 0; m < NMET; m++) {
-        if (met[m].need && (rc = rcsv_need(&c, met[m].col, &i_met[m], R->err)))
-            goto out;
-        if (!met[m].need)
-            i_met[m] = rcsv_find(&c, met[m].col);
+    const int *i_met = idx + I_MET;
+    for (int m = 0; m < NMET; m++)
         R->has[m] = i_met[m] >= 0;
-    }
-    int i_scen = rcsv_find(&c, "scenario"), i_trace = rcsv_find(&c, "trace");
-    int i_clu = rcsv_find(&c, "cluster"), i_models = rcsv_find(&c, "models");
-    int i_load = rcsv_find(&c, "load"), i_seed = rcsv_find(&c, "seed");
-    int i_error = rcsv_find(&c, "error");
-    while ((rc = rcsv_row(&c, R->err)) == 1) {
+    int i_id = idx[I_ID], i_pol = idx[I_POL], i_status = idx[I_STATUS];
+    int i_scen = idx[I_SCEN], i_trace = idx[I_TRACE], i_clu = idx[I_CLU];
+    int i_models = idx[I_MODELS], i_load = idx[I_LOAD];
+    int i_seed = idx[I_SEED], i_error = idx[I_ERROR];
+    while ((rc = dl_csv_row(&c, R->err)) == 1) {
         struct run *r = new_run(R);
-        const char *id = rcsv_get(&c, i_id);
+        const char *id = dl_csv_fld(&c, i_id);
         r->id = adup(R, id);
-        r->policy = adup(R, rcsv_get(&c, i_pol));
-        r->scenario = adup(R, rcsv_get(&c, i_scen));
-        r->trace = adup(R, rcsv_get(&c, i_trace));
-        r->cluster = adup(R, rcsv_get(&c, i_clu));
-        r->models = adup(R, rcsv_get(&c, i_models));
-        r->seed = adup(R, rcsv_get(&c, i_seed));
-        r->error = adup(R, rcsv_get(&c, i_error));
-        r->load_text = adup(R, rcsv_get(&c, i_load));
+        r->policy = adup(R, dl_csv_fld(&c, i_pol));
+        r->scenario = adup(R, dl_csv_fld(&c, i_scen));
+        r->trace = adup(R, dl_csv_fld(&c, i_trace));
+        r->cluster = adup(R, dl_csv_fld(&c, i_clu));
+        r->models = adup(R, dl_csv_fld(&c, i_models));
+        r->seed = adup(R, dl_csv_fld(&c, i_seed));
+        r->error = adup(R, dl_csv_fld(&c, i_error));
+        r->load_text = adup(R, dl_csv_fld(&c, i_load));
         /* the sweep writes none for no models and the trace's own
          * arrivals (never an empty cell); older sweeps wrote "" */
         if (!strcmp(r->models, "none"))
@@ -601,25 +424,25 @@ static int load_sweep(struct rpt *R, const char *path)
             r->load_text = "";
         /* retry: failed for a reason of its environment (a full disk, a
          * kill); a --resume runs it again */
-        r->failed = !strcmp(rcsv_get(&c, i_status), "failed") ||
-                    !strcmp(rcsv_get(&c, i_status), "retry");
+        r->failed = !strcmp(dl_csv_fld(&c, i_status), "failed") ||
+                    !strcmp(dl_csv_fld(&c, i_status), "retry");
         r->line = c.fline[i_id];
-        r->col = c.col[i_id];
+        r->col = c.fcol[i_id];
         if (!*r->policy) {
-            rc = dl_fail(R->err, path, c.fline[i_pol], c.col[i_pol],
+            rc = dl_fail(R->err, path, c.fline[i_pol], c.fcol[i_pol],
                          "column 'policy': empty");
             break;
         }
         if (*r->load_text) {
             if (sim_parse_double(r->load_text, &r->load) || !(r->load > 0)) {
-                rc = dl_fail(R->err, path, c.fline[i_load], c.col[i_load],
+                rc = dl_fail(R->err, path, c.fline[i_load], c.fcol[i_load],
                              "column 'load': not a number > 0: '%s'",
                              r->load_text);
                 break;
             }
         }
         if (!*id || strchr(id, '/') || !strcmp(id, ".") || !strcmp(id, "..")) {
-            rc = dl_fail(R->err, path, c.fline[i_id], c.col[i_id],
+            rc = dl_fail(R->err, path, c.fline[i_id], c.fcol[i_id],
                          "column 'run_id': not a directory name: '%s'", id);
             break;
         }
@@ -633,33 +456,33 @@ static int load_sweep(struct rpt *R, const char *path)
          * status says) is left out with a note rather than refused */
         bool none = true;
         for (int m = 0; m < NMET; m++)
-            none &= !*rcsv_get(&c, i_met[m]);   /* (absent: "") */
+            none &= !*dl_csv_fld(&c, i_met[m]);   /* (absent: "") */
         if (none) {
             note(R, "Run %s (%s, seed %s) has status '%s' and no metrics; left "
-                 "out.", r->id, r->policy, r->seed, rcsv_get(&c, i_status));
+                 "out.", r->id, r->policy, r->seed, dl_csv_fld(&c, i_status));
             R->nrun--;
             continue;
         }
         rc = 0;
         for (int m = 0; m < NMET && !rc; m++)
-            if (R->has[m] && !(rc = rcsv_num(&c, i_met[m], met[m].col,
+            if (R->has[m] && !(rc = csv_num(&c, i_met[m], met[m].col,
                                              met[m].nullable, &r->v[m], R->err)))
                 r->v[m] *= met[m].scale;
         if (rc)
             break;
         if (r->v[M_QOS] > 1) {
-            rc = dl_fail(R->err, path, c.fline[i_met[M_QOS]], c.col[i_met[M_QOS]],
+            rc = dl_fail(R->err, path, c.fline[i_met[M_QOS]], c.fcol[i_met[M_QOS]],
                          "column 'qos_guarantee_rate': above 1: '%s'",
-                         rcsv_get(&c, i_met[M_QOS]));
+                         dl_csv_fld(&c, i_met[M_QOS]));
             break;
         }
     }
     if (!rc && !R->nrun)
-        rc = dl_fail(R->err, path, c.lineno, 0, "no runs to report");
+        rc = dl_fail(R->err, path, c.line, 0, "no runs to report");
     if (!rc)
         rc = unique_ids(R, path);
 out:
-    rcsv_close(&c);
+    dl_csv_close(&c);
     return rc < 0 ? rc : 0;
 }
 
@@ -1240,12 +1063,15 @@ static void draw_load(struct rpt *R, uint32_t s, int m)
     fig_end(R);
 }
 
-/* Opens a run's file; a missing file is a note (the page says what was
- * left out), any other failure an error.  NULL with *rc = 0 when missing. */
+/* Opens a run's file and reads its header (columns names[0..n) into
+ * idx, required as req says); a missing file is a note (the page says
+ * what was left out), any other failure an error.  1 when missing. */
 static int open_run_file(struct rpt *R, const struct run *r, const char *name,
-                         struct rcsv *c, char *path, size_t n)
+                         struct dl_csv *c, char *path, size_t pn,
+                         const char *const *names, const bool *req, int n,
+                         int *idx)
 {
-    snprintf(path, n, "%s/%s", r->dir, name);
+    snprintf(path, pn, "%s/%s", r->dir, name);
     if (access(path, F_OK) && errno == ENOENT) {
         if (R->sweep)
             note(R, "Run %s (%s, seed %s): runs/%s/%s is missing; left out.",
@@ -1254,11 +1080,11 @@ static int open_run_file(struct rpt *R, const struct run *r, const char *name,
             note(R, "%s is missing; left out.", name);
         return 1;
     }
-    int rc = rcsv_open(c, path, R->err);
+    int rc = dl_csv_open(c, path, &csv_rules, R->err);
     if (!rc)
-        rc = rcsv_header(c, R->err);
+        rc = dl_csv_header(c, names, req, n, idx, R->err);
     if (rc)
-        rcsv_close(c);
+        dl_csv_close(c);
     return rc;
 }
 
@@ -1277,28 +1103,27 @@ static void vpush(struct vec *v, double x)
 static int read_jobs(struct rpt *R, const struct run *r, struct vec *jct,
                      struct vec *wait, size_t *unfinished)
 {
-    struct rcsv c;
+    static const char *const names[] = { "jct", "wait_time" };
+    struct dl_csv c;
     char path[4096];
-    int rc = open_run_file(R, r, "jobs.csv", &c, path, sizeof path);
+    int idx[2];
+    int rc = open_run_file(R, r, "jobs.csv", &c, path, sizeof path, names,
+                           NULL, 2, idx);
     if (rc)
         return rc > 0 ? 0 : rc;
-    int ij, iw;
-    if (!(rc = rcsv_need(&c, "jct", &ij, R->err)) &&
-        !(rc = rcsv_need(&c, "wait_time", &iw, R->err))) {
-        while ((rc = rcsv_row(&c, R->err)) == 1) {
-            double a, b;
-            if ((rc = rcsv_num(&c, ij, "jct", true, &a, R->err)) ||
-                (rc = rcsv_num(&c, iw, "wait_time", true, &b, R->err)))
-                break;
-            if (isnan(a) || isnan(b)) {
-                ++*unfinished;
-                continue;
-            }
-            vpush(jct, a / 3600);
-            vpush(wait, b / 3600);
+    while ((rc = dl_csv_row(&c, R->err)) == 1) {
+        double a, b;
+        if ((rc = csv_num(&c, idx[0], "jct", true, &a, R->err)) ||
+            (rc = csv_num(&c, idx[1], "wait_time", true, &b, R->err)))
+            break;
+        if (isnan(a) || isnan(b)) {
+            ++*unfinished;
+            continue;
         }
+        vpush(jct, a / 3600);
+        vpush(wait, b / 3600);
     }
-    rcsv_close(&c);
+    dl_csv_close(&c);
     return rc < 0 ? rc : 0;
 }
 
@@ -1381,26 +1206,24 @@ static int draw_cdfs(struct rpt *R, uint32_t s)
 static int write_ts(struct rpt *R, const struct run *r, uint32_t s,
                     size_t *rows, bool *useful)
 {
-    struct rcsv c;
+    static const char *const names[] = { "time", "queued_jobs", "util_alloc",
+                                         "util_effective", "util_useful" };
+    static const bool req[] = { true, true, true, true, false };
+    struct dl_csv c;
     char path[4096];
+    int idx[5];
     *rows = 0;
-    int rc = open_run_file(R, r, "timeseries.csv", &c, path, sizeof path);
+    int rc = open_run_file(R, r, "timeseries.csv", &c, path, sizeof path,
+                           names, req, 5, idx);
     if (rc)
         return rc > 0 ? 0 : rc;
-    int it, iq, ia, ie, iu = rcsv_find(&c, "util_useful");  /* optional */
-    if ((rc = rcsv_need(&c, "time", &it, R->err)) ||
-        (rc = rcsv_need(&c, "queued_jobs", &iq, R->err)) ||
-        (rc = rcsv_need(&c, "util_alloc", &ia, R->err)) ||
-        (rc = rcsv_need(&c, "util_effective", &ie, R->err))) {
-        rcsv_close(&c);
-        return rc;
-    }
+    int it = idx[0], iq = idx[1], ia = idx[2], ie = idx[3], iu = idx[4];
     *useful = iu >= 0;
     /* pass 1: count rows, so that bins are equal runs of rows */
     size_t n = 0;
-    while ((rc = rcsv_row(&c, R->err)) == 1)
+    while ((rc = dl_csv_row(&c, R->err)) == 1)
         n++;
-    rcsv_close(&c);
+    dl_csv_close(&c);
     if (rc < 0)
         return rc;
     if (!n) {
@@ -1408,21 +1231,21 @@ static int write_ts(struct rpt *R, const struct run *r, uint32_t s,
              R->sweep ? path + strlen(R->dir) + 1 : "timeseries.csv");
         return 0;
     }
-    if ((rc = rcsv_open(&c, path, R->err)) || (rc = rcsv_header(&c, R->err))) {
-        rcsv_close(&c);
+    if ((rc = dl_csv_open(&c, path, &csv_rules, R->err)) ||
+        (rc = dl_csv_header(&c, names, req, 5, idx, R->err))) {
+        dl_csv_close(&c);
         return rc;
     }
     size_t bins = n < RPT_TS_POINTS ? n : RPT_TS_POINTS, b = 0, inbin = 0, i = 0;
     double t0 = 0, sq = 0, sa = 0, se = 0, su = 0;
-    iu = rcsv_find(&c, "util_useful");
     fprintf(R->gp, "$ts_s%u_p%u << EOD\n", s, r->pol);
-    while ((rc = rcsv_row(&c, R->err)) == 1) {
+    while ((rc = dl_csv_row(&c, R->err)) == 1) {
         double t, q, a, e, u = NAN;
-        if ((rc = rcsv_num(&c, it, "time", false, &t, R->err)) ||
-            (rc = rcsv_num(&c, iq, "queued_jobs", false, &q, R->err)) ||
-            (rc = rcsv_num(&c, ia, "util_alloc", false, &a, R->err)) ||
-            (rc = rcsv_num(&c, ie, "util_effective", false, &e, R->err)) ||
-            (iu >= 0 && (rc = rcsv_num(&c, iu, "util_useful", false, &u, R->err))))
+        if ((rc = csv_num(&c, it, "time", false, &t, R->err)) ||
+            (rc = csv_num(&c, iq, "queued_jobs", false, &q, R->err)) ||
+            (rc = csv_num(&c, ia, "util_alloc", false, &a, R->err)) ||
+            (rc = csv_num(&c, ie, "util_effective", false, &e, R->err)) ||
+            (iu >= 0 && (rc = csv_num(&c, iu, "util_useful", false, &u, R->err))))
             break;
         if (!inbin)
             t0 = t;
@@ -1436,7 +1259,7 @@ static int write_ts(struct rpt *R, const struct run *r, uint32_t s,
         }
     }
     fputs("EOD\n", R->gp);
-    rcsv_close(&c);
+    dl_csv_close(&c);
     *rows = n;
     return rc < 0 ? rc : 0;
 }

@@ -166,73 +166,6 @@ static int write_atomic(const char *path, const char *data, size_t len,
     return dl_tmp_commit(f, tmp, path, true, err);
 }
 
-/* ------------------------------------------------------------ CSV */
-
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-/* Splits one CSV record starting at *p (RFC 4180 quoting) into at most
- * max fields, unquoted in place; advances *p past the line.  The count,
- * or -1 on a malformed quote. */
-static int csv_split(char **p, char **f, int max)
-{
-    char *s = *p, *w;
-    int n = 0;
-    for (;;) {
-        if (n == max)
-            return -1;
-        f[n++] = w = s;
-        if (*s == '"') {
-            s++;
-            for (;;) {
-                if (!*s)
-                    return -1;
-                if (*s == '"' && s[1] == '"') {
-                    *w++ = '"';
-                    s += 2;
-                } else if (*s == '"') {
-                    s++;
-                    break;
-                } else {
-                    *w++ = *s++;
-                }
-            }
-        } else {
-            while (*s && *s != ',' && *s != '\n' && *s != '\r')
-                *w++ = *s++;
-        }
-        char c = *s;
-        *w = 0;
-        if (c == ',') {
-            s++;
-            continue;
-        }
-        if (c == '\r') {
-            s++;
-            if (*s == '\n')
-                s++;
-        } else if (c == '\n') {
-            s++;
-        } else if (c) {
-            return -1;          /* text after a closing quote */
-        }
-        *p = s;
-        return n;
-    }
-}
-
 /* ------------------------------------------------------------ summary.json
  *
  * A run's summary.json read with the project's JSON reader (sim/base/json.c),
@@ -453,7 +386,7 @@ static void write_header(FILE *f, const struct keys *K)
     fputs("status,error", f);
     for (int i = 0; i < K->n; i++) {
         fputc(',', f);
-        csv_field(f, K->k[i]);
+        dl_csv_put_field(f, K->k[i]);
     }
     fputc('\n', f);
 }
@@ -505,16 +438,16 @@ static int write_row(FILE *f, const char *dir, const char *const co[SWP_NCOORD],
         run_error(dir, id, st, err, sizeof err);
     }
     for (int i = 0; i < SWP_NCOORD; i++) {
-        csv_field(f, co[i]);
+        dl_csv_put_field(f, co[i]);
         fputc(',', f);
     }
     fputs(st == RUN_OK ? "ok," : st == RUN_RETRY ? "retry," : "failed,", f);
-    csv_field(f, err);
+    dl_csv_put_field(f, err);
     if (st == RUN_OK) {
         for (int k = 0; k < j.n; k++)
             if (!excluded_key(j.key[k])) {
                 fputc(',', f);
-                csv_field(f, j.val[k]);
+                dl_csv_put_field(f, j.val[k]);
             }
     } else {
         for (int k = 0; k < K->n; k++)
@@ -1016,7 +949,7 @@ static char *grid_text(const struct sweep *w, size_t *len)
         fprintf(f, "%s%s", swp_coord_name[i], i + 1 < SWP_NCOORD ? "," : "\n");
     for (uint32_t r = 0; r < w->s->nruns; r++)
         for (int i = 0; i < SWP_NCOORD; i++) {
-            csv_field(f, w->co[r][i]);
+            dl_csv_put_field(f, w->co[r][i]);
             fputc(i + 1 < SWP_NCOORD ? ',' : '\n', f);
         }
     fclose(f);
@@ -1369,12 +1302,18 @@ static void plan(struct sweep *w)
 
 /* ------------------------------------------------------------ merge */
 
+/* grid.csv, as grid_text writes it: RFC 4180, a coordinate (a scenario
+ * name) may hold line breaks. */
+static const struct dl_csv_opts grid_rules = {
+    .sep = ',', .flags = DL_CSV_QUOTED | DL_CSV_MULTILINE,
+};
+
 static int cmd_merge(const char *dir, bool quiet)
 {
     char *gpath = path2(dir, "grid.csv");
-    size_t len;
-    char *text = slurp(gpath, &len);
-    if (!text) {
+    struct dl_error err = { 0 };
+    struct dl_csv c;
+    if (dl_csv_open(&c, gpath, &grid_rules, &err)) {
         fprintf(stderr, "dlsim sweep: %s: cannot read (not a sweep directory?)\n",
                 gpath);
         free(gpath);
@@ -1382,33 +1321,34 @@ static int cmd_merge(const char *dir, bool quiet)
     }
     int lock_fd, shard_fd, lrc = lock_dir(dir, false, 0, 0, &lock_fd, &shard_fd);
     if (lrc) {                  /* the shards are not done */
-        free(text);
+        dl_csv_close(&c);
         free(gpath);
         return lrc;
     }
-    char *p = text, *f[SWP_NCOORD + 1];
-    int rc = 0;
+    /* the runs' coordinates, by name, copied (the reader's fields live
+     * for one row) */
+    struct arena *a = arena_new();
     uint32_t n = 0, cap = 0;
     const char *(*co)[SWP_NCOORD] = NULL;
-    long line = 1;
-    int nf = csv_split(&p, f, SWP_NCOORD + 1);
-    if (nf != SWP_NCOORD || strcmp(f[0], "run_id")) {
-        fprintf(stderr, "%s:1: not a dlsim grid.csv header\n", gpath);
-        rc = 2;
-    }
-    while (!rc && *p) {
-        line++;
-        nf = csv_split(&p, f, SWP_NCOORD + 1);
-        if (nf != SWP_NCOORD) {
-            fprintf(stderr, "%s:%ld: expected %d fields\n", gpath, line, SWP_NCOORD);
-            rc = 2;
-            break;
-        }
+    int idx[SWP_NCOORD];
+    int rc = dl_csv_header(&c, swp_coord_name, NULL, SWP_NCOORD, idx, &err);
+    if (!rc && c.ncols != SWP_NCOORD)
+        rc = dl_fail(&err, gpath, c.line, 0, "not a dlsim grid.csv header: "
+                     "%d columns, expected %d", c.ncols, SWP_NCOORD);
+    while (!rc && (rc = dl_csv_row(&c, &err)) == 1) {
         if (n == cap)
             co = xrealloc(co, (cap = cap ? 2 * cap : 256) * sizeof *co);
-        for (int i = 0; i < SWP_NCOORD; i++)
-            co[n][i] = f[i];
+        for (int i = 0; i < SWP_NCOORD; i++) {
+            const char *f = dl_csv_fld(&c, idx[i]);
+            co[n][i] = arena_strndup(a, f, strlen(f));
+        }
         n++;
+        rc = 0;
+    }
+    dl_csv_close(&c);
+    if (rc) {
+        dl_error_print(&err, stderr);
+        rc = 2;
     }
     uint32_t *sel = xcalloc(n ? n : 1, sizeof *sel);
     for (uint32_t i = 0; i < n; i++)
@@ -1428,7 +1368,7 @@ static int cmd_merge(const char *dir, bool quiet)
     free(out);
     free(sel);
     free(co);
-    free(text);
+    arena_free(a);
     free(gpath);
     if (lock_fd >= 0)
         close(lock_fd);

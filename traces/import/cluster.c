@@ -120,8 +120,10 @@ static bool tar_size(const char *f, size_t *out)
     return digits > 0;
 }
 
-/* Reads path whole (plain or gzip, by content).  A tar archive (the
- * published pai_machine_spec.tar.gz) yields its first regular file. */
+/* Reads path whole (plain or gzip, by content) as binary (a tar archive
+ * holds NUL bytes); the text is checked by the reader of its format
+ * (NUL bytes, line lengths).  A tar archive (the published
+ * pai_machine_spec.tar.gz) yields its first regular file. */
 static int read_input(const char *path, char **out, size_t *len,
                       struct dl_error *err)
 {
@@ -152,53 +154,18 @@ static int read_input(const char *path, char **out, size_t *len,
         return dl_fail(err, path, 0, 0, "a tar archive without a regular file");
     }
 done:;
-    /* read as binary (a tar archive holds NUL bytes), checked as text
-     * now: the row splitter stops at a NUL, which would silently drop
-     * every machine after it */
-    if ((rc = dl_text_check(path, buf, n, DL_MAX_LINE, err))) {
-        free(buf);
-        return rc;
-    }
     *out = buf;
     *len = n;
     return 0;
 }
 
-/* Splits line (modified in place) on commas; strips surrounding spaces
- * and double quotes.  Returns the field count (at most max). */
-static int split(char *line, char **f, long *col, int max)
+/* Field i of the current row: a whole number in [lo, hi], with an
+ * optional unit suffix ("24GB"). */
+static int get_uint(const struct dl_csv *c, int i, const char *what,
+                    const char *suffix, uint64_t lo, uint64_t hi,
+                    uint64_t *out, struct dl_error *err)
 {
-    int n = 0;
-    char *p = line;
-    for (;;) {
-        char *e = strchr(p, ',');
-        if (e)
-            *e = '\0';
-        if (n < max) {
-            char *s = p;
-            while (*s == ' ' || *s == '\t')
-                s++;
-            size_t l = strlen(s);
-            while (l && (s[l - 1] == ' ' || s[l - 1] == '\t' || s[l - 1] == '\r'))
-                s[--l] = '\0';
-            if (l >= 2 && s[0] == '"' && s[l - 1] == '"') {
-                s[l - 1] = '\0';
-                s++;
-            }
-            col[n] = (long)(p - line) + 1;
-            f[n++] = s;
-        }
-        if (!e)
-            return n;
-        p = e + 1;
-    }
-}
-
-/* A whole number in [lo, hi], with an optional unit suffix ("24GB"). */
-static int get_uint(const struct ci *C, long line, long col, const char *what,
-                    const char *s, const char *suffix, uint64_t lo,
-                    uint64_t hi, uint64_t *out, struct dl_error *err)
-{
+    const char *s = dl_csv_fld(c, i);
     char num[64];
     size_t n = strlen(s), k = suffix ? strlen(suffix) : 0;
     if (k && n > k && !strcasecmp(s + n - k, suffix))
@@ -210,9 +177,10 @@ static int get_uint(const struct ci *C, long line, long col, const char *what,
     num[n] = '\0';
     if (sim_parse_double(num, &v) || !(v >= (double)lo && v <= (double)hi) ||
         v != floor(v))
-        return dl_fail(err, C->path, line, col, "%s: expected a whole number "
-                       "in [%llu, %llu], got '%s'", what,
-                       (unsigned long long)lo, (unsigned long long)hi, s);
+        return dl_csv_fail_at(c, i, err, "%s: expected a whole number in "
+                              "[%llu, %llu], got '%s'", what,
+                              (unsigned long long)lo, (unsigned long long)hi,
+                              s);
     *out = (uint64_t)v;
     return 0;
 }
@@ -308,80 +276,52 @@ static void add_machine(struct ci *C, uint32_t type, uint64_t gpus)
 
 /* ------------------------------------------------------------ formats */
 
+/* Machine lists: RFC 4180 quoting, blanks around fields trimmed, '#'
+ * comment lines; every row as wide as the header (or, headerless, as the
+ * columns used). */
+static const struct dl_csv_opts ci_rules = {
+    .sep = ',', .flags = DL_CSV_QUOTED | DL_CSV_TRIM | DL_CSV_COMMENTS,
+};
+
 struct colspec {
     const char *const *names;   /* header names, in the order used */
     int n;
     bool header;                /* false: columns by position, no header */
 };
 
-/* Calls row(C, fields, cols, line) for each data line. */
-typedef int (*row_fn)(struct ci *C, char **f, const long *col, long line,
+/* Calls row(C, c, idx) for each data row; idx[k]: the field of the k-th
+ * column of the colspec. */
+typedef int (*row_fn)(struct ci *C, const struct dl_csv *c, const int *idx,
                       struct dl_error *err);
 
-static int each_row(struct ci *C, char *buf, const struct colspec *cs,
-                    row_fn row, struct dl_error *err)
+static int each_row(struct ci *C, const char *buf, size_t len,
+                    const struct colspec *cs, row_fn row,
+                    struct dl_error *err)
 {
     int idx[8];
-    char *f[32], *g[8];
-    long col[32], gcol[8];
-    bool have_header = !cs->header;
-    long line = 0;
-    for (int i = 0; i < cs->n; i++)
-        idx[i] = i;
-    char *p = buf;
-    while (*p) {
-        char *e = strchr(p, '\n');
-        if (e)
-            *e = '\0';
-        line++;
-        char *l = p;
-        p = e ? e + 1 : p + strlen(p);
-        if (line == 1 && !strncmp(l, "\xef\xbb\xbf", 3))
-            l += 3;             /* a UTF-8 byte order mark */
-        size_t ll = strlen(l);
-        if (ll && l[ll - 1] == '\r')
-            l[--ll] = '\0';
-        if (!ll || l[0] == '#')
-            continue;
-        int nf = split(l, f, col, 32);
-        if (!have_header) {
-            /* the first line is a header: find each column by name */
-            for (int i = 0; i < cs->n; i++) {
-                idx[i] = -1;
-                for (int k = 0; k < nf; k++)
-                    if (!strcasecmp(f[k], cs->names[i]))
-                        idx[i] = k;
-                if (idx[i] < 0)
-                    return dl_fail(err, C->path, line, 1, "missing column "
-                                   "'%s' in the header", cs->names[i]);
-            }
-            have_header = true;
-            continue;
-        }
-        for (int i = 0; i < cs->n; i++) {
-            if (idx[i] >= nf)
-                return dl_fail(err, C->path, line, ll ? (long)ll : 1,
-                               "expected at least %d fields, got %d",
-                               idx[i] + 1, nf);
-            g[i] = f[idx[i]];
-            gcol[i] = col[idx[i]];
-        }
-        int rc = row(C, g, gcol, line, err);
-        if (rc)
-            return rc;
+    struct dl_csv c;
+    dl_csv_open_mem(&c, C->path, buf, len, &ci_rules);
+    int rc = 0;
+    if (cs->header) {
+        rc = dl_csv_header(&c, cs->names, NULL, cs->n, idx, err);
+    } else {
+        for (int i = 0; i < cs->n; i++)
+            idx[i] = i;
+        dl_csv_width(&c, cs->n);
     }
-    if (!have_header)
-        return dl_fail(err, C->path, 0, 0, "empty input: no header");
-    return 0;
+    while (!rc && (rc = dl_csv_row(&c, err)) == 1)
+        rc = row(C, &c, idx, err);
+    dl_csv_close(&c);
+    return rc < 0 ? rc : 0;
 }
 
-/* GPU count and type columns shared by the machine lists. */
-static int machine_row(struct ci *C, const char *count, long ccol,
-                       const char *type, long tcol, long line,
-                       struct dl_error *err)
+/* GPU count (field icount) and type (the text type, located at field
+ * itype) shared by the machine lists. */
+static int machine_row(struct ci *C, const struct dl_csv *c, int icount,
+                       const char *type, int itype, struct dl_error *err)
 {
     uint64_t g = 0;
-    int rc = get_uint(C, line, ccol, "GPUs per machine", count, NULL, 0,
+    int rc = get_uint(c, icount, "GPUs per machine", NULL, 0,
                       CI_MAX_NODE_GPUS, &g, err);
     if (rc)
         return rc;
@@ -389,38 +329,38 @@ static int machine_row(struct ci *C, const char *count, long ccol,
         C->skipped_cpu++;
         return 0;
     }
-    uint32_t t = type_of(C, type, line, tcol, err);
+    uint32_t t = type_of(C, type, c->fline[itype], c->fcol[itype], err);
     if (t == UINT32_MAX)
         return DL_EINPUT;
     add_machine(C, t, g);
     return 0;
 }
 
-static int pai_row(struct ci *C, char **f, const long *col, long line,
+static int pai_row(struct ci *C, const struct dl_csv *c, const int *idx,
                    struct dl_error *err)
 {
-    if (line == 1 && !strcmp(f[0], "machine"))
+    if (c->line == 1 && !strcmp(c->f[0], "machine"))
         return 0;               /* a header, if someone added one */
-    return machine_row(C, f[4], col[4], f[1], col[1], line, err);
+    return machine_row(C, c, idx[4], c->f[idx[1]], idx[1], err);
 }
 
-static int openb_row(struct ci *C, char **f, const long *col, long line,
+static int openb_row(struct ci *C, const struct dl_csv *c, const int *idx,
                      struct dl_error *err)
 {
-    return machine_row(C, f[0], col[0], f[1], col[1], line, err);
+    return machine_row(C, c, idx[0], c->f[idx[1]], idx[1], err);
 }
 
-static int philly_row(struct ci *C, char **f, const long *col, long line,
+static int philly_row(struct ci *C, const struct dl_csv *c, const int *idx,
                       struct dl_error *err)
 {
     uint64_t mem = 0;
-    int rc = get_uint(C, line, col[1], "single GPU mem", f[1], "GB", 1,
-                      100000, &mem, err);
+    int rc = get_uint(c, idx[1], "single GPU mem", "GB", 1, 100000, &mem,
+                      err);
     if (rc)
         return rc;
     char type[32];
     snprintf(type, sizeof type, "GPU-%lluGB", (unsigned long long)mem);
-    rc = machine_row(C, f[0], col[0], type, col[1], line, err);
+    rc = machine_row(C, c, idx[0], type, idx[1], err);
     if (!rc) {
         for (uint32_t t = 0; t < C->ntypes; t++)
             if (!strcmp(C->types[t].from, type))
@@ -431,22 +371,23 @@ static int philly_row(struct ci *C, char **f, const long *col, long line,
 
 static const char *tiresias_type = "V100";
 
-static int tiresias_row(struct ci *C, char **f, const long *col, long line,
+static int tiresias_row(struct ci *C, const struct dl_csv *c, const int *idx,
                         struct dl_error *err)
 {
     uint64_t sw = 0, nodes = 0, gpus = 0;
     int rc;
-    if ((rc = get_uint(C, line, col[0], "num_switch", f[0], NULL, 1, 1 << 20,
-                       &sw, err)) ||
-        (rc = get_uint(C, line, col[1], "num_node_p_switch", f[1], NULL, 1,
-                       1 << 20, &nodes, err)) ||
-        (rc = get_uint(C, line, col[2], "num_gpu_p_node", f[2], NULL, 1,
+    if ((rc = get_uint(c, idx[0], "num_switch", NULL, 1, 1 << 20, &sw,
+                       err)) ||
+        (rc = get_uint(c, idx[1], "num_node_p_switch", NULL, 1, 1 << 20,
+                       &nodes, err)) ||
+        (rc = get_uint(c, idx[2], "num_gpu_p_node", NULL, 1,
                        CI_MAX_NODE_GPUS, &gpus, err)))
         return rc;
     if (C->machines)
-        return dl_fail(err, C->path, line, 1, "a Tiresias cluster spec has "
+        return dl_fail(err, C->path, c->line, 1, "a Tiresias cluster spec has "
                        "one row");
-    uint32_t t = type_of(C, tiresias_type, line, col[2], err);
+    uint32_t t = type_of(C, tiresias_type, c->fline[idx[2]], c->fcol[idx[2]],
+                         err);
     if (t == UINT32_MAX)
         return DL_EINPUT;
     for (uint64_t s = 0; s < sw; s++)
@@ -702,8 +643,11 @@ static int parse_input(struct ci *C, int fi, char *buf, size_t len,
         { {tir_cols, 3, true}, tiresias_row },
     };
     if (fi < (int)(sizeof csv / sizeof *csv))
-        return each_row(C, buf, &csv[fi].cols, csv[fi].row, err);
-    return import_gavel(C, buf, len, select, node_gpus, err);
+        return each_row(C, buf, len, &csv[fi].cols, csv[fi].row, err);
+    /* JSON holds no NUL byte and, here, no endless line: checked as text
+     * first (the CSV reader checks its own) */
+    int rc = dl_text_check(C->path, buf, len, DL_MAX_LINE, err);
+    return rc ? rc : import_gavel(C, buf, len, select, node_gpus, err);
 }
 
 /* ------------------------------------------------------------ command */

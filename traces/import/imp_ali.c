@@ -92,38 +92,32 @@ int imp_openb(struct imp *m, const char *path)
         "name", "num_gpu", "gpu_milli", "gpu_spec", "qos", "pod_phase",
         "creation_time", "deletion_time", "scheduled_time" };
     static const bool req[NO] = { 1, 1, 1, 0, 0, 1, 1, 1, 1 };
-    struct imp_csv c;
-    int r = imp_csv_open(&c, path, ',', m->err);
+    struct dl_csv c;
+    int r = dl_csv_open(&c, path, &imp_csv_rules, m->err);
     if (r)
         return r;
     int idx[NO];
-    r = imp_csv_next(&c, m->err);
-    if (r == 0)
-        r = dl_fail(m->err, path, 1, 0, "empty file: no header line");
-    if (r < 0 || (r = imp_csv_columns(&c, names, req, NO, idx, m->err)))
+    if ((r = dl_csv_header(&c, names, req, NO, idx, m->err)))
         goto out;
-    size_t width = c.nf;
     enum imp_unit unit = m->o->time_unit >= 0 ? (enum imp_unit)m->o->time_unit
                                               : IMP_SEC;
     const char *vc = imp_stem(m, path);
     char spec[256];
-    while ((r = imp_csv_next(&c, m->err)) > 0) {
-        if ((r = imp_csv_width(&c, width, m->err)))
-            break;
+    while ((r = dl_csv_row(&c, m->err)) > 0) {
         imp_read_one(m);
         if (!imp_vc_ok(m, vc))
             continue;
         struct trc_job j;
         imp_job_init(&j);
-        j.line = (uint32_t)c.rec_line;
-        j.id = imp_fld(&c, idx[O_NAME]);
+        j.line = (uint32_t)c.line;
+        j.id = dl_csv_fld(&c, idx[O_NAME]);
         long ngpu, milli;
-        const char *s = imp_fld(&c, idx[O_NGPU]);
+        const char *s = dl_csv_fld(&c, idx[O_NGPU]);
         if (imp_count(s, &ngpu) < 0) {
             r = imp_bad(m, &c, "num_gpu", "not a GPU count", s);
             break;
         }
-        s = imp_fld(&c, idx[O_MILLI]);
+        s = dl_csv_fld(&c, idx[O_MILLI]);
         if (imp_count(s, &milli) < 0 || milli > 1000) {
             r = imp_bad(m, &c, "gpu_milli", "not a whole number in 0..1000",
                         s);
@@ -133,7 +127,7 @@ int imp_openb(struct imp *m, const char *path)
             imp_skip(m, IMP_S_ZERO_GPUS);
             continue;
         }
-        const char *phase = imp_fld(&c, idx[O_PHASE]);
+        const char *phase = dl_csv_fld(&c, idx[O_PHASE]);
         if (!strcmp(phase, "Failed")) {
             if (!m->o->keep_failed) {
                 imp_skip(m, IMP_S_FAILED);
@@ -144,9 +138,9 @@ int imp_openb(struct imp *m, const char *path)
             continue;
         }
         simtime_t create, del, sched;
-        const char *sc = imp_fld(&c, idx[O_CREATE]);
-        const char *sd = imp_fld(&c, idx[O_DELETE]);
-        const char *ss = imp_fld(&c, idx[O_SCHED]);
+        const char *sc = dl_csv_fld(&c, idx[O_CREATE]);
+        const char *sd = dl_csv_fld(&c, idx[O_DELETE]);
+        const char *ss = dl_csv_fld(&c, idx[O_SCHED]);
         int tc = imp_time(sc, unit, 0, &create);
         int td = imp_time(sd, unit, 0, &del);
         int ts = imp_time(ss, unit, 0, &sched);
@@ -166,7 +160,7 @@ int imp_openb(struct imp *m, const char *path)
         }
         j.submit = create;
         j.duration = del - sched;
-        s = imp_fld(&c, idx[O_SPEC]);
+        s = dl_csv_fld(&c, idx[O_SPEC]);
         if (*s) {
             snprintf(spec, sizeof spec, "%s", s);
             char *bar = strchr(spec, '|');
@@ -178,7 +172,7 @@ int imp_openb(struct imp *m, const char *path)
                 j.gpu_type = map_type(spec);
             }
         }
-        const char *qos = imp_fld(&c, idx[O_QOS]);
+        const char *qos = dl_csv_fld(&c, idx[O_QOS]);
         j.priority = !strcmp(qos, "Guaranteed") ? 3 : !strcmp(qos, "LS") ? 2
                    : !strcmp(qos, "Burstable") ? 1 : 0;
         double per = milli ? (double)milli / 1000 : 1;
@@ -192,7 +186,7 @@ int imp_openb(struct imp *m, const char *path)
         imp_add(m, &j);
     }
 out:
-    imp_csv_close(&c);
+    dl_csv_close(&c);
     return r < 0 ? r : 0;
 }
 
@@ -249,21 +243,21 @@ static struct agg *agg_get(struct aggmap *m, const char *name, bool add)
     return g;
 }
 
-/* A headerless table (or one with the documented header). */
-static int open_table(struct imp_csv *c, const char *path, const char *first,
-                      size_t width, struct dl_error *err, int *have)
+/* A headerless table (or one with the documented header), every row
+ * width fields; *have = 1 when the first row is data. */
+static int open_table(struct dl_csv *c, const char *path, const char *first,
+                      int width, struct dl_error *err, int *have)
 {
-    int r = imp_csv_open(c, path, ',', err);
+    int r = dl_csv_open(c, path, &imp_csv_rules, err);
     if (r)
         return r;
-    r = imp_csv_next(c, err);
+    dl_csv_width(c, width);
+    r = dl_csv_row(c, err);
     if (r == 0)
         return dl_fail(err, path, 1, 0, "empty file");
     if (r < 0)
         return r;
-    if ((r = imp_csv_width(c, width, err)))
-        return r;
-    *have = strcmp(c->f[0], first) ? 1 : 0;     /* 1: a data row is there */
+    *have = strcmp(c->f[0], first) ? 1 : 0;
     return 0;
 }
 
@@ -272,18 +266,14 @@ enum { T_JOB, T_TASK, T_INST, T_STATUS, T_START, T_END, T_CPU, T_MEM, T_GPU,
 
 static int read_tasks(struct imp *m, const char *path, struct aggmap *map)
 {
-    struct imp_csv c;
+    struct dl_csv c;
     int have = 0;
     int r = open_table(&c, path, "job_name", NT, m->err, &have);
     while (!r) {
-        if (!have) {
-            r = imp_csv_next(&c, m->err);
-            if (r <= 0)
-                break;
-            if ((r = imp_csv_width(&c, NT, m->err)))
-                break;
-        }
+        if (!have && (r = dl_csv_row(&c, m->err)) <= 0)
+            break;
         have = 0;
+        r = 0;
         double inst, gpu;
         if (sim_parse_double(c.f[T_INST], &inst) < 0 || inst < 0) {
             r = imp_bad(m, &c, "inst_num", "not a count", c.f[T_INST]);
@@ -321,7 +311,7 @@ static int read_tasks(struct imp *m, const char *path, struct aggmap *map)
                 g->type = "";
         }
     }
-    imp_csv_close(&c);
+    dl_csv_close(&c);
     return r < 0 ? r : 0;
 }
 
@@ -332,21 +322,17 @@ int imp_pai(struct imp *m, const char *path)
     struct aggmap map = { xcalloc(1024, sizeof(struct agg)), 1023, 0,
                           arena_new() };
     int r = read_tasks(m, m->o->tasks, &map);
-    struct imp_csv c;
+    struct dl_csv c;
     memset(&c, 0, sizeof c);
     int have = 0;
     if (!r)
         r = open_table(&c, path, "job_name", NJ, m->err, &have);
     const char *vc = imp_stem(m, path);
     while (!r) {
-        if (!have) {
-            r = imp_csv_next(&c, m->err);
-            if (r <= 0)
-                break;
-            if ((r = imp_csv_width(&c, NJ, m->err)))
-                break;
-        }
+        if (!have && (r = dl_csv_row(&c, m->err)) <= 0)
+            break;
         have = 0;
+        r = 0;
         imp_read_one(m);
         if (!imp_vc_ok(m, vc))
             continue;
@@ -366,7 +352,7 @@ int imp_pai(struct imp *m, const char *path)
         }
         struct trc_job j;
         imp_job_init(&j);
-        j.line = (uint32_t)c.rec_line;
+        j.line = (uint32_t)c.line;
         j.id = c.f[J_JOB];
         j.user = c.f[J_USER];
         int t = imp_time(c.f[J_START], IMP_SEC, 0, &j.submit);
@@ -392,7 +378,7 @@ int imp_pai(struct imp *m, const char *path)
         set_gpus(m, &j, g->gpus);
         imp_add(m, &j);
     }
-    imp_csv_close(&c);
+    dl_csv_close(&c);
     free(map.a);
     arena_free(map.arena);
     return r < 0 ? r : 0;

@@ -127,10 +127,10 @@ static int slurm_state(const char *s)
 }
 
 /* Chronus deadline: expect_time_list "a" or "a-b-c" relative to submit. */
-static int chronus_expect(struct imp *m, const struct imp_csv *c, int i,
+static int chronus_expect(struct imp *m, const struct dl_csv *c, int i,
                           enum imp_unit unit, simtime_t *rel)
 {
-    const char *s = imp_fld(c, i);
+    const char *s = dl_csv_fld(c, i);
     char buf[256];
     if (strlen(s) >= sizeof buf)
         return imp_bad(m, c, "expect_time_list", "too long", s);
@@ -156,57 +156,49 @@ static int chronus_expect(struct imp *m, const struct imp_csv *c, int i,
 
 static int read_named(struct imp *m, const char *path, const struct spec *sp)
 {
-    struct imp_csv c;
+    struct dl_csv c;
     struct dl_error *err = m->err;
-    int r = imp_csv_open(&c, path, ',', err);
+    int r = dl_csv_open(&c, path, &imp_csv_rules, err);
     if (r)
         return r;
     int idx[NCOL];
-    r = imp_csv_next(&c, err);
-    if (r == 0)
-        r = dl_fail(err, path, 1, 0, "empty file: no header line");
-    if (r < 0)
-        goto out;
-    r = imp_csv_columns(&c, sp->name, sp->required, NCOL, idx, err);
+    r = dl_csv_header(&c, sp->name, sp->required, NCOL, idx, err);
     if (r)
         goto out;
     if (sp == &helios_spec && idx[K_DURATION] < 0 &&
         (idx[K_START] < 0 || idx[K_END] < 0)) {
-        r = dl_fail(err, path, c.rec_line, 0, "missing column 'duration' "
+        r = dl_fail(err, path, c.line, 0, "missing column 'duration' "
                     "(or start_time and end_time) in the header");
         goto out;
     }
-    size_t width = c.nf;
     enum imp_unit unit = m->o->time_unit >= 0 ? (enum imp_unit)m->o->time_unit
                                               : sp->unit;
     const char *stem = idx[K_VC] < 0 && !sp->user_is_vc ? imp_stem(m, path)
                                                          : NULL;
-    while ((r = imp_csv_next(&c, err)) > 0) {
-        if ((r = imp_csv_width(&c, width, err)))
-            break;
+    while ((r = dl_csv_row(&c, err)) > 0) {
         imp_read_one(m);
         const char *vc = stem ? stem
-                       : sp->user_is_vc ? imp_fld(&c, idx[K_USER])
-                                        : imp_fld(&c, idx[K_VC]);
+                       : sp->user_is_vc ? dl_csv_fld(&c, idx[K_USER])
+                                        : dl_csv_fld(&c, idx[K_VC]);
         if (!imp_vc_ok(m, vc))
             continue;
         struct trc_job j;
         imp_job_init(&j);
-        j.line = (uint32_t)c.rec_line;
-        j.id = idx[K_ID] >= 0 ? imp_fld(&c, idx[K_ID]) : NULL;
+        j.line = (uint32_t)c.line;
+        j.id = idx[K_ID] >= 0 ? dl_csv_fld(&c, idx[K_ID]) : NULL;
         if (j.id && !*j.id) {
             r = imp_bad(m, &c, sp->name[K_ID], "empty job id", "");
             break;
         }
         long v;
-        const char *g = imp_fld(&c, idx[K_GPUS]);
+        const char *g = dl_csv_fld(&c, idx[K_GPUS]);
         if (imp_count(g, &v) < 0) {
             r = imp_bad(m, &c, sp->name[K_GPUS], "not a GPU count", g);
             break;
         }
         j.num_gpus = (uint32_t)v;
         if (idx[K_STATE] >= 0) {
-            int s = slurm_state(imp_fld(&c, idx[K_STATE]));
+            int s = slurm_state(dl_csv_fld(&c, idx[K_STATE]));
             if (s == 2) {
                 imp_skip(m, IMP_S_UNFINISHED);
                 continue;
@@ -216,7 +208,7 @@ static int read_named(struct imp *m, const char *path, const struct spec *sp)
                 continue;
             }
         }
-        const char *s = imp_fld(&c, idx[K_SUBMIT]);
+        const char *s = dl_csv_fld(&c, idx[K_SUBMIT]);
         int t = imp_time(s, unit, sp->wall, &j.submit);
         if (t < 0) {
             r = imp_bad(m, &c, "submit time", sp->wall == 1
@@ -229,7 +221,7 @@ static int read_named(struct imp *m, const char *path, const struct spec *sp)
         }
         t = 1;                  /* no duration yet */
         if (idx[K_DURATION] >= 0) {
-            s = imp_fld(&c, idx[K_DURATION]);
+            s = dl_csv_fld(&c, idx[K_DURATION]);
             t = imp_time(s, unit, 0, &j.duration);
             if (t < 0) {
                 r = imp_bad(m, &c, "duration", "not a time", s);
@@ -239,8 +231,8 @@ static int read_named(struct imp *m, const char *path, const struct spec *sp)
         /* an empty duration, or none: end_time - start_time (Helios) */
         if (t > 0 && idx[K_START] >= 0 && idx[K_END] >= 0) {
             simtime_t a, b;
-            const char *sa = imp_fld(&c, idx[K_START]);
-            const char *sb = imp_fld(&c, idx[K_END]);
+            const char *sa = dl_csv_fld(&c, idx[K_START]);
+            const char *sb = dl_csv_fld(&c, idx[K_END]);
             int ta = imp_time(sa, unit, -1, &a), tb = imp_time(sb, unit, -1,
                                                                &b);
             if (ta < 0 || tb < 0) {
@@ -256,13 +248,13 @@ static int read_named(struct imp *m, const char *path, const struct spec *sp)
             continue;
         }
         if (idx[K_MODEL] >= 0)
-            j.model = imp_fld(&c, idx[K_MODEL]);
+            j.model = dl_csv_fld(&c, idx[K_MODEL]);
         if (idx[K_USER] >= 0)
-            j.user = imp_fld(&c, idx[K_USER]);
+            j.user = dl_csv_fld(&c, idx[K_USER]);
         else if (idx[K_VC] >= 0)
             j.user = vc;
         if (idx[K_PRIORITY] >= 0) {
-            s = imp_fld(&c, idx[K_PRIORITY]);
+            s = dl_csv_fld(&c, idx[K_PRIORITY]);
             if (*s && (sim_parse_long(s, &v) < 0 || v < INT32_MIN ||
                        v > INT32_MAX)) {
                 r = imp_bad(m, &c, "priority", "not an integer", s);
@@ -270,10 +262,10 @@ static int read_named(struct imp *m, const char *path, const struct spec *sp)
             }
             j.priority = *s ? (int32_t)v : 0;
         }
-        bool best = idx[K_BEST] >= 0 && !strcmp(imp_fld(&c, idx[K_BEST]),
+        bool best = idx[K_BEST] >= 0 && !strcmp(dl_csv_fld(&c, idx[K_BEST]),
                                                 "1");
         if (idx[K_DEADLINE] >= 0 && !best) {
-            s = imp_fld(&c, idx[K_DEADLINE]);
+            s = dl_csv_fld(&c, idx[K_DEADLINE]);
             t = imp_time(s, unit, 0, &j.deadline);
             if (t < 0) {
                 r = imp_bad(m, &c, "deadline", "not a time", s);
@@ -283,7 +275,7 @@ static int read_named(struct imp *m, const char *path, const struct spec *sp)
                 j.deadline = SIM_NEVER;
         }
         if (idx[K_JOBTYPE] >= 0) {
-            const char *jt = imp_fld(&c, idx[K_JOBTYPE]);
+            const char *jt = dl_csv_fld(&c, idx[K_JOBTYPE]);
             if (!strcmp(jt, "strict"))
                 j.priority = 2;
             else if (!strcmp(jt, "soft"))
@@ -305,7 +297,7 @@ static int read_named(struct imp *m, const char *path, const struct spec *sp)
         imp_add(m, &j);
     }
 out:
-    imp_csv_close(&c);
+    dl_csv_close(&c);
     return r < 0 ? r : 0;
 }
 

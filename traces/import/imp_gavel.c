@@ -143,17 +143,17 @@ enum { G_TYPE, G_CMD, G_ARG, G_DATA, G_STEPS, G_ARRIVAL, G_SF, NG };
 
 int imp_gavel(struct imp *m, const char *path)
 {
-    struct imp_csv c;
-    int r = imp_csv_open(&c, path, '\t', m->err);
+    struct dl_csv c;
+    int r = dl_csv_open(&c, path, &imp_tsv_rules, m->err);
     if (r)
         return r;
     const char *vc = imp_stem(m, path);
     enum imp_unit unit = m->o->time_unit >= 0 ? (enum imp_unit)m->o->time_unit
                                               : IMP_SEC;
     long row = 0;
-    while ((r = imp_csv_next(&c, m->err)) > 0) {
+    while ((r = dl_csv_row(&c, m->err)) > 0) {
         if (c.nf != NG) {
-            r = dl_fail(m->err, path, c.rec_line, 0, "row has %zu "
+            r = dl_fail(m->err, path, c.line, 0, "row has %d "
                         "tab-separated fields, a Gavel trace has %d", c.nf,
                         NG);
             break;
@@ -164,7 +164,7 @@ int imp_gavel(struct imp *m, const char *path)
             continue;
         struct trc_job j;
         imp_job_init(&j);
-        j.line = (uint32_t)c.rec_line;
+        j.line = (uint32_t)c.line;
         double steps;
         long sf;
         if (sim_parse_double(c.f[G_STEPS], &steps) < 0 || steps < 0) {
@@ -204,6 +204,6 @@ int imp_gavel(struct imp *m, const char *path)
         j.user = vc;
         imp_add(m, &j);
     }
-    imp_csv_close(&c);
+    dl_csv_close(&c);
     return r < 0 ? r : 0;
 }

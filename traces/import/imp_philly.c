@@ -279,7 +279,7 @@ int imp_philly_json(struct imp *m, const char *path)
         r = dl_fail(m->err, path, line, 0, "unexpected end of input inside "
                     "the array");
     if (!r)
-        imp_warn_trailing(path, s.in);
+        dl_in_warn_trailing(path, s.in);
     dl_in_close(s.in);
     free(s.buf);
     return r;

@@ -17,6 +17,7 @@
 #define DLSIM_TRACES_IMPINT_H
 
 #include "traces/import/import.h"
+#include "sim/base/formats.h"
 
 /* Why a job of the input was not written, one counter each. */
 #define IMP_SKIPS(X)                                                      \
@@ -99,44 +100,15 @@ bool imp_add(struct imp *m, const struct trc_job *j);
 void imp_job_init(struct trc_job *j);
 const char *imp_str(struct imp *m, const char *s);
 
-/* ------------------------------------------------- streaming CSV reader
+/* ------------------------------------------------------------- CSV
  *
- * Plain or gzip (by content, through dl_in), one record per line, fields
- * split at sep; with sep ',' a field may be double-quoted (RFC 4180, ""
- * for a quote, no newline inside).  A trailing CR is dropped, blank lines
- * are skipped, a UTF-8 byte order mark before the first line is skipped
- * (as the native reader does).  Fields are NUL-terminated in place and
- * trimmed of blanks; a NUL byte in the input, a line over DL_MAX_LINE
- * bytes and more than DL_MAX_STREAM unpacked bytes are errors. */
-struct imp_csv {
-    const char *path;
-    struct dl_in *in;
-    char *buf;
-    size_t cap, pos, len;
-    int eof, failed;
-    long line;                  /* lines consumed */
-    long rec_line;              /* line of the current record */
-    char sep;
-    char **f;                   /* fields of the current record */
-    size_t nf, fcap;
-};
-int imp_csv_open(struct imp_csv *c, const char *path, char sep,
-                 struct dl_error *err);
-/* The warning (on stderr) for bytes after the last gzip member of in. */
-void imp_warn_trailing(const char *path, const struct dl_in *in);
-/* 1 a record, 0 end of input, or DL_EINPUT / DL_EIO with err. */
-int imp_csv_next(struct imp_csv *c, struct dl_error *err);
-void imp_csv_close(struct imp_csv *c);
-/* Column indexes by name from the current record (the header): names[k]
- * is "a" or "a|b" (alternatives); idx[k] = -1 when absent.  A missing
- * required column is DL_EINPUT naming the file and line. */
-int imp_csv_columns(struct imp_csv *c, const char *const *names,
-                    const bool *required, int n, int *idx,
-                    struct dl_error *err);
-/* The field of column i of the current record, "" when i < 0. */
-const char *imp_fld(const struct imp_csv *c, int i);
-/* Checks that the record has exactly n fields: 0 or DL_EINPUT. */
-int imp_csv_width(const struct imp_csv *c, size_t n, struct dl_error *err);
+ * Every importer reads through the base's CSV reader (dl_csv_,
+ * sim/base/formats.h) under these rules: plain or gzip, one record per
+ * line, with ',' RFC 4180 quoting (a quoted field holds no line break),
+ * blanks around fields trimmed, lines of blanks skipped; with '\t' (TSV)
+ * a quote is text.  A missing column's message asks whether the format
+ * is right. */
+extern const struct dl_csv_opts imp_csv_rules, imp_tsv_rules;
 
 /* ------------------------------------------------------------- values */
 
@@ -149,7 +121,7 @@ int imp_time(const char *s, enum imp_unit unit, int wall, simtime_t *out);
 /* A whole number >= 0 ("3", "3.0"): 0, or -1. */
 int imp_count(const char *s, long *out);
 /* Fails with "file:line: column NAME: WHY 'value'". */
-int imp_bad(struct imp *m, const struct imp_csv *c, const char *col,
+int imp_bad(struct imp *m, const struct dl_csv *c, const char *col,
             const char *why, const char *val);
 /* The file name without directories and without .gz/.csv/.trace/.json
  * extensions, into the arena. */

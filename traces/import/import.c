@@ -351,7 +351,7 @@ int imp_count(const char *s, long *out)
     return 0;
 }
 
-int imp_bad(struct imp *m, const struct imp_csv *c, const char *col,
+int imp_bad(struct imp *m, const struct dl_csv *c, const char *col,
             const char *why, const char *val)
 {
     char vb[48];
@@ -360,225 +360,23 @@ int imp_bad(struct imp *m, const struct imp_csv *c, const char *col,
     for (char *p = vb; *p; p++)
         if ((unsigned char)*p < 0x20)
             *p = '?';
-    return dl_fail(m->err, c->path, c->rec_line, 0, "column %s: %s '%s'",
+    return dl_fail(m->err, c->path, c->line, 0, "column %s: %s '%s'",
                    col, why, vb);
 }
 
-/* ------------------------------------------------- streaming CSV reader */
+/* ------------------------------------------------------------- CSV */
 
-enum { CSV_INIT = 256 * 1024 };
-
-int imp_csv_open(struct imp_csv *c, const char *path, char sep,
-                 struct dl_error *err)
-{
-    memset(c, 0, sizeof *c);
-    c->path = path;
-    c->sep = sep;
-    c->in = dl_in_open(path, DL_MAX_STREAM, err);
-    if (!c->in)
-        return DL_EIO;
-    c->cap = CSV_INIT;
-    c->buf = xmalloc(c->cap);
-    return 0;
-}
-
-void imp_csv_close(struct imp_csv *c)
-{
-    if (c->in)
-        imp_warn_trailing(c->path, c->in);
-    dl_in_close(c->in);
-    free(c->buf);
-    free(c->f);
-    memset(c, 0, sizeof *c);
-}
-
-void imp_warn_trailing(const char *path, const struct dl_in *in)
-{
-    if (dl_in_trailing(in))
-        fprintf(stderr, "%s: warning: %llu bytes after the last gzip member "
-                "are not gzip data and were not read (rows appended to a "
-                ".gz file?)\n", path,
-                (unsigned long long)dl_in_trailing(in));
-}
-
-static void csv_fill(struct imp_csv *c)
-{
-    if (c->pos > 0) {
-        memmove(c->buf, c->buf + c->pos, c->len - c->pos);
-        c->len -= c->pos;
-        c->pos = 0;
-    }
-    if (c->cap - c->len < CSV_INIT / 2) {
-        c->cap *= 2;
-        c->buf = xrealloc(c->buf, c->cap);
-    }
-    long n = dl_in_read(c->in, c->buf + c->len, c->cap - 1 - c->len);
-    if (n > 0) {
-        c->len += (size_t)n;
-        return;
-    }
-    c->eof = 1;
-    c->failed = n < 0;
-}
-
-static void add_field(struct imp_csv *c, char *s, char *e)
-{
-    while (s < e && (*s == ' ' || *s == '\t') && c->sep != *s)
-        s++;
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t') && c->sep != e[-1])
-        e--;
-    *e = '\0';
-    xgrow(&c->f, &c->fcap, c->nf + 1, sizeof *c->f);
-    c->f[c->nf++] = s;
-}
-
-/* Splits rec in place.  0, or -1 with *why. */
-static int csv_split(struct imp_csv *c, char *rec, char *end,
-                     const char **why)
-{
-    c->nf = 0;
-    char *p = rec;
-    for (;;) {
-        char *s = p;
-        while (s < end && (*s == ' ' || *s == '\t') && *s != c->sep)
-            s++;
-        if (c->sep == ',' && s < end && *s == '"') {
-            char *w = ++s, *q = s;
-            for (;;) {
-                if (q >= end) {
-                    *why = "unterminated quoted field";
-                    return -1;
-                }
-                if (*q == '\0') {
-                    *why = "NUL byte (binary data?)";
-                    return -1;
-                }
-                if (*q == '"') {
-                    if (q + 1 < end && q[1] == '"') {
-                        *w++ = '"';
-                        q += 2;
-                        continue;
-                    }
-                    q++;
-                    break;
-                }
-                *w++ = *q++;
-            }
-            while (q < end && (*q == ' ' || *q == '\t'))
-                q++;
-            if (q < end && *q != ',') {
-                *why = "text after a closing quote";
-                return -1;
-            }
-            *w = '\0';
-            xgrow(&c->f, &c->fcap, c->nf + 1, sizeof *c->f);
-            c->f[c->nf++] = s;
-            if (q >= end)
-                return 0;
-            p = q + 1;
-            continue;
-        }
-        char *e = memchr(s, c->sep, (size_t)(end - s));
-        if (!e)
-            e = end;
-        if (memchr(s, '\0', (size_t)(e - s))) {
-            *why = "NUL byte (binary data?)";
-            return -1;
-        }
-        bool last = e == end;
-        add_field(c, s, e);
-        if (last)
-            return 0;
-        p = e + 1;
-    }
-}
-
-int imp_csv_next(struct imp_csv *c, struct dl_error *err)
-{
-    for (;;) {
-        char *nl = memchr(c->buf + c->pos, '\n', c->len - c->pos);
-        while (!nl && !c->eof && c->len - c->pos <= DL_MAX_LINE) {
-            size_t off = c->len - c->pos;
-            csv_fill(c);
-            nl = memchr(c->buf + c->pos + off, '\n', c->len - c->pos - off);
-        }
-        size_t end;
-        if (nl) {
-            end = (size_t)(nl - c->buf);
-        } else {
-            if (c->len - c->pos > DL_MAX_LINE)
-                return dl_fail(err, c->path, c->line + 1, 0, "line longer "
-                               "than %zu bytes", DL_MAX_LINE);
-            if (c->failed)
-                return dl_in_fail(c->in, c->line + 1, err);
-            if (c->pos == c->len)
-                return 0;
-            end = c->len;
-        }
-        if (end - c->pos > DL_MAX_LINE)
-            return dl_fail(err, c->path, c->line + 1, 0, "line longer than "
-                           "%zu bytes", DL_MAX_LINE);
-        if (c->line == 0 && end - c->pos >= 3 &&
-            !memcmp(c->buf + c->pos, "\xef\xbb\xbf", 3))
-            c->pos += 3;        /* UTF-8 byte order mark */
-        char *rec = c->buf + c->pos;
-        size_t next = nl ? end + 1 : end;
-        c->line++;
-        c->rec_line = c->line;
-        if (end > c->pos && c->buf[end - 1] == '\r')
-            end--;
-        c->buf[end] = '\0';
-        char *e = c->buf + end;
-        c->pos = next;
-        bool blank = true;
-        for (char *p = rec; p < e && blank; p++)
-            blank = *p == ' ' || *p == '\t';
-        if (blank)
-            continue;
-        const char *why;
-        if (csv_split(c, rec, e, &why) < 0)
-            return dl_fail(err, c->path, c->rec_line, 0, "%s", why);
-        return 1;
-    }
-}
-
-int imp_csv_columns(struct imp_csv *c, const char *const *names,
-                    const bool *required, int n, int *idx,
-                    struct dl_error *err)
-{
-    for (int k = 0; k < n; k++) {
-        idx[k] = -1;
-        const char *alt = names[k];
-        while (alt && *alt && idx[k] < 0) {
-            const char *bar = strchr(alt, '|');
-            size_t len = bar ? (size_t)(bar - alt) : strlen(alt);
-            for (size_t i = 0; i < c->nf; i++)
-                if (strlen(c->f[i]) == len && !strncmp(c->f[i], alt, len)) {
-                    idx[k] = (int)i;
-                    break;
-                }
-            alt = bar ? bar + 1 : NULL;
-        }
-        if (idx[k] < 0 && required[k])
-            return dl_fail(err, c->path, c->rec_line, 0, "missing column "
-                           "'%s' in the header (is this the right --format?)",
-                           names[k]);
-    }
-    return 0;
-}
-
-const char *imp_fld(const struct imp_csv *c, int i)
-{
-    return i >= 0 && (size_t)i < c->nf ? c->f[i] : "";
-}
-
-int imp_csv_width(const struct imp_csv *c, size_t n, struct dl_error *err)
-{
-    if (c->nf != n)
-        return dl_fail(err, c->path, c->rec_line, 0, "row has %zu fields, "
-                       "expected %zu", c->nf, n);
-    return 0;
-}
+/* Public traces: RFC 4180 quoting, one record per line (a quoted field
+ * holds no line break), blanks around fields trimmed; TSV (Gavel): quotes
+ * are text. */
+const struct dl_csv_opts imp_csv_rules = {
+    .sep = ',', .flags = DL_CSV_QUOTED | DL_CSV_TRIM,
+    .hint = " (is this the right --format?)",
+};
+const struct dl_csv_opts imp_tsv_rules = {
+    .sep = '\t', .flags = DL_CSV_TRIM,
+    .hint = " (is this the right --format?)",
+};
 
 /* ------------------------------------------------------------- finish */
 
