@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The policy cost benchmark (issue 16): CPU time per event of every
+# built-in policy, and of each option set that changes its algorithm,
+# against fifo:backfill=1 on the same trace and cluster.  Cases:
+#
+#   1m      the 1,000,000-job Philly-like trace of bench/run.sh on 10,000
+#           GPUs (bench/cluster-10k.yaml), offered load 0.9
+#   over    100,000 jobs of that workload on 1,000 GPUs (125 x 8 V100):
+#           offered load about 9, the queue holds most of the trace
+#   shapes  50,000 jobs whose GPU counts are uniform on 1..2,000 (2,000
+#           shapes) on 2,048 GPUs (256 x 8), load 0.9
+#   itp04   Microsoft ITP cluster04 (15,802 jobs; ElasticFlow's release in
+#           ../shared/data) rescaled to load 0.9 on 900 GPUs (225 x 4)
+#
+# Every trace carries a solo GPU utilization per job (Beta(2,2)), memory
+# (1-12 GB) and, for 60 % of jobs, a deadline of 1.5x-4x the run time, so
+# that packing, co-location and the QoS classes do their work.
+#
+# Each run is `dlsim run --timing`: the engine's CPU seconds and events,
+# so the figure is CPU per event (the policy's decisions and the engine's
+# bookkeeping), not wall time, and reading and writing are left out.  The
+# jobs.csv checksum of every run goes to bench/out/policies/sums.txt: a
+# change that must not change schedules is checked by diffing it.
+#
+#   bench/policies.sh [BUILD_DIR] [--quick] [--all] [--policies "P1 P2 .."] [CASE...]
+#       --quick: 1/10 of the jobs in each case (a smoke run)
+#       --all:   also the papers' literal readings (horus:variant=authors,
+#                gandiva:variant=horus-paper and its profile_s), which
+#                scan every GPU per try and are known slow spots (README)
+#       --policies: only these, space-separated (fifo:backfill=1 always
+#                runs first: the reference)
+#
+# Figures depend on the machine (noted at the top); compare the ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=build
+quick=0
+cases=()
+all=0
+only=
+while [ $# -gt 0 ]; do
+    a=$1; shift
+    case $a in
+    --quick) quick=1 ;;
+    --all) all=1 ;;
+    --policies) only=$1; shift ;;
+    1m|over|shapes|itp04) cases+=("$a") ;;
+    *) build=$a ;;
+    esac
+done
+[ ${#cases[@]} -gt 0 ] || cases=(1m over shapes itp04)
+dlsim=$PWD/$build/dlsim
+[ -x "$dlsim" ] || { echo "build first: scripts/build.sh $build" >&2; exit 2; }
+out=bench/out/policies
+mkdir -p "$out"
+div=$((quick ? 10 : 1))
+
+policies=(
+    fifo:backfill=1 fifo sjf edf "fifo:priority=1,backfill=1"
+    srtf srtf:placement=pool srtf:preempt_cost=30
+    tiresias tiresias:promote=2
+    qos qos:preempt=1 qos:elastic=1 "qos:preempt=1,elastic=1" qos:reserve=0
+    horus horus:variant=plus gandiva gandiva:quantum=0
+)
+[ $all = 0 ] || policies+=(horus:variant=authors gandiva:variant=horus-paper
+                           "gandiva:variant=horus-paper,profile_s=300")
+if [ -n "$only" ]; then
+    read -r -a policies <<<"fifo:backfill=1 $only"
+fi
+
+cluster_file() {    # name gpus-per-node nodes
+    cat > "$out/$1.yaml" <<YAML
+name: $1
+gpu_types: [{name: V100, memory_gb: 32}]
+nodes: [{count: $3, gpus: $2, gpu_type: V100}]
+YAML
+}
+
+annotate() {        # in out
+    "$dlsim" trace annotate "$1" --util beta:2,2 --mem uniform:1,12 \
+        --deadline-slack 1.5:4 --deadline-frac 0.6 --seed 1 -o "$2" >/dev/null
+}
+
+prepare() {         # case -> sets trace, cluster
+    local c=$1 n
+    case $c in
+    1m)
+        n=$((1000000 / div))
+        cluster=bench/cluster-10k.yaml
+        trace=$out/1m-$n.csv.gz
+        [ -f "$trace" ] || {
+            "$dlsim" trace gen --cluster "$cluster" --jobs "$n" --load 0.9 \
+                --seed 1 -o "$out/raw-1m-$n.csv.gz" >/dev/null
+            annotate "$out/raw-1m-$n.csv.gz" "$trace"
+        } ;;
+    over)
+        n=$((100000 / div))
+        cluster_file c1000 8 125
+        cluster=$out/c1000.yaml
+        trace=$out/over-$n.csv.gz
+        [ -f "$trace" ] || {
+            "$dlsim" trace gen --cluster bench/cluster-10k.yaml --jobs "$n" \
+                --load 0.9 --seed 2 -o "$out/raw-over-$n.csv.gz" >/dev/null
+            annotate "$out/raw-over-$n.csv.gz" "$trace"
+        } ;;
+    shapes)
+        n=$((50000 / div))
+        cluster_file c2048 8 256
+        cluster=$out/c2048.yaml
+        trace=$out/shapes-$n.csv.gz
+        [ -f "$trace" ] || {
+            local g
+            g=$(seq 1 2000 | sed 's/$/:1/' | paste -sd, -)
+            "$dlsim" trace gen --cluster "$cluster" --jobs "$n" --load 0.9 \
+                --seed 3 --gpus "$g" -o "$out/raw-shapes-$n.csv.gz" >/dev/null
+            annotate "$out/raw-shapes-$n.csv.gz" "$trace"
+        } ;;
+    itp04)
+        local raw=../shared/data/traces/microsoft-itp-elasticflow/raw/cluster04.csv.gz
+        [ -f "$raw" ] || { trace=; return; }
+        cluster_file c900 4 225
+        cluster=$out/c900.yaml
+        trace=$out/itp04.csv.gz
+        [ -f "$trace" ] || {
+            "$dlsim" trace import --format itp "$raw" -o "$out/raw-itp04.csv.gz" \
+                2>/dev/null
+            "$dlsim" trace scale "$out/raw-itp04.csv.gz" --load 0.9 \
+                --cluster "$cluster" -o "$out/scaled-itp04.csv.gz" >/dev/null
+            annotate "$out/scaled-itp04.csv.gz" "$trace"
+        } ;;
+    esac
+}
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "dlsim:   $("$dlsim" --version 2>/dev/null || echo "$dlsim")"
+sums=$out/sums.txt
+: > "$sums"
+for c in "${cases[@]}"; do
+    prepare "$c"
+    if [ -z "$trace" ]; then
+        echo; echo "$c: skipped (no shared data)"; continue
+    fi
+    echo
+    echo "$c: $trace on $cluster"
+    printf '  %-44s %10s %9s %9s %8s\n' policy events "engine s" "us/event" "x fifo:bf"
+    ref=
+    for p in "${policies[@]}"; do
+        d=$out/run-$c-${p//[:=,\/]/_}
+        t=$("$dlsim" run --trace "$trace" --cluster "$cluster" --policy "$p" \
+                --out "$d" --quiet --sample 0 --timing 2>&1 >/dev/null |
+            sed -n 's/.*engine \([0-9.]*\) (\([0-9]*\) events.*/\1 \2/p')
+        read -r cpu ev <<<"$t"
+        per=$(awk -v c="$cpu" -v e="$ev" 'BEGIN { printf "%.3f", e ? 1e6 * c / e : 0 }')
+        [ -n "$ref" ] || ref=$per
+        printf '  %-44s %10s %9s %9s %8s\n' "$p" "$ev" "$cpu" "$per" \
+            "$(awk -v a="$per" -v b="$ref" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')"
+        echo "$c $p $(md5sum < "$d/jobs.csv" | cut -c1-16)" >> "$sums"
+        rm -rf "$d"
+    done
+done
+echo
+echo "jobs.csv checksums: $sums"
