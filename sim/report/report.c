@@ -1013,7 +1013,7 @@ static void group_label(const struct rpt *R, uint32_t g, char *buf, size_t n)
 static void panel_grid(uint32_t k, uint32_t *rows, uint32_t *cols)
 {
     *cols = k < 3 ? k : 3;
-    *rows = (k + *cols - 1) / *cols;
+    *rows = k ? (k + *cols - 1) / *cols : 0;
 }
 
 /* The bars of metric m in group g (diff: the paired differences against
@@ -2646,32 +2646,43 @@ static bool our_figure(const char *n)
                             !strcmp(x, ".png")));
 }
 
-/* Copies src to dst (through a temporary file renamed into place). */
+/* Copies src to dst (through a temporary file renamed into place; src
+ * may be dst).  A PDF's /CreationDate (cairo 1.16 writes the clock's,
+ * whatever SOURCE_DATE_EPOCH says) becomes 1970-01-01, the same length,
+ * so that the same inputs give the same bytes. */
 static int copy_file(const char *src, const char *dst, struct dl_error *err)
 {
     FILE *in = fopen(src, "rb");
     if (!in)
         return dl_fail_io(err, src, "cannot open gnuplot's output: %s",
                           strerror(errno));
-    char *tmp = NULL;
-    FILE *out = dl_tmp_open(dst, &tmp, err);
-    if (!out) {
-        fclose(in);
-        return DL_EIO;
-    }
-    char b[1 << 16];
-    size_t n;
-    while ((n = fread(b, 1, sizeof b, in)) > 0)
-        fwrite(b, 1, n, out);
+    char *b = NULL;
+    size_t n = 0, cap = 0, k;
+    do {
+        xgrow(&b, &cap, n + (1 << 16), 1);
+        n += k = fread(b + n, 1, cap - n, in);
+    } while (k > 0);
     int bad = ferror(in);
     fclose(in);
     if (bad) {
-        fclose(out);
-        unlink(tmp);
-        dl_tmp_forget(tmp);
-        free(tmp);
+        free(b);
         return dl_fail_io(err, src, "read error");
     }
+    static const char cd[] = "/CreationDate (D:";
+    for (size_t i = 0; n >= sizeof cd + 14 && i + sizeof cd + 13 < n; i++)
+        if (b[i] == '/' && !memcmp(b + i, cd, sizeof cd - 1) &&
+            strspn(b + i + sizeof cd - 1, "0123456789") >= 14) {
+            memcpy(b + i + sizeof cd - 1, "19700101000000", 14);
+            break;
+        }
+    char *tmp = NULL;
+    FILE *out = dl_tmp_open(dst, &tmp, err);
+    if (!out) {
+        free(b);
+        return DL_EIO;
+    }
+    fwrite(b, 1, n, out);
+    free(b);
     return dl_tmp_commit(out, tmp, dst, true, err);
 }
 
@@ -2698,8 +2709,7 @@ static int export_figures(struct rpt *R, const char *figs)
             if (e == 0)
                 snprintf(src, sizeof src, "%s/%s", R->work, R->fig[i].file);
             snprintf(dst, sizeof dst, "%s/%s.%s", figs, R->fig[i].name, ext[e]);
-            if (!same || e == 0)
-                rc = copy_file(src, dst, R->err);
+            rc = copy_file(src, dst, R->err);
         }
     return rc;
 }
