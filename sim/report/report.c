@@ -38,13 +38,23 @@
  * only) and are cut to at most RPT_CDF_POINTS points at nearest ranks, so
  * a million-job file never reaches gnuplot; time series take the smallest
  * seed of each cell and average consecutive rows into at most
- * RPT_TS_POINTS bins.
+ * RPT_TS_POINTS bins.  Every setting gets its CDFs, time series and
+ * occupancy chart.
+ *
+ * Occupancy: per setting, a panel per policy (its smallest seed) of GPUs x
+ * time from jobs.csv's placement, start and finish, each job on its first
+ * placement (exact unless preempted: preempted jobs are counted, not
+ * drawn), cells = the mean number of jobs on a GPU over a time bin.  A
+ * demo directory (DIR/<policy>/summary.json ...) is read as a sweep of
+ * its runs in name order.
  *
  * Outputs.  The gnuplot script (report.gp, self-contained: data blocks
  * inline) and its SVGs go into a fresh temporary directory (or --plots
  * PDIR, kept); gnuplot runs there with LC_ALL=C and HOME pointing at it
  * (no ~/.gnuplot), a fixed font and no timestamps, so the same inputs
- * give the same bytes.  The page embeds each SVG as a base64 data URI and
+ * give the same bytes (a PDF's creation date is set to 1970).  Each figure's
+ * commands are written once per format (--format: the page's SVG, PDF and
+ * PNG through the cairo terminals), the data blocks once.  The page embeds each SVG as a base64 data URI and
  * carries the numbers of its tables in data-mean/data-std/data-n
  * attributes at full precision.  report.html and report.md are written
  * to temporary names and renamed into place together.
@@ -1533,6 +1543,21 @@ static int draw_cdfs(struct rpt *R, uint32_t s)
     return rc;
 }
 
+/* The finished run of policy p in group g with the smallest seed (NULL:
+ * none): the one whose time series and occupancy are drawn. */
+static const struct run *smallest_seed(const struct rpt *R, uint32_t g,
+                                       uint32_t p)
+{
+    const struct run *best = NULL;
+    for (size_t i = 0; i < R->nrun; i++) {
+        const struct run *r = &R->run[i];
+        if (r->grp == g && r->pol == p && !r->failed &&
+            (!best || cmp_seed(r->seed, best->seed) < 0))
+            best = r;
+    }
+    return best;
+}
+
 /* Writes the binned time series of run r as data block $ts_s<s>_p<p>:
  * hours, queued jobs, util_alloc, util_effective, util_useful (NaN when
  * the file has no such column: *useful false), consecutive rows averaged
@@ -1620,13 +1645,7 @@ static int draw_ts(struct rpt *R, uint32_t s)
     double tmax = 0, qmax = 0, win = 0;
     int rc = 0;
     for (uint32_t p = 0; p < P && !rc; p++) {
-        const struct run *best = NULL;
-        for (size_t i = 0; i < R->nrun; i++) {
-            const struct run *r = &R->run[i];
-            if (r->grp == g && r->pol == p && !r->failed &&
-                (!best || cmp_seed(r->seed, best->seed) < 0))
-                best = r;
-        }
+        const struct run *best = smallest_seed(R, g, p);
         size_t rows = 0;
         double w = 0;
         if (best && !(rc = write_ts(R, best, s, &rows, &use[p], &tmax, &qmax, &w)))
@@ -1810,13 +1829,7 @@ static int draw_occupancy(struct rpt *R, uint32_t s)
     struct occ_run *o = xcalloc(P, sizeof *o);
     int rc = 0;
     for (uint32_t p = 0; p < P && !rc; p++) {
-        const struct run *best = NULL;
-        for (size_t i = 0; i < R->nrun; i++) {
-            const struct run *r = &R->run[i];
-            if (r->grp == g && r->pol == p && !r->failed &&
-                (!best || cmp_seed(r->seed, best->seed) < 0))
-                best = r;
-        }
+        const struct run *best = smallest_seed(R, g, p);
         if (best)
             rc = read_occ(R, best, &o[p]);
     }
