@@ -9,6 +9,9 @@ pkgs=(build-essential meson ninja-build pkg-config libgsl-dev libyaml-dev
 # dlsim report: gnuplot draws the plots (its fixed font: DejaVu Sans);
 # test_report opens the page in headless Chromium
 pkgs+=(gnuplot-nox fonts-dejavu-core chromium)
+# test_report renders the PDF figures (pdftoppm) and loads every table of
+# the report with pandas
+pkgs+=(poppler-utils python3-pandas python3-lxml)
 # dlsim sweep under mpirun (meson feature mpi, auto) and its test
 pkgs+=(openmpi-bin libopenmpi-dev)
 if [ "${1:-}" = "--fuzz" ]; then

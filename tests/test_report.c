@@ -21,8 +21,8 @@
 #include <zlib.h>
 
 /* The rows of gnuplot data block name in script: up to max rows of up to
- * three numbers.  Returns the row count; asserts the block exists. */
-static int block(const char *script, const char *name, double (*row)[3], int max)
+ * six numbers.  Returns the row count; asserts the block exists. */
+static int block(const char *script, const char *name, double (*row)[6], int max)
 {
     char head[128];
     snprintf(head, sizeof head, "$%s << EOD\n", name);
@@ -31,8 +31,9 @@ static int block(const char *script, const char *name, double (*row)[3], int max
     p += strlen(head);
     int n = 0;
     while (strncmp(p, "EOD\n", 4)) {
-        double v[3] = { NAN, NAN, NAN };
-        int k = sscanf(p, "%lf %lf %lf", &v[0], &v[1], &v[2]);
+        double v[6] = { NAN, NAN, NAN, NAN, NAN, NAN };
+        int k = sscanf(p, "%lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3],
+                       &v[4], &v[5]);
         cr_assert(k >= 2, "bad row in %s", name);
         if (n < max)
             memcpy(row[n], v, sizeof v);
@@ -237,7 +238,8 @@ Test(report, odd_names_keep_svgs_well_formed, .fini = tu_tmp_cleanup)
         }
         free(svg);
     }
-    cr_expect_eq(svgs, 11);
+    /* the headline, 7 bar charts, 2 CDFs, 2 time series, the occupancy */
+    cr_expect_eq(svgs, 13);
 }
 
 Test(report, hand_sweep_error_bars_cdfs_and_tables, .fini = tu_tmp_cleanup)
@@ -249,24 +251,38 @@ Test(report, hand_sweep_error_bars_cdfs_and_tables, .fini = tu_tmp_cleanup)
     cr_assert_eq(tu_sh("rm sw/runs/s0_2/jobs.csv && $DLSIM report sw --plots plots"),
                  0, "%s", tu_out);
     cr_assert(tu_tmp_exists("sw/report.html") && tu_tmp_exists("sw/report.md"));
-    cr_expect(!tu_tmp_exists("plots/f099.svg") && tu_tmp_exists("plots/f016.svg") &&
-              !tu_tmp_exists("plots/f017.svg"));
+    cr_expect(!tu_tmp_exists("plots/f099.svg") && tu_tmp_exists("plots/f018.svg") &&
+              !tu_tmp_exists("plots/f019.svg"));
     char *gp = tu_slurp(tu_tmp_path("plots/report.gp"), NULL);
-    double r[500][3];
-    /* error bars: fifo's mean JCT 1, 2, 4 h over three seeds */
-    cr_assert_eq(block(gp, "bars_avg_jct_p0", r, 500), 1);
+    double r[500][6];
+    /* bars "i mean lo hi n rgb": fifo's mean JCT 1, 2, 4 h over three
+     * seeds, error bar mean +- the sample std; sjf's equal seeds: lo = hi;
+     * the failed srtf has no bar */
+    cr_assert_eq(block(gp, "bars_avg_jct_s0", r, 500), 2);
+    cr_expect_eq(r[0][0], 0);
     expect_rel(r[0][1], 7.0 / 3, "bar mean");
-    expect_rel(r[0][2], sqrt(7.0 / 3), "bar error (sample std)");
-    cr_assert_eq(block(gp, "bars_qos_p0", r, 500), 1);
+    expect_rel(r[0][2], 7.0 / 3 - sqrt(7.0 / 3), "bar error low (sample std)");
+    expect_rel(r[0][3], 7.0 / 3 + sqrt(7.0 / 3), "bar error high");
+    cr_expect_eq(r[0][4], 3);
+    cr_expect_eq(r[0][5], 0x1f77b4);
+    expect_rel(r[1][2], 1, "sjf: equal seeds, no spread");
+    expect_rel(r[1][3], 1, "sjf: equal seeds, no spread");
+    /* the policies are named on the x axis, in bar order */
+    cr_expect(strstr(gp, "scale 0 ('fifo' 0, 'sjf:backfill=1,predicted=0' 1)\n"),
+              "%s", gp);
+    /* sjf has no QoS jobs: no QoS bar */
+    cr_assert_eq(block(gp, "bars_qos_s0", r, 500), 1);
     expect_rel(r[0][1], 0.75, "qos mean");
-    expect_rel(r[0][2], 0.25, "qos std");
-    cr_assert_eq(block(gp, "bars_util_alloc_p0", r, 500), 1);
-    expect_rel(r[0][2], 0.2, "util std");
-    cr_assert_eq(block(gp, "bars_avg_jct_p1", r, 500), 1);
-    expect_rel(r[0][2], 0, "sjf: equal seeds, no spread");
-    /* sjf has no QoS jobs: no QoS bar; the failed srtf has no bar at all */
-    cr_expect_null(strstr(gp, "$bars_qos_p1"));
-    cr_expect_null(strstr(gp, "$bars_avg_jct_p2"));
+    expect_rel(r[0][3] - r[0][1], 0.25, "qos std");
+    cr_assert_eq(block(gp, "bars_util_alloc_s0", r, 500), 2);
+    expect_rel(r[0][3] - r[0][1], 0.2, "util std");
+    /* error bars are drawn only where there are two seeds or more */
+    cr_expect(strstr(gp, "using 1:($5 > 1 ? $2 : NaN):3:4 with yerrorbars"));
+    /* paired differences: sjf - fifo on each seed, CI over three pairs */
+    cr_assert_eq(block(gp, "diff_avg_jct_s0", r, 500), 1);
+    expect_rel(r[0][1], -4.0 / 3, "paired mean");
+    expect_rel(r[0][2], -4.0 / 3 - 4.302652729749464 * sqrt(7.0 / 3) / sqrt(3),
+               "paired CI low");
     /* JCT CDF of fifo: 12 finished jobs pooled over seeds, 1..12 h, each a
      * point at rank/12 (after the F = 0 start); the unfinished job is out */
     int n = block(gp, "cdf_jct_s0_p0", r, 500);
@@ -277,9 +293,12 @@ Test(report, hand_sweep_error_bars_cdfs_and_tables, .fini = tu_tmp_cleanup)
         expect_rel(r[i][0], i, "cdf x");
         expect_rel(r[i][1], i / 12.0, "cdf F");
     }
-    /* waits of 0 are drawn at 1 s on the log axis */
-    cr_assert_eq(block(gp, "cdf_wait_s0_p0", r, 500), 13);
-    expect_rel(r[5][0], 1.0 / 3600, "wait floor");
+    /* every wait is 0: the curve is its mass at zero, one point at the
+     * tic '0' half a decade left of the decade below 1 s (1e-4 h) */
+    cr_assert_eq(block(gp, "cdf_wait_s0_p0", r, 500), 1);
+    expect_rel(r[0][0], pow(10, -4.5), "the zero tic");
+    cr_expect_eq(r[0][1], 1);
+    cr_expect(strstr(gp, "set xtics add ('0' 3.16227766e-05)"), "%s", gp);
     /* time series: the smallest seed's rows, hours */
     cr_assert_eq(block(gp, "ts_s0_p0", r, 500), 3);
     expect_rel(r[1][0], 1, "ts hour");
@@ -323,24 +342,25 @@ Test(report, hand_sweep_error_bars_cdfs_and_tables, .fini = tu_tmp_cleanup)
                      "runs/s0_2/jobs.csv is missing; left out.</li>"));
     cr_expect_null(strstr(html, "id=\"versus-load\""));
     cr_expect(strstr(html, "data-metric=\"avg_jct\" data-mean=\"2.3333333333333335\""));
-    /* 7 bar charts, 2 CDFs, 2 time series, all embedded */
-    /* 7 bar charts, 6 of paired differences (sjf has no QoS rate), 2
-     * CDFs, 2 time series */
-    cr_expect(strstr(html, "<body data-images=\"17\">"));
+    /* the headline, 7 bar charts, 6 of paired differences (sjf has no
+     * QoS rate), 2 CDFs, 2 time series, the occupancy, all embedded */
+    cr_expect(strstr(html, "<body data-images=\"19\">"));
     int imgs = 0;
     for (const char *p = html; (p = strstr(p, "src=\"data:image/svg+xml;base64,")); p++)
         imgs++;
-    cr_expect_eq(imgs, 17);
+    cr_expect_eq(imgs, 19);
     /* the bar charts say which figures are paired differences */
     cr_expect(strstr(html, "<figcaption>Paired differences in Mean JCT (hours) "
                      "against fifo (the first policy): each policy minus the "
                      "baseline on the same seed (the same workload), mean over "
-                     "the pairs, error bars: 95 % confidence interval"), "%s",
+                     "the pairs; error bars: 95 % confidence interval of the paired "
+                     "difference"), "%s",
               strstr(html, "Paired differences in Mean JCT") ?
               strstr(html, "Paired differences in Mean JCT") : "none");
     cr_expect(strstr(html, "<figcaption>Mean JCT (hours) per policy (mean over "
                      "seeds, not a difference; error bars: sample standard "
-                     "deviation)"));
+                     "deviation over seeds, drawn where there are two seeds or "
+                     "more)"));
     /* full precision of the CIs in the page */
     const char *want = "data-metric=\"avg_jct\" data-mean=\"2.3333333333333335\" "
                        "data-std=\"";
@@ -417,11 +437,11 @@ Test(report, makespan_floor_flag_and_new_metrics, .fini = tu_tmp_cleanup)
                      "| makespan (h) | mean wait (h) |"), "%s", md);
     free(md);
     char *gp = tu_slurp(tu_tmp_path("p/report.gp"), NULL);
-    double r[8][3];
+    double r[8][6];
     cr_assert_eq(block(gp, "floor_makespan", r, 8), 1);
     expect_rel(r[0][1], 100, "floor mark at the highest load");
-    cr_expect(strstr(gp, "$bars_util_useful_p0 << EOD"));
-    cr_expect(strstr(gp, "$diff_util_useful_p1 << EOD"));
+    cr_expect(strstr(gp, "$bars_util_useful_s0 << EOD"));
+    cr_expect(strstr(gp, "$diff_util_useful_s0 << EOD"));
     cr_expect(strstr(gp, "using 1:5 with lines"), "the useful time series");
     free(gp);
     char *html = tu_slurp(tu_tmp_path("sw/report.html"), NULL);
@@ -429,7 +449,7 @@ Test(report, makespan_floor_flag_and_new_metrics, .fini = tu_tmp_cleanup)
     cr_expect_null(strstr(html, "<p class=\"floor-flag\" data-group=\"1\">"));
     cr_expect(strstr(html, "<td>killed by signal 9 (Killed)</td>"), "retry runs are "
               "listed with the failed ones");
-    cr_expect(strstr(html, "black lines: the makespan floor"));
+    cr_expect(strstr(html, "dashed black line: the makespan floor"));
     free(html);
 }
 
@@ -438,7 +458,7 @@ Test(report, two_loads_draw_metric_versus_load, .fini = tu_tmp_cleanup)
     hand_sweep("sw", "0.5", 2);     /* loads 0.5 and 1 */
     cr_assert_eq(tu_sh("$DLSIM report sw --plots plots"), 0, "%s", tu_out);
     char *gp = tu_slurp(tu_tmp_path("plots/report.gp"), NULL);
-    double r[8][3];
+    double r[8][6];
     cr_assert_eq(block(gp, "load_avg_jct_s0_p0", r, 8), 2);
     expect_rel(r[0][0], 0.5, "load");
     expect_rel(r[0][1], 7.0 / 3, "mean at 0.5");
@@ -446,13 +466,14 @@ Test(report, two_loads_draw_metric_versus_load, .fini = tu_tmp_cleanup)
     expect_rel(r[1][1], 14.0 / 3, "mean at 1");
     expect_rel(r[1][2], 2 * sqrt(7.0 / 3), "std at 1");
     /* bars at the highest load */
-    cr_assert_eq(block(gp, "bars_avg_jct_p0", r, 8), 1);
+    cr_assert_eq(block(gp, "bars_avg_jct_s0", r, 8), 2);
     expect_rel(r[0][1], 14.0 / 3, "bar at load 1");
     free(gp);
     char *html = tu_slurp(tu_tmp_path("sw/report.html"), NULL);
     cr_expect(strstr(html, "<h2 id=\"versus-load\">"));
-    /* 7 bars + 6 paired + 7 versus load + 2 CDFs + 2 time series */
-    cr_expect(strstr(html, "<body data-images=\"24\">"));
+    /* headline + 7 bars + 6 paired + 7 versus load + 2 CDFs + 2 time
+     * series + occupancy */
+    cr_expect(strstr(html, "<body data-images=\"26\">"));
     free(html);
 }
 
@@ -570,7 +591,7 @@ Test(report, huge_jobs_csv_downsampled, .fini = tu_tmp_cleanup)
     cr_assert_eq(tu_sh("mv big.csv run/jobs.csv && $DLSIM report run --plots p"), 0,
                  "%s", tu_out);
     char *gp = tu_slurp(tu_tmp_path("p/report.gp"), NULL);
-    static double r[500][3];
+    static double r[500][6];
     cr_assert_eq(block(gp, "cdf_jct_s0_p0", r, 500), 401);
     /* point i at rank ceil(150000 i / 400) = 375 i: jct 375 i s */
     expect_rel(r[200][0], 75000.0 / 3600, "median");
@@ -582,7 +603,10 @@ Test(report, huge_jobs_csv_downsampled, .fini = tu_tmp_cleanup)
                      "0.001667 | 20.83 | 1 | 0 |"), "%s", md);
     free(md);
     char *html = tu_slurp(tu_tmp_path("run/report.html"), NULL);
-    cr_expect(strstr(html, "<body data-images=\"2\">"));   /* CDFs only */
+    /* the headline and the CDFs: no time series (no rows), no occupancy
+     * (no placement column) */
+    cr_expect(strstr(html, "<body data-images=\"3\">"));
+    cr_expect(strstr(html, "no start_time, finish_time or placement column"));
     cr_expect(strstr(html, "no rows"));
     free(html);
 }
@@ -649,7 +673,7 @@ Test(report, reads_back_hostile_names_across_lines, .fini = tu_tmp_cleanup)
         cr_assert_eq(tu_sh("$DLSIM report r%d --plots p%d", round, round), 0,
                      "round %d: %s", round, tu_out);
         char *gp = tu_slurp(tu_tmp_pathf("p%d/report.gp", round), NULL);
-        static double r[500][3];
+        static double r[500][6];
         cr_expect_eq(block(gp, "cdf_jct_s0_p0", r, 500), njobs + 1,
                      "round %d: not every job was read back", round);
         free(gp);
@@ -949,9 +973,9 @@ Test(report, end_to_end_in_headless_chromium, .fini = tu_tmp_cleanup,
     const char *bd = strstr(html, "<body data-images=\"");
     cr_assert(bd);
     cr_assert_eq(sscanf(bd + strlen("<body data-images=\""), "%d", &images), 1);
-    /* 8 bars (useful utilization too), 8 of paired differences, 8 versus
-     * load, 2 CDFs, 2 time series */
-    cr_expect_eq(images, 8 + 8 + 8 + 2 + 2);
+    /* the headline, 8 bars (useful utilization too), 8 of paired
+     * differences, 8 versus load, 2 CDFs, 2 time series, the occupancy */
+    cr_expect_eq(images, 1 + 8 + 8 + 8 + 2 + 2 + 1);
     free(html);
 
     /* Chromium must be there (scripts/setup.sh installs it) */
@@ -1002,4 +1026,183 @@ Test(report, every_run_failed_still_reports, .fini = tu_tmp_cleanup)
     char *md = tu_slurp(tu_tmp_path("sw/report.md"), NULL);
     cr_expect(strstr(md, "| fifo | – | – | – | – | – | – | – | 0 | 1 |"), "%s", md);
     free(md);
+}
+
+/* ---------------------------------------------------------- occupancy */
+
+/* The occupancy chart by hand: a 2-GPU job on n0:0-1 for an hour, a
+ * 1-GPU job sharing n0:1 for its first half hour; a preempted job (only
+ * its first placement is known) and a job that never started are not
+ * drawn.  400 bins of 9 s: GPU 0 holds one job throughout, GPU 1 two in
+ * bins 0..199 and one after. */
+Test(report, occupancy_by_hand_from_jobs_csv, .fini = tu_tmp_cleanup)
+{
+    tu_tmp_file("r/jobs.csv", "job_id,submit_time,start_time,finish_time,"
+        "wait_time,jct,num_gpus,gpu_type,placement,preemptions,deadline,qos_met,"
+        "isolated_runtime,slowdown\n"
+        "a,0,0,3600,0,3600,2,V100,n0:0-1,0,,,3600,1\n"
+        "b,0,0,1800,0,1800,1,V100,n0:1,0,,,1800,1\n"
+        "c,0,100,3000,50,3000,1,V100,n1:0,2,,,2000,1.5\n"
+        "d,0,,,,,1,,,0,,,,\n");
+    tu_tmp_file("r/summary.json",
+        "{\"policy\": \"fifo\", \"trace\": \"t.csv\", \"cluster\": \"c\", "
+        "\"seed\": 1, \"makespan\": 3600, \"avg_jct\": 2800, \"avg_wait\": 17, "
+        "\"p99_wait\": 50, \"qos_guarantee_rate\": null, \"gpu_util_alloc\": 0.5, "
+        "\"gpu_util_effective\": 0.5}\n");
+    tu_tmp_file("r/timeseries.csv", "time,queued_jobs,util_alloc,util_effective\n"
+                "0,0,1,1\n");
+    cr_assert_eq(tu_sh("$DLSIM report r --plots p"), 0, "%s", tu_out);
+    char *gp = tu_slurp(tu_tmp_path("p/report.gp"), NULL);
+    const char *b = strstr(gp, "$occ_s0_p0 << EOD\n");
+    cr_assert(b, "%s", gp);
+    b = strchr(b, '\n') + 1;
+    for (int row = 0; row < 2; row++) {
+        for (int i = 0; i < 400; i++) {
+            char *e;
+            double v = strtod(b, &e);
+            cr_assert(e != b, "row %d: %d numbers", row, i);
+            double want = row == 0 ? 1 : i < 200 ? 2 : 1;
+            cr_expect_eq(v, want, "GPU %d bin %d: %g, expected %g", row, i, v, want);
+            b = e;
+        }
+        cr_assert_eq(*b, '\n', "row %d has more than 400 bins", row);
+        b++;
+    }
+    cr_expect(!strncmp(b, "EOD\n", 4), "more than 2 GPU rows");
+    cr_expect(strstr(gp, "'fifo (1 preempted not drawn)'"), "%s", gp);
+    cr_expect(strstr(gp, "matrix using (($1 + 0.5) * 0.0025):(($2 + 0.5) * 1):3 "
+                     "with image"), "%s", gp);
+    free(gp);
+    char *html = tu_slurp(tu_tmp_path("r/report.html"), NULL);
+    cr_expect(strstr(html, "not drawn: 1 preempted job(s) (jobs.csv holds only a "
+                     "job's first placement) and 0 still running"), "%s", html);
+    free(html);
+}
+
+/* ---------------------------------------------------------- demo, formats */
+
+/* Whether svg has a text element with exactly s. */
+static bool svg_text(const char *svg, const char *s)
+{
+    char want[600];
+    snprintf(want, sizeof want, "<text>%s</text>", s);
+    return strstr(svg, want) != NULL;
+}
+
+/* `dlsim report` of a `dlsim demo --out` directory, in every format: the
+ * headline table's numbers equal each run's summary.json; each exported
+ * SVG has its axis labels and names every policy; a PDF figure renders
+ * (pdftoppm) to a page that is not blank; the same inputs give the same
+ * bytes in every format; pandas reads every table of the page (when
+ * python3-pandas is there). */
+Test(report, demo_directory_in_every_format, .fini = tu_tmp_cleanup, .timeout = 300)
+{
+    static const char *const pol[] = { "edf", "fifo", "fifo:backfill=1", "horus",
+        "qos", "sjf", "srtf", "srtf:preempt_cost=60", "tiresias" };
+    static const char *const dir[] = { "edf", "fifo", "fifo_backfill_1", "horus",
+        "qos", "sjf", "srtf", "srtf_preempt_cost_60", "tiresias" };
+    cr_assert_eq(tu_sh("$DLSIM demo --jobs 150 --load 1.5 --out dm > /dev/null"), 0,
+                 "%s", tu_out);
+    cr_assert_eq(tu_sh("$DLSIM report dm --format html,pdf,png,svg --plots p && "
+                    "$DLSIM report dm --format html,pdf,png,svg --plots q -o b.html"),
+                 0, "%s", tu_out);
+    char *html = tu_slurp(tu_tmp_path("dm/report.html"), NULL);
+    /* the page opens with the headline table, before any other */
+    const char *ht = strstr(html, "<table class=\"headline\">");
+    cr_assert(ht, "no headline table");
+    cr_expect(ht < strstr(html, "<table class=\"summary\""));
+    cr_expect(strstr(html, "<figure id=\"f000\">") < strstr(html, "<table class=\"summary\""),
+              "the headline figure comes before the full tables");
+    for (int p = 0; p < 9; p++) {
+        char row[128];
+        snprintf(row, sizeof row, "<tr><td>%s</td>", pol[p]);
+        const char *r = strstr(ht, row);
+        cr_assert(r, "headline: no row of %s", pol[p]);
+        struct dl_json_doc d;
+        struct dl_error err = { 0 };
+        cr_assert_eq(dl_json_load(tu_tmp_pathf("dm/%s/summary.json", dir[p]), &d,
+                                  &err), 0, "%s", err.msg);
+        const char *m[] = { "gpu_util_effective", "makespan", "avg_jct" };
+        for (int k = 0; k < 3; k++) {
+            char key[64];
+            snprintf(key, sizeof key, "data-metric=\"%s\" data-mean=\"", m[k]);
+            const char *c = strstr(r, key);
+            cr_assert(c, "%s %s", pol[p], m[k]);
+            double want = dl_json_get(d.root, m[k])->num / (k ? 3600 : 1);
+            expect_rel(atof(c + strlen(key)), want, m[k]);
+        }
+        dl_json_free(&d);
+    }
+    free(html);
+    /* every exported figure: SVG, PDF and PNG, the same bytes on a rerun */
+    cr_assert_eq(tu_sh("ls p | grep -c -- '-.*\\.pdf$'"), 0);
+    int nfig = atoi(tu_out);
+    /* headline, 8 bars, 8 paired, 2 CDFs, 2 time series, occupancy */
+    cr_expect_eq(nfig, 1 + 8 + 8 + 2 + 2 + 1);
+    cr_expect_eq(tu_sh("cd p && for f in f*-*.*; do cmp \"$f\" ../q/\"$f\" || exit 1; "
+                       "done && cmp ../dm/report.html ../b.html"), 0, "%s", tu_out);
+    /* axis labels and legend entries in the SVGs */
+    cr_assert_eq(tu_sh("ls p/f*-*.svg | tr '\\n' ' '"), 0);
+    char *list = xstrdup(tu_out);
+    int checked = 0;
+    for (char *f = strtok(list, " "); f; f = strtok(NULL, " ")) {
+        char *svg = tu_slurp(tu_tmp_path(f), NULL);
+        const char *what = strchr(f, '-') + 1;
+        /* (the paired differences have no bar of the baseline, edf) */
+        for (int p = !strncmp(what, "diff", 4); p < 9; p++)
+            cr_expect(svg_text(svg, pol[p]), "%s does not name %s", f, pol[p]);
+        if (!strncmp(what, "bars-avg_jct", 12))
+            cr_expect(svg_text(svg, "mean JCT (hours)"), "%s: y label", f);
+        if (!strncmp(what, "diff-avg_wait", 13))
+            cr_expect(svg_text(svg, "difference in mean wait (hours)"), "%s", f);
+        if (!strncmp(what, "headline", 8))
+            cr_expect(svg_text(svg, "QoS guarantee rate (fraction of QoS jobs)") &&
+                      svg_text(svg, "makespan (hours)"), "%s", f);
+        if (!strncmp(what, "cdf-wait", 8))
+            cr_expect(svg_text(svg, "wait time (hours, log scale; 0 at the left)") &&
+                      svg_text(svg, "fraction of jobs (CDF)") && svg_text(svg, "0"),
+                      "%s", f);
+        if (!strncmp(what, "util", 4))
+            cr_expect(svg_text(svg, "allocated") && svg_text(svg, "effective") &&
+                      svg_text(svg, "time (hours)") &&
+                      svg_text(svg, "GPU utilization"), "%s", f);
+        if (!strncmp(what, "occupancy", 9))
+            cr_expect(svg_text(svg, "GPU (node)") && svg_text(svg, "jobs on the GPU")
+                      && svg_text(svg, "time (hours)") && strstr(svg, "<image"),
+                      "%s", f);
+        free(svg);
+        checked++;
+    }
+    free(list);
+    cr_expect_eq(checked, nfig);
+    /* a PDF renders to a page that is not blank */
+    cr_assert_eq(tu_sh("command -v pdftoppm"), 0, "pdftoppm is not installed "
+                 "(scripts/setup.sh installs poppler-utils)");
+    cr_assert_eq(tu_sh("pdftoppm -r 60 -png -singlefile p/f000-headline.pdf page"),
+                 0, "%s", tu_out);
+    size_t len;
+    unsigned char *png = (unsigned char *)tu_slurp(tu_tmp_path("page.png"), &len);
+    long total = 0, ink = png_ink(png, len, &total);
+    cr_expect(ink > total / 100, "blank PDF page: %ld of %ld inked", ink, total);
+    free(png);
+    /* pandas reads every table of the page, with the headline's 9 rows */
+    if (tu_sh("/usr/bin/python3 -c 'import pandas, lxml'") == 0) {
+        cr_assert_eq(tu_sh("/usr/bin/python3 -c 'import io, pandas; "
+                        "t = pandas.read_html(io.StringIO(open(\"dm/report.html\", "
+                        "encoding=\"utf-8\").read())); "
+                        "print(len(t), len(t[0]), list(t[0].columns)[0])'"), 0,
+                     "%s", tu_out);
+        int ntab = 0, rows = 0;
+        char first[32] = "";
+        cr_assert_eq(sscanf(tu_out, "%d %d %31s", &ntab, &rows, first), 3, "%s",
+                     tu_out);
+        char *page = tu_slurp(tu_tmp_path("dm/report.html"), NULL);
+        int want = 0;
+        for (const char *q = page; (q = strstr(q, "<table")); q++)
+            want++;
+        free(page);
+        cr_expect_eq(ntab, want, "pandas read %d of %d tables", ntab, want);
+        cr_expect_eq(rows, 9);
+        cr_expect_str_eq(first, "policy");
+    }
 }

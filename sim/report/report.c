@@ -38,13 +38,23 @@
  * only) and are cut to at most RPT_CDF_POINTS points at nearest ranks, so
  * a million-job file never reaches gnuplot; time series take the smallest
  * seed of each cell and average consecutive rows into at most
- * RPT_TS_POINTS bins.
+ * RPT_TS_POINTS bins.  Every setting gets its CDFs, time series and
+ * occupancy chart.
+ *
+ * Occupancy: per setting, a panel per policy (its smallest seed) of GPUs x
+ * time from jobs.csv's placement, start and finish, each job on its first
+ * placement (exact unless preempted: preempted jobs are counted, not
+ * drawn), cells = the mean number of jobs on a GPU over a time bin.  A
+ * demo directory (DIR/<policy>/summary.json ...) is read as a sweep of
+ * its runs in name order.
  *
  * Outputs.  The gnuplot script (report.gp, self-contained: data blocks
  * inline) and its SVGs go into a fresh temporary directory (or --plots
  * PDIR, kept); gnuplot runs there with LC_ALL=C and HOME pointing at it
  * (no ~/.gnuplot), a fixed font and no timestamps, so the same inputs
- * give the same bytes.  The page embeds each SVG as a base64 data URI and
+ * give the same bytes (a PDF's creation date is set to 1970).  Each figure's
+ * commands are written once per format (--format: the page's SVG, PDF and
+ * PNG through the cairo terminals), the data blocks once.  The page embeds each SVG as a base64 data URI and
  * carries the numbers of its tables in data-mean/data-std/data-n
  * attributes at full precision.  report.html and report.md are written
  * to temporary names and renamed into place together.
@@ -69,8 +79,12 @@
 #include <unistd.h>
 
 #define RPT_CDF_POINTS 400      /* points of one CDF curve, at most */
-#define RPT_TS_POINTS 1000      /* points of one time-series curve */
-#define RPT_MAX_DETAIL 4        /* settings with CDFs / time series / curves */
+#define RPT_TS_POINTS 300       /* points of one time-series curve */
+#define RPT_OCC_ROWS 256        /* rows of an occupancy panel, at most */
+#define RPT_OCC_BINS 400        /* time bins of an occupancy panel */
+
+/* output formats (--format) */
+enum { RPT_FHTML = 1, RPT_FSVG = 2, RPT_FPDF = 4, RPT_FPNG = 8 };
 
 /* ------------------------------------------------------------ metrics */
 
@@ -87,35 +101,41 @@ static const struct metric {
     const char *key;            /* id in file, block and element names */
     const char *title;          /* chart title */
     const char *head;           /* table header */
+    const char *ylab;           /* y axis label, with its unit */
+    const char *unit;           /* the unit alone */
     double scale;               /* stored value -> shown unit */
     bool need;                  /* a required column */
     bool nullable;              /* may be empty (null) in a run */
     bool bars;                  /* a bar chart (and versus-load curves) */
 } met[NMET] = {
-    { "qos_guarantee_rate", "qos", "QoS guarantee rate", "QoS rate", 1, true,
-      true, true },
-    { "gpu_util_alloc", "util_alloc", "Allocated GPU utilization",
-      "util alloc", 1, true, false, true },
-    { "gpu_util_effective", "util_eff", "Effective GPU utilization",
-      "util eff", 1, true, false, true },
-    { "gpu_util_useful", "util_useful", "Useful GPU utilization",
-      "util useful", 1, false, false, true },
+    { "qos_guarantee_rate", "qos", "QoS guarantee rate", "QoS rate",
+      "QoS guarantee rate (fraction of QoS jobs)", "fraction", 1, true, true,
+      true },
+    { "gpu_util_alloc", "util_alloc", "Allocated GPU utilization", "util alloc",
+      "allocated GPU utilization (fraction)", "fraction", 1, true, false, true },
+    { "gpu_util_effective", "util_eff", "Effective GPU utilization", "util eff",
+      "effective GPU utilization (fraction)", "fraction", 1, true, false, true },
+    { "gpu_util_useful", "util_useful", "Useful GPU utilization", "util useful",
+      "useful GPU utilization (fraction)", "fraction", 1, false, false, true },
     { "gpu_util_alloc_window", "util_alloc_w", "Allocated GPU utilization, "
-      "arrival window", "alloc (window)", 1, false, true, false },
+      "arrival window", "alloc (window)", "allocated utilization, arrival window "
+      "(fraction)", "fraction", 1, false, true, false },
     { "gpu_util_effective_window", "util_eff_w", "Effective GPU utilization, "
-      "arrival window", "eff (window)", 1, false, true, false },
+      "arrival window", "eff (window)", "effective utilization, arrival window "
+      "(fraction)", "fraction", 1, false, true, false },
     { "gpu_util_useful_window", "util_useful_w", "Useful GPU utilization, "
-      "arrival window", "useful (window)", 1, false, true, false },
-    { "makespan", "makespan", "Makespan (hours)", "makespan (h)", 1.0 / 3600,
-      true, false, true },
-    { "makespan_floor", "makespan_floor", "Makespan floor (hours)",
-      "floor (h)", 1.0 / 3600, false, false, false },
-    { "avg_wait", "avg_wait", "Mean wait (hours)", "mean wait (h)", 1.0 / 3600,
-      true, true, true },
-    { "p99_wait", "p99_wait", "p99 wait (hours)", "p99 wait (h)", 1.0 / 3600,
-      true, true, true },
-    { "avg_jct", "avg_jct", "Mean JCT (hours)", "mean JCT (h)", 1.0 / 3600,
-      true, true, true },
+      "arrival window", "useful (window)", "useful utilization, arrival window "
+      "(fraction)", "fraction", 1, false, true, false },
+    { "makespan", "makespan", "Makespan (hours)", "makespan (h)",
+      "makespan (hours)", "hours", 1.0 / 3600, true, false, true },
+    { "makespan_floor", "makespan_floor", "Makespan floor (hours)", "floor (h)",
+      "makespan floor (hours)", "hours", 1.0 / 3600, false, false, false },
+    { "avg_wait", "avg_wait", "Mean wait (hours)", "mean wait (h)",
+      "mean wait (hours)", "hours", 1.0 / 3600, true, true, true },
+    { "p99_wait", "p99_wait", "p99 wait (hours)", "p99 wait (h)",
+      "p99 wait (hours)", "hours", 1.0 / 3600, true, true, true },
+    { "avg_jct", "avg_jct", "Mean JCT (hours)", "mean JCT (h)",
+      "mean JCT (hours)", "hours", 1.0 / 3600, true, true, true },
 };
 
 /* A comparison whose every makespan lies within this factor of its floor
@@ -173,10 +193,15 @@ struct setting {
 
 struct fig {
     int section;
-    char file[32];
+    uint32_t set;               /* its setting (SIM_NONE: all settings) */
+    char file[32];              /* fNNN.svg, the page's copy */
+    char name[96];              /* fNNN-what: the exported files' stem */
+    int w, h;                   /* size in SVG pixels */
     const char *caption;
 };
-enum { S_BARS, S_LOAD, S_CDF, S_TS, NSECTIONS };
+/* the page's figure sections: the headline, the comparisons over all
+ * settings, then per setting its CDFs, time series and occupancy */
+enum { S_HEAD, S_BARS, S_LOAD, S_CDF, S_TS, S_OCC, NSECTIONS };
 
 struct rpt {
     const char *dir, *name;
@@ -197,7 +222,11 @@ struct rpt {
     /* drawing */
     const char *work;           /* gnuplot's directory */
     bool keep;                  /* work is --plots PDIR, kept afterwards */
-    FILE *gp;                   /* the script */
+    FILE *gp;                   /* the script (in a figure: its body) */
+    FILE *gp_main;              /* the script while gp is a figure body */
+    char *body;                 /* the figure body being written */
+    size_t nbody;
+    unsigned formats;           /* RPT_F* */
     struct fig *fig;
     size_t nfig, capfig;
     const char **note;
@@ -520,7 +549,10 @@ static int json_member(struct rpt *R, const char *path, const struct dl_json *o,
     return 0;
 }
 
-static int load_single(struct rpt *R, const char *path)
+/* One run's summary.json at path as a run named id in directory dir;
+ * with coords, also its load and models (a demo's runs). */
+static int load_json_run(struct rpt *R, const char *path, const char *id,
+                         const char *dir, bool coords)
 {
     struct dl_json_doc d;
     int rc = dl_json_load(path, &d, R->err);
@@ -533,9 +565,21 @@ static int load_single(struct rpt *R, const char *path)
                        "expected a JSON object");
     }
     struct run *r = new_run(R);
-    r->id = "";
+    r->id = id;
     r->scenario = r->models = r->error = r->load_text = "";
-    r->dir = R->dir;
+    r->dir = dir;
+    if (coords) {
+        const struct dl_json *v = dl_json_get(o, "load");
+        if (v && v->type == DL_JSON_NUMBER && v->num > 0) {
+            char b[64];
+            snprintf(b, sizeof b, "%g", v->num);
+            r->load = v->num;
+            r->load_text = adup(R, b);
+        }
+        v = dl_json_get(o, "models");
+        if (v && v->type == DL_JSON_STRING)
+            r->models = adup(R, v->str);
+    }
     if (!(rc = json_member(R, path, o, "policy", &r->policy, NULL, false)) &&
         !(rc = json_member(R, path, o, "trace", &r->trace, NULL, false)) &&
         !(rc = json_member(R, path, o, "cluster", &r->cluster, NULL, false)) &&
@@ -553,6 +597,55 @@ static int load_single(struct rpt *R, const char *path)
     }
     dl_json_free(&d);
     return rc;
+}
+
+static int load_single(struct rpt *R, const char *path)
+{
+    return load_json_run(R, path, "", R->dir, false);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A directory of run directories (what `dlsim demo --out DIR` writes:
+ * DIR/<policy>/summary.json ...): each subdirectory holding a
+ * summary.json is a run, in name order; 1 when there is none. */
+static int load_demo(struct rpt *R)
+{
+    DIR *d = opendir(R->dir);
+    if (!d)
+        return 1;
+    const char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char p[8192];
+        snprintf(p, sizeof p, "%s/%s/summary.json", R->dir, e->d_name);
+        if (access(p, F_OK))
+            continue;
+        xgrow(&names, &cap, n + 1, sizeof *names);
+        names[n++] = adup(R, e->d_name);
+    }
+    closedir(d);
+    if (!n) {
+        free(names);
+        return 1;
+    }
+    qsort(names, n, sizeof *names, cmp_str);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        size_t l = strlen(R->dir) + strlen(names[i]) + 2;
+        char *dir = arena_alloc(R->a, l), p[8192];
+        snprintf(dir, l, "%s/%s", R->dir, names[i]);
+        snprintf(p, sizeof p, "%s/summary.json", dir);
+        rc = load_json_run(R, p, names[i], dir, true);
+    }
+    free(names);
+    return rc ? rc : 0;
 }
 
 /* ------------------------------------------------------------ grouping */
@@ -847,28 +940,53 @@ static void gq(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-static void fig_begin(struct rpt *R, int section, const char *caption,
-                      const char *title, int w, int h)
+/* Starts figure what of a section (setting set, SIM_NONE for all): its
+ * plot commands go to a body that fig_end writes once per output format
+ * (the data blocks stay in the script, written once).  Sizes in SVG
+ * pixels; a PDF is w/100 by h/100 inches. */
+static void fig_begin(struct rpt *R, int section, uint32_t set,
+                      const char *what, const char *caption, int w, int h)
 {
     xgrow(&R->fig, &R->capfig, R->nfig + 1, sizeof *R->fig);
     struct fig *F = &R->fig[R->nfig];
     F->section = section;
+    F->set = set;
+    F->w = w;
+    F->h = h;
     snprintf(F->file, sizeof F->file, "f%03zu.svg", R->nfig);
+    snprintf(F->name, sizeof F->name, "f%03zu-%s", R->nfig, what);
     F->caption = adup(R, caption);
     R->nfig++;
-    FILE *g = R->gp;
-    fprintf(g, "\n# ---- %s\nreset\n", F->file);
-    fprintf(g, "set terminal svg size %d,%d font 'DejaVu Sans,12' noenhanced "
-            "background rgb 'white'\n", w, h);
-    fprintf(g, "set output '%s'\nset title ", F->file);
-    gq(g, title);
-    fputs("\nset grid ytics lc rgb '#dddddd'\nset key outside right top\n"
-          "set border 3\nset tics nomirror\n", g);
+    R->gp_main = R->gp;
+    R->gp = open_memstream(&R->body, &R->nbody);
+    DL_ASSERT(R->gp);
+    fputs("set grid ytics lc rgb '#dddddd'\nset key outside right top\n"
+          "set border 3\nset tics nomirror\n", R->gp);
 }
 
+/* The body once per format: the page's SVG (html or svg asked), then
+ * PDF and PNG through gnuplot's cairo terminals. */
 static void fig_end(struct rpt *R)
 {
-    fputs("unset output\n", R->gp);
+    fclose(R->gp);
+    R->gp = R->gp_main;
+    const struct fig *F = &R->fig[R->nfig - 1];
+    FILE *g = R->gp;
+    fprintf(g, "\n# ---- %s: %s\n", F->file, F->name);
+    if (R->formats & (RPT_FHTML | RPT_FSVG))
+        fprintf(g, "reset\nset terminal svg size %d,%d font 'DejaVu Sans,12' "
+                "noenhanced background rgb 'white'\nset output '%s'\n%s"
+                "unset output\n", F->w, F->h, F->file, R->body);
+    if (R->formats & RPT_FPDF)
+        fprintf(g, "reset\nset terminal pdfcairo size %.2fin,%.2fin font "
+                "'DejaVu Sans,9' noenhanced\nset output '%s.pdf'\n%s"
+                "unset output\n", F->w / 100.0, F->h / 100.0, F->name, R->body);
+    if (R->formats & RPT_FPNG)
+        fprintf(g, "reset\nset terminal pngcairo size %d,%d font 'DejaVu Sans,9' "
+                "noenhanced background rgb 'white'\nset output '%s.png'\n%s"
+                "unset output\n", F->w, F->h, F->name, R->body);
+    free(R->body);
+    R->body = NULL;
 }
 
 static const char *pcolour(uint32_t p)
@@ -876,73 +994,184 @@ static const char *pcolour(uint32_t p)
     return colour[p % NCOLOUR];
 }
 
+/* A policy's line style besides its colour, so that no line is told
+ * apart by colour alone: a dash type and a point type of its own for the
+ * first 20 policies (and then repeating with other colours). */
 static int pdash(uint32_t p)
 {
-    return (int)(p / NCOLOUR) + 1;
+    return (int)(p % 5) + 1;
 }
 
-/* One bar chart per metric: clusters = settings at their reference
- * group, one bar per policy, error bars = sample std over seeds; the
- * makespan chart also marks each setting's floor (the mean over its runs
- * of makespan_floor).  With diff, the paired differences against each
- * group's baseline policy instead (no bar for the baseline itself), error
- * bars = their 95 % CI. */
+static int ppoint(uint32_t p)
+{
+    static const int pt[] = { 7, 5, 9, 11, 13, 6, 4, 8, 10, 12, 1, 2, 3 };
+    return pt[p % (sizeof pt / sizeof *pt)];
+}
+
+/* A panel's title or axis label "setting @ load L" of group g. */
+static void group_label(const struct rpt *R, uint32_t g, char *buf, size_t n)
+{
+    char lab[512];
+    setting_label(R, R->grp[g].set, lab, sizeof lab);
+    if (!isnan(R->grp[g].load))
+        snprintf(buf, n, "%s @ load %s", lab, R->grp[g].load_text);
+    else
+        snprintf(buf, n, "%s", lab);
+}
+
+/* Multiplot layout of k panels: at most 3 a row. */
+static void panel_grid(uint32_t k, uint32_t *rows, uint32_t *cols)
+{
+    *cols = k < 3 ? k : 3;
+    *rows = k ? (k + *cols - 1) / *cols : 0;
+}
+
+/* The bars of metric m in group g (diff: the paired differences against
+ * the group's baseline, which has no bar), one row per policy with a
+ * value: "i mean lo hi n rgb", lo and hi the error bar (mean +- the
+ * sample standard deviation, or for diff the 95 % CI) and equal to the
+ * mean for one seed or one pair, which draws no bar.  Written as data
+ * block name; the policies of the bars into pols.  Returns their count. */
+static uint32_t bar_block(struct rpt *R, uint32_t g, int m, bool diff,
+                          const char *name, uint32_t *pols)
+{
+    const struct group *G = &R->grp[g];
+    uint32_t nb = 0;
+    for (uint32_t p = 0; p < R->npol; p++) {
+        const struct cell *c = &G->cell[p];
+        if (diff ? p == G->base || !c->dn[m] : !c->n[m])
+            continue;
+        if (!nb)
+            fprintf(R->gp, "$%s << EOD\n", name);
+        uint32_t k = diff ? c->dn[m] : c->n[m];
+        double mean = diff ? c->dmean[m] : c->mean[m];
+        double lo = k < 2 ? mean : diff ? c->dlo[m] : mean - c->std[m];
+        double hi = k < 2 ? mean : diff ? c->dhi[m] : mean + c->std[m];
+        unsigned rgb = (unsigned)strtoul(pcolour(p) + 1, NULL, 16);
+        fprintf(R->gp, "%u %.9g %.9g %.9g %u %u\n", nb, mean, lo, hi, k, rgb);
+        pols[nb++] = p;
+    }
+    if (nb)
+        fputs("EOD\n", R->gp);
+    return nb;
+}
+
+/* Bottom margin (character heights) for policy names on an x axis
+ * rotated by deg degrees (a character about 0.45 of a line high). */
+static int name_margin(const struct rpt *R, const uint32_t *pols, uint32_t n,
+                       int deg)
+{
+    size_t w = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t l = strlen(R->pol[pols[i]]);
+        w = l > w ? l : w;
+    }
+    int bm = 2 + (int)ceil((double)w * 0.45 * sin(deg * M_PI / 180));
+    return bm < 3 ? 3 : bm > 18 ? 18 : bm;
+}
+
+/* The rotation of policy names under bars spaced px pixels apart:
+ * slanted where they fit (a label height, 15 px, apart), else upright. */
+static int name_angle(double px)
+{
+    return px >= 28 ? 35 : 90;
+}
+
+/* The plot of one bar panel (block name, from bar_block): the policies
+ * named on the x axis, the y axis labelled with the unit, error bars
+ * only where there are two or more seeds (pairs); floor_row >= 0: also
+ * the makespan floor of row floor_row of $floor_makespan. */
+static void bar_plot(struct rpt *R, const char *name, const uint32_t *pols,
+                     uint32_t n, int m, bool diff, const char *title,
+                     int bmargin, int deg, int floor_row)
+{
+    FILE *g = R->gp;
+    fputs("unset label\nunset arrow\nset title ", g);
+    gq(g, title ? title : "");
+    fprintf(g, "\nset boxwidth 0.7 absolute\nset style fill solid 0.85 border "
+            "lc rgb '#333333'\nset xrange [-0.6:%.1f]\n%sset bmargin %d\n"
+            "set xtics rotate by -%d left scale 0 (", n - 0.4,
+            diff ? "set xzeroaxis lt -1\nset yrange [*:*]\n" : "set yrange [0:*]\n",
+            bmargin, deg);
+    for (uint32_t i = 0; i < n; i++) {
+        gq(g, R->pol[pols[i]]);
+        fprintf(g, " %u%s", i, i + 1 < n ? ", " : ")\n");
+    }
+    fputs("set ylabel ", g);
+    char yl[800];
+    if (diff)
+        snprintf(yl, sizeof yl, "difference in %s", met[m].ylab);
+    else
+        snprintf(yl, sizeof yl, "%s", met[m].ylab);
+    gq(g, yl);
+    fprintf(g, "\nunset key\nplot %s using 1:2:6 with boxes lc rgb variable, "
+            "%s using 1:($5 > 1 ? $2 : NaN):3:4 with yerrorbars lc rgb 'black' "
+            "pt -1 lw 1.2", name, name);
+    if (floor_row >= 0)
+        fprintf(g, ", $floor_makespan every ::%d::%d using (-0.6):2:(%u.2):(0) "
+                "with vectors nohead lw 2.5 dt 2 lc rgb 'black'", floor_row,
+                floor_row, n);
+    fputc('\n', g);
+}
+
+/* The makespan floor of each setting's reference group (the mean over its
+ * runs of makespan_floor) as $floor_makespan, rows "s floor"; row[s] its
+ * row (-1: none). */
+static void floor_block(struct rpt *R, int *row)
+{
+    int k = 0;
+    fputs("$floor_makespan << EOD\n", R->gp);
+    for (uint32_t s = 0; s < R->nset; s++) {
+        double sum = 0;
+        size_t n = 0;
+        for (size_t i = 0; i < R->nrun; i++) {
+            const struct run *r = &R->run[i];
+            if (r->grp == R->set[s].ref && !r->failed && !isnan(r->v[M_FLOOR]))
+                sum += r->v[M_FLOOR], n++;
+        }
+        row[s] = n ? k++ : -1;
+        if (n)
+            fprintf(R->gp, "%u %.9g\n", s, sum / (double)n);
+    }
+    fputs("EOD\n", R->gp);
+}
+
+/* One bar chart per metric, a panel per setting (its reference group),
+ * one bar per policy, named on the x axis; error bars = the sample std
+ * over seeds where there are two or more.  With diff, the paired
+ * differences against each group's baseline (no bar for the baseline),
+ * error bars = their 95 % CI where there are two pairs or more.  The
+ * makespan chart also marks each setting's floor. */
 static void draw_bars(struct rpt *R, int m, bool diff)
 {
-    uint32_t P = R->npol, S = R->nset;
-    const char *key = met[m].key, *kind = diff ? "diff" : "bars";
-    /* one slot per policy with a value somewhere in this chart */
-    uint32_t *slot = xmalloc(P * sizeof *slot), nslot = 0;
-    for (uint32_t p = 0; p < P; p++) {
-        slot[p] = SIM_NONE;
-        for (uint32_t s = 0; s < S && slot[p] == SIM_NONE; s++) {
-            const struct group *G = &R->grp[R->set[s].ref];
-            if (diff ? p != G->base && G->cell[p].dn[m] : G->cell[p].n[m] > 0)
-                slot[p] = nslot++;
-        }
+    uint32_t S = R->nset, P = R->npol;
+    const char *kind = diff ? "diff" : "bars";
+    uint32_t *pols = xmalloc(S * P * sizeof *pols), *nb = xcalloc(S, sizeof *nb);
+    uint32_t panels = 0, most = 0;
+    bool err = false;
+    for (uint32_t s = 0; s < S; s++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s_%s_s%u", kind, met[m].key, s);
+        nb[s] = bar_block(R, R->set[s].ref, m, diff, name, pols + s * P);
+        panels += nb[s] > 0;
+        most = nb[s] > most ? nb[s] : most;
+        const struct group *G = &R->grp[R->set[s].ref];
+        for (uint32_t i = 0; i < nb[s]; i++)
+            err |= (diff ? G->cell[pols[s * P + i]].dn[m]
+                         : G->cell[pols[s * P + i]].n[m]) > 1;
     }
-    if (!nslot) {
+    if (!panels) {
         if (!diff)
             note(R, "No run has a value of %s (for the QoS rate: no job has a "
                  "deadline), so it has no bar chart.", met[m].col);
-        free(slot);
+        free(pols);
+        free(nb);
         return;
     }
-    double w = 0.8 / nslot;
-    for (uint32_t p = 0; p < P; p++) {
-        if (slot[p] == SIM_NONE)
-            continue;
-        fprintf(R->gp, "$%s_%s_p%u << EOD\n", kind, key, p);
-        for (uint32_t s = 0; s < S; s++) {
-            const struct group *G = &R->grp[R->set[s].ref];
-            const struct cell *c = &G->cell[p];
-            double x = s + (slot[p] - (nslot - 1) / 2.0) * w;
-            if (!diff && c->n[m])
-                fprintf(R->gp, "%.9g %.9g %.9g\n", x, c->mean[m], c->std[m]);
-            else if (diff && p != G->base && c->dn[m])  /* one pair: no bar */
-                fprintf(R->gp, "%.9g %.9g %.9g %.9g\n", x, c->dmean[m],
-                        c->dn[m] > 1 ? c->dlo[m] : c->dmean[m],
-                        c->dn[m] > 1 ? c->dhi[m] : c->dmean[m]);
-        }
-        fputs("EOD\n", R->gp);
-    }
-    /* the makespan floor of each setting */
     bool floor = !diff && m == M_MAKESPAN && R->has[M_FLOOR];
-    if (floor) {
-        fputs("$floor_makespan << EOD\n", R->gp);
-        for (uint32_t s = 0; s < S; s++) {
-            double sum = 0;
-            size_t n = 0;
-            for (size_t i = 0; i < R->nrun; i++) {
-                const struct run *r = &R->run[i];
-                if (r->grp == R->set[s].ref && !r->failed && !isnan(r->v[M_FLOOR]))
-                    sum += r->v[M_FLOOR], n++;
-            }
-            if (n)
-                fprintf(R->gp, "%u %.9g\n", s, sum / (double)n);
-        }
-        fputs("EOD\n", R->gp);
-    }
+    int *frow = xmalloc(S * sizeof *frow);
+    if (floor)
+        floor_block(R, frow);
     /* the baseline the differences are taken against */
     const char *base = NULL;
     bool one_base = true;
@@ -953,70 +1182,122 @@ static void draw_bars(struct rpt *R, int m, bool diff)
         one_base &= !base || !strcmp(base, R->pol[b]);
         base = base ? base : R->pol[b];
     }
-    char cap[1024], title[512];
-    const char *where = S > 1 || R->set[0].nloads ? ", at each setting's highest "
-                                                    "load" : "";
+    char cap[1400], title[600];
+    const char *where = S > 1 || R->set[0].nloads ? "; a panel per setting, at "
+                        "its highest load" : "";
+    const char *bars = err ? (diff ? "error bars: 95 % confidence interval of "
+                              "the paired difference (t distribution), drawn "
+                              "where there are two pairs or more"
+                                   : "error bars: sample standard deviation "
+                              "over seeds, drawn where there are two seeds or "
+                              "more")
+                           : diff ? "one pair each: no error bars"
+                                  : "one seed each: no error bars";
     if (diff) {
         snprintf(cap, sizeof cap, "Paired differences in %s against %s%s%s: "
                  "each policy minus the baseline on the same seed (the same "
-                 "workload), mean over the pairs, error bars: 95 %% confidence "
-                 "interval (t distribution; none for a single pair)%s",
-                 met[m].title, one_base ? "" : "each setting's first policy",
+                 "workload), mean over the pairs; %s%s", met[m].title,
+                 one_base ? "" : "each setting's first policy",
                  one_base ? base : "", one_base ? " (the first policy)" : "",
-                 where);
+                 bars, where);
         snprintf(title, sizeof title, "Paired difference: %s, policy - %s",
                  met[m].title, one_base ? base : "first policy");
     } else {
         snprintf(cap, sizeof cap, "%s per policy (mean over seeds, not a "
-                 "difference; error bars: sample standard deviation)%s%s",
-                 met[m].title, floor ? "; black lines: the makespan floor" : "",
-                 where);
+                 "difference; %s)%s%s", met[m].title, bars,
+                 floor ? "; dashed black line: the makespan floor" : "", where);
         snprintf(title, sizeof title, "%s", met[m].title);
     }
-    int width = 360 + (int)(S * nslot) * 26;
-    fig_begin(R, S_BARS, cap, title, width < 760 ? 760 : width > 1400 ? 1400 : width,
-              420);
-    FILE *g = R->gp;
-    fprintf(g, "set boxwidth %.9g absolute\nset style fill solid 0.85 border "
-            "lc rgb '#333333'\nset xrange [-0.5:%.1f]\n%s"
-            "%sset xtics (", w * 0.9, S - 0.5,
-            diff ? "set xzeroaxis lt -1\n" : "set yrange [0:*]\n",
-            S > 2 ? "set xtics rotate by -20 left\nset bmargin 6\n" : "");
+    uint32_t rows, cols;
+    panel_grid(panels, &rows, &cols);
+    int pw = 150 + (int)most * 34;
+    pw = pw < 300 ? 300 : pw > 700 ? 700 : pw;
+    int deg = name_angle((pw - 110.0) / (most + 0.2)), bm = 3;
     for (uint32_t s = 0; s < S; s++) {
-        char lab[512], full[600];
-        setting_label(R, s, lab, sizeof lab);
-        const struct group *G = &R->grp[R->set[s].ref];
-        if (!isnan(G->load))
-            snprintf(full, sizeof full, "%s @ load %s", lab, G->load_text);
-        else
-            snprintf(full, sizeof full, "%s", lab);
-        gq(g, full);
-        fprintf(g, " %u%s", s, s + 1 < S ? ", " : ")\n");
+        int b = name_margin(R, pols + s * P, nb[s], deg);
+        bm = b > bm ? b : bm;
     }
-    fputs("plot", g);
-    bool first = true;
-    for (uint32_t p = 0; p < P; p++) {
-        if (slot[p] == SIM_NONE)
+    int w = (int)cols * pw, h = 60 + (int)rows * (240 + bm * 14);
+    char what[64];
+    snprintf(what, sizeof what, "%s-%s", kind, met[m].key);
+    fig_begin(R, S_BARS, SIM_NONE, what, cap, w < 560 ? 560 : w, h);
+    fprintf(R->gp, "set multiplot layout %u,%u title ", rows, cols);
+    gq(R->gp, title);
+    fputc('\n', R->gp);
+    for (uint32_t s = 0; s < S; s++) {
+        if (!nb[s])
             continue;
-        fprintf(g, "%s $%s_%s_p%u using 1:2:%s with boxerrorbars lc rgb '%s' "
-                "title ", first ? "" : ",", kind, key, p, diff ? "3:4" : "3",
-                pcolour(p));
-        gq(g, R->pol[p]);
-        first = false;
+        char name[96], lab[700];
+        snprintf(name, sizeof name, "$%s_%s_s%u", kind, met[m].key, s);
+        group_label(R, R->set[s].ref, lab, sizeof lab);
+        bar_plot(R, name, pols + s * P, nb[s], m, diff, S > 1 ? lab : NULL,
+                 bm, deg, floor ? frow[s] : -1);
     }
-    if (floor)
-        fprintf(g, ", $floor_makespan using ($1-0.45):2:(0.9):(0) with vectors "
-                "nohead lw 2.5 lc rgb 'black' title 'makespan floor'");
-    fputc('\n', g);
+    fputs("unset multiplot\n", R->gp);
     fig_end(R);
-    free(slot);
+    free(frow);
+    free(pols);
+    free(nb);
 }
 
-/* Metric versus load for setting s: one line per policy, error bars. */
+/* The headline figure: the headline group's (the first setting's
+ * reference group) main metrics side by side, policies named. */
+static void draw_headline(struct rpt *R)
+{
+    static const int hm[] = { M_QOS, M_UEFF, M_MAKESPAN, M_WAIT, M_JCT };
+    uint32_t g = R->set[0].ref, P = R->npol;
+    uint32_t *pols = xmalloc(5 * P * sizeof *pols), nb[5], panels = 0;
+    bool err = false;
+    for (int i = 0; i < 5; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "head_%s", met[hm[i]].key);
+        nb[i] = bar_block(R, g, hm[i], false, name, pols + i * P);
+        panels += nb[i] > 0;
+        for (uint32_t k = 0; k < nb[i]; k++)
+            err |= R->grp[g].cell[pols[i * P + k]].n[hm[i]] > 1;
+    }
+    if (!panels) {
+        free(pols);
+        return;
+    }
+    uint32_t most = 0;
+    for (int i = 0; i < 5; i++)
+        most = nb[i] > most ? nb[i] : most;
+    int pw = 100 + (int)most * 22;
+    pw = pw < 220 ? 220 : pw;
+    int deg = name_angle((pw - 100.0) / (most + 0.2)), bm = 3;
+    for (int i = 0; i < 5; i++) {
+        int b = name_margin(R, pols + i * P, nb[i], deg);
+        bm = b > bm ? b : bm;
+    }
+    char head[1024], cap[1400];
+    group_heading(R, g, head, sizeof head);
+    snprintf(cap, sizeof cap, "The headline comparison (%s): the table's "
+             "metrics per policy, mean over seeds%s", head,
+             err ? "; error bars: sample standard deviation over seeds, where "
+                   "there are two or more" : "; one seed each: no error bars");
+    fig_begin(R, S_HEAD, SIM_NONE, "headline", cap, (int)panels * pw + 20,
+              260 + bm * 14);
+    fprintf(R->gp, "set multiplot layout 1,%u\n", panels);
+    for (int i = 0; i < 5; i++) {
+        if (!nb[i])
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "$head_%s", met[hm[i]].key);
+        bar_plot(R, name, pols + i * P, nb[i], hm[i], false, met[hm[i]].title,
+                 bm, deg, -1);
+    }
+    fputs("unset multiplot\n", R->gp);
+    fig_end(R);
+    free(pols);
+}
+
+/* Metric versus load for setting s: one line per policy (its own colour,
+ * dash and point type, named in the key), error bars (sample std) where
+ * there are two seeds or more. */
 static void draw_load(struct rpt *R, uint32_t s, int m)
 {
-    FILE *g = R->gp;
-    bool any = false;
+    bool any = false, err = false;
     for (uint32_t p = 0; p < R->npol; p++) {
         uint32_t rows = 0;
         for (uint32_t k = 0; k < R->ngrp; k++) {
@@ -1026,25 +1307,33 @@ static void draw_load(struct rpt *R, uint32_t s, int m)
         if (!rows)
             continue;
         any = true;
-        fprintf(g, "$load_%s_s%u_p%u << EOD\n", met[m].key, s, p);
+        fprintf(R->gp, "$load_%s_s%u_p%u << EOD\n", met[m].key, s, p);
         for (uint32_t k = 0; k < R->ngrp; k++) {
             const struct group *G = &R->grp[k];
-            if (G->set == s && !isnan(G->load) && G->cell[p].n[m] > 0)
-                fprintf(g, "%.9g %.9g %.9g\n", G->load, G->cell[p].mean[m],
-                        G->cell[p].std[m]);
+            if (G->set == s && !isnan(G->load) && G->cell[p].n[m] > 0) {
+                fprintf(R->gp, "%.9g %.9g %.9g %u\n", G->load, G->cell[p].mean[m],
+                        G->cell[p].std[m], G->cell[p].n[m]);
+                err |= G->cell[p].n[m] > 1;
+            }
         }
-        fputs("EOD\n", g);
+        fputs("EOD\n", R->gp);
     }
     if (!any)
         return;
-    char lab[512], cap[1024], title[700];
+    char lab[512], cap[1024], title[700], what[64];
     setting_label(R, s, lab, sizeof lab);
-    snprintf(cap, sizeof cap, "%s versus offered load, %s (mean over seeds, "
-             "error bars: sample standard deviation)", met[m].title, lab);
+    snprintf(cap, sizeof cap, "%s versus offered load, %s (mean over seeds%s)",
+             met[m].title, lab, err ? "; error bars: sample standard deviation, "
+             "where there are two seeds or more" : "; one seed each");
     snprintf(title, sizeof title, "%s vs load (%s)", met[m].title, lab);
-    fig_begin(R, S_LOAD, cap, title, 900, 420);
-    fputs("set xlabel 'offered load'\nset yrange [0:*]\nset offsets graph 0.03, "
-          "graph 0.03, 0, 0\nplot", g);
+    snprintf(what, sizeof what, "load-%s-s%u", met[m].key, s);
+    fig_begin(R, S_LOAD, s, what, cap, 900, 420);
+    FILE *g = R->gp;
+    fputs("set title ", g);
+    gq(g, title);
+    fputs("\nset xlabel 'offered load'\nset ylabel ", g);
+    gq(g, met[m].ylab);
+    fputs("\nset yrange [0:*]\nset offsets graph 0.03, graph 0.03, 0, 0\nplot", g);
     bool first = true;
     for (uint32_t p = 0; p < R->npol; p++) {
         bool has = false;
@@ -1053,10 +1342,13 @@ static void draw_load(struct rpt *R, uint32_t s, int m)
                    R->grp[k].cell[p].n[m] > 0;
         if (!has)
             continue;
-        fprintf(g, "%s $load_%s_s%u_p%u using 1:2:3 with yerrorlines lw 1.5 "
-                "dt %d pt 7 ps 0.6 lc rgb '%s' title ", first ? "" : ",",
-                met[m].key, s, p, pdash(p), pcolour(p));
+        fprintf(g, "%s $load_%s_s%u_p%u using 1:2 with linespoints lw 1.5 dt %d "
+                "pt %d ps 0.9 lc rgb '%s' title ", first ? "" : ",", met[m].key,
+                s, p, pdash(p), ppoint(p), pcolour(p));
         gq(g, R->pol[p]);
+        fprintf(g, ", $load_%s_s%u_p%u using 1:2:($4 > 1 ? $3 : NaN) with "
+                "yerrorbars pt -1 lc rgb '%s' notitle", met[m].key, s, p,
+                pcolour(p));
         first = false;
     }
     fputc('\n', g);
@@ -1127,13 +1419,19 @@ static int read_jobs(struct rpt *R, const struct run *r, struct vec *jct,
     return rc < 0 ? rc : 0;
 }
 
-/* JCT and wait CDFs of the reference group of setting s. */
+/* JCT and wait CDFs of the reference group of setting s, on a log time
+ * axis that shows the mass at zero: a tic "0" half a decade left of the
+ * smallest decade drawn, where each curve starts at the fraction of jobs
+ * whose value is 0 (a marker there), so a policy that never waits is a
+ * marker at (0, 1), not a vertical line.  Policies differ in colour, dash
+ * and marker (markers at about ten points of each curve). */
 static int draw_cdfs(struct rpt *R, uint32_t s)
 {
     uint32_t g = R->set[s].ref, P = R->npol;
     struct vec *jct = xcalloc(P, sizeof *jct), *wait = xcalloc(P, sizeof *wait);
     size_t unfinished = 0, k = RPT_CDF_POINTS;
     double *px = xmalloc(k * sizeof *px), *pf = xmalloc(k * sizeof *pf);
+    size_t *rows = xcalloc(P, sizeof *rows);
     int rc = 0;
     for (size_t i = 0; i < R->nrun && !rc; i++) {
         const struct run *r = &R->run[i];
@@ -1143,47 +1441,91 @@ static int draw_cdfs(struct rpt *R, uint32_t s)
     char lab[512], head[1024];
     group_heading(R, g, head, sizeof head);
     setting_label(R, s, lab, sizeof lab);
-    const double floor_h = 1.0 / 3600;      /* log axis: 1 s and below */
     for (int kind = 0; kind < 2 && !rc; kind++) {
         struct vec *v = kind ? wait : jct;
         const char *what = kind ? "wait" : "jct";
-        bool any = false;
+        /* the smallest and largest value above 0 over the policies */
+        double lo = INFINITY, hi = 0;
+        bool any = false, zeros = false;
         for (uint32_t p = 0; p < P; p++) {
             if (!v[p].n)
                 continue;
             any = true;
             qsort(v[p].x, v[p].n, sizeof *v[p].x, cmp_double);
-            size_t m = rpt_cdf_points(v[p].x, v[p].n, k, px, pf);
-            fprintf(R->gp, "$cdf_%s_s%u_p%u << EOD\n", what, s, p);
-            /* the curve starts at F = 0 at the smallest value */
-            fprintf(R->gp, "%.9g 0\n", fmax(px[0], floor_h));
-            for (size_t i = 0; i < m; i++)
-                fprintf(R->gp, "%.9g %.9g\n", fmax(px[i], floor_h), pf[i]);
-            fputs("EOD\n", R->gp);
+            for (size_t i = 0; i < v[p].n; i++)
+                if (v[p].x[i] > 0) {
+                    lo = fmin(lo, v[p].x[i]);
+                    break;
+                }
+            hi = fmax(hi, v[p].x[v[p].n - 1]);
+            zeros |= v[p].x[0] <= 0;
         }
         if (!any)
             continue;
-        char cap[1400], title[700];
+        if (!(lo < INFINITY))           /* all zero: a decade from 1 s */
+            lo = hi = 1.0 / 3600;
+        double d = floor(log10(lo)), x0 = pow(10, d - 0.5);
+        for (uint32_t p = 0; p < P; p++) {
+            if (!v[p].n)
+                continue;
+            size_t m = rpt_cdf_points(v[p].x, v[p].n, k, px, pf), z = 0;
+            while (z < v[p].n && v[p].x[z] <= 0)
+                z++;
+            fprintf(R->gp, "$cdf_%s_s%u_p%u << EOD\n", what, s, p);
+            /* the start: the fraction at zero at the "0" tic, else F = 0 at
+             * the smallest value */
+            if (z)
+                fprintf(R->gp, "%.9g %.9g\n", x0, (double)z / (double)v[p].n);
+            else
+                fprintf(R->gp, "%.9g 0\n", px[0]);
+            rows[p] = 1;
+            for (size_t i = 0; i < m; i++)
+                if (px[i] > 0) {
+                    fprintf(R->gp, "%.9g %.9g\n", px[i], pf[i]);
+                    rows[p]++;
+                }
+            fputs("EOD\n", R->gp);
+        }
+        char cap[1400], title[700], fw[64];
         snprintf(cap, sizeof cap, "CDF of %s over the finished jobs%s (%s); "
-                 "log scale, values under 1 s drawn at 1 s",
+                 "log time axis%s; policies differ in colour, dash and marker",
                  kind ? "wait time" : "job completion time",
-                 R->sweep ? ", all seeds pooled" : "", head);
+                 R->sweep ? ", all seeds pooled" : "", head,
+                 zeros ? ", jobs with a value of 0 at the tic '0' (a curve "
+                         "starts there at their fraction)" : "");
         snprintf(title, sizeof title, "%s CDF (%s)", kind ? "Wait" : "JCT", lab);
-        fig_begin(R, S_CDF, cap, title, 900, 420);
-        fprintf(R->gp, "set logscale x 10\nset format x '%%g'\nset xlabel '%s "
-                "(hours)'\nset ylabel 'fraction of jobs'\nset yrange [0:1.02]\n"
-                "plot", kind ? "wait time" : "JCT");
+        snprintf(fw, sizeof fw, "cdf-%s-s%u", what, s);
+        fig_begin(R, S_CDF, s, fw, cap, 900, 420);
+        FILE *f = R->gp;
+        fputs("set title ", f);
+        gq(f, title);
+        fprintf(f, "\nset logscale x 10\nset format x '%%g'\nset xlabel '%s "
+                "(hours, log scale%s)'\nset ylabel 'fraction of jobs (CDF)'\n"
+                "set yrange [0:1.02]\nset xrange [%.9g:%.9g]\n",
+                kind ? "wait time" : "job completion time",
+                zeros ? "; 0 at the left" : "", pow(10, d - 0.8),
+                pow(10, ceil(log10(hi * 1.0001)) + 0.05));
+        if (zeros)
+            fprintf(f, "set xtics add ('0' %.9g)\nset arrow from %.9g, graph 0 "
+                    "to %.9g, graph 1 nohead dt 3 lc rgb '#999999'\n", x0,
+                    pow(10, d - 0.25), pow(10, d - 0.25));
+        fputs("plot", f);
         bool first = true;
         for (uint32_t p = 0; p < P; p++) {
             if (!v[p].n)
                 continue;
-            fprintf(R->gp, "%s $cdf_%s_s%u_p%u using 1:2 with steps lw 1.5 dt %d "
-                    "lc rgb '%s' title ", first ? "" : ",", what, s, p, pdash(p),
+            size_t every = rows[p] > 10 ? rows[p] / 10 : 1;
+            fprintf(f, "%s $cdf_%s_s%u_p%u using 1:2 with steps lw 1.5 dt %d "
+                    "lc rgb '%s' notitle, $cdf_%s_s%u_p%u every %zu using 1:2 "
+                    "with points pt %d ps 0.9 lc rgb '%s' notitle, keyentry "
+                    "with linespoints lw 1.5 dt %d pt %d lc rgb '%s' title ",
+                    first ? "" : ",", what, s, p, pdash(p), pcolour(p), what, s,
+                    p, every, ppoint(p), pcolour(p), pdash(p), ppoint(p),
                     pcolour(p));
-            gq(R->gp, R->pol[p]);
+            gq(f, R->pol[p]);
             first = false;
         }
-        fputc('\n', R->gp);
+        fputc('\n', f);
         fig_end(R);
     }
     if (!rc && unfinished)
@@ -1197,14 +1539,33 @@ static int draw_cdfs(struct rpt *R, uint32_t s)
     free(wait);
     free(px);
     free(pf);
+    free(rows);
     return rc;
+}
+
+/* The finished run of policy p in group g with the smallest seed (NULL:
+ * none): the one whose time series and occupancy are drawn. */
+static const struct run *smallest_seed(const struct rpt *R, uint32_t g,
+                                       uint32_t p)
+{
+    const struct run *best = NULL;
+    for (size_t i = 0; i < R->nrun; i++) {
+        const struct run *r = &R->run[i];
+        if (r->grp == g && r->pol == p && !r->failed &&
+            (!best || cmp_seed(r->seed, best->seed) < 0))
+            best = r;
+    }
+    return best;
 }
 
 /* Writes the binned time series of run r as data block $ts_s<s>_p<p>:
  * hours, queued jobs, util_alloc, util_effective, util_useful (NaN when
- * the file has no such column: *useful false).  0 rows: *rows = 0. */
+ * the file has no such column: *useful false), consecutive rows averaged
+ * into at most RPT_TS_POINTS bins.  0 rows: *rows = 0.  *tmax, *qmax: the
+ * largest time (hours) and binned queue; *win: a bin's span (hours). */
 static int write_ts(struct rpt *R, const struct run *r, uint32_t s,
-                    size_t *rows, bool *useful)
+                    size_t *rows, bool *useful, double *tmax, double *qmax,
+                    double *win)
 {
     static const char *const names[] = { "time", "queued_jobs", "util_alloc",
                                          "util_effective", "util_useful" };
@@ -1237,7 +1598,7 @@ static int write_ts(struct rpt *R, const struct run *r, uint32_t s,
         return rc;
     }
     size_t bins = n < RPT_TS_POINTS ? n : RPT_TS_POINTS, b = 0, inbin = 0, i = 0;
-    double t0 = 0, sq = 0, sa = 0, se = 0, su = 0;
+    double t0 = 0, t1 = 0, tfirst = 0, sq = 0, sa = 0, se = 0, su = 0;
     fprintf(R->gp, "$ts_s%u_p%u << EOD\n", s, r->pol);
     while ((rc = dl_csv_row(&c, R->err)) == 1) {
         double t, q, a, e, u = NAN;
@@ -1249,10 +1610,14 @@ static int write_ts(struct rpt *R, const struct run *r, uint32_t s,
             break;
         if (!inbin)
             t0 = t;
+        if (!i)
+            tfirst = t;
+        t1 = t;
         sq += q, sa += a, se += e, su += u, inbin++, i++;
         if (i == (b + 1) * n / bins) {  /* bin b holds rows up to here */
             fprintf(R->gp, "%.9g %.9g %.9g %.9g %.9g\n", t0 / 3600, sq / inbin,
                     sa / inbin, se / inbin, su / inbin);
+            *qmax = fmax(*qmax, sq / inbin);
             sq = sa = se = su = 0;
             inbin = 0;
             b++;
@@ -1261,76 +1626,341 @@ static int write_ts(struct rpt *R, const struct run *r, uint32_t s,
     fputs("EOD\n", R->gp);
     dl_csv_close(&c);
     *rows = n;
+    *tmax = fmax(*tmax, t1 / 3600);
+    /* a bin spans n / bins sampling intervals */
+    *win = n > 1 ? (t1 - tfirst) / (double)(n - 1) * ((double)n / (double)bins)
+                       / 3600 : 0;
     return rc < 0 ? rc : 0;
 }
 
+/* Utilization and queue over time for setting s as small multiples: a
+ * panel per policy (its smallest seed), named in the panel's title, on
+ * shared axes; allocated, effective and useful utilization told apart by
+ * dash and colour, with a key. */
 static int draw_ts(struct rpt *R, uint32_t s)
 {
     uint32_t g = R->set[s].ref, P = R->npol;
     bool *has = xcalloc(P, sizeof *has), *use = xcalloc(P, sizeof *use);
     bool binned = false, anyuse = false;
+    double tmax = 0, qmax = 0, win = 0;
     int rc = 0;
     for (uint32_t p = 0; p < P && !rc; p++) {
-        const struct run *best = NULL;
-        for (size_t i = 0; i < R->nrun; i++) {
-            const struct run *r = &R->run[i];
-            if (r->grp == g && r->pol == p && !r->failed &&
-                (!best || cmp_seed(r->seed, best->seed) < 0))
-                best = r;
-        }
+        const struct run *best = smallest_seed(R, g, p);
         size_t rows = 0;
-        if (best && !(rc = write_ts(R, best, s, &rows, &use[p])))
+        double w = 0;
+        if (best && !(rc = write_ts(R, best, s, &rows, &use[p], &tmax, &qmax, &w)))
             has[p] = rows > 0;
         anyuse |= has[p] && use[p];
-        binned |= rows > RPT_TS_POINTS;
+        if (rows > RPT_TS_POINTS) {
+            binned = true;
+            win = fmax(win, w);
+        }
     }
     char lab[512], head[1024];
     group_heading(R, g, head, sizeof head);
     setting_label(R, s, lab, sizeof lab);
-    bool any = false;
+    uint32_t panels = 0;
     for (uint32_t p = 0; p < P; p++)
-        any |= has[p];
-    for (int kind = 0; kind < 2 && any && !rc; kind++) {
-        char cap[1400], title[700];
-        snprintf(cap, sizeof cap, "%s over time (%s%s%s)%s",
-                 kind ? "Queued jobs" : "GPU utilization", head,
+        panels += has[p];
+    uint32_t prow, pcol;
+    panel_grid(panels, &prow, &pcol);
+    for (int kind = 0; kind < 2 && panels && !rc; kind++) {
+        char cap[1400], title[700], smooth[200] = "", what[64];
+        if (binned)
+            snprintf(smooth, sizeof smooth, "; consecutive samples averaged over "
+                     "windows of %.3g h (at most %d points a curve)", win,
+                     RPT_TS_POINTS);
+        snprintf(cap, sizeof cap, "%s over time (%s%s%s): a panel per policy on "
+                 "shared axes%s", kind ? "Queued jobs" : "GPU utilization", head,
                  R->sweep ? "; one run per policy, its smallest seed" : "",
-                 binned ? "; consecutive samples averaged to at most 1000 "
-                 "points" : "", kind ? "" : anyuse ? ": allocated (solid), "
-                 "effective (dashed) and useful (dotted)" : ": allocated (solid) "
-                 "and effective (dashed)");
+                 smooth, kind ? "" : anyuse ? "; allocated (solid blue), "
+                 "effective (dashed red) and useful (dotted green) utilization"
+                 : "; allocated (solid blue) and effective (dashed red) "
+                 "utilization");
         snprintf(title, sizeof title, "%s over time (%s)",
                  kind ? "Queued jobs" : "GPU utilization", lab);
-        fig_begin(R, S_TS, cap, title, 1000, 420);
-        fprintf(R->gp, "set xlabel 'time (hours)'\nset ylabel '%s'\n%s\nplot",
-                kind ? "queued jobs" : "utilization",
-                kind ? "set yrange [0:*]" : "set yrange [0:1.05]");
+        snprintf(what, sizeof what, "%s-s%u", kind ? "queue" : "util", s);
+        fig_begin(R, S_TS, s, what, cap, (int)pcol * 430 + 20,
+                  50 + (int)prow * 250);
+        FILE *f = R->gp;
+        fprintf(f, "set multiplot layout %u,%u title ", prow, pcol);
+        gq(f, title);
+        fprintf(f, "\nset xlabel 'time (hours)'\nset ylabel '%s'\n"
+                "set xrange [0:%.9g]\nset yrange [0:%.9g]\nset tmargin 2.5\n"
+                "set key at graph 1, graph 1 right bottom horizontal samplen 2 "
+                "noautotitle\n", kind ? "queued jobs" : "GPU utilization",
+                tmax > 0 ? tmax : 1, kind ? (qmax > 0 ? qmax * 1.05 : 1) : 1.05);
         bool first = true;
         for (uint32_t p = 0; p < P; p++) {
             if (!has[p])
                 continue;
+            fputs("unset label\nset label 1 ", f);
+            gq(f, R->pol[p]);
+            fputs(" at graph 0, graph 1.04 left\n", f);
             if (kind) {
-                fprintf(R->gp, "%s $ts_s%u_p%u using 1:2 with lines lw 1.2 "
-                        "lc rgb '%s' title ", first ? "" : ",", s, p, pcolour(p));
-                gq(R->gp, R->pol[p]);
-            } else {
-                fprintf(R->gp, "%s $ts_s%u_p%u using 1:3 with lines lw 1.2 "
-                        "lc rgb '%s' title ", first ? "" : ",", s, p, pcolour(p));
-                gq(R->gp, R->pol[p]);
-                fprintf(R->gp, ", $ts_s%u_p%u using 1:4 with lines lw 1.2 dt 2 "
-                        "lc rgb '%s' notitle", s, p, pcolour(p));
-                if (use[p])
-                    fprintf(R->gp, ", $ts_s%u_p%u using 1:5 with lines lw 1.2 "
-                            "dt 3 lc rgb '%s' notitle", s, p, pcolour(p));
+                fprintf(f, "plot $ts_s%u_p%u using 1:2 with lines lw 1.2 "
+                        "lc rgb '%s' notitle\n", s, p, pcolour(p));
+                continue;
             }
+            fprintf(f, "plot $ts_s%u_p%u using 1:3 with lines lw 1.2 lc rgb "
+                    "'#1f77b4' title %s, $ts_s%u_p%u using 1:4 with lines lw 1.2 "
+                    "dt 2 lc rgb '#d62728' title %s", s, p,
+                    first ? "'allocated'" : "''", s, p,
+                    first ? "'effective'" : "''");
+            if (use[p])
+                fprintf(f, ", $ts_s%u_p%u using 1:5 with lines lw 1.2 dt 3 "
+                        "lc rgb '#2ca02c' title %s", s, p,
+                        first ? "'useful'" : "''");
+            fputc('\n', f);
             first = false;
         }
-        fputc('\n', R->gp);
+        fputs("unset multiplot\n", f);
         fig_end(R);
     }
     free(has);
     free(use);
     return rc;
+}
+
+/* ---- occupancy: GPUs x time */
+
+struct occ_seg {
+    double t0, t1;              /* seconds */
+    uint32_t node, lo, hi;      /* GPUs lo..hi of node */
+};
+
+struct occ_run {
+    struct occ_seg *seg;
+    size_t n, cap;
+    uint32_t preempted, running, jobs;
+    bool ok;                    /* jobs.csv read, with a placement column */
+};
+
+/* Parses a placement (SPEC 4: "nNODE:LO[-HI]" joined by '+') into o's
+ * segments; false when it is not one. */
+static bool parse_placement(const char *s, double t0, double t1,
+                            struct occ_run *o)
+{
+    while (*s) {
+        char *e;
+        if (*s != 'n' || s[1] < '0' || s[1] > '9')
+            return false;
+        unsigned long node = strtoul(s + 1, &e, 10), lo, hi;
+        if (*e != ':' || e[1] < '0' || e[1] > '9' || node > 1u << 20)
+            return false;
+        lo = hi = strtoul(e + 1, &e, 10);
+        if (*e == '-') {
+            if (e[1] < '0' || e[1] > '9')
+                return false;
+            hi = strtoul(e + 1, &e, 10);
+        }
+        if (hi < lo || hi > 1u << 16 || (*e && *e != '+'))
+            return false;
+        xgrow(&o->seg, &o->cap, o->n + 1, sizeof *o->seg);
+        o->seg[o->n++] = (struct occ_seg){ t0, t1, (uint32_t)node, (uint32_t)lo,
+                                           (uint32_t)hi };
+        s = *e ? e + 1 : e;
+    }
+    return true;
+}
+
+/* Reads where and when run r's jobs ran: each started job's first
+ * placement from its start to its finish; jobs preempted (whose later
+ * placements jobs.csv does not hold) and jobs still running at the end
+ * are counted, not drawn. */
+static int read_occ(struct rpt *R, const struct run *r, struct occ_run *o)
+{
+    static const char *const names[] = { "start_time", "finish_time",
+                                         "placement", "preemptions" };
+    static const bool req[] = { false, false, false, false };
+    struct dl_csv c;
+    char path[4096];
+    int idx[4];
+    int rc = open_run_file(R, r, "jobs.csv", &c, path, sizeof path, names, req,
+                           4, idx);
+    if (rc)
+        return rc > 0 ? 0 : rc;
+    if (idx[0] < 0 || idx[1] < 0 || idx[2] < 0) {
+        dl_csv_close(&c);
+        note(R, "%s%s has no start_time, finish_time or placement column: no "
+             "occupancy chart of it.", R->sweep ? r->id : "jobs.csv",
+             R->sweep ? "/jobs.csv" : "");
+        return 0;
+    }
+    while ((rc = dl_csv_row(&c, R->err)) == 1) {
+        double t0, t1, pre = 0;
+        if ((rc = csv_num(&c, idx[0], "start_time", true, &t0, R->err)) ||
+            (rc = csv_num(&c, idx[1], "finish_time", true, &t1, R->err)) ||
+            (idx[3] >= 0 &&
+             (rc = csv_num(&c, idx[3], "preemptions", true, &pre, R->err))))
+            break;
+        const char *pl = dl_csv_fld(&c, idx[2]);
+        if (isnan(t0) || !*pl)
+            continue;               /* never started */
+        o->jobs++;
+        if (pre > 0) {
+            o->preempted++;
+            continue;
+        }
+        if (isnan(t1)) {
+            o->running++;
+            continue;
+        }
+        if (t1 < t0 || !parse_placement(pl, t0, t1, o)) {
+            rc = dl_csv_fail_at(&c, idx[t1 < t0 ? 1 : 2], R->err, t1 < t0 ?
+                                "finish_time before start_time" : "column "
+                                "'placement': not nNODE:GPU[-GPU][+...]: '%s'",
+                                pl);
+            break;
+        }
+    }
+    dl_csv_close(&c);
+    o->ok = rc >= 0;
+    return rc < 0 ? rc : 0;
+}
+
+/* The occupancy chart of setting s: a panel per policy (its smallest
+ * seed), GPUs (rows, grouped by node) x time, each cell coloured by the
+ * mean number of jobs on the GPU(s) over its time bin: white idle, blue
+ * one job, orange two sharing, red three or more. */
+static int draw_occupancy(struct rpt *R, uint32_t s)
+{
+    uint32_t g = R->set[s].ref, P = R->npol;
+    struct occ_run *o = xcalloc(P, sizeof *o);
+    int rc = 0;
+    for (uint32_t p = 0; p < P && !rc; p++) {
+        const struct run *best = smallest_seed(R, g, p);
+        if (best)
+            rc = read_occ(R, best, &o[p]);
+    }
+    /* the GPUs: per node, the highest GPU index any job used */
+    uint32_t nnode = 0, *ngpu = NULL, panels = 0;
+    size_t capn = 0;
+    double tmax = 0;
+    for (uint32_t p = 0; p < P && !rc; p++)
+        for (size_t i = 0; i < o[p].n; i++) {
+            const struct occ_seg *q = &o[p].seg[i];
+            if (q->node >= nnode) {
+                xgrow(&ngpu, &capn, q->node + 1, sizeof *ngpu);
+                memset(ngpu + nnode, 0, (q->node + 1 - nnode) * sizeof *ngpu);
+                nnode = q->node + 1;
+            }
+            ngpu[q->node] = q->hi + 1 > ngpu[q->node] ? q->hi + 1 : ngpu[q->node];
+            tmax = fmax(tmax, q->t1);
+        }
+    uint32_t *first = xcalloc(nnode + 1, sizeof *first);
+    for (uint32_t n = 0; n < nnode; n++)
+        first[n + 1] = first[n] + ngpu[n];
+    uint32_t NR = first[nnode];
+    for (uint32_t p = 0; p < P; p++)
+        panels += o[p].ok && o[p].n > 0;
+    if (rc || !panels || !(tmax > 0)) {
+        for (uint32_t p = 0; p < P; p++)
+            free(o[p].seg);
+        free(o);
+        free(ngpu);
+        free(first);
+        return rc;
+    }
+    /* rows of k GPUs each, at most RPT_OCC_ROWS; RPT_OCC_BINS time bins */
+    uint32_t k = (NR + RPT_OCC_ROWS - 1) / RPT_OCC_ROWS, DR = (NR + k - 1) / k;
+    const uint32_t TB = RPT_OCC_BINS;
+    double bw = tmax / TB;
+    double *cell = xmalloc((size_t)DR * TB * sizeof *cell);
+    uint32_t preempted = 0, running = 0;
+    for (uint32_t p = 0; p < P; p++) {
+        if (!o[p].ok || !o[p].n)
+            continue;
+        preempted += o[p].preempted;
+        running += o[p].running;
+        memset(cell, 0, (size_t)DR * TB * sizeof *cell);
+        for (size_t i = 0; i < o[p].n; i++) {
+            const struct occ_seg *q = &o[p].seg[i];
+            size_t b0 = (size_t)(q->t0 / bw), b1 = (size_t)(q->t1 / bw);
+            b1 = b1 >= TB ? TB - 1 : b1;
+            for (uint32_t u = q->lo; u <= q->hi; u++) {
+                double *row = cell + (size_t)((first[q->node] + u) / k) * TB;
+                for (size_t b = b0; b <= b1 && b < TB; b++)
+                    row[b] += fmin(q->t1, (double)(b + 1) * bw) -
+                              fmax(q->t0, (double)b * bw);
+            }
+        }
+        fprintf(R->gp, "$occ_s%u_p%u << EOD\n", s, p);
+        for (uint32_t y = 0; y < DR; y++) {
+            uint32_t gpus = y + 1 < DR ? k : NR - y * k;
+            for (uint32_t b = 0; b < TB; b++) {
+                double v = cell[(size_t)y * TB + b] / (bw * gpus);
+                fprintf(R->gp, "%s%.3g", b ? " " : "", v > 3 ? 3 : v < 0 ? 0 : v);
+            }
+            fputc('\n', R->gp);
+        }
+        fputs("EOD\n", R->gp);
+    }
+    free(cell);
+    char lab[512], head[1024], cap[2000], title[700], what[64], extra[400] = "";
+    group_heading(R, g, head, sizeof head);
+    setting_label(R, s, lab, sizeof lab);
+    if (preempted || running)
+        snprintf(extra, sizeof extra, "; not drawn: %u preempted job(s) (jobs.csv "
+                 "holds only a job's first placement) and %u still running at the "
+                 "end, over the panels", preempted, running);
+    snprintf(cap, sizeof cap, "Occupancy (%s%s): GPUs (rows, by node; GPUs that "
+             "no job used are not shown%s) against time, each cell coloured by "
+             "the mean number of jobs on the GPU over its %.3g h bin: white idle, "
+             "blue one job, orange two sharing, red three or more; from jobs.csv, "
+             "each job on its placement from its start to its finish%s", head,
+             R->sweep ? "; a panel per policy, its smallest seed" : "",
+             k > 1 ? "; each row the mean of consecutive GPUs" : "", bw / 3600,
+             extra);
+    snprintf(title, sizeof title, "GPU occupancy (%s)", lab);
+    snprintf(what, sizeof what, "occupancy-s%u", s);
+    uint32_t prow, pcol;
+    panel_grid(panels, &prow, &pcol);
+    fig_begin(R, S_OCC, s, what, cap, (int)pcol * 430 + 20, 50 + (int)prow * 280);
+    FILE *f = R->gp;
+    fprintf(f, "set multiplot layout %u,%u title ", prow, pcol);
+    gq(f, title);
+    fprintf(f, "\nunset grid\nset xlabel 'time (hours)'\nset ylabel 'GPU (node)'\n"
+            "set xrange [0:%.9g]\nset yrange [0:%u]\nset cbrange [0:3]\n"
+            "set palette defined (0 'white', 1 '#4c72b0', 2 '#dd8452', 3 "
+            "'#c44e52')\nset cbtics ('0' 0, '1' 1, '2' 2, '3+' 3)\nset cblabel "
+            "'jobs on the GPU'\nset tmargin 2.5\nunset key\nset ytics (", tmax / 3600,
+            NR);
+    uint32_t used = 0;
+    for (uint32_t n = 0; n < nnode; n++)
+        used += ngpu[n] > 0;
+    uint32_t step = (used + 9) / 10, seen = 0;
+    bool firsttic = true;
+    for (uint32_t n = 0; n < nnode; n++) {
+        if (!ngpu[n] || seen++ % step)
+            continue;
+        fprintf(f, "%s'n%u' %u", firsttic ? "" : ", ", n, first[n]);
+        firsttic = false;
+    }
+    fputs(")\n", f);
+    for (uint32_t p = 0; p < P; p++) {
+        if (!o[p].ok || !o[p].n)
+            continue;
+        char pt[700];
+        if (o[p].preempted)
+            snprintf(pt, sizeof pt, "%s (%u preempted not drawn)", R->pol[p],
+                     o[p].preempted);
+        else
+            snprintf(pt, sizeof pt, "%s", R->pol[p]);
+        fputs("unset label\nset label 1 ", f);
+        gq(f, pt);
+        fprintf(f, " at graph 0, graph 1.04 left\nplot $occ_s%u_p%u matrix using "
+                "(($1 + 0.5) * %.9g):(($2 + 0.5) * %u):3 with image\n", s, p,
+                bw / 3600, k);
+    }
+    fputs("unset multiplot\n", f);
+    fig_end(R);
+    for (uint32_t p = 0; p < P; p++)
+        free(o[p].seg);
+    free(o);
+    free(ngpu);
+    free(first);
+    return 0;
 }
 
 static char *find_gnuplot(void)
@@ -1375,6 +2005,7 @@ static int run_gnuplot(struct rpt *R, const char *gnuplot)
         unsetenv("GNUPLOT_LIB");
         unsetenv("GNUTERM");
         unsetenv("XDG_CONFIG_HOME");
+        setenv("SOURCE_DATE_EPOCH", "0", 1);    /* cairo's PDF: no date */
         execl(gnuplot, "gnuplot", "report.gp", (char *)NULL);
         _exit(127);
     }
@@ -1736,6 +2367,69 @@ static const char js[] =
     "for(var i=0;i<im.length;i++)if(im[i].complete&&im[i].naturalWidth>0)n++;"
     "document.body.setAttribute('data-images-loaded',n+'/'+im.length);});\n";
 
+/* The headline table's cell: the mean to four significant digits and,
+ * for two seeds or more, +- the half-width of its 95 % CI. */
+static void head_cell(FILE *f, const struct cell *c, int m)
+{
+    fprintf(f, "<td data-metric=\"%s\"", met[m].col);
+    if (!c->n[m]) {
+        fputs(" data-n=\"0\">–</td>", f);
+        return;
+    }
+    char b[96];
+    int d = decimals(fabs(c->mean[m]) > 0 ? fabs(c->mean[m]) : c->std[m]);
+    size_t w = (size_t)fmt_num(b, sizeof b, c->mean[m], d, false);
+    if (c->n[m] >= 2 && w < sizeof b) {
+        w += (size_t)snprintf(b + w, sizeof b - w, " ± ");
+        if (w < sizeof b)
+            fmt_num(b + w, sizeof b - w, c->hi[m] - c->mean[m], d, false);
+    }
+    fprintf(f, " data-mean=\"%.17g\" data-n=\"%u\">%s</td>", c->mean[m], c->n[m],
+            b);
+}
+
+/* The figures of section sec (and setting set, SIM_NONE: any), each an
+ * embedded SVG with its caption and the names of its exported files. */
+static int html_figs(const struct rpt *R, FILE *f, int sec, uint32_t set)
+{
+    for (size_t i = 0; i < R->nfig; i++) {
+        const struct fig *F = &R->fig[i];
+        if (F->section != sec || (set != SIM_NONE && F->set != set))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", R->work, F->file);
+        fprintf(f, "<figure id=\"%.*s\">\n<img alt=\"", (int)strlen(F->file) - 4,
+                F->file);
+        html_esc(f, F->caption);
+        fputs("\" src=\"data:image/svg+xml;base64,", f);
+        int rc = put_svg_b64(f, path, R->err);
+        if (rc)
+            return rc;
+        fputs("\">\n<figcaption>", f);
+        html_esc(f, F->caption);
+        fputs(".", f);
+        static const char *const ext[] = { "svg", "pdf", "png" };
+        bool any = false;
+        for (int e = 0; e < 3; e++)
+            if (R->formats & (RPT_FSVG << e)) {
+                fprintf(f, "%s<code>", any ? ", " : " Files: ");
+                html_esc(f, F->name);
+                fprintf(f, ".%s</code>", ext[e]);
+                any = true;
+            }
+        fputs("</figcaption>\n</figure>\n", f);
+    }
+    return 0;
+}
+
+static bool has_figs(const struct rpt *R, int sec, uint32_t set)
+{
+    for (size_t i = 0; i < R->nfig; i++)
+        if (R->fig[i].section == sec && (set == SIM_NONE || R->fig[i].set == set))
+            return true;
+    return false;
+}
+
 static int write_html(const struct rpt *R, FILE *f)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -1748,7 +2442,7 @@ static int write_html(const struct rpt *R, FILE *f)
     for (size_t i = 0; i < R->nrun; i++)
         nfailed += R->run[i].failed;
     if (R->sweep)
-        fprintf(f, "</h1>\n<p>A sweep of %zu runs (%zu failed): %u policies, %u "
+        fprintf(f, "</h1>\n<p>%zu runs (%zu failed): %u policies, %u "
                 "setting(s), %u group(s) of (setting, load).</p>\n", R->nrun,
                 nfailed, R->npol, R->nset, R->ngrp);
     else
@@ -1758,13 +2452,95 @@ static int write_html(const struct rpt *R, FILE *f)
         claims_html(f, claims);
         free(claims);
     }
-    fprintf(f, "<h2 id=\"summary\">Summary</h2>\n<p>%s The same %s in "
+    /* the one-screen summary: the headline table and its figure */
+    uint32_t hg = R->set[0].ref;
+    static const int hm[] = { M_QOS, M_UEFF, M_MAKESPAN, M_WAIT, M_P99WAIT,
+                              M_JCT };
+    char head[1024];
+    group_heading(R, hg, head, sizeof head);
+    fputs("<section id=\"headline\">\n<h2 id=\"summary\">Summary: ", f);
+    html_esc(f, head);
+    fprintf(f, "</h2>\n<p>Mean over seeds%s; times in hours; – : no value "
+            "(QoS rate: no job had a deadline).%s</p>\n<table class=\"headline\">"
+            "\n<tr><th>policy</th>", R->sweep ? " ± half-width of its 95 % "
+            "confidence interval (t distribution; a single value: one seed)" : "",
+            R->nset > 1 || R->ngrp > 1 ? " The first setting at its highest load; "
+            "every group's full table is under All tables." : "");
+    for (size_t i = 0; i < sizeof hm / sizeof *hm; i++)
+        fprintf(f, "<th>%s</th>", met[hm[i]].head);
+    fputs("<th>seeds</th></tr>\n", f);
+    for (uint32_t p = 0; p < R->npol; p++) {
+        const struct cell *c = &R->grp[hg].cell[p];
+        if (!c->ok && !c->failed)
+            continue;
+        fputs("<tr><td>", f);
+        html_esc(f, R->pol[p]);
+        fputs("</td>", f);
+        for (size_t i = 0; i < sizeof hm / sizeof *hm; i++)
+            head_cell(f, c, hm[i]);
+        fprintf(f, "<td>%u</td></tr>\n", c->ok);
+    }
+    fputs("</table>\n", f);
+    int rc = html_figs(R, f, S_HEAD, SIM_NONE);
+    if (rc)
+        return rc;
+    fputs("</section>\n", f);
+    /* contents */
+    static const char *const sec_id[] = { "", "bars", "versus-load" };
+    static const char *const sec_title[] = {
+        "", "Per-policy metrics", "Metrics versus offered load" };
+    fputs("<nav id=\"contents\"><b>Contents:</b> ", f);
+    for (int sct = S_BARS; sct <= S_LOAD; sct++)
+        if (has_figs(R, sct, SIM_NONE))
+            fprintf(f, "<a href=\"#%s\">%s</a> · ", sec_id[sct], sec_title[sct]);
+    for (uint32_t st = 0; st < R->nset; st++) {
+        char lab[512];
+        setting_label(R, st, lab, sizeof lab);
+        fprintf(f, "<a href=\"#setting-%u\">", st);
+        html_esc(f, lab);
+        fputs("</a> · ", f);
+    }
+    fprintf(f, "<a href=\"#tables\">All tables</a>%s%s</nav>\n",
+            nfailed ? " · <a href=\"#failed\">Failed runs</a>" : "",
+            R->nnote ? " · <a href=\"#notes\">Notes</a>" : "");
+    if (R->nnote) {
+        fputs("<h2 id=\"notes\">Notes</h2>\n<ul>\n", f);
+        for (size_t i = 0; i < R->nnote; i++) {
+            fputs("<li>", f);
+            html_esc(f, R->note[i]);
+            fputs("</li>\n", f);
+        }
+        fputs("</ul>\n", f);
+    }
+    for (int sct = S_BARS; sct <= S_LOAD; sct++) {
+        if (!has_figs(R, sct, SIM_NONE))
+            continue;
+        fprintf(f, "<h2 id=\"%s\">%s</h2>\n", sec_id[sct], sec_title[sct]);
+        if ((rc = html_figs(R, f, sct, SIM_NONE)))
+            return rc;
+    }
+    /* a section per setting: its CDFs, time series and occupancy */
+    for (uint32_t st = 0; st < R->nset; st++) {
+        group_heading(R, R->set[st].ref, head, sizeof head);
+        fprintf(f, "<h2 id=\"setting-%u\">Setting %u: ", st, st + 1);
+        html_esc(f, head);
+        fputs("</h2>\n", f);
+        bool any = false;
+        for (int sct = S_CDF; sct <= S_OCC && !rc; sct++) {
+            any |= has_figs(R, sct, st);
+            rc = html_figs(R, f, sct, st);
+        }
+        if (rc)
+            return rc;
+        if (!any)
+            fputs("<p>No job-level figures (see the notes).</p>\n", f);
+    }
+    fprintf(f, "<h2 id=\"tables\">All tables</h2>\n<p>%s The same %s in "
             "report.md.</p>\n", R->sweep ? stat_legend : "Times in hours; –: no "
             "value (QoS rate: no job had a deadline).",
             R->sweep ? "tables are" : "table is");
     for (uint32_t g = 0; g < R->ngrp; g++) {
         const struct group *G = &R->grp[g];
-        char head[1024];
         group_heading(R, g, head, sizeof head);
         fputs("<h3>", f);
         html_esc(f, head);
@@ -1813,35 +2589,6 @@ static int write_html(const struct rpt *R, FILE *f)
             fputs("</table>\n", f);
         }
     }
-    static const char *const sec_id[NSECTIONS] = { "bars", "versus-load", "cdf",
-                                                   "timeseries" };
-    static const char *const sec_title[NSECTIONS] = {
-        "Per-policy metrics", "Metrics versus offered load",
-        "JCT and wait-time CDFs", "Utilization and queue over time" };
-    for (int s = 0; s < NSECTIONS; s++) {
-        bool any = false;
-        for (size_t i = 0; i < R->nfig; i++)
-            any |= R->fig[i].section == s;
-        if (!any)
-            continue;
-        fprintf(f, "<h2 id=\"%s\">%s</h2>\n", sec_id[s], sec_title[s]);
-        for (size_t i = 0; i < R->nfig; i++) {
-            if (R->fig[i].section != s)
-                continue;
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", R->work, R->fig[i].file);
-            fprintf(f, "<figure id=\"%.*s\">\n<img alt=\"", (int)strlen(R->fig[i].file) - 4,
-                    R->fig[i].file);
-            html_esc(f, R->fig[i].caption);
-            fputs("\" src=\"data:image/svg+xml;base64,", f);
-            int rc = put_svg_b64(f, path, R->err);
-            if (rc)
-                return rc;
-            fputs("\">\n<figcaption>", f);
-            html_esc(f, R->fig[i].caption);
-            fputs("</figcaption>\n</figure>\n", f);
-        }
-    }
     if (nfailed) {
         fputs("<h2 id=\"failed\">Failed runs</h2>\n<table class=\"failed\">\n"
               "<tr><th>run</th><th>policy</th><th>setting</th><th>seed</th>"
@@ -1850,7 +2597,6 @@ static int write_html(const struct rpt *R, FILE *f)
             const struct run *r = &R->run[i];
             if (!r->failed)
                 continue;
-            char head[1024];
             group_heading(R, r->grp, head, sizeof head);
             fputs("<tr><td>", f);
             html_esc(f, r->id);
@@ -1866,15 +2612,6 @@ static int write_html(const struct rpt *R, FILE *f)
         }
         fputs("</table>\n", f);
     }
-    if (R->nnote) {
-        fputs("<h2 id=\"notes\">Notes</h2>\n<ul>\n", f);
-        for (size_t i = 0; i < R->nnote; i++) {
-            fputs("<li>", f);
-            html_esc(f, R->note[i]);
-            fputs("</li>\n", f);
-        }
-        fputs("</ul>\n", f);
-    }
     fputs("<p><small>Made by dlsim report " DLSIM_VERSION " with gnuplot.</small>"
           "</p>\n</body>\n</html>\n", f);
     return 0;
@@ -1882,6 +2619,113 @@ static int write_html(const struct rpt *R, FILE *f)
 
 /* ------------------------------------------------------------ command */
 
+int rpt_formats(const char *list, unsigned *out)
+{
+    static const char *const name[] = { "html", "svg", "pdf", "png" };
+    *out = 0;
+    if (!list) {
+        *out = RPT_FHTML;
+        return 0;
+    }
+    for (const char *p = list;;) {
+        size_t n = strcspn(p, ",");
+        int k = 0;
+        while (k < 4 && (strlen(name[k]) != n || strncmp(p, name[k], n)))
+            k++;
+        if (k == 4)
+            return DL_EINPUT;
+        *out |= 1u << k;
+        if (!p[n])
+            break;
+        p += n + 1;
+    }
+    return 0;
+}
+
+
+static void rm_work(const char *work, bool keep, bool keep_dir);
+
+/* Whether a file name is one of a report's figures: fNNN.svg (the
+ * page's) or fNNN-what.svg, .pdf, .png (exported). */
+static bool our_figure(const char *n)
+{
+    size_t l = strlen(n);
+    if (l < 8 || n[0] != 'f' || strspn(n + 1, "0123456789") != 3 ||
+        (n[4] != '.' && n[4] != '-'))
+        return false;
+    const char *x = n + l - 4;
+    return (n[4] == '.' && l == 8 && !strcmp(x, ".svg")) ||
+           (n[4] == '-' && (!strcmp(x, ".svg") || !strcmp(x, ".pdf") ||
+                            !strcmp(x, ".png")));
+}
+
+/* Copies src to dst (through a temporary file renamed into place; src
+ * may be dst).  A PDF's /CreationDate (cairo 1.16 writes the clock's,
+ * whatever SOURCE_DATE_EPOCH says) becomes 1970-01-01, the same length,
+ * so that the same inputs give the same bytes. */
+static int copy_file(const char *src, const char *dst, struct dl_error *err)
+{
+    FILE *in = fopen(src, "rb");
+    if (!in)
+        return dl_fail_io(err, src, "cannot open gnuplot's output: %s",
+                          strerror(errno));
+    char *b = NULL;
+    size_t n = 0, cap = 0, k;
+    do {
+        xgrow(&b, &cap, n + (1 << 16), 1);
+        n += k = fread(b + n, 1, cap - n, in);
+    } while (k > 0);
+    int bad = ferror(in);
+    fclose(in);
+    if (bad) {
+        free(b);
+        return dl_fail_io(err, src, "read error");
+    }
+    static const char cd[] = "/CreationDate (D:";
+    for (size_t i = 0; n >= sizeof cd + 14 && i + sizeof cd + 13 < n; i++)
+        if (b[i] == '/' && !memcmp(b + i, cd, sizeof cd - 1) &&
+            strspn(b + i + sizeof cd - 1, "0123456789") >= 14) {
+            memcpy(b + i + sizeof cd - 1, "19700101000000", 14);
+            break;
+        }
+    char *tmp = NULL;
+    FILE *out = dl_tmp_open(dst, &tmp, err);
+    if (!out) {
+        free(b);
+        return DL_EIO;
+    }
+    fwrite(b, 1, n, out);
+    free(b);
+    return dl_tmp_commit(out, tmp, dst, true, err);
+}
+
+/* The exported figures (--format svg, pdf, png) into figs: copied from
+ * gnuplot's directory unless it is figs (--plots). */
+static int export_figures(struct rpt *R, const char *figs)
+{
+    if (!(R->formats & (RPT_FSVG | RPT_FPDF | RPT_FPNG)))
+        return 0;
+    bool same = R->keep && !strcmp(figs, R->work);
+    if (!same) {
+        if (mkdir(figs, 0777) && errno != EEXIST)
+            return dl_fail_io(R->err, figs, "cannot create: %s", strerror(errno));
+        rm_work(figs, false, true);     /* figures of an earlier report */
+    }
+    static const char *const ext[] = { "svg", "pdf", "png" };
+    int rc = 0;
+    for (size_t i = 0; i < R->nfig && !rc; i++)
+        for (int e = 0; e < 3 && !rc; e++) {
+            if (!(R->formats & (RPT_FSVG << e)))
+                continue;
+            char src[4400], dst[4400];
+            snprintf(src, sizeof src, "%s/%s.%s", R->work, R->fig[i].name, ext[e]);
+            if (e == 0)
+                snprintf(src, sizeof src, "%s/%s", R->work, R->fig[i].file);
+            snprintf(dst, sizeof dst, "%s/%s.%s", figs, R->fig[i].name, ext[e]);
+            rc = copy_file(src, dst, R->err);
+        }
+    return rc;
+}
 
 /* Removes what a report puts in its directory (gnuplot.log; unless keep,
  * report.gp and the fNNN.svg figures) and, unless keep_dir, the directory. */
@@ -1893,12 +2737,9 @@ static void rm_work(const char *work, bool keep, bool keep_dir)
     while (d && (e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        size_t n = strlen(e->d_name);
         bool ours = !strcmp(e->d_name, "gnuplot.log") ||
                     (!keep && (!strcmp(e->d_name, "report.gp") ||
-                               (n == 8 && !strcmp(e->d_name + 4, ".svg") &&
-                                e->d_name[0] == 'f' &&
-                                strspn(e->d_name + 1, "0123456789") == 3)));
+                               our_figure(e->d_name)));
         if (ours) {
             snprintf(p, sizeof p, "%s/%s", work, e->d_name);
             unlink(p);
@@ -1921,6 +2762,7 @@ static int draw_all(struct rpt *R)
         note(R, "Every run failed: nothing to draw.");
         return 0;
     }
+    draw_headline(R);
     if (R->sweep)
         for (int diff = 0; diff < 2; diff++)
             for (int m = 0; m < NMET; m++)
@@ -1937,23 +2779,19 @@ static int draw_all(struct rpt *R)
                  "qos_guarantee_rate empty), so it has no QoS rate%s.",
                  R->pol[p], R->sweep ? " and no QoS bar" : "");
     }
-    uint32_t detail = R->nset < RPT_MAX_DETAIL ? R->nset : RPT_MAX_DETAIL;
-    if (detail < R->nset)
-        note(R, "CDFs, time series and versus-load curves are drawn for the "
-             "first %u of %u settings.", detail, R->nset);
-    for (uint32_t s = 0; s < detail; s++)
+    for (uint32_t s = 0; s < R->nset; s++)
         if (R->set[s].nloads >= 2)
             for (int m = 0; m < NMET; m++)
                 if (R->has[m] && met[m].bars)
                     draw_load(R, s, m);
-    for (uint32_t s = 0; s < detail && !rc; s++)
-        rc = draw_cdfs(R, s);
-    for (uint32_t s = 0; s < detail && !rc; s++)
-        rc = draw_ts(R, s);
+    for (uint32_t s = 0; s < R->nset && !rc; s++)
+        if (!(rc = draw_cdfs(R, s)) && !(rc = draw_ts(R, s)))
+            rc = draw_occupancy(R, s);
     return rc;
 }
 
-static int report_main(struct rpt *R, const char *out, const char *plots)
+static int report_main(struct rpt *R, const char *out, const char *plots,
+                       const char *figdir)
 {
     char path[8192];
     struct stat st;
@@ -1964,10 +2802,15 @@ static int report_main(struct rpt *R, const char *out, const char *plots)
         rc = load_sweep(R, path);
     } else {
         snprintf(path, sizeof path, "%s/summary.json", R->dir);
-        if (stat(path, &st))
+        if (!stat(path, &st))
+            rc = load_single(R, path);
+        else if ((rc = load_demo(R)) == 1)
             return dl_fail(R->err, R->dir, 0, 0, "neither summary.csv (a sweep) "
-                           "nor summary.json (a run) found in this directory");
-        rc = load_single(R, path);
+                           "nor summary.json (a run) found in this directory, "
+                           "nor subdirectories with summary.json (dlsim demo "
+                           "--out)");
+        else
+            R->sweep = true;
     }
     if (rc)
         return rc;
@@ -2027,6 +2870,15 @@ static int report_main(struct rpt *R, const char *out, const char *plots)
     else if (n > 4 && !strcmp(html + n - 4, ".htm"))
         n -= 4;
     snprintf(md, sizeof md, "%.*s.md", (int)n, html);
+    char figs[4200];
+    if (figdir)
+        snprintf(figs, sizeof figs, "%s", figdir);
+    else if (plots)
+        snprintf(figs, sizeof figs, "%s", plots);
+    else
+        snprintf(figs, sizeof figs, "%.*s-figures", (int)n, html);
+    if ((rc = export_figures(R, figs)))
+        goto out;
     char *thtml = NULL, *tmd = NULL;
     FILE *fm = dl_tmp_open(md, &tmd, R->err);
     if (!fm) {
@@ -2034,6 +2886,10 @@ static int report_main(struct rpt *R, const char *out, const char *plots)
         goto out;
     }
     write_md(R, fm);
+    if (!(R->formats & RPT_FHTML)) {       /* the tables alone */
+        rc = dl_tmp_commit(fm, tmd, md, true, R->err);
+        goto out;
+    }
     if ((rc = dl_tmp_commit(fm, tmd, md, false, R->err)))
         goto out;
     FILE *fh = dl_tmp_open(html, &thtml, R->err);
@@ -2075,12 +2931,16 @@ out:
 }
 
 int rpt_write(const char *dir, const char *out, const char *plots,
-              struct dl_error *err)
+              const char *formats, const char *figdir, struct dl_error *err)
 {
     struct rpt R = { .dir = dir, .err = err };
+    int rc = rpt_formats(formats, &R.formats);
+    if (rc)
+        return dl_fail(err, NULL, 0, 0, "--format: expected a list of html, "
+                       "pdf, png, svg: '%s'", formats);
     R.a = arena_new();
     R.name = base_name(&R, R.dir);
-    int rc = report_main(&R, out, plots);
+    rc = report_main(&R, out, plots, figdir);
     free_groups(&R);
     free(R.run);
     free(R.pol);

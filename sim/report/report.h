@@ -2,8 +2,9 @@
  * sim/report/report.h - `dlsim report` (sim/report/report.c, prefix rpt_); private to
  * sim/ (cli.c dispatches to it) and the tests.
  *
- * A report reads a run directory (what `dlsim run --out DIR` writes) or a
- * sweep directory (DIR/summary.csv and DIR/runs/<run_id>/), computes every
+ * A report reads a run directory (what `dlsim run --out DIR` writes), a
+ * sweep directory (DIR/summary.csv and DIR/runs/<run_id>/) or a demo
+ * directory (DIR/<policy>/, dlsim demo --out), computes every
  * number itself (means and sample standard deviations over seeds, CDF
  * points, binned time series), has gnuplot draw SVGs from a generated
  * script, and writes one self-contained HTML page and a Markdown table.
@@ -13,14 +14,19 @@
 
 #include "sim/sim.h"
 
-/* `dlsim report DIR [-o OUT] [--plots PDIR]`; argv[0] is "report".
- * Returns the exit status (0, 1 run/IO/gnuplot failure, 2 bad input). */
-/* Writes the report of the run or sweep directory dir: the HTML page and
- * the Markdown tables to out (NULL: DIR/report.html and DIR/report.md),
- * the SVGs also into plots when not NULL.  0, or a DL_ code with err
+/* Writes the report of the run, sweep or demo directory dir: the HTML
+ * page and the Markdown tables to out (NULL: DIR/report.html and
+ * DIR/report.md), the gnuplot script and the page's SVGs also into plots
+ * when not NULL.  formats (NULL: "html") lists html, svg, pdf, png: the
+ * page, and each figure exported as SVG, PDF, PNG into figdir (NULL: plots,
+ * else OUT without .html plus "-figures").  0, or a DL_ code with err
  * (err->msg empty when the failure was already reported on stderr). */
 int rpt_write(const char *dir, const char *out, const char *plots,
-              struct dl_error *err);
+              const char *formats, const char *figdir, struct dl_error *err);
+
+/* The bits of a --format list ("html,pdf"); DL_EINPUT for a word that is
+ * not html, svg, pdf or png. */
+int rpt_formats(const char *list, unsigned *bits);
 
 /* Mean and sample standard deviation (n - 1 in the denominator; 0 when
  * n < 2) of x[0..n); NaN mean when n == 0. */
