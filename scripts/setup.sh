@@ -11,6 +11,9 @@ pkgs=(build-essential meson ninja-build pkg-config libgsl-dev libyaml-dev
 pkgs+=(gnuplot-nox fonts-dejavu-core chromium)
 # dlsim sweep under mpirun (meson feature mpi, auto) and its test
 pkgs+=(openmpi-bin libopenmpi-dev)
+# the Python package (python/dlsim): its tests; pandas and matplotlib are
+# optional (DataFrames, the example plots)
+pkgs+=(python3-pytest)
 if [ "${1:-}" = "--fuzz" ]; then
     pkgs+=(clang libclang-rt-14-dev)
 fi
