@@ -12,9 +12,10 @@ does, every job done: when the agent declines while nothing is running
 instead and info["forced"] says so.
 
 The reward after each step: by default minus the number of jobs queued
-at the next decision point ("queued"); "wait" is minus the job-seconds
-spent queued since the last decision (its sum over an episode is minus
-the total wait); or a callable reward(prev_obs, obs) -> float.
+at the next decision point ("queued"); "wait" is minus the jobs queued at
+the last decision point times the time to this one (a step-wise estimate
+of the job-seconds waited); or a callable reward(prev_obs, obs) -> float.
+The last step (done) has reward 0.
 
 The engine runs in a worker thread that hands each decision point over
 and blocks until the action comes back, so the run is the same for the
@@ -91,7 +92,7 @@ class Env:
             r = -float(len(obs["queue"]) if not done else 0)
         else:
             r = -float(prev["nqueued"] * (obs["now"] - prev["now"])) if not done \
-                else -float(info.get("wait_after", 0.0))
+                else 0.0
         return obs, r, done, info
 
     # -- the engine's side (the worker thread)
@@ -102,7 +103,7 @@ class Env:
             r = run(self.trace, cluster=self.cluster, policy=pol,
                     models=self.models, load=self.load, seed=seed,
                     check=self.check)
-            self._obs.put(("done", r, {"wait_after": pol.wait_after}))
+            self._obs.put(("done", r, {}))
         except _Stop:
             pass
         except BaseException as e:  # noqa: B902 -- handed to the agent
@@ -117,8 +118,6 @@ class _EnvPolicy(Policy):
         self.env = env
         self.placement = env.placement
         self.q = []                 # queued jobs in arrival order
-        self.wait_after = 0.0
-        self._t = None
         self._forced = False
 
     def enqueue(self, view, job):
@@ -136,8 +135,6 @@ class _EnvPolicy(Policy):
 
     def schedule(self, view):
         env = self.env
-        if self._t is not None and not self.q:
-            pass
         while self.q:
             fits = [view.place(j, self.placement) for j in self.q]
             if not any(fits):
