@@ -198,7 +198,7 @@ int dlsim_sweep(const char *spec, const char *out, long jobs, int32_t resume,
 {
     struct swp_opts o = { .spec = spec, .out = out, .jobs = jobs,
                           .resume = resume != 0, .quiet = quiet != 0,
-                          .strict = strict != 0 };
+                          .strict = strict != 0, .shard_n = 1 };
     fflush(NULL);               /* the forked runs must not repeat buffers */
     return swp_run(&o);
 }

@@ -375,3 +375,20 @@ def test_import_from_installed_tree(tmp_path):
                        capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stderr
     shutil.rmtree(dest)
+
+
+def test_sweep_from_a_dict(tmp_path):
+    t = gen(tmp_path, 14, jobs=40)
+    s = dlsim.sweep({"policies": ["fifo", "sjf"], "traces": [t],
+                     "clusters": [HETERO], "seeds": 1}, jobs=2,
+                    out=str(tmp_path / "sw"))
+    rows = s.summary
+    rows = rows.to_dict("records") if hasattr(rows, "to_dict") else rows
+    assert [r["policy"] for r in rows] == ["fifo", "sjf"]
+    assert [r["status"] for r in rows] == ["ok", "ok"]
+    assert len(s.runs) == 2
+    one = dlsim.run(t, cluster=HETERO, policy="sjf")
+    assert s.runs[rows[1]["run_id"]].summary["avg_jct"] == one.summary["avg_jct"]
+    assert isinstance(dlsim.load(str(tmp_path / "sw")), dlsim.SweepResult)
+    with pytest.raises(dlsim.InputError):
+        dlsim.sweep({"policies": ["nope"], "traces": [t]}, out=str(tmp_path / "x"))
