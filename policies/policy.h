@@ -12,6 +12,8 @@
 
 /* The static table of built-in policies, NULL-terminated. */
 extern const struct policy *const pol_table[];
+/* The options every policy takes (placement=), NULL-key terminated. */
+extern const struct pol_opt pol_common_opts[];
 /* A policy by name: the built-ins, then the registered plug-ins' (a
  * plug-in's policy of a built-in's name is refused at registration). */
 const struct policy *pol_find(const char *name);

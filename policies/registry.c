@@ -31,7 +31,7 @@ const struct policy *const pol_table[] = {
 };
 
 /* Options every policy takes. */
-static const struct pol_opt common_opts[] = {
+const struct pol_opt pol_common_opts[] = {
     { "placement", "consolidated",
       "consolidated: a gang of up to one node's GPUs on one node, a larger "
       "one on whole nodes; pool: any free GPUs of one type" },
@@ -89,7 +89,7 @@ int pol_register(const struct pol_plugin *pl, const char *origin,
 
 static const struct pol_opt *opt_find(const struct policy *p, const char *key)
 {
-    for (const struct pol_opt *o = common_opts; o->key; o++)
+    for (const struct pol_opt *o = pol_common_opts; o->key; o++)
         if (!strcmp(o->key, key))
             return o;
     for (const struct pol_opt *o = p->opts; o && o->key; o++)
@@ -114,7 +114,7 @@ static void list_keys(const struct policy *p, char *buf, size_t n)
     size_t off = 0;
     buf[0] = 0;
     for (int pass = 0; pass < 2; pass++)
-        for (const struct pol_opt *o = pass ? p->opts : common_opts; o && o->key;
+        for (const struct pol_opt *o = pass ? p->opts : pol_common_opts; o && o->key;
              o++)
             if (off < n)
                 off += snprintf(buf + off, n - off, "%s%s", off ? ", " : "", o->key);
@@ -181,7 +181,7 @@ int pol_parse(const char *spec, const struct policy **pp, struct pol_args *a,
                        "unknown policy '%s' (valid: %s)", name, names);
     }
     for (int pass = 0; pass < 2; pass++)
-        for (const struct pol_opt *o = pass ? p->opts : common_opts; o && o->key;
+        for (const struct pol_opt *o = pass ? p->opts : pol_common_opts; o && o->key;
              o++)
             set_arg(a, o->key, strlen(o->key), o->def, strlen(o->def));
     const char *s = colon ? colon + 1 : NULL;
@@ -247,5 +247,5 @@ void pol_print_list(FILE *to, bool plugins_only)
     for (uint32_t i = 0; i < nplugins; i++)
         print_one(plugin[i], plugin_origin[i], to);
     fprintf(to, "Options of every policy:\n");
-    print_opts(common_opts, to);
+    print_opts(pol_common_opts, to);
 }

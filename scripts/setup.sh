@@ -14,6 +14,9 @@ pkgs+=(gnuplot-nox fonts-dejavu-core chromium)
 pkgs+=(poppler-utils python3-pandas python3-lxml)
 # dlsim sweep under mpirun (meson feature mpi, auto) and its test
 pkgs+=(openmpi-bin libopenmpi-dev)
+# the Python package (python/dlsim): its tests; pandas and matplotlib are
+# optional (DataFrames, the example plots)
+pkgs+=(python3-pytest)
 if [ "${1:-}" = "--fuzz" ]; then
     pkgs+=(clang libclang-rt-14-dev)
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test:
-#   1. the unit, golden, queueing-theory, property and CLI tests (release);
+#   1. the unit, golden, queueing-theory, property and CLI tests, and the
+#      Python package's pytest suite (test_python) (release);
 #   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the fuzzers of the trace reader, the cluster loader, the JSON
 #      reader of measurement files, the model files, trace import, the

@@ -134,6 +134,18 @@ int eng_fail(struct eng *e, const char *fmt, ...)
 static int s_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus,
                    uint32_t n, bool share);
 static int s_preempt(struct pol_ctx *x, uint32_t j, double extra_work);
+const char *eng_policy_failure(const struct pol_ctx *x)
+{
+    const struct eng *e = x->impl;
+    return e->failed ? e->fail_msg : "";
+}
+
+int eng_policy_fail(struct pol_ctx *x, const char *msg)
+{
+    return eng_fail(x->impl, "policy %s failed: %s", ((struct eng *)x->impl)->pol->name,
+                    msg);
+}
+
 static void s_wake(struct pol_ctx *x, simtime_t at);
 
 static double s_pred_runtime(const struct pol_view *v, uint32_t j,

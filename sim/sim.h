@@ -75,6 +75,14 @@ int eng_set_rate(struct eng *e, uint32_t j, double rate);
 int eng_scale_load(struct trace *t, const struct cluster *c,
                    const struct mdl_spec *models, double load,
                    double *factor, struct dl_error *err);
+/* For a policy that forwards its decisions to another language (the
+ * Python binding, sim/api/pyshim.c), given the handle x its schedule()
+ * got: the engine's failure message ("t=...: why"), "" when the run has
+ * not failed -- the reason an action was refused; and a failure of the
+ * policy's own (an exception in its Python code), which ends the run as a
+ * refused action does.  eng_policy_fail returns DL_ECHECK. */
+const char *eng_policy_failure(const struct pol_ctx *x);
+int eng_policy_fail(struct pol_ctx *x, const char *msg);
 /* The first-start placement of job j (NULL if it never started). */
 const uint32_t *eng_first_gpus(const struct eng *e, uint32_t j);
 

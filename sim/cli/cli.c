@@ -12,7 +12,9 @@
  */
 #include "sim/cli/cli.h"
 #include "policies/policy.h"
+#include "sim/api/api.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -88,7 +90,8 @@ static const char run_help[] =
     "  --trace T        the workload (required)\n"
     "  --cluster C      cluster YAML (default: the built-in demo-256 cluster)\n"
     "  --policy P       NAME or NAME:key=value,... (default fifo); see\n"
-    "                   `dlsim policies`\n"
+    "                   `dlsim policies`; py:FILE.py:CLASS[:key=value,...] a\n"
+    "                   Python policy (runs as /usr/bin/python3 -m dlsim run)\n"
     "  --load X         rescale the arrivals (every gap by one factor, order,\n"
     "                   sizes and deadline slack kept) so that the offered load\n"
     "                   on the cluster is exactly X: each job's work at its own\n"
@@ -121,15 +124,64 @@ static const char run_help[] =
     "On a terminal, a run that takes over a second shows a progress line on\n"
     "stderr (simulated time against the last arrival, events, jobs done).\n";
 
-/* Seconds >= 0; 0 = no time series.  A positive interval below the
- * clock's 1 us would round to 0 and silently give a header-only file, so
- * it is refused. */
-static int parse_sample(const char *s, simtime_t *out)
+/* `dlsim run --policy py:FILE.py:CLASS[:key=value,...]`: a Python policy
+ * (README "From Python").  The executable embeds no Python and links no
+ * libpython: it re-executes the same command line as
+ * `/usr/bin/python3 -m dlsim run ARGS` ($DLSIM_PYTHON overrides the
+ * interpreter), whose package (python/dlsim) loads libdlsim.so, builds
+ * the policy and runs this same command line in its own process with it
+ * (dlsim_cli), so the options, checks, outputs and exit statuses are
+ * these.  The package and the library are found from this executable:
+ * beside it in a build tree (the package from the source tree), else
+ * under the install prefix it lies in. */
+#ifndef DLSIM_REL_BINDIR
+#define DLSIM_REL_BINDIR "bin"
+#define DLSIM_REL_LIBDIR "lib"
+#define DLSIM_REL_PYDIR "lib/python3/dist-packages"
+#define DLSIM_SOURCE_PYDIR "python"
+#endif
+static int cli_exec_python(int argc, char **argv)
 {
-    double v;
-    if (sim_parse_seconds(s, out) || *out < 0 || sim_parse_double(s, &v))
-        return -1;
-    return v > 0 && v < 1e-6 ? -1 : 0;
+    char exe[4096], lib[8192], pkg[8192];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return fprintf(stderr, "dlsim run: cannot find this executable "
+                       "(/proc/self/exe) to run a Python policy\n"), 1;
+    exe[n] = 0;
+    *strrchr(exe, '/') = 0;                     /* its directory */
+    snprintf(lib, sizeof lib, "%s/libdlsim.so", exe);
+    if (!access(lib, R_OK)) {                   /* a build tree */
+        snprintf(pkg, sizeof pkg, "%s", DLSIM_SOURCE_PYDIR);
+    } else {                                    /* PREFIX/BINDIR/dlsim */
+        for (const char *p = DLSIM_REL_BINDIR; p; p = strchr(p + 1, '/')) {
+            char *slash = strrchr(exe, '/');
+            if (slash)
+                *slash = 0;
+        }
+        snprintf(lib, sizeof lib, "%s/%s/libdlsim.so", exe, DLSIM_REL_LIBDIR);
+        snprintf(pkg, sizeof pkg, "%s/%s", exe, DLSIM_REL_PYDIR);
+    }
+    const char *old = getenv("PYTHONPATH");
+    char *path = xmalloc(strlen(pkg) + (old ? strlen(old) : 0) + 2);
+    sprintf(path, "%s%s%s", pkg, old && *old ? ":" : "", old ? old : "");
+    setenv("PYTHONPATH", path, 1);
+    free(path);
+    setenv("DLSIM_LIB", lib, 1);
+    const char *py = getenv("DLSIM_PYTHON");
+    if (!py || !*py)
+        py = "/usr/bin/python3";
+    char **av = xcalloc((size_t)argc + 4, sizeof *av);
+    av[0] = (char *)py;
+    av[1] = "-m";
+    av[2] = "dlsim";
+    for (int i = 0; i < argc; i++)
+        av[3 + i] = argv[i];
+    fflush(NULL);
+    execv(py, av);
+    fprintf(stderr, "dlsim run: --policy py:...: cannot run %s: %s\n", py,
+            strerror(errno));
+    free(av);
+    return 1;
 }
 
 static int load_cluster(const char *path, struct cluster *c)
@@ -192,7 +244,7 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec,
             o.seed = (uint64_t)seed;
             break;
         case 'S':
-            if (parse_sample(optarg, &o.sample))
+            if (api_parse_sample(optarg, &o.sample))
                 return usage_error("run", "--sample expects seconds >= 0 "
                                    "(0 = none; at least 1e-6, the clock's "
                                    "resolution)");
@@ -209,59 +261,39 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec,
         return usage_error("run", "unexpected argument");
     if (!trace)
         return usage_error("run", "--trace is required");
-    /* validate the policy and the models before reading big inputs */
-    const struct policy *p;
-    struct pol_args a;
-    if (pol_parse(o.policy, &p, &a, &err))
-        return report(&err, DL_EINPUT);
-    if (o.models && (rc = mdl_spec_finish(spec, &err)))
-        return report(&err, rc);
-    struct cluster c;
-    if ((rc = load_cluster(cluster, &c)))
-        return rc;
-    struct trace t;
-    if ((rc = trc_load(trace, &t, &err, diag))) {
-        clu_free(&c);
-        return report(&err, rc);
-    }
-    struct out_prov pv = { .command = NULL, .models = o.models, .load = load,
-                           .strict = diag->strict, .diag = diag };
-    double k;
-    if ((load > 0 && (rc = eng_scale_load(&t, &c, o.models, load, &k, &err))) ||
-        (out && (rc = out_prov_files(&pv, trace, cluster, &err)))) {
-        trc_free(&t);
-        clu_free(&c);
-        return report(&err, rc);
-    }
-    if (load > 0 && !quiet)
-        fprintf(stderr, "dlsim run: --load %g: arrival gaps x %.6g\n", load, k);
-    char *command = out_command_line(argc, argv);
-    pv.command = command;
-    if (o.sample > 0 && t.njobs &&
-        (t.jobs[t.njobs - 1].submit - t.jobs[0].submit) / o.sample >= ENG_MAX_TS_ROWS) {
-        free(command);
-        trc_free(&t);
-        clu_free(&c);
-        return usage_error("run", "--sample is too small for this trace's span "
-                           "(over 4,000,000 timeseries rows)");
-    }
+    if (api_is_foreign(o.policy) && !api_host())
+        return cli_exec_python(argc, argv);
     if (!quiet && isatty(2))
         o.progress = stderr;    /* never when not a terminal: scripts and
                                    tests see the same output as before */
-    double c1 = sim_cpu_seconds();
-    struct sim_result r;
-    rc = run_one(&t, &c, &o, &pv, out, quiet ? NULL : stdout, true, NULL, &r);
-    if (!rc && timing)
+    char *command = out_command_line(argc, argv);
+    struct api_run r = { .trace = trace, .cluster = cluster, .out = out,
+                         .command = command, .load = load, .announce = !quiet,
+                         .o = o, .py = api_is_foreign(o.policy) ? api_host()
+                                                                : NULL };
+    struct sim_result res;
+    double k;
+    double c1 = 0;
+    rc = api_run(&r, &res, &k, &c1, &err);
+    free(command);
+    if (rc == DL_ECHECK) {
+        fprintf(stderr, "dlsim: %s\n", err.msg);
+        return 1;
+    }
+    if (rc)
+        return report(&err, rc);
+    if (!quiet) {
+        out_table_header(stdout);
+        out_table_row(stdout, o.policy, &res.m);
+    }
+    if (timing)
         fprintf(stderr, "dlsim run: CPU seconds: read %.3f, setup %.3f, engine "
                 "%.3f (%llu events, %.3f us/event), metrics and files %.3f, "
-                "total %.3f\n", c1 - c0, r.cpu_setup, r.cpu_engine,
-                (unsigned long long)r.events,
-                r.events ? 1e6 * r.cpu_engine / (double)r.events : 0.0,
-                r.cpu_write, sim_cpu_seconds() - c0);
-    free(command);
-    trc_free(&t);
-    clu_free(&c);
-    return rc;
+                "total %.3f\n", c1 - c0, res.cpu_setup, res.cpu_engine,
+                (unsigned long long)res.events,
+                res.events ? 1e6 * res.cpu_engine / (double)res.events : 0.0,
+                res.cpu_write, sim_cpu_seconds() - c0);
+    return 0;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -377,7 +409,7 @@ static int cmd_demo(int argc, char **argv)
                 if (*p == ':' || *p == ',' || *p == '=')
                     *p = '_';
         }
-        struct met_summary m;
+        struct met_summary m = { 0 };
         rc = run_one(&t, &c, &o, &pv, out ? dir : NULL, stdout, i == 0,
                      &m, NULL);
         dl_diag_free(&diag);
@@ -525,4 +557,15 @@ int dl_main(int argc, char **argv)
     fprintf(stderr, "dlsim: unknown command '%s'\n", cmd);
     print_help(stderr, NULL);
     return 2;
+}
+
+/* libdlsim.so's command line (sim/api/dlsim.h): what the executable's
+ * main does, with a Python policy for `run --policy py:...`. */
+int dlsim_cli(int argc, char **argv, const struct dlsim_py *py)
+{
+    api_set_host(py);
+    dl_stdout_guard();
+    int rc = dl_stdout_finish(dl_main(argc, argv));
+    api_set_host(NULL);
+    return rc;
 }
