@@ -211,11 +211,23 @@ static void write_ts(const struct eng *e, FILE *f)
 {
     fputs("time,queued_jobs,running_jobs,busy_gpus,util_alloc,util_effective,"
           "util_useful\n", f);
+    char line[256];             /* a time, three counts, three fixed6 */
     for (size_t i = 0; i < e->nts; i++) {
         const struct ts_row *r = &e->ts[i];
-        put_time(f, r->t);
-        fprintf(f, ",%u,%u,%u,%.6f,%.6f,%.6f\n", r->queued, r->running,
-                r->busy, r->util_alloc, r->util_eff, r->util_useful);
+        char *p = b_time(line, r->t);
+        *p++ = ',';
+        p = b_u(p, r->queued);
+        *p++ = ',';
+        p = b_u(p, r->running);
+        *p++ = ',';
+        p = b_u(p, r->busy);
+        const double u[3] = { r->util_alloc, r->util_eff, r->util_useful };
+        for (int k = 0; k < 3; k++) {
+            *p++ = ',';
+            p = b_fixed6(p, u[k]);
+        }
+        *p++ = '\n';
+        fwrite(line, 1, (size_t)(p - line), f);
     }
 }
 

@@ -1312,3 +1312,18 @@ int dl_stdout_finish(int rc)
             strerror(e));
     return rc ? rc : 1;
 }
+
+int dl_exe_dir(char *buf, size_t n)
+{
+    if (n < 2)
+        return -1;
+    ssize_t k = readlink("/proc/self/exe", buf, n - 1);
+    if (k <= 0 || (size_t)k >= n - 1)
+        return -1;
+    buf[k] = 0;
+    char *slash = strrchr(buf, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    return 0;
+}

@@ -201,6 +201,9 @@ int dl_yaml_bytes(const char *tag, const char *value, char **out);
  * and, when any write failed (a full disk, a closed descriptor), prints
  * "dlsim: cannot write to standard output: REASON" and returns 1 (rc
  * when rc is already a failure). */
+/* The directory of the running executable (/proc/self/exe) into buf: 0,
+ * or -1 when it cannot be read or does not fit. */
+int dl_exe_dir(char *buf, size_t n);
 void dl_stdout_guard(void);
 int dl_stdout_finish(int rc);
 

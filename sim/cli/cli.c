@@ -143,12 +143,9 @@ static const char run_help[] =
 static int cli_exec_python(int argc, char **argv)
 {
     char exe[4096], lib[8192], pkg[8192];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
+    if (dl_exe_dir(exe, sizeof exe))            /* its directory */
         return fprintf(stderr, "dlsim run: cannot find this executable "
                        "(/proc/self/exe) to run a Python policy\n"), 1;
-    exe[n] = 0;
-    *strrchr(exe, '/') = 0;                     /* its directory */
     snprintf(lib, sizeof lib, "%s/libdlsim.so", exe);
     if (!access(lib, R_OK)) {                   /* a build tree */
         snprintf(pkg, sizeof pkg, "%s", DLSIM_SOURCE_PYDIR);

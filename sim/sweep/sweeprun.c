@@ -41,8 +41,11 @@
  * field, an array or object is one field of compact JSON; fields are
  * CSV-quoted when they hold a comma, a quote or a line break.
  *
- * MPI (built with -Dmpi, DLSIM_MPI): MPI_Init is called only when the
- * process was started by mpirun (OMPI_COMM_WORLD_SIZE or PMI_SIZE set).
+ * MPI (built with -Dmpi, DLSIM_MPI): only when the process was started by
+ * mpirun (OMPI_COMM_WORLD_SIZE or PMI_SIZE set) is the MPI module loaded
+ * (dlsim-mpi.so, sim/sweep/mpi.h: $DLSIM_MPI_MODULE, else beside this
+ * executable, else PREFIX/LIBDIR/dlsim/) and MPI_Init called; a module
+ * that cannot be loaded then is an error, not a sweep run on each rank.
  * Every rank validates the spec (each needs the inputs); rank 0 prepares
  * DIR, hands out run indices one at a time to whichever rank asks
  * (itself included: it polls its own child and the requests in turn),
@@ -67,7 +70,9 @@
 #include <unistd.h>
 
 #ifdef DLSIM_MPI
-#include <mpi.h>
+#include "sim/sweep/mpi.h"
+
+#include <dlfcn.h>
 #endif
 
 /* summary.json's fields when no run succeeded: the writer's own list
@@ -851,16 +856,54 @@ static void run_local(struct sweep *w, int jobs)
 /* ------------------------------------------------------------ MPI */
 
 #ifdef DLSIM_MPI
-enum { TAG_REQ = 1, TAG_WORK = 2 };
-
 static bool mpi_launched(void)
 {
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE");
 }
 
+#ifndef DLSIM_REL_LIBDIR
+#define DLSIM_REL_LIBDIR "lib"
+#define DLSIM_REL_BINDIR "bin"
+#endif
+
+/* The MPI module (sim/sweep/mpi.h), or NULL with the reason on stderr. */
+static const struct swp_mpi *mpi_load(void)
+{
+    char dir[4096], path[8200];
+    const char *env = getenv("DLSIM_MPI_MODULE");
+    void *h = NULL;
+    if (env && *env) {
+        snprintf(path, sizeof path, "%s", env);
+        h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    } else if (dl_exe_dir(dir, sizeof dir) == 0) {
+        snprintf(path, sizeof path, "%s/" SWP_MPI_MODULE, dir);   /* build tree */
+        if (access(path, F_OK)) {                   /* PREFIX/BINDIR/dlsim */
+            for (const char *p = DLSIM_REL_BINDIR; p; p = strchr(p + 1, '/')) {
+                char *slash = strrchr(dir, '/');
+                if (slash)
+                    *slash = 0;
+            }
+            snprintf(path, sizeof path, "%s/%s/dlsim/" SWP_MPI_MODULE, dir,
+                     DLSIM_REL_LIBDIR);
+        }
+        h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    } else {
+        snprintf(path, sizeof path, "%s", SWP_MPI_MODULE);
+    }
+    const char *why = h ? NULL : dlerror();
+    const struct swp_mpi *m = h ? dlsym(h, SWP_MPI_SYMBOL) : NULL;
+    if (m && m->abi == SWP_MPI_ABI)
+        return m;
+    fprintf(stderr, "dlsim sweep: started by mpirun, but the MPI module %s "
+            "cannot be used: %s (set DLSIM_MPI_MODULE, or run without "
+            "mpirun)\n", path, !h ? (why ? why : "cannot find this executable")
+                                  : !m ? "no " SWP_MPI_SYMBOL : "another version");
+    return NULL;
+}
+
 /* Rank 0: hands out w->todo one index at a time to whichever rank asks,
  * and runs one of them at a time itself. */
-static void mpi_master(struct sweep *w, int size)
+static void mpi_master(const struct swp_mpi *M, struct sweep *w, int size)
 {
     uint32_t next = 0;
     int active = size - 1;
@@ -875,13 +918,8 @@ static void mpi_master(struct sweep *w, int size)
                 mine = 0;
             busy = true;
         }
-        int flag = 0;
-        MPI_Status ms;
-        MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQ, MPI_COMM_WORLD, &flag, &ms);
-        if (flag) {
-            int msg[2];
-            MPI_Recv(msg, 2, MPI_INT, ms.MPI_SOURCE, TAG_REQ, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
+        int msg[2], src;
+        if (M->poll_request(msg, &src)) {
             if (msg[0] >= 0) {
                 char err[1200] = "";
                 int st = run_state(w->dir, w->s->runs[msg[0]].id);
@@ -889,10 +927,10 @@ static void mpi_master(struct sweep *w, int size)
                     run_error(w->dir, w->s->runs[msg[0]].id, st, err, sizeof err);
                 w->started[msg[0]] = now_s() - (double)msg[1] / 1000;
                 finished(w, (uint32_t)msg[0], st == RUN_MISSING ? RUN_RETRY : st,
-                         err, ms.MPI_SOURCE);
+                         err, src);
             }
             int give = next < w->ntodo ? (int)w->todo[next++] : -1;
-            MPI_Send(&give, 1, MPI_INT, ms.MPI_SOURCE, TAG_WORK, MPI_COMM_WORLD);
+            M->answer(src, give);
             if (give < 0)
                 active--;
             busy = true;
@@ -913,13 +951,11 @@ static void mpi_master(struct sweep *w, int size)
 }
 
 /* Other ranks: ask for a run, run it, report it, until told to stop. */
-static void mpi_worker(struct sweep *w)
+static void mpi_worker(const struct swp_mpi *M, struct sweep *w)
 {
     int msg[2] = { -1, 0 };
     for (;;) {
-        int i;
-        MPI_Send(msg, 2, MPI_INT, 0, TAG_REQ, MPI_COMM_WORLD);
-        MPI_Recv(&i, 1, MPI_INT, 0, TAG_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        int i = M->request(msg);
         if (i < 0)
             break;
         double t0 = now_s();
@@ -1439,11 +1475,11 @@ int swp_run(const struct swp_opts *o)
     }
 #endif
 #ifdef DLSIM_MPI
-    bool mpi = mpi_launched();
-    if (mpi) {
-        MPI_Init(NULL, NULL);
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const struct swp_mpi *M = NULL;
+    if (mpi_launched()) {
+        if (!(M = mpi_load()))
+            return 1;
+        M->init(&rank, &size);
     }
 #endif
     struct swp_spec s;
@@ -1486,10 +1522,8 @@ int swp_run(const struct swp_opts *o)
             rc = dl_exit_status(rc);
     }
 #ifdef DLSIM_MPI
-    if (mpi) {              /* every rank learns whether rank 0 goes on */
-        int r = rc;
-        MPI_Allreduce(&r, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    }
+    if (M)                  /* every rank learns whether rank 0 goes on */
+        M->allreduce_max(&rc);
 #endif
     if (!rc && rank == 0) {
         char jname[64];
@@ -1519,11 +1553,11 @@ int swp_run(const struct swp_opts *o)
     }
     if (!rc) {
 #ifdef DLSIM_MPI
-        if (mpi && size > 1) {
+        if (M && size > 1) {
             if (rank == 0)
-                mpi_master(&w, size);
+                mpi_master(M, &w, size);
             else
-                mpi_worker(&w);
+                mpi_worker(M, &w);
         } else
 #endif
             run_local(&w, jobs ? (int)jobs
@@ -1568,10 +1602,10 @@ int swp_run(const struct swp_opts *o)
         close(w.lock_fd);
     keys_free(&w.jkeys);
 #ifdef DLSIM_MPI
-    if (mpi) {
+    if (M) {
         /* rank 0's status for every rank, so mpirun's exit status is its */
-        MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        MPI_Finalize();
+        M->bcast(&rc);
+        M->finalize();
     }
 #endif
     (void)size;
