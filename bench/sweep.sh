@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# The sweep benchmark (issue 6): 5 policies x the 10 Microsoft ITP cluster
-# traces (ElasticFlow's release, ../shared/data) x 3 seeds = 150 runs on a
+# The sweep benchmark (issues 6, 16): 5 policies x the 10 Microsoft ITP cluster
+# traces (ElasticFlow's release, ../shared/data) x 4 seeds = 200 runs on a
 # 512-GPU cluster (64 nodes of 8 V100; the traces' largest job is 64 GPUs),
 # every trace rescaled to offered load 0.9.  Times the whole
-# `dlsim sweep` (validation, 150 forked runs, summary.csv) with --jobs 1
-# and --jobs 2 and prints the speed-up; both give the same summary.csv.
+# `dlsim sweep` (validation, 200 forked runs, summary.csv) with --jobs 1
+# and --jobs 2, and under a 2-rank `mpirun` where this build has MPI, and
+# prints runs per second and the speed-up; all give the same summary.csv.
+# The overhead per run: the 1-worker sweep's wall time less that of the
+# same 200 runs as plain `dlsim run` commands one after another (each
+# run's provenance command from its summary.json, with --out), over 200,
+# in wall and in CPU time (the CPU figure is the one to trust on a busy
+# machine).
 # The sweep runs with --strict, as sweeps for a paper should: a warning
 # (a job that never fits, an unknown column) would fail its run.
 #
@@ -68,23 +74,65 @@ YAML
     echo "clusters: [cluster-512.yaml]"
     echo "models: [[noise.yaml]]"
     echo "loads: [0.9]"
-    echo "seeds: 1..3"
+    echo "seeds: 1..4"
 } > "$out/sweep.yaml"
 
 echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p' | head -1)," \
      "load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
-echo "sweep:   5 policies x 10 ITP traces x 3 seeds = 150 runs ($out/sweep.yaml)"
-declare -A wall
+echo "sweep:   5 policies x 10 ITP traces x 4 seeds = 200 runs ($out/sweep.yaml)"
+nruns=200
+declare -A wall cpu
 TIMEFORMAT='%R %U %S'
 for j in "${workers[@]}"; do
     rm -rf "$out/run-j$j"
     read -r w u s < <({ time "$dlsim" sweep "$out/sweep.yaml" --strict --jobs "$j" \
                           --out "$out/run-j$j" --quiet || true; } 2>&1 | tail -1)
     wall[$j]=$w
-    printf '  --jobs %-3s %8.2f s wall %8.2f s CPU (user+sys, all processes)   %s\n' \
-        "$j" "$w" "$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" \
+    cpu[$j]=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
+    printf '  --jobs %-3s %8.2f s wall %7.1f runs/s %8.2f s CPU (user+sys, all processes)   %s\n' \
+        "$j" "$w" "$(awk -v w="$w" -v n=$nruns 'BEGIN { print n / w }')" \
+        "$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" \
         "$(grep -c ',ok,' "$out/run-j$j/summary.csv") runs ok"
 done
+mpi_wall=
+if command -v mpirun >/dev/null && [ -f "$build/dlsim-mpi.so" ]; then
+    rm -rf "$out/run-mpi2"
+    read -r w u s < <({ time mpirun --allow-run-as-root --oversubscribe -n 2 \
+                          "$dlsim" sweep "$out/sweep.yaml" --strict \
+                          --out "$out/run-mpi2" --quiet >/dev/null 2>&1 || true; } 2>&1 | tail -1)
+    mpi_wall=$w
+    printf '  mpirun -n 2 %6.2f s wall %7.1f runs/s %8.2f s CPU (user+sys, all processes)   %s\n' \
+        "$w" "$(awk -v w="$w" -v n=$nruns 'BEGIN { print n / w }')" \
+        "$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')" \
+        "$(grep -c ',ok,' "$out/run-mpi2/summary.csv") runs ok"
+    cmp -s "$out/run-j${workers[0]}/summary.csv" "$out/run-mpi2/summary.csv" ||
+        echo "  WARNING: summary.csv differs between --jobs ${workers[0]} and mpirun -n 2"
+else
+    echo "  mpirun -n 2: skipped (no mpirun, or this build has no dlsim-mpi.so)"
+fi
+# the same runs one after another as plain commands: the sweep's overhead
+first=${workers[0]}
+if [ "$first" = 1 ]; then
+    for f in $(find "$out/run-j1/runs" -name summary.json | sort); do
+        sed -n 's/^  "command": "dlsim \(.*\)",$/\1/p' "$f"
+    done > "$out/commands.txt"
+    rm -rf "$out/plain"
+    mkdir -p "$out/plain"
+    read -r w u s < <({ time {
+        k=0
+        while read -r line; do
+            eval "set -- $line"
+            "$dlsim" "$@" --out "$out/plain/$k" --quiet >/dev/null || true
+            k=$((k + 1))
+        done < "$out/commands.txt"; }; } 2>&1 | tail -1)
+    n=$(wc -l < "$out/commands.txt")
+    printf '  the same %s runs as plain dlsim run commands in series: %.2f s wall, %.2f s CPU\n' \
+        "$n" "$w" "$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"
+    printf '  sweep overhead per run (1 worker, beyond the run itself): %.1f ms wall, %.1f ms CPU\n' \
+        "$(awk -v a="${wall[1]}" -v b="$w" -v n="$n" 'BEGIN { print 1000 * (a - b) / n }')" \
+        "$(awk -v a="${cpu[1]}" -v u="$u" -v s="$s" -v n="$n" 'BEGIN { print 1000 * (a - u - s) / n }')"
+    rm -rf "$out/plain"
+fi
 # A control for a shared machine: how much faster two independent CPU
 # loops finish than one after the other (2.0 on two idle cores).  The
 # sweep's speed-up cannot beat it.
@@ -93,10 +141,11 @@ read -r c1 _ _ < <({ time { loop; loop; }; } 2>&1 | tail -1)
 read -r c2 _ _ < <({ time { loop & loop & wait; }; } 2>&1 | tail -1)
 printf '  control: two CPU loops in parallel finish %.2fx faster than in series\n' \
     "$(awk -v a="$c1" -v b="$c2" 'BEGIN { print a / b }')"
-first=${workers[0]}
 for j in "${workers[@]:1}"; do
     cmp -s "$out/run-j$first/summary.csv" "$out/run-j$j/summary.csv" ||
         echo "  WARNING: summary.csv differs between --jobs $first and --jobs $j"
     printf '  speed-up from %s to %s workers: %.2fx\n' "$first" "$j" \
         "$(awk -v a="${wall[$first]}" -v b="${wall[$j]}" 'BEGIN { print a / b }')"
 done
+[ -z "$mpi_wall" ] || printf '  speed-up from %s worker to mpirun -n 2: %.2fx\n' "$first" \
+    "$(awk -v a="${wall[$first]}" -v b="$mpi_wall" 'BEGIN { print a / b }')"
