@@ -519,3 +519,76 @@ Test(cli, sample_below_the_clock_is_refused)
     cr_expect_eq(tu_dlsim("run --trace t.csv --sample 0 --quiet --out o"), 0,
                  "%s", tu_out);
 }
+
+/* What a new user reads: which cluster a run uses (the built-in one is
+ * never used silently), status lines on stderr and the table alone on
+ * stdout, counts in the singular, `zoo` as a model list meaning the zoo's
+ * names everywhere, the command list and the policy list aligned. */
+Test(cli, messages_a_user_reads)
+{
+    tu_tmp_file("t.csv", good_trace);
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("run --trace t.csv"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "dlsim run: cluster demo-256 (256 GPUs, 2 types, 40 "
+                     "nodes): the built-in default (--cluster C.yaml for "
+                     "another)\n"), "%s", tu_out);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --load 0.5"), 0);
+    cr_expect(strstr(tu_out, "dlsim run: cluster tiny (4 GPUs, 1 type, 1 node) "
+                     "from c.yaml\n"), "%s", tu_out);
+    cr_expect(strstr(tu_out, "dlsim run: --load 0.5: arrival gaps x "), "%s",
+              tu_out);
+    /* stdout alone: the table's header and one row, nothing else */
+    cr_assert_eq(tu_sh("{ { \"$DLSIM\" run --trace t.csv --cluster c.yaml "
+                       "--load 0.5; } 2>/dev/null; }"), 0);
+    cr_expect(!strstr(tu_out, "dlsim run:"), "%s", tu_out);
+    cr_expect(!strncmp(tu_out, "policy ", 7), "%s", tu_out);
+    int lines = 0;
+    for (const char *s = tu_out; *s; s++)
+        lines += *s == '\n';
+    cr_expect_eq(lines, 2, "%s", tu_out);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --load 0.5 --quiet"), 0);
+    cr_expect_str_eq(tu_out, "");
+
+    /* --models zoo: the zoo's names, in trace gen as with --like and in
+     * trace annotate; never a model called "zoo" */
+    cr_assert_eq(tu_dlsim("trace gen --jobs 200 --models zoo -o z.csv"), 0, "%s",
+                 tu_out);
+    const char *z = tu_tmp_text("z.csv");
+    cr_expect(!strstr(z, ",zoo\n"), "%.300s", z);
+    cr_expect(strstr(z, ",resnet50\n") && strstr(z, ",bert\n"), "%.300s", z);
+    cr_assert_eq(tu_dlsim("trace annotate z.csv --models zoo --overwrite "
+                          "--seed 2 -o a.csv"), 0, "%s", tu_out);
+    z = tu_tmp_text("a.csv");
+    cr_expect(!strstr(z, ",zoo\n") && strstr(z, ",resnet50\n"), "%.300s", z);
+
+    /* one type, one rack, one duration class: no "1 racks" */
+    tu_tmp_file("sw.csv", "num_switch,num_node_p_switch,num_gpu_p_node\n1,2,4\n");
+    cr_assert_eq(tu_dlsim("cluster import --format tiresias sw.csv -o k.yaml"), 0,
+                 "%s", tu_out);
+    cr_expect(strstr(tu_out, "2 machines, 8 GPUs of 1 type, 1 rack; skipped 0 "
+                     "machines without GPUs\n"), "%s", tu_out);
+    cr_expect(strstr(tu_tmp_text("k.yaml"), "# 2 machines with GPUs, 8 GPUs; 0 "
+                     "machines without GPUs skipped.\n"));
+    tu_tmp_file("one.csv", "job_id,submit_time,num_gpus,duration\n"
+                "a,0,1,100\nb,10,1,200\nc,30,1,50\n");
+    cr_assert_eq(tu_dlsim("trace fit one.csv -o w.yaml"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "  1 GPU count in 1 duration class\n"), "%s", tu_out);
+
+    /* every command in the list; the policies' option defaults in one column */
+    cr_assert_eq(tu_dlsim("--help"), 0);
+    cr_expect(strstr(tu_out, "  --version ") && strstr(tu_out, "  fit runtime "),
+              "%s", tu_out);
+    cr_assert_eq(tu_dlsim("policies"), 0);
+    int col = -1, n = 0;
+    for (const char *s = tu_out; *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : "") {
+        const char *d = strstr(s, " default ");
+        const char *e = strchr(s, '\n');
+        if (strncmp(s, "    ", 4) || !d || (e && d > e) || s[4] == ' ')
+            continue;
+        if (col < 0)
+            col = (int)(d - s);
+        cr_expect_eq((int)(d - s), col, "misaligned: %.60s", s);
+        n++;
+    }
+    cr_expect_gt(n, 40);
+}
