@@ -2921,6 +2921,8 @@ static int report_main(struct rpt *R, const char *out, const char *plots,
     if (rc) {
         unlink(tmd);
         unlink(thtml);
+    } else {
+        fprintf(stderr, "dlsim report: wrote %s and %s\n", html, md);
     }
     free(tmd);
     free(thtml);
