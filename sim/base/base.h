@@ -87,7 +87,7 @@ void *xcalloc_big(size_t n, size_t size);
 /* Grow *arr (of *cap elements of size elt) to hold at least need. */
 void xgrow(void *arrp, size_t *cap, size_t need, size_t elt);
 
-/* Limits of every text input (README "Reliability").  A line of a real
+/* Limits of every text input (docs/validation.md, Reliability).  A line of a real
  * trace or machine list is under 1 KB and the longest line dlsim writes
  * (a workload file's wrapped table) under 200 bytes; 1 MiB leaves room
  * for long ids and names while a line that never ends (a gzip member

@@ -440,7 +440,7 @@ static const char policies_help[] =
     "usage: dlsim policies [--load PATH.so]...\n"
     "\n"
     "Lists the built-in policies and their options; with --load, the\n"
-    "policies of the plug-ins PATH.so instead (README: Writing a policy).\n";
+    "policies of the plug-ins PATH.so instead (docs/policies.md).\n";
 
 static int cmd_policies(int argc, char **argv)
 {

@@ -20,7 +20,7 @@ static const char import_usage[] =
     "so they stay unique.  Prints\n"
     "a report on stderr: jobs read, kept, skipped per reason, GPU-hours,\n"
     "span.  The duration a trace records is taken as the run time on the\n"
-    "reference GPU type.  README.md (Supported traces) gives each format's\n"
+    "reference GPU type.  docs/traces.md gives each format's\n"
     "mapping.\n"
     "\n"
     "options:\n"

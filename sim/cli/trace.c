@@ -501,9 +501,9 @@ int cli_trace_gen(int argc, char **argv)
         double load = trc_offered_load(&t, &c);
         char lb[32];
         snprintf(lb, sizeof lb, isnan(load) ? "n/a" : "%.4f", load);
-        printf("wrote %u jobs to %s: span %s s, offered load %s on %s "
-               "(target %g)\n", t.njobs, out, span, lb,
-               c.name ? c.name : "?", o.load);
+        fprintf(stderr, "dlsim trace gen: wrote %u jobs to %s: span %s s, "
+                "offered load %s on %s (target %g)\n", t.njobs, out, span, lb,
+                c.name ? c.name : "?", o.load);
     }
     trc_free(&t);
     clu_free(&c);
@@ -576,13 +576,13 @@ static void print_count(const char *name, const struct trc_annot_count *c,
 {
     if (!c->asked)
         return;
-    printf("%s%s filled %u", *first ? " " : ", ", name, c->filled);
+    fprintf(stderr, "%s%s filled %u", *first ? " " : ", ", name, c->filled);
     if (overwrite)
-        printf(" replaced %u", c->replaced);
+        fprintf(stderr, " replaced %u", c->replaced);
     else
-        printf(" kept %u", c->kept);
+        fprintf(stderr, " kept %u", c->kept);
     if (c->cleared)
-        printf(" cleared %u", c->cleared);
+        fprintf(stderr, " cleared %u", c->cleared);
     *first = false;
 }
 
@@ -682,11 +682,12 @@ int cli_trace_annotate(int argc, char **argv)
     if (r) {
         dl_error_print(&err, stderr);
     } else {
-        printf("wrote %u jobs to %s:", t.njobs, out);
+        fprintf(stderr, "dlsim trace annotate: wrote %u jobs to %s:", t.njobs,
+                out);
         bool first = true;
         for (int k = 0; k < TRC_NANNOT; k++)
             print_count(trc_annot_name[k], &sts.f[k], o.overwrite, &first);
-        putchar('\n');
+        fputc('\n', stderr);
     }
     trc_free(&t);
     return dl_exit_status(r);
@@ -752,12 +753,12 @@ static int gen_like(const char *like, const char *arrivals,
         sim_fmt_seconds(span, sizeof span,
                         t.jobs[t.njobs - 1].submit - t.jobs[0].submit);
         static const char *const an[] = {"replay", "poisson", "diurnal"};
-        printf("wrote %u jobs like %s (%s arrivals) to %s: span %s s", t.njobs,
-               like, an[lo.arrivals], out, span);
+        fprintf(stderr, "dlsim trace gen: wrote %u jobs like %s (%s arrivals) "
+                "to %s: span %s s", t.njobs, like, an[lo.arrivals], out, span);
         if (load_given)
-            printf(", gaps x %.6g for offered load %.4f on %s", k,
-                   trc_offered_load(&t, &c), c.name ? c.name : "?");
-        putchar('\n');
+            fprintf(stderr, ", gaps x %.6g for offered load %.4f on %s", k,
+                    trc_offered_load(&t, &c), c.name ? c.name : "?");
+        fputc('\n', stderr);
         trc_free(&t);
     } else {
         dl_error_print(&err, stderr);
@@ -1041,10 +1042,10 @@ static int scale_with(int argc, char **argv, struct mdl_spec *spec)
     double before = trc_offered_load_caps(&t, &c, caps), k = 1;
     if (!(r = trc_scale_load_caps(&t, &c, caps, load, &k, &err)) &&
         !(r = trc_write(&t, out, &err)))
-        printf("wrote %u jobs to %s: gaps x %.6g, offered load %.4f -> %.6f "
-               "on %s%s\n", t.njobs, out, k, before,
-               trc_offered_load_caps(&t, &c, caps), c.name ? c.name : "?",
-               caps ? " under the models" : "");
+        fprintf(stderr, "dlsim trace scale: wrote %u jobs to %s: gaps x %.6g, "
+                "offered load %.4f -> %.6f on %s%s\n", t.njobs, out, k, before,
+                trc_offered_load_caps(&t, &c, caps), c.name ? c.name : "?",
+                caps ? " under the models" : "");
     free(caps);
     if (r)
         dl_error_print(&err, stderr);
