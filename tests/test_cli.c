@@ -591,6 +591,14 @@ Test(cli, messages_a_user_reads)
     cr_assert_eq(tu_dlsim("trace fit one.csv -o w.yaml"), 0, "%s", tu_out);
     cr_expect(strstr(tu_out, "  1 GPU count in 1 duration class\n"), "%s", tu_out);
 
+    /* a usage error is one line, as for every command */
+    cr_expect_eq(tu_dlsim("trace gen --jobs 5"), 2);
+    cr_expect_str_eq(tu_out, "dlsim trace gen: missing -o OUT.csv[.gz] (see dlsim "
+                     "trace gen --help)\n");
+    cr_expect_eq(tu_dlsim("trace import --format itp"), 2);
+    cr_expect_str_eq(tu_out, "dlsim trace import: missing the input file IN (see "
+                     "dlsim trace import --help)\n");
+
     /* every command in the list; the policies' option defaults in one column */
     cr_assert_eq(tu_dlsim("--help"), 0);
     cr_expect(strstr(tu_out, "  --version ") && strstr(tu_out, "  fit runtime "),

@@ -63,7 +63,7 @@ static int usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "dlsim trace import: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see dlsim trace import --help)\n");
+    fprintf(stderr, " (see dlsim trace import --help)\n");
     return 2;
 }
 

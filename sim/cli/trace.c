@@ -153,7 +153,7 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg)
 {
     fprintf(stderr, "dlsim trace %s: ", cmd);
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see dlsim trace %s --help)\n", cmd);
+    fprintf(stderr, " (see dlsim trace %s --help)\n", cmd);
     return 2;
 }
 
