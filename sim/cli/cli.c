@@ -128,7 +128,7 @@ static const char run_help[] =
     "jobs done, an ETA).\n";
 
 /* `dlsim run --policy py:FILE.py:CLASS[:key=value,...]`: a Python policy
- * (README "From Python").  The executable embeds no Python and links no
+ * (docs/python.md).  The executable embeds no Python and links no
  * libpython: it re-executes the same command line as
  * `/usr/bin/python3 -m dlsim run ARGS` ($DLSIM_PYTHON overrides the
  * interpreter), whose package (python/dlsim) loads libdlsim.so, builds
