@@ -26,7 +26,7 @@
 #       --quick: 1/10 of the jobs in each case (a smoke run)
 #       --all:   also the papers' literal readings (horus:variant=authors,
 #                gandiva:variant=horus-paper and its profile_s), which
-#                scan every GPU per try and are known slow spots (README)
+#                scan every GPU per try and are known slow spots (docs/validation.md, Performance)
 #       --policies: only these, space-separated (fifo:backfill=1 always
 #                runs first: the reference)
 #

@@ -27,7 +27,7 @@ itp=$data/microsoft-itp-elasticflow
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# each public trace through `dlsim trace import` (README, Supported traces)
+# each public trace through `dlsim trace import` (docs/traces.md)
 imp() {         # FORMAT IN OUT
     "$dlsim" trace import --format "$1" "$2" -o "$3" 2> /dev/null
 }

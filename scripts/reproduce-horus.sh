@@ -144,7 +144,7 @@ cat > "$work/claims.json" <<'JSON'
    "why": [{"label": "effective utilization", "metric": "gpu_util_effective"},
            {"label": "makespan", "metric": "makespan"}]}
  ],
- "notes": "Effective utilization (what a utilization counter shows, Horus's figure) credits time a co-located job spends slowed down; useful utilization counts each job at the rate its co-runners leave it (README, Metrics). A claim shows no row where the grid lacks its comparison (--quick runs one interference model)."}
+ "notes": "Effective utilization (what a utilization counter shows, Horus's figure) credits time a co-located job spends slowed down; useful utilization counts each job at the rate its co-runners leave it (docs/formats.md, Metrics). A claim shows no row where the grid lacks its comparison (--quick runs one interference model)."}
 JSON
 /usr/bin/python3 scripts/claims.py "$out" "$work/claims.json" >/dev/null
 "$dlsim" report "$out" >/dev/null

@@ -41,7 +41,7 @@ cluster=examples/clusters/horus-1024.yaml
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# the trace through the importer (README, Supported traces), then every
+# the trace through the importer (docs/traces.md), then every
 # arrival gap times one factor so that the offered load on the cluster is
 # LOAD (sizes and order kept)
 "$dlsim" trace import --format philly "$data" -o "$tmp/imported.csv" 2>/dev/null

@@ -693,7 +693,10 @@ static void sample_until(struct eng *e, simtime_t t)
 
 /* The progress line of a long run on a terminal (eng_opts.progress):
  * called every 1024 instants, it reads the clock and redraws at most four
- * times a second, once the run has taken a second.  *shown: drawn once. */
+ * times a second, once the run has taken a second.  *shown: drawn once.
+ * While jobs arrive it shows the simulated time against the last arrival;
+ * after it (the drain) how far past it the run is.  The ETA extrapolates
+ * the wall time per job done (finished or rejected): "?" before the first. */
 static void progress(struct eng *e, const struct timespec *t0, double *last,
                      bool *shown)
 {
@@ -707,10 +710,19 @@ static void progress(struct eng *e, const struct timespec *t0, double *last,
     double span = tr->njobs ? (double)(tr->jobs[tr->njobs - 1].submit -
                                        e->first_submit) / SIM_US_PER_S / 3600 : 0;
     double at = (double)(e->now - e->first_submit) / SIM_US_PER_S / 3600;
-    fprintf(e->o.progress, "\rdlsim run: simulated %.1f h of %.1f h of arrivals "
-            "(%.0f%%), %llu events, %u/%u jobs done, %.0f s\033[K", at, span,
-            span > 0 && at < span ? 100 * at / span : 100.0,
-            (unsigned long long)e->events, e->ndone + e->nrejected, tr->njobs, el);
+    uint32_t done = e->ndone + e->nrejected;
+    char elapsed[32], eta[32] = "?";
+    sim_fmt_duration(elapsed, sizeof elapsed, el);
+    if (done)
+        sim_fmt_duration(eta, sizeof eta, el / done * (tr->njobs - done));
+    if (at < span)
+        fprintf(e->o.progress, "\rdlsim run: simulated %.1f h of %.1f h of "
+                "arrivals (%.0f%%)", at, span, 100 * at / span);
+    else
+        fprintf(e->o.progress, "\rdlsim run: draining, simulated %.1f h "
+                "(arrivals ended at %.1f h)", at, span);
+    fprintf(e->o.progress, ", %llu events, %u/%u jobs done, %s, ETA %s\033[K",
+            (unsigned long long)e->events, done, tr->njobs, elapsed, eta);
     fflush(e->o.progress);
     *shown = true;
 }

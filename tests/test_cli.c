@@ -493,9 +493,10 @@ Test(cli, stdout_write_errors_exit_1)
         cr_expect(strstr(tu_out, "cannot write to standard output: Bad file "
                          "descriptor"), "%s: %s", cmds[i], tu_out);
     }
-    /* a closed stdout must not become an output file's descriptor: the
-     * table would be written into the trace */
-    cr_expect_eq(tu_sh("{ \"$DLSIM\" trace gen --jobs 30 -o w.csv >&-; }"), 1,
+    /* a closed stdout must not become an output file's descriptor: a
+     * message would be written into the trace (trace gen prints nothing
+     * on stdout, so a closed one is no error) */
+    cr_expect_eq(tu_sh("{ \"$DLSIM\" trace gen --jobs 30 -o w.csv >&-; }"), 0,
                  "%s", tu_out);
     struct trace t;
     struct dl_error e;
@@ -518,4 +519,101 @@ Test(cli, sample_below_the_clock_is_refused)
                  2, "%s", tu_out);      /* 180 s at 1 us: over 4M rows */
     cr_expect_eq(tu_dlsim("run --trace t.csv --sample 0 --quiet --out o"), 0,
                  "%s", tu_out);
+}
+
+/* What a new user reads: which cluster a run uses (the built-in one is
+ * never used silently), status lines on stderr and the table alone on
+ * stdout, counts in the singular, `zoo` as a model list meaning the zoo's
+ * names everywhere, the command list and the policy list aligned. */
+Test(cli, messages_a_user_reads)
+{
+    tu_tmp_file("t.csv", good_trace);
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("run --trace t.csv"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "dlsim run: cluster demo-256 (256 GPUs, 2 types, 40 "
+                     "nodes): the built-in default (--cluster C.yaml for "
+                     "another)\n"), "%s", tu_out);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --load 0.5"), 0);
+    cr_expect(strstr(tu_out, "dlsim run: cluster tiny (4 GPUs, 1 type, 1 node) "
+                     "from c.yaml\n"), "%s", tu_out);
+    cr_expect(strstr(tu_out, "dlsim run: --load 0.5: arrival gaps x "), "%s",
+              tu_out);
+    /* stdout alone: the table's header and one row, nothing else */
+    cr_assert_eq(tu_sh("{ { \"$DLSIM\" run --trace t.csv --cluster c.yaml "
+                       "--load 0.5; } 2>/dev/null; }"), 0);
+    cr_expect(!strstr(tu_out, "dlsim run:"), "%s", tu_out);
+    cr_expect(!strncmp(tu_out, "policy ", 7), "%s", tu_out);
+    int lines = 0;
+    for (const char *s = tu_out; *s; s++)
+        lines += *s == '\n';
+    cr_expect_eq(lines, 2, "%s", tu_out);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --load 0.5 --quiet"), 0);
+    cr_expect_str_eq(tu_out, "");
+    /* commands that write a file say so on stderr, stdout stays empty */
+    tu_tmp_file("w.yaml", "");
+    const char *const quiet_out[] = {
+        "trace gen --jobs 20 -o g.csv", "trace annotate g.csv --models a,b -o n.csv",
+        "trace scale g.csv --load 0.5 -o s.csv", "trace fit g.csv -o w.yaml",
+        "trace gen --like w.yaml --jobs 10 -o l.csv",
+    };
+    for (size_t i = 0; i < sizeof quiet_out / sizeof *quiet_out; i++) {
+        cr_assert_eq(tu_dlsim("%s", quiet_out[i]), 0, "%s: %s", quiet_out[i], tu_out);
+        cr_expect(strstr(tu_out, "dlsim trace ") == tu_out || i == 3, "%s: %s",
+                  quiet_out[i], tu_out);
+        if (i == 3)
+            continue;           /* trace fit: its summary is the result */
+        cr_assert_eq(tu_sh("{ { \"$DLSIM\" %s; } 2>/dev/null; }", quiet_out[i]), 0);
+        cr_expect_str_eq(tu_out, "", "%s", quiet_out[i]);
+    }
+
+    /* --models zoo: the zoo's names, in trace gen as with --like and in
+     * trace annotate; never a model called "zoo" */
+    cr_assert_eq(tu_dlsim("trace gen --jobs 200 --models zoo -o z.csv"), 0, "%s",
+                 tu_out);
+    const char *z = tu_tmp_text("z.csv");
+    cr_expect(!strstr(z, ",zoo\n"), "%.300s", z);
+    cr_expect(strstr(z, ",resnet50\n") && strstr(z, ",bert\n"), "%.300s", z);
+    cr_assert_eq(tu_dlsim("trace annotate z.csv --models zoo --overwrite "
+                          "--seed 2 -o a.csv"), 0, "%s", tu_out);
+    z = tu_tmp_text("a.csv");
+    cr_expect(!strstr(z, ",zoo\n") && strstr(z, ",resnet50\n"), "%.300s", z);
+
+    /* one type, one rack, one duration class: no "1 racks" */
+    tu_tmp_file("sw.csv", "num_switch,num_node_p_switch,num_gpu_p_node\n1,2,4\n");
+    cr_assert_eq(tu_dlsim("cluster import --format tiresias sw.csv -o k.yaml"), 0,
+                 "%s", tu_out);
+    cr_expect(strstr(tu_out, "2 machines, 8 GPUs of 1 type, 1 rack; skipped 0 "
+                     "machines without GPUs\n"), "%s", tu_out);
+    cr_expect(strstr(tu_tmp_text("k.yaml"), "# 2 machines with GPUs, 8 GPUs; 0 "
+                     "machines without GPUs skipped.\n"));
+    tu_tmp_file("one.csv", "job_id,submit_time,num_gpus,duration\n"
+                "a,0,1,100\nb,10,1,200\nc,30,1,50\n");
+    cr_assert_eq(tu_dlsim("trace fit one.csv -o w.yaml"), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "  1 GPU count in 1 duration class\n"), "%s", tu_out);
+
+    /* a usage error is one line, as for every command */
+    cr_expect_eq(tu_dlsim("trace gen --jobs 5"), 2);
+    cr_expect_str_eq(tu_out, "dlsim trace gen: missing -o OUT.csv[.gz] (see dlsim "
+                     "trace gen --help)\n");
+    cr_expect_eq(tu_dlsim("trace import --format itp"), 2);
+    cr_expect_str_eq(tu_out, "dlsim trace import: missing the input file IN (see "
+                     "dlsim trace import --help)\n");
+
+    /* every command in the list; the policies' option defaults in one column */
+    cr_assert_eq(tu_dlsim("--help"), 0);
+    cr_expect(strstr(tu_out, "  --version ") && strstr(tu_out, "  fit runtime "),
+              "%s", tu_out);
+    cr_assert_eq(tu_dlsim("policies"), 0);
+    int col = -1, n = 0;
+    for (const char *s = tu_out; *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : "") {
+        const char *d = strstr(s, " default ");
+        const char *e = strchr(s, '\n');
+        if (strncmp(s, "    ", 4) || !d || (e && d > e) || s[4] == ' ')
+            continue;
+        if (col < 0)
+            col = (int)(d - s);
+        cr_expect_eq((int)(d - s), col, "misaligned: %.60s", s);
+        n++;
+    }
+    cr_expect_gt(n, 40);
 }

@@ -86,7 +86,7 @@ Test(cluster_import, openb_aliases_cpu_nodes_and_map)
               tu_out);
     cr_assert(strstr(tu_out, "5 machines, 34 GPUs of 4 types"), "%s",
               tu_out);
-    cr_assert(strstr(tu_out, "skipped 1 machines without GPUs"));
+    cr_assert(strstr(tu_out, "skipped 1 machine without GPUs"));
     struct cluster c;
     load("a.yaml", &c);
     cr_assert_eq(c.ngpus, 34);
@@ -421,7 +421,7 @@ Test(cluster_import_real, pai_2020)
     static const char *const t[] = {"K80", "P100", "V100-32GB", "T4", "V100"};
     static const uint32_t n[] = {2240, 1596, 1080, 994, 832};
     real("pai", "alibaba-gpu-v2020-pai/pai_machine_spec.tar.gz", 6742, t, n, 5,
-         "1814 machines, 6742 GPUs of 5 types, 1 racks; skipped 83 machines");
+         "1814 machines, 6742 GPUs of 5 types, 1 rack; skipped 83 machines");
 }
 
 Test(cluster_import_real, openb_2023)
@@ -432,7 +432,7 @@ Test(cluster_import_real, openb_2023)
                                     "V100", "A10"};
     static const uint32_t n[] = {4392, 842, 312, 265, 204, 195, 2};
     real("openb", "alibaba-gpu-v2023-openb/csv/openb_node_list_all_node.csv.gz",
-         6212, t, n, 7, "1213 machines, 6212 GPUs of 7 types, 1 racks; skipped "
+         6212, t, n, 7, "1213 machines, 6212 GPUs of 7 types, 1 rack; skipped "
          "310 machines");
 }
 

@@ -1083,3 +1083,91 @@ Test(sweep, full_disk_runs_are_retried, .fini = umount_disk, .timeout = 300)
     cr_expect_eq(tu_sh("ls -a disk/o/runs | grep -c tmp"), 1);
     cr_expect_str_eq(tu_out, "0\n", "temporary directories left");
 }
+
+/* scripts/slurm-sweep.sh without Slurm.  A fake sbatch on PATH records
+ * its arguments, checks that the merge depends on the array job it
+ * printed, and runs each job at once as Slurm would (a task per array
+ * index with SLURM_ARRAY_TASK_ID set, under /bin/sh, output to --output
+ * with %a replaced); FAKE_SKIP=I leaves task I out (a killed task). */
+static const char fake_sbatch[] =
+    "#!/bin/sh\n"
+    "printf '%s\\n' \"$*\" >> sbatch.log\n"
+    "id=$(( $(cat sbatch.id 2>/dev/null || echo 100) + 1 )); echo $id > sbatch.id\n"
+    "array= wrap= dep= log=/dev/null\n"
+    "for a; do case $a in\n"
+    "  --array=*) array=${a#--array=} ;; --wrap=*) wrap=${a#--wrap=} ;;\n"
+    "  --dependency=*) dep=${a#--dependency=} ;; --output=*) log=${a#--output=} ;;\n"
+    "  --parsable|--job-name=*|--time=*) ;;\n"
+    "  *) echo \"fake sbatch: unexpected argument $a\" >&2; exit 1 ;;\n"
+    "esac; done\n"
+    "if [ -n \"$dep\" ] && [ \"$dep\" != \"afterany:$((id - 1))\" ]; then\n"
+    "  echo \"fake sbatch: dependency $dep is not the array job\" >&2; exit 1; fi\n"
+    "if [ -n \"$array\" ]; then\n"
+    "  i=${array%-*}; while [ $i -le ${array#*-} ]; do\n"
+    "    [ \"$i\" = \"${FAKE_SKIP:-}\" ] || SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_JOB_ID=$id \\\n"
+    "      sh -c \"$wrap\" > \"$(echo \"$log\" | sed \"s/%a/$i/\")\" 2>&1\n"
+    "    i=$((i + 1)); done\n"
+    "else sh -c \"$wrap\" > \"$log\" 2>&1; fi\n"
+    "echo \"$id;fakecluster\"\n";
+
+Test(sweep, slurm_script_array_and_dependent_merge)
+{
+    char src[1024];
+    cr_assert(getcwd(src, sizeof src));          /* tests/ */
+    make_traces(100);
+    tu_tmp_file("s.yaml", run_spec);
+    tu_tmp_file("bin/sbatch", fake_sbatch);
+    cr_assert_eq(tu_sh("chmod +x bin/sbatch"), 0);
+    cr_assert_eq(tu_sh("$DLSIM sweep s.yaml --out local --quiet --strict"), 0, "%s", tu_out);
+
+    /* submitted: 3 array tasks, then the merge after them */
+    cr_assert_eq(tu_sh("PATH=$PWD/bin:$PATH '%s/../scripts/slurm-sweep.sh' --shards 3 "
+                       "--dlsim \"$DLSIM\" --sbatch --time=5 s.yaml sl -- --strict",
+                       src), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "slurm-sweep: array job 101 (3 shards of s.yaml into "
+                     "sl), merge job 102; logs in sl.slurm/"), "%s", tu_out);
+    const char *log = tu_tmp_text("sbatch.log");
+    cr_expect(strstr(log, "--parsable --job-name=dlsim-sweep --array=0-2 "
+                     "--output=sl.slurm/shard-%a.log --time=5 --wrap="), "%s", log);
+    cr_expect(strstr(log, "--shard \"$SLURM_ARRAY_TASK_ID\"/3 --jobs "
+                     "\"${SLURM_CPUS_PER_TASK:-1}\" '--strict'\n"), "%s", log);
+    cr_expect(strstr(log, "--dependency=afterany:101 --output=sl.slurm/merge.log "
+                     "--time=5 --wrap="), "%s", log);
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "sl/summary.shard-%d-of-3.csv", i);
+        cr_expect(tu_tmp_exists(name), "%s", name);
+    }
+    cr_expect(strstr(tu_tmp_text("sl.slurm/merge.log"), "merged 16 runs"), "%s",
+              tu_tmp_text("sl.slurm/merge.log"));
+    cr_expect_eq(tu_sh("cmp local/summary.csv sl/summary.csv"), 0, "%s", tu_out);
+
+    /* a task that never ran: the merge names what is missing and writes
+     * nothing; that shard again, and the merge, give the same bytes */
+    cr_assert_eq(tu_sh("rm -f sbatch.id && FAKE_SKIP=1 PATH=$PWD/bin:$PATH "
+                       "'%s/../scripts/slurm-sweep.sh' --shards 3 --dlsim \"$DLSIM\" "
+                       "s.yaml k -- --strict", src), 0, "%s", tu_out);
+    cr_expect(strstr(tu_tmp_text("k.slurm/merge.log"), "runs missing"), "%s",
+              tu_tmp_text("k.slurm/merge.log"));
+    cr_expect(!tu_tmp_exists("k/summary.csv"));
+    cr_assert_eq(tu_sh("$DLSIM sweep s.yaml --out k --shard 1/3 --quiet --strict && "
+                       "$DLSIM sweep --merge k --quiet && cmp local/summary.csv "
+                       "k/summary.csv"), 0, "%s", tu_out);
+
+    /* the same steps here, without Slurm; what would be submitted */
+    cr_assert_eq(tu_sh("'%s/../scripts/slurm-sweep.sh' --local --shards 4 --dlsim "
+                       "\"$DLSIM\" s.yaml lo -- --quiet --strict", src), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "slurm-sweep: shard 3/4: "), "%s", tu_out);
+    cr_expect_eq(tu_sh("cmp local/summary.csv lo/summary.csv"), 0, "%s", tu_out);
+    cr_assert_eq(tu_sh("'%s/../scripts/slurm-sweep.sh' --dry-run --shards 2 "
+                       "--dlsim \"$DLSIM\" s.yaml dr", src), 0, "%s", tu_out);
+    cr_expect(strstr(tu_out, "sbatch --parsable --job-name=dlsim-sweep --array=0-1 ")
+              && strstr(tu_out, "--dependency=afterany:ARRAY_JOB_ID"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("dr") && !tu_tmp_exists("dr.slurm"));
+    /* bad usage */
+    cr_expect_eq(tu_sh("'%s/../scripts/slurm-sweep.sh' --shards 0 s.yaml x", src), 2);
+    cr_expect(strstr(tu_out, "--shards expects a whole number >= 1"), "%s", tu_out);
+    cr_expect_eq(tu_sh("PATH=/usr/bin:/bin '%s/../scripts/slurm-sweep.sh' --dlsim "
+                       "\"$DLSIM\" s.yaml x", src), 2);
+    cr_expect(strstr(tu_out, "no sbatch on PATH"), "%s", tu_out);
+}

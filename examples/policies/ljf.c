@@ -4,7 +4,7 @@
  * non-preemptive.  It sees only the contract (sim/policy.h) and uses the
  * policy kit's ordered queue (policies/kit.h); it links nothing of dlsim.
  *
- * Build (README, "Writing a policy"):
+ * Build (docs/policies.md, "Writing a policy"):
  *   cc -shared -fPIC -O2 $(pkg-config --cflags dlsim-policy) ljf.c \
  *      -o libljf.so $(pkg-config --libs dlsim-policy)
  * Run:

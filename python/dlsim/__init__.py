@@ -1,5 +1,5 @@
 """dlsim from Python: run the C engine, read its outputs, and write
-scheduling policies in Python (README "From Python").
+scheduling policies in Python (docs/python.md).
 
     import dlsim
     r = dlsim.run("trace.csv.gz", cluster="c.yaml", policy="fifo:backfill=1")
@@ -146,7 +146,7 @@ def run(trace, cluster=None, policy="fifo", models=(), load=None, seed=1,
 
 def sweep(spec, jobs=None, out=None, resume=False, strict=False, quiet=True):
     """A sweep (`dlsim sweep`): spec is a YAML file or a dict of the same
-    keys (README "Sweeps"); returns a SweepResult.  Bad input raises
+    keys (docs/sweeps.md); returns a SweepResult.  Bad input raises
     InputError, a failed run RunError (the others still ran)."""
     tmp = None
     if isinstance(spec, dict):

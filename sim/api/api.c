@@ -85,6 +85,17 @@ int api_run(const struct api_run *r, struct sim_result *res, double *factor,
          (rc = eng_scale_load(&t, &c, o.models, r->load, factor, err))) ||
         (r->out && (rc = out_prov_files(&pv, r->trace, r->cluster, err))))
         goto out;
+    if (r->announce) {
+        /* which cluster: the built-in one is never used silently */
+        fprintf(stderr, "dlsim run: cluster %s (%u GPUs, %u type%s, %u node%s)",
+                c.name ? c.name : "?", c.ngpus, c.ntypes, DL_PLURAL(c.ntypes),
+                c.nnodes, DL_PLURAL(c.nnodes));
+        if (r->cluster)
+            fprintf(stderr, " from %s\n", r->cluster);
+        else
+            fputs(": the built-in default (--cluster C.yaml for another)\n",
+                  stderr);
+    }
     if (r->load > 0 && r->announce)
         fprintf(stderr, "dlsim run: --load %g: arrival gaps x %.6g\n", r->load,
                 *factor);

@@ -924,6 +924,17 @@ void sim_fmt_seconds(char *buf, size_t n, simtime_t t)
     snprintf(buf, n, "%s", tmp);
 }
 
+void sim_fmt_duration(char *buf, size_t n, double seconds)
+{
+    long v = seconds > 0 ? (long)(seconds + 0.5) : 0;
+    if (v >= 3600)
+        snprintf(buf, n, "%ldh%02ldm", v / 3600, v / 60 % 60);
+    else if (v >= 60)
+        snprintf(buf, n, "%ldm%02lds", v / 60, v % 60);
+    else
+        snprintf(buf, n, "%lds", v);
+}
+
 /* Whether s is a decimal number: [+-] then digits with an optional
  * fraction (at least one digit on either side of the point), then an
  * optional exponent.  strtod alone would also take "0x1p3", "inf",

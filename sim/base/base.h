@@ -87,7 +87,7 @@ void *xcalloc_big(size_t n, size_t size);
 /* Grow *arr (of *cap elements of size elt) to hold at least need. */
 void xgrow(void *arrp, size_t *cap, size_t need, size_t elt);
 
-/* Limits of every text input (README "Reliability").  A line of a real
+/* Limits of every text input (docs/validation.md, Reliability).  A line of a real
  * trace or machine list is under 1 KB and the longest line dlsim writes
  * (a workload file's wrapped table) under 200 bytes; 1 MiB leaves room
  * for long ids and names while a line that never ends (a gzip member
@@ -276,6 +276,12 @@ int sim_parse_seconds(const char *s, simtime_t *out);
 void sim_fmt_seconds(char *buf, size_t n, simtime_t t);
 /* The same into a buffer of at least 32 bytes; returns the length. */
 size_t sim_fmt_seconds_raw(char *buf, simtime_t t);
+/* A wall-clock duration for people (progress lines, ETAs): "42s",
+ * "3m07s", "2h05m", rounded to the second. */
+void sim_fmt_duration(char *buf, size_t n, double seconds);
+/* The plural suffix of a count: "" for 1, "s" otherwise ("1 rack",
+ * "2 racks"). */
+#define DL_PLURAL(n) ((n) == 1 ? "" : "s")
 /* The most GPU memory (GB per GPU) any input may state: 10^6, some five
  * thousand times today's largest GPU, so a typo such as 1e23 is refused
  * instead of overflowing a float or passing every fit test. */

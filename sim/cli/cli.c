@@ -117,15 +117,18 @@ static const char run_help[] =
     "                   the engine with its cost per event, metrics and files)\n"
     "                   on stderr\n"
     "\n"
+    "Stderr names the cluster used (the built-in one as such) and --load's\n"
+    "factor, unless --quiet; stdout holds only the table (a header, one row).\n"
     "Warnings go to stderr and into summary.json (warnings, warning_messages),\n"
     "with how the run was made: dlsim_version, command, models, load,\n"
     "offered_load, the CRC-32 of the trace and cluster files.\n"
     "\n"
     "On a terminal, a run that takes over a second shows a progress line on\n"
-    "stderr (simulated time against the last arrival, events, jobs done).\n";
+    "stderr (simulated time against the last arrival, then the drain; events,\n"
+    "jobs done, an ETA).\n";
 
 /* `dlsim run --policy py:FILE.py:CLASS[:key=value,...]`: a Python policy
- * (README "From Python").  The executable embeds no Python and links no
+ * (docs/python.md).  The executable embeds no Python and links no
  * libpython: it re-executes the same command line as
  * `/usr/bin/python3 -m dlsim run ARGS` ($DLSIM_PYTHON overrides the
  * interpreter), whose package (python/dlsim) loads libdlsim.so, builds
@@ -437,7 +440,7 @@ static const char policies_help[] =
     "usage: dlsim policies [--load PATH.so]...\n"
     "\n"
     "Lists the built-in policies and their options; with --load, the\n"
-    "policies of the plug-ins PATH.so instead (README: Writing a policy).\n";
+    "policies of the plug-ins PATH.so instead (docs/policies.md).\n";
 
 static int cmd_policies(int argc, char **argv)
 {

@@ -20,7 +20,7 @@ static const char import_usage[] =
     "so they stay unique.  Prints\n"
     "a report on stderr: jobs read, kept, skipped per reason, GPU-hours,\n"
     "span.  The duration a trace records is taken as the run time on the\n"
-    "reference GPU type.  README.md (Supported traces) gives each format's\n"
+    "reference GPU type.  docs/traces.md gives each format's\n"
     "mapping.\n"
     "\n"
     "options:\n"
@@ -63,7 +63,7 @@ static int usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "dlsim trace import: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see dlsim trace import --help)\n");
+    fprintf(stderr, " (see dlsim trace import --help)\n");
     return 2;
 }
 

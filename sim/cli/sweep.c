@@ -13,7 +13,7 @@ static const char sweep_help[] =
     "       dlsim sweep --merge DIR [--quiet]\n"
     "\n"
     "Runs the grid of SPEC.yaml (policies x traces x clusters x models x\n"
-    "loads x seeds, per named scenario; README \"Sweeps\"), each run in its\n"
+    "loads x seeds, per named scenario; docs/sweeps.md), each run in its\n"
     "own process: DIR/runs/<run_id>/ gets what `dlsim run --out` writes (or\n"
     "error.txt when the run failed), then DIR/summary.csv gets one row per\n"
     "run in grid order.  Every input is loaded and checked before the first\n"

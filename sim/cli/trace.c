@@ -55,7 +55,8 @@ static const char gen_usage[] =
     "                        default: no deadlines)\n"
     "  --deadline-frac F     fraction of jobs that get a deadline (default 1)\n"
     "  --models a,b,c        assign each job a model name, uniformly at random\n"
-    "                        (default: no model column)\n"
+    "                        (default: no model column); zoo: the model zoo's\n"
+    "                        names, as with --like\n"
     "  -o, --output OUT      output file; gzip-compressed when it ends in .gz\n"
     "  -h, --help            this text\n"
     "\n"
@@ -130,7 +131,8 @@ static const char annotate_usage[] =
     "                        left out loses any deadline it had.\n"
     "  --models a,b,c        a model name per job, uniformly from the list; or\n"
     "                        a:W,b:W,... with relative weights W >= 0 (names as\n"
-    "                        the model zoo spells them, e.g. resnet50@64)\n"
+    "                        the model zoo spells them, e.g. resnet50@64); zoo:\n"
+    "                        the model zoo's names in equal shares\n"
     "  --util DIST           solo GPU utilization, clamped to [0.01, 1]\n"
     "  --mem DIST            GPU memory per GPU in GB, clamped to [0, 1e6]\n"
     "                        DIST: const:V, exp:MEAN, lognormal:MU,SIGMA (of ln\n"
@@ -151,7 +153,7 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg)
 {
     fprintf(stderr, "dlsim trace %s: ", cmd);
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see dlsim trace %s --help)\n", cmd);
+    fprintf(stderr, " (see dlsim trace %s --help)\n", cmd);
     return 2;
 }
 
@@ -303,6 +305,48 @@ static double *models_caps(struct mdl_spec *spec, const struct trace *t,
     return caps;
 }
 
+/* The zoo's model names, comma-joined (malloc'd), or NULL after printing
+ * why not. */
+static char *zoo_names(const char *cmd)
+{
+    char dir[4096];
+    if (mdl_zoo_default_dir(dir, sizeof dir) < 0) {
+        fprintf(stderr, "dlsim trace %s: --models zoo: no model zoo found "
+                "(set DLSIM_MODELS to the directory holding zoo.csv)\n", cmd);
+        return NULL;
+    }
+    struct mdl_zoo z;
+    struct dl_error err;
+    if (mdl_zoo_load(dir, &z, &err)) {
+        dl_error_print(&err, stderr);
+        mdl_zoo_free(&z);
+        return NULL;
+    }
+    size_t len = 1;
+    for (uint32_t i = 0; i < z.nfamilies; i++)
+        len += strlen(z.families[i]) + 1;
+    char *s = xmalloc(len), *p = s;
+    *p = '\0';
+    for (uint32_t i = 0; i < z.nfamilies; i++)
+        p += sprintf(p, "%s%s", i ? "," : "", z.families[i]);
+    mdl_zoo_free(&z);
+    return s;
+}
+
+/* --models of trace gen and trace annotate: "zoo" stands for the zoo's
+ * names (in equal shares), as with --like.  *models is replaced by them
+ * (*owned, to free); 0, or the exit status after the message. */
+static int zoo_models(const char *cmd, const char **models, char **owned)
+{
+    *owned = NULL;
+    if (!*models || strcmp(*models, "zoo"))
+        return 0;
+    if (!(*owned = zoo_names(cmd)))
+        return 2;
+    *models = *owned;
+    return 0;
+}
+
 static int gen_like(const char *like, const char *arrivals,
                     const struct trc_gen_opts *o, bool jobs_given,
                     bool load_given, const char *cluster_path,
@@ -427,13 +471,19 @@ int cli_trace_gen(int argc, char **argv)
         return gen_like(like, arrivals, &o, jobs_given, load_given,
                         cluster_path, out);
 
+    char *zoo;
+    if ((st = zoo_models(cmd, &o.models, &zoo)))
+        return st;
     struct cluster c;
     st = load_cluster(cluster_path, &c);
-    if (st)
+    if (st) {
+        free(zoo);
         return st;
+    }
     struct trace t;
     struct dl_error err;
     int r = trc_generate(&o, &c, &t, &err);
+    free(zoo);
     if (r) {
         if (!err.file[0])
             fprintf(stderr, "dlsim trace gen: ");
@@ -451,9 +501,9 @@ int cli_trace_gen(int argc, char **argv)
         double load = trc_offered_load(&t, &c);
         char lb[32];
         snprintf(lb, sizeof lb, isnan(load) ? "n/a" : "%.4f", load);
-        printf("wrote %u jobs to %s: span %s s, offered load %s on %s "
-               "(target %g)\n", t.njobs, out, span, lb,
-               c.name ? c.name : "?", o.load);
+        fprintf(stderr, "dlsim trace gen: wrote %u jobs to %s: span %s s, "
+                "offered load %s on %s (target %g)\n", t.njobs, out, span, lb,
+                c.name ? c.name : "?", o.load);
     }
     trc_free(&t);
     clu_free(&c);
@@ -526,13 +576,13 @@ static void print_count(const char *name, const struct trc_annot_count *c,
 {
     if (!c->asked)
         return;
-    printf("%s%s filled %u", *first ? " " : ", ", name, c->filled);
+    fprintf(stderr, "%s%s filled %u", *first ? " " : ", ", name, c->filled);
     if (overwrite)
-        printf(" replaced %u", c->replaced);
+        fprintf(stderr, " replaced %u", c->replaced);
     else
-        printf(" kept %u", c->kept);
+        fprintf(stderr, " kept %u", c->kept);
     if (c->cleared)
-        printf(" cleared %u", c->cleared);
+        fprintf(stderr, " cleared %u", c->cleared);
     *first = false;
 }
 
@@ -606,64 +656,44 @@ int cli_trace_annotate(int argc, char **argv)
     if (frac_given && !o.deadline_lo)
         return usage_error(cmd, "%s", "--deadline-frac needs "
                            "--deadline-slack");
+    char *zoo;
+    if ((st = zoo_models(cmd, &o.models, &zoo)))
+        return st;
     struct dl_error err;
     int r = trc_annot_check(&o, &err);
     if (r) {
         fprintf(stderr, "dlsim trace annotate: ");
         dl_error_print(&err, stderr);
+        free(zoo);
         return dl_exit_status(r);
     }
 
     const char *in = argv[optind];
     struct trace t;
-    if ((st = load_trace(in, &t)))
+    if ((st = load_trace(in, &t))) {
+        free(zoo);
         return st;
+    }
     struct trc_annot_stats sts;
     r = trc_annotate(&o, &t, &sts, &err);
+    free(zoo);
     DL_ASSERT(r == 0);          /* the options were checked above */
     r = trc_write(&t, out, &err);
     if (r) {
         dl_error_print(&err, stderr);
     } else {
-        printf("wrote %u jobs to %s:", t.njobs, out);
+        fprintf(stderr, "dlsim trace annotate: wrote %u jobs to %s:", t.njobs,
+                out);
         bool first = true;
         for (int k = 0; k < TRC_NANNOT; k++)
             print_count(trc_annot_name[k], &sts.f[k], o.overwrite, &first);
-        putchar('\n');
+        fputc('\n', stderr);
     }
     trc_free(&t);
     return dl_exit_status(r);
 }
 
 /* ------------------------------------------------------ trace gen --like */
-
-/* The zoo's model names, comma-joined (malloc'd), or NULL after printing
- * why not. */
-static char *zoo_names(void)
-{
-    char dir[4096];
-    if (mdl_zoo_default_dir(dir, sizeof dir) < 0) {
-        fprintf(stderr, "dlsim trace gen: --models zoo: no model zoo found "
-                "(set DLSIM_MODELS to the directory holding zoo.csv)\n");
-        return NULL;
-    }
-    struct mdl_zoo z;
-    struct dl_error err;
-    if (mdl_zoo_load(dir, &z, &err)) {
-        dl_error_print(&err, stderr);
-        mdl_zoo_free(&z);
-        return NULL;
-    }
-    size_t len = 1;
-    for (uint32_t i = 0; i < z.nfamilies; i++)
-        len += strlen(z.families[i]) + 1;
-    char *s = xmalloc(len), *p = s;
-    *p = '\0';
-    for (uint32_t i = 0; i < z.nfamilies; i++)
-        p += sprintf(p, "%s%s", i ? "," : "", z.families[i]);
-    mdl_zoo_free(&z);
-    return s;
-}
 
 static int gen_like(const char *like, const char *arrivals,
                     const struct trc_gen_opts *o, bool jobs_given,
@@ -686,7 +716,7 @@ static int gen_like(const char *like, const char *arrivals,
                            "poisson or diurnal", arrivals);
     char *zoo = NULL;
     if (o->models && !strcmp(o->models, "zoo")) {
-        if (!(zoo = zoo_names()))
+        if (!(zoo = zoo_names("gen")))
             return 2;
         lo.models = zoo;
     } else if (o->models && !strcmp(o->models, "none")) {
@@ -723,12 +753,12 @@ static int gen_like(const char *like, const char *arrivals,
         sim_fmt_seconds(span, sizeof span,
                         t.jobs[t.njobs - 1].submit - t.jobs[0].submit);
         static const char *const an[] = {"replay", "poisson", "diurnal"};
-        printf("wrote %u jobs like %s (%s arrivals) to %s: span %s s", t.njobs,
-               like, an[lo.arrivals], out, span);
+        fprintf(stderr, "dlsim trace gen: wrote %u jobs like %s (%s arrivals) "
+                "to %s: span %s s", t.njobs, like, an[lo.arrivals], out, span);
         if (load_given)
-            printf(", gaps x %.6g for offered load %.4f on %s", k,
-                   trc_offered_load(&t, &c), c.name ? c.name : "?");
-        putchar('\n');
+            fprintf(stderr, ", gaps x %.6g for offered load %.4f on %s", k,
+                    trc_offered_load(&t, &c), c.name ? c.name : "?");
+        fputc('\n', stderr);
         trc_free(&t);
     } else {
         dl_error_print(&err, stderr);
@@ -808,7 +838,8 @@ int cli_trace_fit(int argc, char **argv)
     } else {
         printf("fitted %u jobs of %s (span %.0f s) to %s:\n", w.njobs, path,
                w.span_s, out);
-        printf("  %u GPU counts in %u duration classes\n", w.ngpu, w.nclass);
+        printf("  %u GPU count%s in %u duration class%s\n", w.ngpu,
+               DL_PLURAL(w.ngpu), w.nclass, w.nclass == 1 ? "" : "es");
         for (uint32_t c = 0; c < w.nclass; c++) {
             const struct trc_wl_class *cl = &w.cls[c];
             printf("    gpus %u", cl->gpus[0]);
@@ -1011,10 +1042,10 @@ static int scale_with(int argc, char **argv, struct mdl_spec *spec)
     double before = trc_offered_load_caps(&t, &c, caps), k = 1;
     if (!(r = trc_scale_load_caps(&t, &c, caps, load, &k, &err)) &&
         !(r = trc_write(&t, out, &err)))
-        printf("wrote %u jobs to %s: gaps x %.6g, offered load %.4f -> %.6f "
-               "on %s%s\n", t.njobs, out, k, before,
-               trc_offered_load_caps(&t, &c, caps), c.name ? c.name : "?",
-               caps ? " under the models" : "");
+        fprintf(stderr, "dlsim trace scale: wrote %u jobs to %s: gaps x %.6g, "
+                "offered load %.4f -> %.6f on %s%s\n", t.njobs, out, k, before,
+                trc_offered_load_caps(&t, &c, caps), c.name ? c.name : "?",
+                caps ? " under the models" : "");
     free(caps);
     if (r)
         dl_error_print(&err, stderr);

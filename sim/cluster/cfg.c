@@ -40,7 +40,7 @@
  * walked to a fixed depth, so a self-referencing alias cannot loop); merge
  * keys ("<<") are not supported and read as an unknown key.
  *
- * Limits (README "Reliability"): the file at most CFG_MAX_BYTES, lines at
+ * Limits (docs/validation.md, Reliability): the file at most CFG_MAX_BYTES, lines at
  * most DL_MAX_LINE bytes, nesting at most DL_YAML_MAX_DEPTH (dl_yaml_load);
  * memory_gb in (0, DL_MAX_MEM_GB] and speed in [CFG_MIN_SPEED,
  * CFG_MAX_SPEED].  GPU type names are unique ignoring case: "V100" and

@@ -2888,6 +2888,9 @@ static int report_main(struct rpt *R, const char *out, const char *plots,
     write_md(R, fm);
     if (!(R->formats & RPT_FHTML)) {       /* the tables alone */
         rc = dl_tmp_commit(fm, tmd, md, true, R->err);
+        if (!rc)
+            fprintf(stderr, "dlsim report: wrote %s and the figures in %s/\n",
+                    md, figs);
         goto out;
     }
     if ((rc = dl_tmp_commit(fm, tmd, md, false, R->err)))
@@ -2921,6 +2924,11 @@ static int report_main(struct rpt *R, const char *out, const char *plots,
     if (rc) {
         unlink(tmd);
         unlink(thtml);
+    } else {
+        fprintf(stderr, "dlsim report: wrote %s and %s%s%s%s\n", html, md,
+                R->formats & ~RPT_FHTML ? " (figures in " : "",
+                R->formats & ~RPT_FHTML ? figs : "",
+                R->formats & ~RPT_FHTML ? "/)" : "");
     }
     free(tmd);
     free(thtml);

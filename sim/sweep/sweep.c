@@ -1227,7 +1227,7 @@ int swp_gen_write(struct swp_spec *s, const uint32_t *todo, uint32_t n,
         wrote++;
     }
     if (wrote && !quiet)
-        fprintf(msgs, "sweep: generated %u trace%s into %s\n", wrote,
+        fprintf(msgs, "dlsim sweep: generated %u trace%s into %s\n", wrote,
                 wrote == 1 ? "" : "s", dir);
     return 0;
 }

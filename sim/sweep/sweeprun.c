@@ -544,17 +544,6 @@ struct prog {
     int width;                  /* drawn bar width, 0 = none */
 };
 
-static void fmt_dur(char *b, size_t n, double s)
-{
-    long v = (long)(s + 0.5);
-    if (v >= 3600)
-        snprintf(b, n, "%ldh%02ldm", v / 3600, v / 60 % 60);
-    else if (v >= 60)
-        snprintf(b, n, "%ldm%02lds", v / 60, v % 60);
-    else
-        snprintf(b, n, "%lds", v);
-}
-
 static void prog_draw(struct prog *p)
 {
     if (p->quiet || !p->tty)
@@ -568,7 +557,7 @@ static void prog_draw(struct prog *p)
     char eta[32] = "?";
     double el = now_s() - p->t0;
     if (p->done)
-        fmt_dur(eta, sizeof eta, el / p->done * (p->total - p->done));
+        sim_fmt_duration(eta, sizeof eta, el / p->done * (p->total - p->done));
     fprintf(stderr, "\r[%s] %u/%u runs, %u failed, ETA %s\033[K", bar, p->done,
             p->total, p->failed, p->done == p->total ? "0s" : eta);
     fflush(stderr);
@@ -595,10 +584,10 @@ static void prog_run(struct prog *p, const char *id, int st, const char *err,
             prog_draw(p);
         }
     } else if (st == RUN_OK) {
-        fprintf(stderr, "sweep: [%u/%u] %s ok (%.1f s%s)\n", p->done, p->total, id,
+        fprintf(stderr, "dlsim sweep: [%u/%u] %s ok (%.1f s%s)\n", p->done, p->total, id,
                 secs, where);
     } else {
-        fprintf(stderr, "sweep: [%u/%u] %s failed%s: %s\n", p->done, p->total, id,
+        fprintf(stderr, "dlsim sweep: [%u/%u] %s failed%s: %s\n", p->done, p->total, id,
                 rank >= 0 ? where + 1 : "", err);
     }
 }
@@ -1396,7 +1385,8 @@ static int cmd_merge(const char *dir, bool quiet)
         char counts[200];
         end_counts(counts, sizeof counts, nfailed, nretry);
         if (!rc && !quiet)
-            fprintf(stderr, "sweep: merged %u runs (%s) into %s\n", n, counts,
+            fprintf(stderr, "dlsim sweep: merged %u run%s (%s) into %s\n", n,
+                    DL_PLURAL(n), counts,
                     out);
         if (!rc && (nfailed || nretry))
             rc = 1;
@@ -1547,7 +1537,7 @@ int swp_run(const struct swp_opts *o)
         w.prog.total = w.ntodo;
         w.prog.t0 = now_s();
         if (!quiet && w.nsel > w.ntodo)
-            fprintf(stderr, "sweep: %u of %u runs already done in %s\n",
+            fprintf(stderr, "dlsim sweep: %u of %u runs already done in %s\n",
                     w.nsel - w.ntodo, w.nsel, w.dir);
         prog_draw(&w.prog);
     }
@@ -1589,7 +1579,8 @@ int swp_run(const struct swp_opts *o)
         char counts[200];
         end_counts(counts, sizeof counts, nfailed, nretry);
         if (!rc && !quiet)
-            fprintf(stderr, "sweep: %u runs, %s; %s\n", w.nsel, counts, sp);
+            fprintf(stderr, "dlsim sweep: %u run%s, %s; %s\n", w.nsel,
+                    DL_PLURAL(w.nsel), counts, sp);
         if (!rc && (nfailed || nretry))
             rc = 1;
         free(sp);

@@ -572,9 +572,10 @@ static void write_yaml(const struct ci *C, FILE *f, const char *name,
     for (const unsigned char *p = (const unsigned char *)src; *p; p++)
         fputc(*p < 0x20 || *p >= 0x7f ? '?' : *p, f);
     fputs(":\n", f);
-    fprintf(f, "# %llu machines with GPUs, %llu GPUs; %llu machines without "
+    fprintf(f, "# %llu machine%s with GPUs, %llu GPU%s; %llu machine%s without "
             "GPUs skipped.\n", (unsigned long long)C->machines,
-            (unsigned long long)gpus, (unsigned long long)C->skipped_cpu);
+            DL_PLURAL(C->machines), (unsigned long long)gpus, DL_PLURAL(gpus),
+            (unsigned long long)C->skipped_cpu, DL_PLURAL(C->skipped_cpu));
     fprintf(f, "# Memory and peaks from models/gpus.csv; speed (for jobs "
             "without per-model data)\n# = FP32 peak ratio to %s, or its "
             "geometric mean with the 16-bit ratio for\n# tensor-core GPUs.\n",
@@ -740,10 +741,12 @@ int clu_import_run(const struct clu_import_opts *o, struct dl_error *err)
         free(text);
         goto fail;   /* a bug or an absurd input; say what failed */
     }
-    fprintf(stderr, "dlsim cluster import: %s: %llu machines, %u GPUs of %u "
-            "types, %u racks; skipped %llu machines without GPUs\n", C->path,
-            (unsigned long long)C->machines, chk.ngpus, chk.ntypes, chk.nracks,
-            (unsigned long long)C->skipped_cpu);
+    fprintf(stderr, "dlsim cluster import: %s: %llu machine%s, %u GPU%s of "
+            "%u type%s, %u rack%s; skipped %llu machine%s without GPUs\n",
+            C->path, (unsigned long long)C->machines, DL_PLURAL(C->machines),
+            chk.ngpus, DL_PLURAL(chk.ngpus), chk.ntypes, DL_PLURAL(chk.ntypes),
+            chk.nracks, DL_PLURAL(chk.nracks),
+            (unsigned long long)C->skipped_cpu, DL_PLURAL(C->skipped_cpu));
     clu_free(&chk);
     if (!o->out) {
         fwrite(text, 1, tlen, stdout);

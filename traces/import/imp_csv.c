@@ -10,7 +10,7 @@
  * format rules (status mapping, relative deadline lists).  Owns nothing
  * beyond one call.
  *
- * Per format (the README's "Supported traces" table says the same):
+ * Per format (the table of docs/traces.md says the same):
  *   itp          job_id, submission_time (s), duration (s), num_gpu
  *   elasticflow  + model_name -> model, deadline|ddl (absolute s) ->
  *                deadline; best_effort = 1 -> no deadline

@@ -42,7 +42,7 @@ const char *trc_import_needs(const char *format, bool *known);
 /* A --filter time: seconds, or a date YYYY-MM-DD[THH:MM:SS].  0 or -1. */
 int trc_import_parse_time(const char *s, simtime_t *t);
 /* `dlsim cluster import`: a cluster file (SPEC 3) from a published machine
- * list (traces/import/cluster.c; README: the formats and their figures). */
+ * list (traces/import/cluster.c; docs/commands.md: the formats and their figures). */
 #define CLU_IMPORT_MAX_MAPS 16
 #define CLU_IMPORT_MAX_NODE_GPUS 64    /* a cluster file's limit */
 struct clu_import_opts {
