@@ -455,6 +455,14 @@ struct mdl_spec {
     bool rt_roofline;           /* predicted runtime: the roofline alone
                                    (default: the runtime model, as the
                                    truth, before noise) */
+    bool rt_fitted;             /* predicted runtime: the fitted predictor
+                                   (predict.runtime: fitted) */
+    bool rt_holdout;            /* with it, each job's model's held-out
+                                   fit (predict.runtime_holdout, default
+                                   true) */
+    char rtp_path[4096];        /* predict.runtime_fit ("" = the zoo
+                                   directory's runtime_fit.yaml) */
+    struct mdl_rtp rtp;         /* read by mdl_spec_finish when fitted */
     bool util_oracle;           /* predicted util = truth (before noise) */
     bool util_same;             /* util_transfer: none (a utilization
                                    measured or predicted for one GPU type
@@ -527,7 +535,23 @@ struct mdl_perf {
     uint32_t with_model;        /* jobs naming a model at all */
     const struct mdl_rt_params *rt; /* the spec's runtime model (or NULL) */
     bool rt_roofline;
+    /* predict.runtime: fitted (NULL otherwise): predicted throughput from
+     * the predictor; a job's work in iterations from its true throughput
+     * on the reference type (models/MODELS.md) */
+    const struct mdl_rtp *rtp;
+    bool rtp_holdout;
+    uint8_t *cunpred;           /* [nclass] the predictor cannot predict
+                                   this class (its prediction is the
+                                   runtime model's) */
+    uint32_t unpredicted;       /* jobs the predictor cannot predict */
 };
+/* The name of the runtime predictions' source: "model", "roofline" or
+ * "fitted". */
+const char *mdl_perf_predictor(const struct mdl_perf *p);
+/* Whether job j's runtime predictions come from the predictor asked for
+ * (false: predict.runtime: fitted cannot predict it, and it is predicted
+ * by the runtime model instead, as the run's warning says). */
+bool mdl_perf_predicted(const struct mdl_perf *p, uint32_t j);
 
 /* Builds the run's model for cluster c and trace t from a finished spec
  * (NULL: no models: cluster speeds, trace utils, the default slowdown).

@@ -243,6 +243,9 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     e->first = xcalloc_big(total ? total : 1, sizeof *e->first);
     e->running = xcalloc_big(n ? n : 1, sizeof *e->running);
     e->running_pos = xcalloc_big(n ? n : 1, sizeof *e->running_pos);
+    e->perr = xmalloc((n ? n : 1) * sizeof *e->perr);
+    for (uint32_t j = 0; j < n; j++)
+        e->perr[j] = NAN;
     uint64_t off = 0;
     for (uint32_t j = 0; j < n; j++) {
         struct job_rt *r = &e->rt[j];
@@ -331,6 +334,7 @@ void eng_free(struct eng *e)
     free(e->first);
     free(e->running);
     free(e->running_pos);
+    free(e->perr);
     free(e->ts);
     evq_free(&e->evq);
     free(e);
@@ -525,6 +529,10 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
         r->iso_rate = base;
         r->first_ngpus = n;
         memcpy(e->first + (r->gpus - e->slots), gpus, n * sizeof *gpus);
+        /* what the policy was told of this allocation against the truth */
+        double pr = mdl_perf_pred_runtime_n(e->perf, j, type, n, spread);
+        if (tj->duration > 0 && pr > 0)
+            e->perr[j] = (float)log(pr * base / (double)tj->duration);
     }
     if (undo) {
         /* nothing happened: the run goes on from where it began */
