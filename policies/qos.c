@@ -1445,7 +1445,8 @@ const struct policy pol_qos = {
     .summary = "QoS-aware: deadline jobs by shortest waiting allowance first "
                "(SWAF) on the cheapest GPU type that meets the deadline, then "
                "best effort; run times predicted from --models (noise: "
-               "predict.runtime_noise)",
+               "predict.runtime_noise; a fitted predictor: predict.runtime: "
+               "fitted)",
     .blocking = "reserve=1 (default): the first QoS job that cannot start "
                 "gets a reservation at its shadow time on one GPU type; later "
                 "jobs (up to backfill_window of them) start only if they do "
