@@ -455,27 +455,39 @@ static void print_err(FILE *table, const char *cv, const char *name,
             100 * e->mape, e->rmse_log, 100 * e->base_mape, e->base_rmse_log);
 }
 
+/* The zoo (o->zoo, else the default directory, its path into dbuf) and
+ * the measurements joined with it: what both `dlsim fit runtime` forms
+ * start from.  0, or a DL_ code with nothing left to free. */
+static int load_inputs(const struct mdl_fit_opts *o, char *dbuf, size_t n,
+                       const char **zdir, struct mdl_zoo *z,
+                       struct mdl_rt_data *d, struct dl_error *err)
+{
+    gsl_set_error_handler_off();
+    *zdir = o->zoo;
+    if (!*zdir) {
+        if (mdl_zoo_default_dir(dbuf, n))
+            return dl_fail_io(err, "dlsim fit runtime", "no model zoo found; "
+                              "give --zoo DIR or set DLSIM_MODELS");
+        *zdir = dbuf;
+    }
+    int rc = mdl_zoo_load(*zdir, z, err);
+    if (rc)
+        return rc;
+    if ((rc = mdl_rt_data_load(o->in, z, d, err)))
+        mdl_zoo_free(z);
+    return rc;
+}
+
 int mdl_fit_runtime_run(const struct mdl_fit_opts *o, FILE *table,
                         struct dl_error *err)
 {
-    gsl_set_error_handler_off();
-    const char *in = o->in, *zdir = o->zoo;
+    const char *in = o->in, *zdir;
     char dbuf[4096];
-    if (!zdir) {
-        if (mdl_zoo_default_dir(dbuf, sizeof dbuf))
-            return dl_fail_io(err, "dlsim fit runtime", "no model zoo found; "
-                              "give --zoo DIR or set DLSIM_MODELS");
-        zdir = dbuf;
-    }
     struct mdl_zoo z;
     struct mdl_rt_data d;
-    int rc = mdl_zoo_load(zdir, &z, err);
+    int rc = load_inputs(o, dbuf, sizeof dbuf, &zdir, &z, &d, err);
     if (rc)
         return rc;
-    if ((rc = mdl_rt_data_load(in, &z, &d, err))) {
-        mdl_zoo_free(&z);
-        return rc;
-    }
     if (d.n < 2) {
         rc = dl_fail(err, in, 0, 0, "%u usable rows (%u skipped: model@batch "
                      "or GPU type not in the zoo); at least 2 are needed",
@@ -752,24 +764,13 @@ static int write_rtp(const char *path, const char *src, const struct mdl_zoo *z,
 int mdl_fit_rtp_run(const struct mdl_fit_opts *o, FILE *table,
                     struct dl_error *err)
 {
-    gsl_set_error_handler_off();
-    const char *in = o->in, *zdir = o->zoo;
+    const char *in = o->in, *zdir;
     char dbuf[4096];
-    if (!zdir) {
-        if (mdl_zoo_default_dir(dbuf, sizeof dbuf))
-            return dl_fail_io(err, "dlsim fit runtime", "no model zoo found; "
-                              "give --zoo DIR or set DLSIM_MODELS");
-        zdir = dbuf;
-    }
     struct mdl_zoo z;
     struct mdl_rt_data d;
-    int rc = mdl_zoo_load(zdir, &z, err);
+    int rc = load_inputs(o, dbuf, sizeof dbuf, &zdir, &z, &d, err);
     if (rc)
         return rc;
-    if ((rc = mdl_rt_data_load(in, &z, &d, err))) {
-        mdl_zoo_free(&z);
-        return rc;
-    }
     struct mdl_rtp p = { 0 };
     struct mdl_rtp_cv cv;
     if (mdl_rtp_cv_lomo(&z, &d, &cv, &p) || cv.nmodels < 2) {
