@@ -29,6 +29,7 @@ void mdl_spec_init(struct mdl_spec *s)
     memset(s, 0, sizeof *s);
     mdl_rt_defaults(&s->rt);
     s->max_share = 4;
+    s->rt_holdout = true;
 }
 
 void mdl_spec_free(struct mdl_spec *s)
@@ -37,6 +38,7 @@ void mdl_spec_free(struct mdl_spec *s)
         free(s->args[i]);
     free(s->args);
     mdl_rt_params_free(&s->rt);
+    mdl_rtp_free(&s->rtp);
     mdl_sd_free(&s->sd);
     mdl_pairs_free(&s->pairs);
     mdl_zoo_free(&s->zoo);
@@ -56,12 +58,18 @@ int mdl_spec_finish(struct mdl_spec *s, struct dl_error *err)
         if (rc)
             return rc;
         /* the zoo's own regressor, unless a util model was given */
-        char path[sizeof s->zoo_dir + 16];
+        char path[sizeof s->zoo_dir + 32];
         snprintf(path, sizeof path, "%s/util.yaml", dir);
         if (!s->has_util && access(path, R_OK) == 0) {
             if ((rc = mdl_util_load(path, &s->util, err)))
                 return rc;
             s->has_util = s->util_default = true;
+        }
+        /* predict.runtime: fitted without runtime_fit: the zoo's own */
+        if (s->rt_fitted && !s->rtp.path[0]) {
+            snprintf(path, sizeof path, "%s/runtime_fit.yaml", dir);
+            if ((rc = mdl_rtp_load(path, &s->rtp, err)))
+                return rc;
         }
     }
     if (s->has_pairs && !s->pairs.n) {
@@ -136,7 +144,8 @@ static int load_predict(struct yload *L, const yaml_node_t *n,
 {
     if (n->type != YAML_MAPPING_NODE)
         return yl_fail(L, n, "predict: expected a mapping (runtime, "
-                       "runtime_noise, util, util_noise)");
+                       "runtime_fit, runtime_holdout, runtime_noise, util, "
+                       "util_noise)");
     for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
          q < n->data.mapping.pairs.top; q++) {
         const yaml_node_t *k, *v;
@@ -148,14 +157,31 @@ static int load_predict(struct yload *L, const yaml_node_t *n,
         if (!strcmp(key, "runtime")) {
             /* model: the runtime model the truth uses (an offline profile
              * where measured); roofline: the roofline alone (jobs never
-             * profiled); oracle: the same as model */
+             * profiled); fitted: the fitted predictor (dlsim fit runtime
+             * --form loglinear); oracle: the same as model */
+            s->rt_roofline = s->rt_fitted = false;
             if (val && (!strcmp(val, "model") || !strcmp(val, "oracle")))
-                s->rt_roofline = false;
+                ;
             else if (val && !strcmp(val, "roofline"))
                 s->rt_roofline = true;
+            else if (val && !strcmp(val, "fitted"))
+                s->rt_fitted = true;
             else
-                return yl_fail(L, v, "%s: expected 'model', 'roofline' or "
-                               "'oracle'", key);
+                return yl_fail(L, v, "%s: expected 'model', 'roofline', "
+                               "'fitted' or 'oracle'", key);
+        } else if (!strcmp(key, "runtime_fit")) {
+            rc = path_value(L, v, key, s->rtp_path, sizeof s->rtp_path);
+            if (!rc) {
+                mdl_rtp_free(&s->rtp);
+                rc = mdl_rtp_load(s->rtp_path, &s->rtp, L->err);
+            }
+        } else if (!strcmp(key, "runtime_holdout")) {
+            if (val && (!strcmp(val, "true") || !strcmp(val, "1")))
+                s->rt_holdout = true;
+            else if (val && (!strcmp(val, "false") || !strcmp(val, "0")))
+                s->rt_holdout = false;
+            else
+                return yl_fail(L, v, "%s: expected true or false", key);
         } else if (!strcmp(key, "util")) {
             if (val && !strcmp(val, "model"))
                 s->util_oracle = false;
@@ -169,7 +195,8 @@ static int load_predict(struct yload *L, const yaml_node_t *n,
             rc = yl_num(L, v, key, 0, 10, false, &s->util_noise);
         else
             return yl_fail(L, k, "unknown key '%s' in predict (valid: "
-                           "runtime, runtime_noise, util, util_noise)", key);
+                           "runtime, runtime_fit, runtime_holdout, "
+                           "runtime_noise, util, util_noise)", key);
         if (rc)
             return rc;
     }
@@ -497,6 +524,27 @@ static void util_tables(struct mdl_perf *p, const struct mdl_spec *s)
     }
 }
 
+/* predict.runtime: fitted: the predicted throughput of zoo row m on n GPUs
+ * of g over its true throughput on ngang GPUs of the reference type gref
+ * (consolidated): a job's work, known in iterations (the true throughput
+ * on the reference type times its duration there), over the iterations per
+ * second the predictor expects.  -1 when the predictor cannot say. */
+static double fitted_ratio(const struct mdl_perf *p, const struct mdl_model *m,
+                           const struct mdl_gpu *g, uint32_t n, bool spread,
+                           uint32_t ngang, const struct mdl_gpu *gref)
+{
+    double x[MDL_RTP_NFEAT];
+    if (mdl_rtp_features(m->flops, m->params, m->batch_size, g, n, spread, x))
+        return -1;
+    double ref = mdl_rt_throughput(p->zoo, p->rt, m->name, m->batch_size,
+                                   gref->name, ngang, false);
+    if (!(ref > 0))
+        return -1;
+    const double *coef = mdl_rtp_coef(p->rtp, p->zoo->families[m->family],
+                                      p->rtp_holdout);
+    return 1 / (mdl_rtp_iter_s(coef, x) * ref);
+}
+
 /* True and predicted solo rates of every class on every type. */
 static void class_rates(struct mdl_perf *p, const struct mdl_spec *s,
                         const uint32_t *crow, const uint32_t *cn,
@@ -543,7 +591,15 @@ static void class_rates(struct mdl_perf *p, const struct mdl_spec *s,
                 }
                 if (!(r > 0))
                     r = c->types[t].speed;
-                if (!(pr > 0) || !s->rt_roofline)
+                if (!s->rt_roofline)
+                    pr = -1;
+                if (p->rtp) {
+                    pr = g && gref ? fitted_ratio(p, m, g, cn[k], sp, cn[k],
+                                                  gref) : -1;
+                    if (!(pr > 0))
+                        p->cunpred[k] = 1;
+                }
+                if (!(pr > 0))
                     pr = r;
                 p->ratio[at] = r;
                 p->pratio[at] = pr;
@@ -580,6 +636,45 @@ static void slowdown_tables(struct mdl_perf *p, const struct mdl_spec *s)
     }
 }
 
+/* predict.runtime: fitted: the jobs the predictor cannot predict (no
+ * model, one the zoo lacks, one without FLOPs or parameters, a GPU type
+ * without peaks) are predicted by the runtime model instead; said once,
+ * with the first few model names. */
+static void warn_unpredicted(struct mdl_perf *p, struct dl_diag *diag)
+{
+    enum { NAMED = 5 };
+    const char *names[NAMED];
+    uint32_t nn = 0;
+    bool more = false;
+    for (uint32_t j = 0; j < p->tr->njobs; j++) {
+        if (mdl_perf_predicted(p, j))
+            continue;
+        p->unpredicted++;
+        const char *m = p->tr->jobs[j].model ? p->tr->jobs[j].model : "(none)";
+        uint32_t k = 0;
+        while (k < nn && strcmp(names[k], m))
+            k++;
+        if (k == nn) {
+            if (nn < NAMED)
+                names[nn++] = m;
+            else
+                more = true;
+        }
+    }
+    if (!p->unpredicted)
+        return;
+    char list[512];
+    size_t off = 0;
+    for (uint32_t k = 0; k < nn && off < sizeof list; k++)
+        off += (size_t)snprintf(list + off, sizeof list - off, "%s'%.80s'",
+                                k ? ", " : "", names[k]);
+    dl_warn(diag, "%s: predict.runtime: fitted cannot predict %u job(s) (no "
+            "model, a model the zoo lacks or one without FLOPs and "
+            "parameters, or a GPU type not in gpus.csv): their run times are "
+            "predicted by the runtime model instead; models: %s%s",
+            p->tr->path, p->unpredicted, list, more ? ", ..." : "");
+}
+
 struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
                               const struct cluster *c, const struct trace *t,
                               uint64_t seed, struct dl_diag *diag)
@@ -594,6 +689,8 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
     p->zoo = p->zoo_on ? &s->zoo : &empty;
     p->rt = s ? &s->rt : NULL;
     p->rt_roofline = s && s->rt_roofline;
+    p->rtp = s && s->rt_fitted && p->zoo_on ? &s->rtp : NULL;
+    p->rtp_holdout = s && s->rt_holdout;
     uint32_t n = t->njobs ? t->njobs : 1;
     p->cls = xmalloc(n * sizeof *p->cls);
     p->row = xmalloc(n * sizeof *p->row);
@@ -673,8 +770,11 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
     p->ratio = xmalloc((nr ? nr : 1) * sizeof *p->ratio);
     p->pratio = xmalloc((nr ? nr : 1) * sizeof *p->pratio);
     p->src = xmalloc(nr ? nr : 1);
+    p->cunpred = xcalloc(p->nclass ? p->nclass : 1, 1);
     class_rates(p, s, crow, cn, diag);
     free(crow), free(cn);
+    if (p->rtp)
+        warn_unpredicted(p, diag);
     util_tables(p, s);
     slowdown_tables(p, s);
     if (s && s->has_pairs)
@@ -689,6 +789,7 @@ void mdl_perf_free(struct mdl_perf *p)
     free(p->cls), free(p->row), free(p->util), free(p->unoise);
     free(p->tutil), free(p->putil);
     free(p->prt), free(p->mem), free(p->ratio), free(p->pratio), free(p->src);
+    free(p->cunpred);
     free(p->sd), free(p->sd_default), free(p->s), free(p->p);
     free(p->pkey), free(p->pval);
     free(p);
@@ -786,6 +887,19 @@ static double ratio_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
     return a > 0 && b > 0 ? a / b : -1;
 }
 
+const char *mdl_perf_predictor(const struct mdl_perf *p)
+{
+    return p->rtp ? "fitted" : p->rt_roofline ? "roofline" : "model";
+}
+
+bool mdl_perf_predicted(const struct mdl_perf *p, uint32_t j)
+{
+    if (!p->rtp)
+        return true;
+    uint32_t c = p->cls[j];
+    return c != SIM_NONE && !p->cunpred[c];
+}
+
 double mdl_perf_rate_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
                        uint32_t n, bool spread)
 {
@@ -799,6 +913,14 @@ double mdl_perf_pred_runtime_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
     if (n == p->tr->jobs[j].num_gpus)
         return mdl_perf_pred_runtime(p, j, t, spread);
     double r = p->rt_roofline ? ratio_n(p, j, t, n, spread, true) : -1;
+    if (p->rtp && mdl_perf_predicted(p, j)) {
+        const struct cluster *c = p->clu;
+        const struct mdl_gpu *g = mdl_zoo_gpu(p->zoo, c->types[t].name);
+        const struct mdl_gpu *gr = mdl_zoo_gpu(p->zoo,
+                                               c->types[c->ref_type].name);
+        r = g && gr ? fitted_ratio(p, &p->zoo->models[p->row[j]], g, n, spread,
+                                   p->tr->jobs[j].num_gpus, gr) : -1;
+    }
     if (!(r > 0))
         r = mdl_perf_rate_n(p, j, t, n, spread);
     return (double)p->tr->jobs[j].duration * p->prt[j] / r;

@@ -363,6 +363,54 @@ double mdl_rt_speed_ratio(const struct mdl_zoo *z,
                           uint32_t ngpus, bool spread, const char *ref_type);
 
 
+/* ------------------------------------------------------------ runtime predictor
+ *
+ * models/rtpred.c (models/FIT.md, "The fitted runtime predictor"): what an
+ * offline evaluation module learns from a profiled subset, fitted by
+ * `dlsim fit runtime --form loglinear` and read back for predict.runtime:
+ * fitted.  Seconds per iteration of a (model, global batch) on n GPUs:
+ *
+ *   log(iter_s) = coef . x,   x = [1, log(max(t_c, t_m) + T0), log t_c,
+ *                                  log t_m, log peak_tflops,
+ *                                  log mem_bw_gbs, log n, spread]
+ *
+ * t_c, t_m: the roofline's bounds (above) at efficiency 1, T0 =
+ * MDL_RTP_T0_S; peak as the roofline's (mdl_rt_peak_tflops).  holdout[] holds, per
+ * model (the zoo's normal form), the coefficients fitted with every row of
+ * that model left out: the leave-one-model-out fits.
+ */
+#define MDL_RTP_NFEAT 8
+#define MDL_RTP_T0_S 0.01          /* s: the fixed overhead in log_t_roof */
+extern const char *const mdl_rtp_feature_names[MDL_RTP_NFEAT];
+struct mdl_rtp_hold {
+    char model[128];            /* normal form (dl_csv_norm_name) */
+    double coef[MDL_RTP_NFEAT];
+    uint32_t n_rows;            /* rows left out (informational) */
+};
+struct mdl_rtp {
+    double coef[MDL_RTP_NFEAT]; /* fitted on every row */
+    struct mdl_rtp_hold *hold;  /* [nhold] malloc'd, or NULL */
+    uint32_t nhold;
+    double lomo_rmsle;          /* as the file states it, NAN if absent */
+    char path[4096];            /* where it was read from */
+};
+/* The features of (flops, params, batch) on n GPUs of g; -1 when one is
+ * unknown (no flops or params, a GPU without peak or bandwidth). */
+int mdl_rtp_features(double flops, double params, uint32_t batch,
+                     const struct mdl_gpu *g, uint32_t n, bool spread,
+                     double x[MDL_RTP_NFEAT]);
+/* exp(coef . x): predicted seconds per iteration. */
+double mdl_rtp_iter_s(const double coef[MDL_RTP_NFEAT],
+                      const double x[MDL_RTP_NFEAT]);
+/* The coefficients for a job of model: with holdout, the fit that left
+ * that model out when the file has one, else the fit on every row. */
+const double *mdl_rtp_coef(const struct mdl_rtp *p, const char *model,
+                           bool holdout);
+/* Reads a `kind: runtime_predictor` file.  0, DL_EINPUT (file:line:col)
+ * or DL_EIO. */
+int mdl_rtp_load(const char *path, struct mdl_rtp *p, struct dl_error *err);
+void mdl_rtp_free(struct mdl_rtp *p);
+
 /* ------------------------------------------------------------ a run's models
  *
  * models/perf.c: what `dlsim run --models M` reads (struct mdl_spec) and the
@@ -407,6 +455,14 @@ struct mdl_spec {
     bool rt_roofline;           /* predicted runtime: the roofline alone
                                    (default: the runtime model, as the
                                    truth, before noise) */
+    bool rt_fitted;             /* predicted runtime: the fitted predictor
+                                   (predict.runtime: fitted) */
+    bool rt_holdout;            /* with it, each job's model's held-out
+                                   fit (predict.runtime_holdout, default
+                                   true) */
+    char rtp_path[4096];        /* predict.runtime_fit ("" = the zoo
+                                   directory's runtime_fit.yaml) */
+    struct mdl_rtp rtp;         /* read by mdl_spec_finish when fitted */
     bool util_oracle;           /* predicted util = truth (before noise) */
     bool util_same;             /* util_transfer: none (a utilization
                                    measured or predicted for one GPU type
@@ -479,7 +535,23 @@ struct mdl_perf {
     uint32_t with_model;        /* jobs naming a model at all */
     const struct mdl_rt_params *rt; /* the spec's runtime model (or NULL) */
     bool rt_roofline;
+    /* predict.runtime: fitted (NULL otherwise): predicted throughput from
+     * the predictor; a job's work in iterations from its true throughput
+     * on the reference type (models/MODELS.md) */
+    const struct mdl_rtp *rtp;
+    bool rtp_holdout;
+    uint8_t *cunpred;           /* [nclass] the predictor cannot predict
+                                   this class (its prediction is the
+                                   runtime model's) */
+    uint32_t unpredicted;       /* jobs the predictor cannot predict */
 };
+/* The name of the runtime predictions' source: "model", "roofline" or
+ * "fitted". */
+const char *mdl_perf_predictor(const struct mdl_perf *p);
+/* Whether job j's runtime predictions come from the predictor asked for
+ * (false: predict.runtime: fitted cannot predict it, and it is predicted
+ * by the runtime model instead, as the run's warning says). */
+bool mdl_perf_predicted(const struct mdl_perf *p, uint32_t j);
 
 /* Builds the run's model for cluster c and trace t from a finished spec
  * (NULL: no models: cluster speeds, trace utils, the default slowdown).

@@ -150,10 +150,38 @@
  * g/4, ..., 1) that fits now on a type (in placement_rule order) where its
  * predicted run time on that many GPUs (pol_pred_runtime_n: the
  * runtime model's throughput for the smaller gang) still meets its
- * deadline; pol_start_n runs it so until it ends (the engine keeps a gang's
- * size while it runs: no growing into idle GPUs later, the other half of
- * GENIE's elasticity).  Running jobs are counted by the GPUs they hold
- * (job_rt.ngpus) wherever GPUs are counted.
+ * deadline; pol_start_n runs it so.  Growth, the other half of GENIE's
+ * elasticity: at the end of every schedule() in which GPUs are still idle
+ * once the queue has been served, each running QoS gang (a deadline, not
+ * best effort) holding fewer than its num_gpus GPUs, earliest deadline
+ * first (ties by job), grows (pol_resize) to the largest size m of the
+ * halving ladder num_gpus, num_gpus/2, ... above its current n for which
+ * idle GPUs of its type are at hand -- consolidated: on the nodes it
+ * holds; pool: anywhere on the type, lowest GPUs first -- and whose
+ * predicted remaining time pol_pred_runtime_n(m) x (remaining / duration)
+ * is below that at n.  grow=need [default] grows only a gang that needs
+ * it: its remaining time at n forecast from its observed progress since
+ * it started or last grew (work done over time taken: the iteration
+ * counter a real scheduler reads; before any progress, the prediction)
+ * does not meet its deadline from now (with margin).  grow=idle grows
+ * whenever the larger gang is predicted faster.  The engine settles the
+ * work done and runs the rest at the runtime model's speed for m GPUs, so
+ * the remaining time scales by exactly speed(n) / speed(m).  Running jobs
+ * are counted by the GPUs they hold (job_rt.ngpus) wherever GPUs are
+ * counted.
+ *
+ * margin=F [0]: wherever the policy asks whether a run meets a deadline --
+ * a QoS placement (the types that meet), the reservation's type, an
+ * elastic start's size, whether the QoS head would meet waiting (preempt),
+ * a QoS victim's room to spare, growth's need -- a run predicted to take p
+ * from start s meets deadline D only if s + p + ceil(F p) <= D: its
+ * predicted finish lies F x its predicted run time before the deadline.
+ * F = 0 is the rule above exactly (the default keeps the old schedules).
+ * Not affected: the SWAF key L = deadline - T_best, so the order and the
+ * demotion to best effort (at the true deadline), and the best-effort
+ * mark of a job started where it is predicted to miss.  A QoS job with no
+ * type meeting the margin takes the fastest type with room, as one with
+ * no type meeting its deadline does.
  */
 #include "policies/policy.h"
 
@@ -164,6 +192,7 @@
 enum { DEMOTE_WA, DEMOTE_NEVER };
 enum { BE_ARRIVAL, BE_SHORT };
 enum { RULE_CHEAPEST, RULE_FASTEST };
+enum { GROW_NEED, GROW_IDLE };
 
 /* Heap ids: H_QOS the QoS queue, 1 + t the running jobs of type t, then
  * one per best-effort bucket. */
@@ -219,6 +248,9 @@ struct qos {
     bool reserve;
     long window;
     bool preempt, preempt_qos, elastic;
+    int grow;                   /* GROW_NEED, GROW_IDLE (elastic=1) */
+    double margin;              /* margin=F: a finish must be predicted
+                                   F x its run time before the deadline */
     double cost;                /* preempt_cost, reference-GPU us */
     /* sized on the first hook call, when the cluster and trace are known */
     uint32_t njobs, ntypes, maxg;
@@ -259,6 +291,13 @@ struct qos {
     uint32_t *held;             /* victims kept out of the queue until the
                                    end of the instant */
     size_t nheld, capheld;
+    /* elastic growth (see the header) */
+    uint32_t nshrunk;           /* running gangs smaller than num_gpus */
+    simtime_t *obs_t;           /* [njobs] start of the observed stretch */
+    double *obs_w;              /* [njobs] work left at its start */
+    uint32_t *grow_c;           /* candidates of one instant */
+    size_t capgrow;
+    uint32_t *ngpus_buf;        /* [maxg] a grown gang's GPUs */
 };
 
 /* ------------------------------------------------------------ heaps */
@@ -340,10 +379,10 @@ static int create(void **state, const struct pol_args *a,
 {
     struct qos *s = xcalloc(1, sizeof *s);
     long reserve = 1, elastic = 0, preempt = 0, preempt_qos = 1;
-    double cost = 0;
+    double cost = 0, margin = 0;
     const char *d = pol_arg_str(a, "demote"), *bo = pol_arg_str(a, "be_order"),
-               *pr = pol_arg_str(a, "placement_rule");
-    DL_ASSERT(d && bo && pr);
+               *pr = pol_arg_str(a, "placement_rule"), *gr = pol_arg_str(a, "grow");
+    DL_ASSERT(d && bo && pr && gr);
     int rc = pol_arg_placement(a, &s->mode, err);
     if (!rc)
         rc = pol_arg_long(a, "reserve", 0, 1, &reserve, err);
@@ -357,6 +396,16 @@ static int create(void **state, const struct pol_args *a,
         rc = pol_arg_long(a, "preempt_qos", 0, 1, &preempt_qos, err);
     if (!rc)
         rc = pol_arg_double(a, "preempt_cost", 0, 1e9, &cost, err);
+    if (!rc)
+        rc = pol_arg_double(a, "margin", 0, 1000, &margin, err);
+    if (!rc) {
+        if (!strcmp(gr, "need"))
+            s->grow = GROW_NEED;
+        else if (!strcmp(gr, "idle"))
+            s->grow = GROW_IDLE;
+        else
+            rc = bad(err, "grow", gr, "need or idle");
+    }
     if (!rc) {
         if (!strcmp(d, "wa"))
             s->demote = DEMOTE_WA;
@@ -390,6 +439,7 @@ static int create(void **state, const struct pol_args *a,
     s->elastic = elastic;
     s->preempt_qos = preempt_qos;
     s->cost = cost * (double)SIM_US_PER_S;
+    s->margin = margin;
     ready(s, v);
     *state = s;
     return 0;
@@ -427,6 +477,10 @@ static void destroy(void *state)
     free(s->pick);
     free(s->best);
     free(s->held);
+    free(s->obs_t);
+    free(s->obs_w);
+    free(s->grow_c);
+    free(s->ngpus_buf);
     free(s);
 }
 
@@ -449,6 +503,9 @@ static void ready(struct qos *s, const struct pol_view *v)
     for (uint32_t i = 0; i < s->ntypes; i++)
         s->rank[c->type_order[i]] = i;
     s->gpus = xcalloc(s->maxg ? s->maxg : 1, sizeof *s->gpus);
+    s->ngpus_buf = xcalloc(s->maxg ? s->maxg : 1, sizeof *s->ngpus_buf);
+    s->obs_t = xcalloc_big(nj, sizeof *s->obs_t);
+    s->obs_w = xcalloc_big(nj, sizeof *s->obs_w);
     s->cand = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cand);
     s->cpred = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cpred);
     s->pcand = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->pcand);
@@ -517,6 +574,16 @@ static simtime_t to_us(double p)
     return u < 1 ? 1 : (simtime_t)u;
 }
 
+/* Whether a run predicted to take p (us) from start meets deadline with
+ * the margin: start + p + ceil(margin x p) <= deadline (margin=0: start +
+ * p <= deadline, exactly the rule without one). */
+static bool meets(const struct qos *s, simtime_t start, simtime_t p,
+                  simtime_t deadline)
+{
+    simtime_t extra = s->margin > 0 ? to_us(s->margin * (double)p) : 0;
+    return start + p + extra <= deadline;
+}
+
 /* Predicted run time of w reference-GPU us of job j's work on type t: its
  * solo run time times w / duration (exactly that time for a job that never
  * ran, w / duration being 1). */
@@ -580,7 +647,7 @@ static uint32_t candidates(struct qos *s, const struct pol_view *v, uint32_t j,
     if (qos && tj->deadline != SIM_NEVER) {
         uint32_t k = 0;
         for (uint32_t i = 0; i < n; i++)
-            if (v->now + s->cpred[i] <= tj->deadline) {
+            if (meets(s, v->now, s->cpred[i], tj->deadline)) {
                 s->cand[k] = s->cand[i];
                 s->cpred[k++] = s->cpred[i];
             }
@@ -659,6 +726,9 @@ static void on_started(struct qos *s, const struct pol_view *v, uint32_t job)
     double frac = (double)r->remaining / (double)tj->duration;
     double p = pol_pred_runtime_n(v, job, r->type, g, spread) * frac;
     h_push(&s->h[1 + r->type], v->now + to_us(p), job);
+    s->obs_t[job] = v->now;
+    s->obs_w[job] = r->remaining;
+    s->nshrunk += g < tj->num_gpus;
     /* started where it is predicted to miss its deadline: best effort */
     if (tj->deadline == SIM_NEVER || v->now + pred(v, job, r->type) > tj->deadline)
         s->be[job] = 1;
@@ -668,6 +738,7 @@ static void finished(void *state, const struct pol_view *v, uint32_t job)
 {
     struct qos *s = state;
     h_remove(&s->h[1 + v->rt[job].type], job);
+    s->nshrunk -= v->rt[job].ngpus < v->jobs[job].num_gpus;
 }
 
 /* ------------------------------------------------------------ schedule */
@@ -717,7 +788,7 @@ static struct resv reserve_for(struct qos *s, const struct pol_view *v, uint32_t
         if (!shadow(s, v, s->cand[i], tj->num_gpus, &at, &extra))
             continue;
         simtime_t fin = at + s->cpred[i];
-        if (meet && fin <= tj->deadline) {          /* first in rule order */
+        if (meet && meets(s, at, s->cpred[i], tj->deadline)) {  /* first in rule order */
             r = (struct resv){ true, j, s->cand[i], at, extra };
             break;
         }
@@ -845,7 +916,7 @@ static uint32_t shrink(struct qos *s, const struct pol_view *v, uint32_t j,
             if ((req != SIM_NONE && t != req) || !fits(s, v, m, t, NULL))
                 continue;
             simtime_t p = to_us(pol_pred_runtime_n(v, j, t, m, false) * w);
-            if (v->now + p > tj->deadline)
+            if (!meets(s, v->now, p, tj->deadline))
                 continue;
             /* cheapest: the slowest that meets; fastest: the fastest */
             if (best == SIM_NONE ||
@@ -904,8 +975,8 @@ static bool victim(struct qos *s, const struct pol_view *v, const struct pctx *p
     simtime_t key = tj->deadline - t_best(s, v, j);
     if (key < p->key || (key == p->key && j < p->job))
         return false;           /* not strictly less urgent */
-    if (p->restart + pred_work(v, j, p->type, pol_remaining(v, j) + s->cost) >
-        tj->deadline)
+    if (!meets(s, p->restart, pred_work(v, j, p->type, pol_remaining(v, j) + s->cost),
+               tj->deadline))
         return false;           /* no room to spare */
     it->cq = it->ct;
     return true;
@@ -1052,7 +1123,7 @@ static int try_preempt(struct qos *s, const struct pol_view *v, struct pol_ctx *
             continue;
         }
         simtime_t at = s->pshadow[i] > v->now ? s->pshadow[i] : v->now + 1;
-        if (at + s->ppred[i] <= tr->deadline)
+        if (meets(s, at, s->ppred[i], tr->deadline))
             return 0;
     }
     struct pcost bc = { INFINITY, INFINITY };
@@ -1072,6 +1143,7 @@ static int try_preempt(struct qos *s, const struct pol_view *v, struct pol_ctx *
     for (size_t i = 0; i < nb; i++) {
         uint32_t j = s->best[i];
         h_remove(&s->h[1 + v->rt[j].type], j);
+        s->nshrunk -= v->rt[j].ngpus < v->jobs[j].num_gpus;
         if (!s->be[j])
             s->qv[j] = 1;
         s->by[j] = r;
@@ -1092,6 +1164,130 @@ static int try_preempt(struct qos *s, const struct pol_view *v, struct pol_ctx *
     if (!rc)
         on_started(s, v, r);
     return rc;
+}
+
+/* ------------------------------------------------------------ growth */
+
+/* Free GPUs of type t that running job j may grow into, lowest first, into
+ * out (at most want): consolidated, on the nodes j holds; pool, anywhere
+ * on t.  Returns how many. */
+static uint32_t grow_room(const struct qos *s, const struct pol_view *v,
+                          uint32_t j, uint32_t t, uint32_t want, uint32_t *out)
+{
+    const struct cluster *c = v->clu;
+    const struct job_rt *r = &v->rt[j];
+    uint32_t k = 0, last = SIM_NONE;
+    for (uint32_t nd = 0; nd < c->nnodes && k < want; nd++) {
+        const struct clu_node *node = &c->nodes[nd];
+        if (node->type != t || !node->nfree)
+            continue;
+        if (s->mode != PLC_POOL) {
+            bool holds = false;
+            for (uint32_t i = 0; i < r->ngpus && !holds; i++)
+                holds = c->gpu_node[r->gpus[i]] == nd;
+            if (!holds)
+                continue;
+        }
+        for (uint32_t i = 0; i < node->ngpus && k < want; i++) {
+            uint32_t g = node->first_gpu + i;
+            if (!v->nocc[g] && g != last)
+                out[k++] = last = g;
+        }
+    }
+    return k;
+}
+
+/* Job j's remaining run time at its current size, forecast from its
+ * observed progress since it started or last grew (work done over time
+ * taken; progress is observable, its speed is not told), or predicted
+ * when it has not run yet. */
+static double forecast(const struct qos *s, const struct pol_view *v,
+                       uint32_t j, double pred_now)
+{
+    double left = pol_remaining(v, j), done = s->obs_w[j] - left;
+    simtime_t dt = v->now - s->obs_t[j];
+    if (dt > 0 && done > 0)
+        return left * (double)dt / done;
+    return pred_now;
+}
+
+static int cand_cmp_ctx(const struct pol_view *v, uint32_t a, uint32_t b)
+{
+    simtime_t da = v->jobs[a].deadline, db = v->jobs[b].deadline;
+    return da < db ? -1 : da > db ? 1 : a < b ? -1 : a > b;
+}
+
+/* elastic=1: running gangs started smaller than num_gpus grow into GPUs
+ * still idle once the queue has been served (see the header).  0 or an
+ * error. */
+static int grow_gangs(struct qos *s, const struct pol_view *v, struct pol_ctx *x)
+{
+    size_t n = 0;
+    for (uint32_t t = 0; t < s->ntypes; t++) {
+        if (!v->clu->types[t].free_gpus)
+            continue;
+        const struct iheap *h = &s->h[1 + t];
+        for (size_t i = 0; i < h->n; i++) {
+            uint32_t j = h->a[i].job;
+            if (v->rt[j].ngpus >= v->jobs[j].num_gpus ||
+                v->jobs[j].deadline == SIM_NEVER || s->be[j])
+                continue;
+            xgrow(&s->grow_c, &s->capgrow, n + 1, sizeof *s->grow_c);
+            s->grow_c[n++] = j;
+        }
+    }
+    /* earliest deadline first (insertion sort: candidates are few) */
+    for (size_t i = 1; i < n; i++) {
+        uint32_t j = s->grow_c[i];
+        size_t k = i;
+        while (k > 0 && cand_cmp_ctx(v, s->grow_c[k - 1], j) > 0) {
+            s->grow_c[k] = s->grow_c[k - 1];
+            k--;
+        }
+        s->grow_c[k] = j;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t j = s->grow_c[i];
+        const struct job_rt *r = &v->rt[j];
+        const struct trc_job *tj = &v->jobs[j];
+        uint32_t t = r->type, cur = r->ngpus, g = tj->num_gpus;
+        if (!v->clu->types[t].free_gpus)
+            continue;
+        double frac = pol_remaining(v, j) / (double)tj->duration;
+        bool sp = cur > 1 && pol_spread(v, t, r->gpus, cur);
+        double pcur = pol_pred_runtime_n(v, j, t, cur, sp) * frac;
+        double tcur = forecast(s, v, j, pcur);
+        if (s->grow == GROW_NEED &&
+            meets(s, v->now, to_us(tcur), tj->deadline))
+            continue;           /* on course: no need */
+        /* the largest size of the halving ladder g, g/2, ... above cur
+         * with room, predicted faster */
+        for (uint32_t m = g; m > cur; m /= 2) {
+            uint32_t add = m - cur;
+            if (grow_room(s, v, j, t, add, s->gpus) < add)
+                continue;
+            /* merge the job's GPUs and the added ones, sorted */
+            uint32_t a = 0, b = 0, k = 0;
+            while (a < cur || b < add)
+                s->ngpus_buf[k++] = b >= add || (a < cur && r->gpus[a] < s->gpus[b])
+                                        ? r->gpus[a++] : s->gpus[b++];
+            bool msp = pol_spread(v, t, s->ngpus_buf, m);
+            double pm = pol_pred_runtime_n(v, j, t, m, msp) * frac;
+            if (!(pm < pcur))
+                continue;
+            int rc = pol_resize(x, j, s->ngpus_buf, m);
+            if (rc)
+                return rc;
+            /* its predicted finish and observed stretch start again */
+            h_remove(&s->h[1 + t], j);
+            h_push(&s->h[1 + t], v->now + to_us(pm), j);
+            s->obs_t[j] = v->now;
+            s->obs_w[j] = pol_remaining(v, j);
+            s->nshrunk -= m == g;
+            break;
+        }
+    }
+    return 0;
 }
 
 /* Asks for a schedule() call at at, unless one comes earlier. */
@@ -1174,6 +1370,9 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
                 rc = walk_start(s, v, x, j, v->jobs[j].num_gpus, &nfree);
         take_done(s);
     }
+    /* elastic=1: shrunk gangs grow into what is still idle */
+    if (!rc && s->elastic && s->nshrunk && free_gpus(v))
+        rc = grow_gangs(s, v, x);
     /* Wake up when the QoS head's WA turns negative.  Only needed while
      * GPUs are idle: with none free nothing can start before the next
      * event, and the demotion done lazily then decides the same. */
@@ -1217,7 +1416,15 @@ static const struct pol_opt qos_opts[] = {
     { "elastic", "0",
       "1: a QoS job that cannot start with its GPUs starts with the largest "
       "halving of its gang that fits now and is still predicted to meet its "
-      "deadline (no growing later)" },
+      "deadline, and may grow later (grow=)" },
+    { "grow", "need",
+      "with elastic=1, a running gang started smaller grows into GPUs of its "
+      "type still idle after the queue is served: need: only when its "
+      "forecast finish (from its observed progress) misses its deadline "
+      "(with margin); idle: whenever the larger gang is predicted faster" },
+    { "margin", "0",
+      "F >= 0: a placement must be predicted to finish F x its predicted run "
+      "time before the deadline (start + (1 + F) x run time <= deadline)" },
     { "preempt", "0",
       "1: when the most urgent QoS job cannot start and its reservation would "
       "miss its deadline, it stops less urgent jobs (best effort first, then "
@@ -1238,7 +1445,8 @@ const struct policy pol_qos = {
     .summary = "QoS-aware: deadline jobs by shortest waiting allowance first "
                "(SWAF) on the cheapest GPU type that meets the deadline, then "
                "best effort; run times predicted from --models (noise: "
-               "predict.runtime_noise)",
+               "predict.runtime_noise; a fitted predictor: predict.runtime: "
+               "fitted)",
     .blocking = "reserve=1 (default): the first QoS job that cannot start "
                 "gets a reservation at its shadow time on one GPU type; later "
                 "jobs (up to backfill_window of them) start only if they do "

@@ -7,6 +7,8 @@
  *   exactly its GPUs and nothing else is held; its remaining work is never
  *   negative and its rate is its solo rate at its slowest GPU's co-location
  *   factor; no GPU holds more jobs than allowed or more memory than it has;
+ *   a gang holds 1 to num_gpus GPUs, and one resized (pol_resize) runs at
+ *   the runtime model's solo rate for the GPUs it holds now;
  *   the effective and useful utilization each GPU contributes (useful never
  *   above effective); every job is in exactly one state and the counts add
  *   up; the policy's queue holds exactly the queued jobs; time never goes
@@ -44,6 +46,21 @@ int eng_check(struct eng *e, simtime_t prev)
                 return eng_fail(e, "job %s does not hold its GPU %u", tj->id, g);
         }
         slots += r->ngpus;
+        if (r->ngpus < 1 || r->ngpus > tj->num_gpus)
+            return eng_fail(e, "job %s holds %u GPUs of its %u", tj->id,
+                            r->ngpus, tj->num_gpus);
+        /* a resized gang runs at the runtime model's solo rate for the
+         * GPUs it holds now (pol_resize) */
+        if (r->resizes) {
+            bool sp = r->ngpus > 1 && clu_spread(c, r->type, r->gpus, r->ngpus);
+            double solo = r->ngpus == tj->num_gpus
+                ? mdl_perf_rate(e->perf, j, r->type, sp)
+                : mdl_perf_rate_n(e->perf, j, r->type, r->ngpus, sp);
+            if (r->base_rate != solo)
+                return eng_fail(e, "job %s, resized to %u GPUs, runs at solo "
+                                "rate %.17g, the model's is %.17g", tj->id,
+                                r->ngpus, r->base_rate, solo);
+        }
         double w = r->remaining - r->rate * (double)(e->now - r->settled);
         if (!(w >= -1e-6 * (r->rate + 1)) || r->finish_at <= e->now)
             return eng_fail(e, "job %s has negative remaining work %g", tj->id, w);

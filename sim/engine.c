@@ -147,6 +147,8 @@ int eng_policy_fail(struct pol_ctx *x, const char *msg)
 }
 
 static void s_wake(struct pol_ctx *x, simtime_t at);
+static int s_resize(struct pol_ctx *x, uint32_t j, const uint32_t *gpus,
+                    uint32_t n);
 
 static double s_pred_runtime(const struct pol_view *v, uint32_t j,
                              uint32_t t, uint32_t n, bool spread)
@@ -197,6 +199,7 @@ static const struct pol_services services = {
     .place = plc_find,
     .ever_fits = plc_ever_fits,
     .spread = s_spread,
+    .resize = s_resize,
 };
 
 /* The common option placement= (every policy takes it; the engine's
@@ -255,6 +258,9 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     e->first = xcalloc_big(total ? total : 1, sizeof *e->first);
     e->running = xcalloc_big(n ? n : 1, sizeof *e->running);
     e->running_pos = xcalloc_big(n ? n : 1, sizeof *e->running_pos);
+    e->perr = xmalloc((n ? n : 1) * sizeof *e->perr);
+    for (uint32_t j = 0; j < n; j++)
+        e->perr[j] = NAN;
     uint64_t off = 0;
     for (uint32_t j = 0; j < n; j++) {
         struct job_rt *r = &e->rt[j];
@@ -343,6 +349,7 @@ void eng_free(struct eng *e)
     free(e->first);
     free(e->running);
     free(e->running_pos);
+    free(e->perr);
     free(e->ts);
     evq_free(&e->evq);
     free(e);
@@ -537,6 +544,10 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
         r->iso_rate = base;
         r->first_ngpus = n;
         memcpy(e->first + (r->gpus - e->slots), gpus, n * sizeof *gpus);
+        /* what the policy was told of this allocation against the truth */
+        double pr = mdl_perf_pred_runtime_n(e->perf, j, type, n, spread);
+        if (tj->duration > 0 && pr > 0)
+            e->perr[j] = (float)log(pr * base / (double)tj->duration);
     }
     if (undo) {
         /* nothing happened: the run goes on from where it began */
@@ -616,6 +627,83 @@ static int s_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
     r->queued_since = e->now;
     e->nqueued++;
     return 0;
+}
+
+/* Running job j moves to gpus[0..n) of its type (pol_resize): validated
+ * first, then its work is settled at the old rate, its GPUs swapped and
+ * its completion predicted at the solo rate of the new gang. */
+static int resize(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n)
+{
+    const char *pn = e->pol->name;
+    if (j >= e->tr->njobs || e->rt[j].state != JOB_RUNNING)
+        return eng_fail(e, "policy %s resized job %u, which is not running",
+                        pn, j);
+    struct job_rt *r = &e->rt[j];
+    const struct trc_job *tj = &e->tr->jobs[j];
+    const struct cluster *c = e->clu;
+    if (n < 1 || n > tj->num_gpus)
+        return eng_fail(e, "policy %s resized job %s to %u GPUs (it asks for "
+                        "%u; a gang holds 1 to that many)", pn, tj->id, n,
+                        tj->num_gpus);
+    for (uint32_t i = 0; i < r->ngpus; i++)
+        if (e->nocc[r->gpus[i]] != 1)
+            return eng_fail(e, "policy %s resized job %s, which shares GPU %u "
+                            "(a co-located gang is not resized)", pn, tj->id,
+                            r->gpus[i]);
+    bool same = n == r->ngpus;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = gpus[i];
+        if (g >= c->ngpus || (i && g <= gpus[i - 1]))
+            return eng_fail(e, "policy %s resized job %s onto GPU %u, which is "
+                            "repeated, unsorted or absent", pn, tj->id, g);
+        if (c->nodes[c->gpu_node[g]].type != r->type)
+            return eng_fail(e, "policy %s resized job %s onto GPU %u of "
+                            "another type", pn, tj->id, g);
+        bool mine = e->nocc[g] == 1 && eng_gpu_jobs(e, g)[0] == j;
+        if (e->nocc[g] && !mine)
+            return eng_fail(e, "policy %s resized job %s onto GPU %u, which is "
+                            "busy", pn, tj->id, g);
+        same = same && mine;
+    }
+    if (same)
+        return 0;
+    uint32_t type = r->type, old = r->ngpus, nsh;
+    bool spread = n > 1 && clu_spread(c, type, gpus, n);
+    double base = n == tj->num_gpus ? mdl_perf_rate(e->perf, j, type, spread)
+                                    : mdl_perf_rate_n(e->perf, j, type, n, spread);
+    settle(e, r);
+    simtime_t fin = finish_time(e, r->remaining, base);
+    if (fin == SIM_NEVER)
+        return eng_fail(e, "job %s would run past the largest time dlsim can "
+                        "represent at speed %g", tj->id, base);
+    uint32_t nfree = shr_leave(e, j, &nsh);
+    DL_ASSERT(nsh == 0);
+    clu_release(e->clu, e->scratch, nfree);
+    memcpy(r->gpus, gpus, n * sizeof *gpus);
+    r->ngpus = n;
+    nfree = shr_join(e, j, gpus, n, 1);
+    DL_ASSERT(nfree == n);
+    clu_alloc(e->clu, j, e->scratch, nfree);
+    e->busy_gpus = e->busy_gpus - old + n;
+    e->work_rate += tj->num_gpus * (base - r->rate);
+    r->base_rate = base;
+    r->rate = base;
+    r->finish_at = fin;
+    r->gen++;
+    e->nstale++;
+    evq_push(&e->evq, fin, EV_FINISH, j, r->gen);
+    r->resizes++;
+    e->resizes++;
+    return 0;
+}
+
+static int s_resize(struct pol_ctx *x, uint32_t j, const uint32_t *gpus,
+                    uint32_t n)
+{
+    struct eng *e = x->impl;
+    if (!e->in_schedule)
+        return eng_fail(e, "policy %s acted outside schedule()", e->pol->name);
+    return resize(e, j, gpus, n);
 }
 
 static void s_wake(struct pol_ctx *x, simtime_t at)

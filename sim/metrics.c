@@ -231,6 +231,28 @@ static void fairness(const struct eng *e, struct met_summary *m)
     free(g);
 }
 
+static int dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The runtime prediction errors the engine recorded at first starts. */
+static void pred_errors(const struct eng *e, struct met_summary *m)
+{
+    uint32_t nj = e->tr->njobs, n = 0;
+    double *v = xmalloc((nj ? nj : 1) * sizeof *v);
+    for (uint32_t j = 0; j < nj; j++)
+        if (!isnan(e->perr[j]))
+            v[n++] = fabs((double)e->perr[j]);
+    qsort(v, n, sizeof *v, dcmp);
+    m->pred_jobs = n;
+    /* nearest rank: the ceil(p n)-th smallest */
+    m->pred_err_median = n ? v[(size_t)ceil(0.5 * n) - 1] : NAN;
+    m->pred_err_p90 = n ? v[(size_t)ceil(0.9 * n) - 1] : NAN;
+    free(v);
+}
+
 void met_summarize(const struct eng *e, struct met_summary *m)
 {
     const struct trace *t = e->tr;
@@ -295,7 +317,9 @@ void met_summarize(const struct eng *e, struct met_summary *m)
     m->colocated_frac = e->alloc_gpu_us > 0 ? e->shared_gpu_us / e->alloc_gpu_us : 0;
     m->interference = n ? si / (double)n : 1;
     m->preemptions = e->preemptions;
+    m->resizes = e->resizes;
     m->events = e->events;
+    pred_errors(e, m);
     free(jct);
     free(wait);
 }

@@ -297,7 +297,10 @@ const char *const out_summary_keys[] = {
     "gpu_util_useful", "gpu_util_alloc_window", "gpu_util_effective_window",
     "gpu_util_useful_window", "offered_load", "jobs_model_measured",
     "jobs_model_roofline", "jobs_model_default", "colocated_gpu_time_frac",
-    "interference_slowdown", "interfered_jobs", "preemptions", "events",
+    "interference_slowdown", "interfered_jobs", "prediction_runtime",
+    "prediction_runtime_fit", "prediction_runtime_holdout",
+    "prediction_error_jobs", "prediction_error_median", "prediction_error_p90",
+    "prediction_unpredicted_jobs", "preemptions", "resizes", "events",
     "warnings", "warning_messages", "fairness_jain_user_slowdown",
     "worst_user_slowdown", "users", "vcs", "wall_seconds",
 };
@@ -431,8 +434,25 @@ static void write_summary(const struct eng *e, const struct met_summary *m,
     fprintf(f, "  \"colocated_gpu_time_frac\": %.6f,\n  \"interference_slowdown\": "
             "%.6f,\n  \"interfered_jobs\": %u,\n", m->colocated_frac,
             m->interference, m->colocated_jobs);
-    fprintf(f, "  \"preemptions\": %llu,\n  \"events\": %llu,\n",
-            (unsigned long long)m->preemptions, (unsigned long long)m->events);
+    fputs("  \"prediction_runtime\": ", f);
+    json_str(f, mdl_perf_predictor(e->perf));
+    fputs(",\n  \"prediction_runtime_fit\": ", f);
+    if (e->perf->rtp)
+        json_str(f, e->perf->rtp->path);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n  \"prediction_runtime_holdout\": %s",
+            !e->perf->rtp ? "null" : e->perf->rtp_holdout ? "true" : "false");
+    fprintf(f, ",\n  \"prediction_error_jobs\": %u,\n"
+            "  \"prediction_error_median\": ", m->pred_jobs);
+    json_num(f, m->pred_err_median);
+    fputs(",\n  \"prediction_error_p90\": ", f);
+    json_num(f, m->pred_err_p90);
+    fprintf(f, ",\n  \"prediction_unpredicted_jobs\": %u,\n",
+            e->perf->unpredicted);
+    fprintf(f, "  \"preemptions\": %llu,\n  \"resizes\": %llu,\n"
+            "  \"events\": %llu,\n", (unsigned long long)m->preemptions,
+            (unsigned long long)m->resizes, (unsigned long long)m->events);
     const struct dl_diag *d = pv ? pv->diag : NULL;
     fprintf(f, "  \"warnings\": %u,\n  \"warning_messages\": [", d ? d->n : 0);
     for (uint32_t i = 0; d && i < d->nkept; i++) {

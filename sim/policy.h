@@ -45,7 +45,7 @@
 #include "traces/trace.h"
 
 /* The contract's version; a plug-in records the one it was built for. */
-#define DLSIM_POLICY_ABI 2
+#define DLSIM_POLICY_ABI 3      /* 3: pol_resize; job_rt.resizes */
 
 /* The most jobs one GPU can ever hold (the run's own limit is the view's
  * max_share, from --models max_jobs_per_gpu). */
@@ -88,6 +88,7 @@ struct job_rt {
     uint32_t type;              /* type of the current/last allocation */
     uint32_t gen;               /* bumped at every stop: stale events skip */
     uint32_t preemptions;
+    uint32_t resizes;           /* pol_resize actions applied to it */
     uint8_t state;              /* enum job_state */
 };
 
@@ -180,6 +181,9 @@ struct pol_services {
                       uint32_t req_type, enum plc_mode mode);
     bool (*spread)(const struct cluster *c, uint32_t type,
                    const uint32_t *gpus, uint32_t n);
+    /* actions, ABI 3 */
+    int (*resize)(struct pol_ctx *x, uint32_t job, const uint32_t *gpus,
+                  uint32_t n);
 };
 
 /* Starts queued job on gpus[0..num_gpus) of one type.  0 or DL_ECHECK. */
@@ -214,6 +218,22 @@ static inline int pol_colocate(struct pol_ctx *x, uint32_t job,
 static inline int pol_preempt(struct pol_ctx *x, uint32_t job, double extra_work)
 {
     return x->svc->preempt(x, job, extra_work);
+}
+/* Resizes running job to gpus[0..n) (sorted, 1 <= n <= its num_gpus, all
+ * of the type it runs on, each either one of its own GPUs or free): an
+ * elastic gang grows into idle GPUs, or shrinks.  The job must hold its
+ * GPUs alone (a co-located gang is not resized).  Its work done so far is
+ * settled at its old rate; the rest runs at the runtime model's solo
+ * speed for n GPUs on that placement (as pol_start_n), so the remaining
+ * time scales by exactly the ratio of the two speeds.  GPUs it no longer
+ * holds are free at once.  No preemption is counted and no cost is paid
+ * (job_rt.resizes counts it); the policy hears no rate_changed for it.
+ * Resizing to the GPUs it holds does nothing.  0 or DL_ECHECK (refused,
+ * with the reason: not running, a GPU busy, another type, ...). */
+static inline int pol_resize(struct pol_ctx *x, uint32_t job,
+                             const uint32_t *gpus, uint32_t n)
+{
+    return x->svc->resize(x, job, gpus, n);
 }
 /* Asks for a schedule() call at time at (> now). */
 static inline void pol_wake(struct pol_ctx *x, simtime_t at)

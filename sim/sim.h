@@ -114,6 +114,12 @@ struct met_summary {
     uint32_t colocated_jobs;    /* finished jobs ever slowed by sharing */
     double interference;        /* mean over finished jobs of run time
                                    over run time at their solo rates */
+    /* the runtime predictions the policy saw: |log(predicted / true solo
+     * run time)| on each started job's first allocation (nearest rank;
+     * NAN without started jobs) */
+    uint32_t pred_jobs;
+    double pred_err_median, pred_err_p90;
+    uint64_t resizes;           /* pol_resize actions applied */
 };
 void met_summarize(const struct eng *e, struct met_summary *m);
 

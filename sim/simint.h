@@ -96,6 +96,9 @@ struct eng {
     double offered_load;        /* of the trace that runs, under the run's
                                    models (NAN when undefined) */
     double work_rate;           /* sum over running jobs of gpus*rate */
+    float *perr;                /* [njobs] log(predicted / true solo run
+                                   time) at the first start, NAN before */
+    uint64_t resizes;           /* pol_resize actions applied */
     double work_done;           /* integral of work_rate dt: GPU work done,
                                    reference-GPU us (tests compare it) */
     simtime_t first_submit, last_finish, last_instant;

@@ -257,7 +257,7 @@ Test(cli, run_with_models)
 
     tu_tmp_file("m.yaml", "kind: models\npredict:\n  runtime: psychic\n");
     cr_expect_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --models m.yaml --out p"), 2);
-    cr_expect(strstr(tu_out, "m.yaml:3:12: runtime: expected 'model', 'roofline' or 'oracle'"),
+    cr_expect(strstr(tu_out, "m.yaml:3:12: runtime: expected 'model', 'roofline', 'fitted' or 'oracle'"),
               "%s", tu_out);
     cr_expect(!tu_tmp_exists("p"));
     tu_tmp_file("m.yaml", "kind: models\nslowdown: none.yaml\n");

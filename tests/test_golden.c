@@ -493,6 +493,101 @@ Test(golden, rate_change_mid_run)
     clu_free(&c);
 }
 
+/* ---- pol_resize: validated like every action, applied exactly ------ */
+
+/* A test policy: at 0 starts job 0 (4 GPUs asked) on GPUs 0-1 of node n0
+ * (4 GPUs) and job 1 (1 GPU) on GPU 0 of node n1 (another type), and at
+ * 2 s tries the resize given by rz_case. */
+static int rz_case;
+static int rz_rc;
+
+static void rz_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
+{
+    (void)st;
+    if (v->now == 0) {
+        static const uint32_t g01[] = { 0, 1 }, g4[] = { 4 };
+        cr_assert_eq(pol_start_n(x, 0, g01, 2), 0);
+        cr_assert_eq(pol_start(x, 1, g4), 0);
+        pol_wake(x, US(2));
+        return;
+    }
+    if (v->now != US(2))
+        return;
+    static const uint32_t all[] = { 0, 1, 2, 3 }, bad_order[] = { 1, 0, 2 },
+                          other[] = { 0, 1, 4 }, busy[] = { 0, 1, 5 },
+                          one[] = { 1 }, same[] = { 0, 1 };
+    switch (rz_case) {
+    case 0: rz_rc = pol_resize(x, 0, all, 4); break;        /* grow */
+    case 1: rz_rc = pol_resize(x, 0, one, 1); break;        /* shrink */
+    case 2: rz_rc = pol_resize(x, 0, same, 2); break;       /* no-op */
+    case 3: rz_rc = pol_resize(x, 0, all, 5); break;        /* > num_gpus */
+    case 4: rz_rc = pol_resize(x, 0, bad_order, 3); break;
+    case 5: rz_rc = pol_resize(x, 0, other, 3); break;      /* other type */
+    case 6: rz_rc = pol_resize(x, 2, all, 4); break;        /* not running */
+    case 7: rz_rc = pol_resize(x, 1, busy, 3); break;       /* 1 GPU job */
+    }
+}
+
+static const struct policy resize_policy = {
+    .name = "resize-test", .summary = "", .blocking = "",
+    .create = rc_create, .destroy = rc_destroy,
+    .enqueue = rc_enqueue, .schedule = rz_schedule,
+};
+
+/* Job a: 4 GPUs asked, 10 s of work, started on 2 (no models: speed 2/4 =
+ * 0.5).  At 2 s it has 9 s of work left.  Grown to 4 (speed 1) it ends at
+ * 2 + 9 = 11; shrunk to 1 (speed 0.25), at 2 + 36 = 38; resized to the
+ * GPUs it holds, at 2 + 18 = 20 as without.  Every invalid resize fails
+ * the run with its reason. */
+Test(golden, resize_validated_and_exact)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\n"
+                 "a,0,4,10\nb,0,1,30\n");
+    clu_init(&c, "rz");
+    clu_add_nodes(&c, 1, 4, clu_add_type(&c, "F", 16, 1.0), NULL);
+    clu_add_nodes(&c, 1, 2, clu_add_type(&c, "G", 16, 1.0), NULL);
+    clu_finish(&c);
+    static const struct { double fin; uint32_t ngpus; const char *says; } cases[] = {
+        { 11, 4, NULL }, { 38, 1, NULL }, { 20, 2, NULL },
+        { 0, 0, "resized job a to 5 GPUs (it asks for 4" },
+        { 0, 0, "onto GPU 0, which is repeated, unsorted or absent" },
+        { 0, 0, "onto GPU 4 of another type" },
+        { 0, 0, "resized job 2, which is not running" },
+        { 0, 0, "resized job b to 3 GPUs" },
+    };
+    for (int k = 0; k < (int)(sizeof cases / sizeof *cases); k++) {
+        rz_case = k;
+        rz_rc = -1;
+        struct dl_error err = { 0 };
+        struct eng_opts o = { .policy = "resize-test", .pol = &resize_policy,
+                              .check = true };
+        struct eng *e = tu_eng_new(&t, &c, &o, &err);
+        cr_assert(e);
+        int rc = eng_run(e);
+        if (!cases[k].says) {
+            cr_assert_eq(rc, 0, "case %d: %s", k, e->fail_msg);
+            cr_expect_eq(rz_rc, 0);
+            TU_SCHED(e, "a", 0, cases[k].fin);
+            cr_expect_eq(e->rt[0].ngpus, cases[k].ngpus, "case %d", k);
+            cr_expect_eq(e->rt[0].resizes, k < 2 ? 1u : 0u, "case %d", k);
+            cr_expect_eq(e->rt[0].preemptions, 0);
+            /* the first placement is kept for jobs.csv */
+            tu_placement(e, "a", "n0:0-1");
+            cr_expect_float_eq(e->work_done, US(4 * 10 + 30), 1, "case %d", k);
+        } else {
+            cr_expect_neq(rz_rc, 0, "case %d accepted", k);
+            cr_expect_eq(rc, DL_ECHECK, "case %d", k);
+            cr_expect(strstr(e->fail_msg, cases[k].says), "case %d: %s", k,
+                      e->fail_msg);
+        }
+        eng_free(e);
+    }
+    trc_free(&t);
+    clu_free(&c);
+}
+
 /* A policy that asks to be woken long after the last job: the run ends
  * with the last job, and the moot wake-up is neither processed nor
  * counted. */

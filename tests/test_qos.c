@@ -643,6 +643,146 @@ Test(qos, elastic_starts_a_smaller_gang)
     clu_free(&c);
 }
 
+/* margin=F.  F (speed 1) and S (speed 0.5), one GPU each.  b (1 GPU,
+ * 10 s, deadline 25) arrives at 0.  margin=0: the cheapest type meeting
+ * the deadline is S (0 + 20 <= 25): b runs 0-20.  margin=0.5: S needs
+ * 20 + 10 = 30 > 25, F 10 + 5 = 15 <= 25: b runs on F, 0-10.  margin=2:
+ * F needs 10 + 20 = 30 > 25 too; no type meets the margin and b takes the
+ * fastest with room, F, 0-10, as a job no type meets does. */
+Test(qos, margin_needs_room_before_the_deadline)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\nb,0,1,10,25\n");
+    two_types(&c, 1, 1);
+    uint32_t b = tu_job(&t, "b");
+    struct eng *e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "b", 0, 20);
+    cr_expect_eq(e->rt[b].type, 1);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:margin=0");
+    TU_SCHED(e, "b", 0, 20);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:margin=0.5");
+    TU_SCHED(e, "b", 0, 10);
+    cr_expect_eq(e->rt[b].type, 0);
+    eng_free(e);
+    /* exactly at the bound: margin 0.25 on S is 20 + 5 = 25 <= 25 */
+    e = tu_run(&t, &c, "qos:margin=0.25");
+    TU_SCHED(e, "b", 0, 20);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:margin=2");
+    TU_SCHED(e, "b", 0, 10);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* margin in the reservation.  One F GPU (speed 1), one S GPU (0.5).  a
+ * (no deadline) holds F 0-10 and s (no deadline) holds S 0-30.  b (1 GPU,
+ * 4 s, deadline 16) arrives at 1: no GPU free; F frees at 10, 10 + 4 <= 16
+ * (margin 0), so b waits for F and runs 10-14.  With margin=1 it needs
+ * 10 + 4 + 4 = 18 > 16 on F and 30 + 8 + 8 on S: no type meets at its
+ * shadow time, and the reservation falls back to the earliest finish, F:
+ * still 10-14, and nothing else changes.  The same margin on a job that
+ * could start at once on S (S idle, 8 s + 8 > 16 - 1) moves it to F. */
+Test(qos, margin_in_the_reservation)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "a,0,1,10,\ns,0,1,15,\nb,1,1,4,16\n");
+    two_types(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "b", 10, 14);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:margin=1");
+    TU_SCHED(e, "b", 10, 14);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* Elastic growth.  One node of 4 GPUs (speed 1, no models: n of g GPUs
+ * run at n/g of the speed).  a holds 2 GPUs 0-5.  b (4 GPUs, 10 s,
+ * deadline 31) arrives at 1 and starts on GPUs 2-3 (2 GPUs, 20 s predicted,
+ * 1 + 20 <= 31).  At 5 a ends and GPUs 0-1 are idle with nothing queued.
+ * grow=idle: b grows to 4 GPUs at 5; its work left is 10 - 4 x 0.5 = 8
+ * reference-seconds, at speed 1: 8 s instead of 16 s, the ratio of the
+ * speeds (0.5 / 1), so b ends at 13.  grow=need (default): b's forecast
+ * from its progress (16 s left, ending 21 <= 31) meets its deadline, so it
+ * keeps 2 GPUs and ends at 21; with margin=0.5 it was started predicted to
+ * end by 31 - 10 (1 + 20 + 10 <= 31) and still needs no growth. */
+Test(qos, elastic_growth_by_the_speed_ratio)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline\n"
+                 "a,0,2,5,1000\nb,1,4,10,31\n");
+    tu_simple_cluster(&c, 1, 4);
+    uint32_t b = tu_job(&t, "b");
+    struct eng *e = tu_run(&t, &c, "qos:elastic=1,grow=idle");
+    TU_SCHED(e, "b", 1, 13);
+    tu_placement(e, "b", "n0:2-3");     /* the first allocation */
+    cr_expect_eq(e->rt[b].ngpus, 4);
+    cr_expect_eq(e->rt[b].resizes, 1);
+    cr_expect_eq(e->resizes, 1);
+    cr_expect_eq(e->rt[b].preemptions, 0);
+    /* the GPU work is still the trace's: 2 x 5 + 4 x 10 */
+    cr_expect_float_eq(e->work_done, US(50), 1);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:elastic=1");
+    TU_SCHED(e, "b", 1, 21);
+    cr_expect_eq(e->rt[b].resizes, 0);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:elastic=1,margin=0.5");
+    TU_SCHED(e, "b", 1, 21);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* The same growth under the zoo's runtime model: b (resnet50, 4 GPUs)
+ * starts on 2 V100s at 1 and grows to 4 at 5.  Its work left at 5 is
+ * W - r2 x 4 s (r2: the runtime model's speed on 2 GPUs over that of its
+ * 4-GPU reference gang), then it runs at r4 = 1: it ends at 5 + ceil((W -
+ * 4 s r2) / r4), so its remaining time shrinks by exactly r2 / r4. */
+Test(qos, elastic_growth_at_the_runtime_models_speeds)
+{
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec zoo;
+    tu_spec_zoo(&zoo, NULL, NULL);
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline,model\n"
+                 "a,0,2,5,1000,resnet50\nb,1,4,10,40,resnet50\n");
+    clu_init(&c, "v100");
+    clu_add_nodes(&c, 1, 4, clu_add_type(&c, "V100", 32, 1.0), NULL);
+    clu_finish(&c);
+    uint32_t b = tu_job(&t, "b");
+    struct eng *e = tu_run_models(&t, &c, "qos:elastic=1,grow=idle", &zoo);
+    double r2 = mdl_perf_rate_n(e->perf, b, 0, 2, false);
+    double r4 = mdl_perf_rate(e->perf, b, 0, false);
+    cr_assert(r2 > 0 && r2 < r4, "r2 %g r4 %g", r2, r4);
+    double left = (double)US(10) - r2 * (double)US(4);
+    simtime_t fin = US(5) + (simtime_t)ceil(left / r4 - 1e-9);
+    cr_expect_eq(e->rt[b].first_start, US(1));
+    cr_expect_eq(e->rt[b].finish, fin, "finish %lld, expected %lld",
+                 (long long)e->rt[b].finish, (long long)fin);
+    cr_expect_eq(e->rt[b].ngpus, 4);
+    eng_free(e);
+    /* without growth it ends at 1 + ceil(W / r2) */
+    e = tu_run_models(&t, &c, "qos:elastic=1", &zoo);
+    simtime_t fin2 = US(1) + (simtime_t)ceil((double)US(10) / r2 - 1e-9);
+    cr_expect_eq(e->rt[b].finish, fin2);
+    /* remaining time after 5: (fin2 - 5) : (fin - 5) = r4 : r2 */
+    cr_expect_float_eq((double)(fin - US(5)) / (double)(fin2 - US(5)),
+                       r2 / r4, 1e-6);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+    mdl_spec_free(&zoo);
+}
+
 Test(qos, options)
 {
     char msg[512];
@@ -667,6 +807,9 @@ Test(qos, options)
         { "qos:preempt=2", "preempt=2" },
         { "qos:preempt_qos=-1", "preempt_qos=-1" },
         { "qos:preempt_cost=-1", "preempt_cost=-1" },
+        { "qos:margin=-0.1", "margin=-0.1" },
+        { "qos:margin=x", "margin=x" },
+        { "qos:grow=always", "grow=always" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cr_expect_eq(try_create(bad[i].spec, msg, sizeof msg), DL_EINPUT, "%s",
@@ -683,7 +826,7 @@ Test(qos, options)
     cr_assert(q, "%s", buf);
     for (const char *w = "demote\0be_order\0placement_rule\0reserve\0"
                          "backfill_window\0elastic\0reservation\0runtime_noise\0"
-                         "preempt\0preempt_qos\0preempt_cost\0";
+                         "preempt\0preempt_qos\0preempt_cost\0margin\0grow\0";
          *w; w += strlen(w) + 1)
         cr_expect(strstr(q, w), "policies lacks %s", w);
     free(buf);
@@ -743,6 +886,8 @@ static const char *const variants[] = {
     "qos:be_order=short,backfill_window=2", "qos:placement=pool",
     "qos:placement=pool,reserve=0,demote=never", "qos:backfill_window=0",
     "qos:elastic=1", "qos:elastic=1,placement=pool,placement_rule=fastest",
+    "qos:elastic=1,grow=idle", "qos:elastic=1,grow=idle,placement=pool",
+    "qos:margin=0.3", "qos:margin=1,elastic=1,reserve=0",
 };
 
 /* Every job finishes exactly once (or is rejected, only when it can never
@@ -763,7 +908,7 @@ Test(qos, random_workloads, .timeout = 600)
     struct mdl_spec noisy;
     struct dl_error err = { 0 };
     noisy_zoo(&noisy);
-    uint32_t shrunk = 0;
+    uint32_t shrunk = 0, grown = 0;
     for (int round = 0; round < 30; round++) {
         struct cluster c;
         struct trace t;
@@ -785,6 +930,13 @@ Test(qos, random_workloads, .timeout = 600)
                     continue;
                 cr_assert_eq(rt->preemptions, 0);
                 cr_assert_leq(tj->submit, rt->first_start);
+                /* exact predictions: a gang grows only with grow=idle */
+                if (rt->resizes) {
+                    cr_assert(strstr(pol, "grow=idle"), "%s grew a gang", pol);
+                    cr_assert_gt(rt->ngpus, rt->first_ngpus);
+                    grown++;
+                    continue;
+                }
                 /* an elastic start on n of its g GPUs runs at n/g speed */
                 double speed = c.types[rt->type].speed;
                 if (rt->ngpus != tj->num_gpus) {
@@ -814,6 +966,7 @@ Test(qos, random_workloads, .timeout = 600)
     }
     mdl_spec_free(&noisy);
     cr_expect_gt(shrunk, 0, "elastic=1 never started a smaller gang");
+    cr_expect_gt(grown, 0, "grow=idle never grew a gang");
     gsl_rng_free(r);
 }
 

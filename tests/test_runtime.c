@@ -293,3 +293,216 @@ Test(runtime, csv_errors)
     mdl_rt_data_free(&d);
     unlink(path);
 }
+
+/* ---- the fitted runtime predictor (models/rtpred.c, `dlsim fit runtime
+ * --form loglinear`) */
+
+/* Synthetic rows that follow a log-linear law exactly: the fit recovers
+ * its coefficients, and every leave-one-model-out fit does too, so the
+ * held-out error is 0 (to rounding). */
+Test(runtime, predictor_recovers_synthetic)
+{
+    static const double coef[MDL_RTP_NFEAT] = { -1.5, 0.4, 0.2, 0.3, -0.25,
+                                                0.1, -0.3, 0.35 };
+    static const char *const gpus[] = { "K80", "P100", "V100", "T4", "A100" };
+    static const uint32_t ns[] = { 1, 2, 4, 8 };
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fputs("gpu_type,model,batch_size,num_gpus,placement,throughput\n", f);
+    uint32_t fams = 0, last = SIM_NONE, rows = 0;
+    for (uint32_t i = 0; i < z.nmodels && fams < 6; i++) {
+        const struct mdl_model *m = &z.models[i];
+        if (!(m->flops > 0) || !(m->params > 0))
+            continue;
+        fams += m->family != last;
+        last = m->family;
+        for (size_t g = 0; g < 5; g++)
+            for (size_t k = 0; k < 4; k++)
+                for (int sp = 0; sp < 2 - (ns[k] == 1); sp++) {
+                    double x[MDL_RTP_NFEAT];
+                    cr_assert_eq(mdl_rtp_features(m->flops, m->params,
+                                                  m->batch_size,
+                                                  mdl_zoo_gpu(&z, gpus[g]),
+                                                  ns[k], sp, x), 0);
+                    fprintf(f, "%s,%s,%u,%u,%s,%.17g\n", gpus[g], m->name,
+                            m->batch_size, ns[k], sp ? "spread" : "consolidated",
+                            1 / mdl_rtp_iter_s(coef, x));
+                    rows++;
+                }
+    }
+    fclose(f);
+    const char *path = write_tmp("rtp.csv", buf);
+    free(buf);
+    struct mdl_rt_data d;
+    struct dl_error err = { 0 };
+    cr_assert_eq(mdl_rt_data_load(path, &z, &d, &err), 0, "%s", err.msg);
+    cr_assert_eq(d.n, rows);
+    struct mdl_rtp p = { 0 };
+    struct mdl_rtp_cv cv;
+    cr_assert_eq(mdl_rtp_cv_lomo(&z, &d, &cv, &p), 0);
+    cr_expect_eq(cv.nmodels, 6);
+    cr_expect_eq(p.nhold, 6);
+    cr_expect_eq(cv.n, rows);
+    cr_expect_lt(cv.rmsle, 1e-9, "LOMO RMSLE %g", cv.rmsle);
+    cr_expect_lt(cv.train_rmsle, 1e-9);
+    for (int i = 0; i < MDL_RTP_NFEAT; i++) {
+        cr_expect_float_eq(p.coef[i], coef[i], 1e-7, "coef %d: %.17g", i, p.coef[i]);
+        for (uint32_t h = 0; h < p.nhold; h++)
+            cr_expect_float_eq(p.hold[h].coef[i], coef[i], 1e-7);
+    }
+    /* a held-out fit is found by the model's normal form */
+    cr_expect_eq(mdl_rtp_coef(&p, p.hold[1].model, true), p.hold[1].coef);
+    cr_expect_eq(mdl_rtp_coef(&p, p.hold[1].model, false), p.coef);
+    cr_expect_eq(mdl_rtp_coef(&p, "no-such-model", true), p.coef);
+    mdl_rtp_cv_free(&cv);
+    mdl_rtp_free(&p);
+    mdl_rt_data_free(&d);
+}
+
+/* The zoo's measured table: the leave-one-model-out error models/FIT.md
+ * reports, reproducible, and models/runtime_fit.yaml is the command's
+ * output (the source and zoo lines aside). */
+#define RTP_LOMO_RMSLE 0.5697
+#define RTP_LOMO_MDAPE 0.3830
+#define RTP_ROOF_RMSLE 0.6266
+
+Test(runtime, predictor_on_the_zoo_table)
+{
+    struct mdl_rt_data d;
+    struct dl_error err = { 0 };
+    cr_assert_eq(mdl_rt_data_load(ZOO "/throughput.csv", &z, &d, &err), 0,
+                 "%s", err.msg);
+    struct mdl_rtp p = { 0 };
+    struct mdl_rtp_cv cv;
+    cr_assert_eq(mdl_rtp_cv_lomo(&z, &d, &cv, &p), 0);
+    cr_log_info("LOMO RMSLE %.4f, MdAPE %.4f, p90 %.4f; roofline %.4f",
+                cv.rmsle, cv.mdape, cv.p90, cv.base_rmsle);
+    cr_expect_eq(cv.nrows, 579);
+    cr_expect_eq(cv.nmodels, 15);
+    cr_expect_float_eq(cv.rmsle, RTP_LOMO_RMSLE, 5e-5);
+    cr_expect_float_eq(cv.mdape, RTP_LOMO_MDAPE, 5e-5);
+    cr_expect_float_eq(cv.base_rmsle, RTP_ROOF_RMSLE, 5e-5);
+    cr_expect_lt(cv.rmsle, cv.base_rmsle);
+    mdl_rtp_cv_free(&cv);
+    mdl_rtp_free(&p);
+    mdl_rt_data_free(&d);
+    const char *out = tu_tmp_path("rtp-shipped.yaml");
+    char *argv[] = { "fit", "runtime", ZOO "/throughput.csv", "--zoo", ZOO,
+                     "--form", "loglinear", "-o", (char *)out, NULL };
+    cr_assert_eq(tu_main(9, argv), 0);
+    char *got = tu_slurp(out, NULL), *want = tu_slurp(ZOO "/runtime_fit.yaml", NULL);
+    char *gs = strstr(got, "\nn_rows: "), *ws = strstr(want, "\nn_rows: ");
+    cr_assert(gs && ws);
+    cr_assert_str_eq(gs, ws);
+    /* and it reads back to the same coefficients */
+    struct mdl_rtp a, b;
+    cr_assert_eq(mdl_rtp_load(out, &a, &err), 0, "%s", err.msg);
+    cr_assert_eq(mdl_rtp_load(ZOO "/runtime_fit.yaml", &b, &err), 0, "%s", err.msg);
+    cr_expect_eq(a.nhold, 15);
+    cr_expect_eq(memcmp(a.coef, b.coef, sizeof a.coef), 0);
+    mdl_rtp_free(&a);
+    mdl_rtp_free(&b);
+    free(got), free(want);
+}
+
+Test(runtime, predictor_file_errors)
+{
+    static const struct { const char *yaml, *says; } bad[] = {
+        { "kind: runtime\n", "kind: expected 'runtime_predictor'" },
+        { "kind: runtime_predictor\nfeatures: [intercept]\ncoef: [1]\n",
+          "2:11: features: expected [intercept, log_t_roof" },
+        { "kind: runtime_predictor\nfeatures: [intercept, log_t_roof, "
+          "log_t_compute, log_t_memory, log_peak_tflops, log_mem_bw_gbs, "
+          "log_gpus, spread]\ncoef: [1, 2]\n", "3:7: coef: expected a list of 8" },
+        { "kind: runtime_predictor\nfeatures: [intercept, log_t_roof, "
+          "log_t_compute, log_t_memory, log_peak_tflops, log_mem_bw_gbs, "
+          "log_gpus, spread]\ncoef: [1, 2, 3, 4, 5, 6, 7, 8]\nwhat: 1\n",
+          "4:1: unknown key 'what'" },
+        { "kind: runtime_predictor\nfeatures: [intercept, log_t_roof, "
+          "log_t_compute, log_t_memory, log_peak_tflops, log_mem_bw_gbs, "
+          "log_gpus, spread]\ncoef: [1, 2, 3, 4, 5, 6, 7, 8]\nholdout:\n"
+          "  - {model: ResNet-50, coef: [1, 2, 3, 4, 5, 6, 7, 8]}\n"
+          "  - {model: resnet50, coef: [1, 2, 3, 4, 5, 6, 7, 8]}\n",
+          "6:5: holdout: model 'resnet50' listed twice" },
+        { "kind: runtime_predictor\n", "features and coef are required" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        struct mdl_rtp p;
+        struct dl_error err = { 0 };
+        cr_expect_eq(mdl_rtp_load(write_tmp("bad.yaml", bad[i].yaml), &p, &err),
+                     DL_EINPUT, "case %zu", i);
+        char msg[600];
+        snprintf(msg, sizeof msg, "%ld:%ld: %s", err.line, err.col, err.msg);
+        cr_expect(strstr(msg, bad[i].says), "case %zu: %s", i, msg);
+    }
+}
+
+/* predict.runtime: fitted in a run: a job's predicted run time on n GPUs
+ * of t is its work in iterations (true reference throughput x duration)
+ * times the predictor's seconds per iteration there, from the fit that
+ * left its model out; jobs the predictor cannot predict are counted and
+ * named in a warning. */
+Test(runtime, fitted_predictions_in_a_run)
+{
+    struct mdl_spec s;
+    tu_spec_from(&s, "fit.yaml", "kind: models\npredict: {runtime: fitted}\n");
+    cr_assert(s.rt_fitted && s.rt_holdout && s.rtp.nhold == 15);
+    struct trace t;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,model\n"
+                 "a,0,2,100,resnet50\nb,0,1,50,nosuchmodel\nc,0,1,50,\n");
+    struct cluster c;
+    clu_init(&c, "two");
+    uint32_t v100 = clu_add_type(&c, "V100", 32, 1.0);
+    uint32_t k80 = clu_add_type(&c, "K80", 12, 0.3);
+    clu_add_nodes(&c, 1, 4, v100, NULL);
+    clu_add_nodes(&c, 1, 4, k80, NULL);
+    clu_finish(&c);
+    struct dl_diag diag;
+    dl_diag_init(&diag, NULL, false);
+    struct mdl_perf *p = mdl_perf_new(&s, &c, &t, 1, &diag);
+    cr_expect_str_eq(mdl_perf_predictor(p), "fitted");
+    cr_expect_eq(p->unpredicted, 2);
+    bool warned = false;
+    for (uint32_t i = 0; i < diag.nkept; i++)
+        warned |= strstr(diag.kept[i], "predict.runtime: fitted cannot predict 2 "
+                         "job(s)") && strstr(diag.kept[i], "'nosuchmodel'");
+    cr_expect(warned);
+    cr_expect(mdl_perf_predicted(p, 0));
+    cr_expect(!mdl_perf_predicted(p, 1));
+    const struct mdl_model *m = mdl_zoo_find(&s.zoo, "resnet50");
+    cr_assert(m);
+    const double *coef = mdl_rtp_coef(&s.rtp, "resnet50", true);
+    cr_expect_neq(coef, s.rtp.coef);
+    double ref = mdl_rt_throughput(&s.zoo, &s.rt, m->name, m->batch_size,
+                                   "V100", 2, false);
+    for (uint32_t n = 1; n <= 2; n++) {
+        double x[MDL_RTP_NFEAT];
+        cr_assert_eq(mdl_rtp_features(m->flops, m->params, m->batch_size,
+                                      mdl_zoo_gpu(&s.zoo, "K80"), n, false, x), 0);
+        double want = (double)US(100) * ref * mdl_rtp_iter_s(coef, x);
+        double got = n == 2 ? mdl_perf_pred_runtime(p, 0, k80, false)
+                            : mdl_perf_pred_runtime_n(p, 0, k80, 1, false);
+        cr_expect_float_eq(got, want, 1e-9 * want, "n=%u: %.17g vs %.17g", n,
+                           got, want);
+    }
+    /* the truth is untouched */
+    cr_expect_float_eq(mdl_perf_rate(p, 0, v100, false), 1.0, 1e-12);
+    mdl_perf_free(p);
+    dl_diag_free(&diag);
+    /* runtime_holdout: false uses the fit on every row */
+    mdl_spec_free(&s);
+    tu_spec_from(&s, "fit2.yaml", "kind: models\npredict: {runtime: fitted, "
+                                  "runtime_holdout: false}\n");
+    p = mdl_perf_new(&s, &c, &t, 1, NULL);
+    m = mdl_zoo_find(&s.zoo, "resnet50");       /* the new spec's zoo */
+    double x[MDL_RTP_NFEAT];
+    mdl_rtp_features(m->flops, m->params, m->batch_size,
+                     mdl_zoo_gpu(&s.zoo, "V100"), 2, false, x);
+    double want = (double)US(100) * ref * mdl_rtp_iter_s(s.rtp.coef, x);
+    cr_expect_float_eq(mdl_perf_pred_runtime(p, 0, v100, false), want, 1e-9 * want);
+    mdl_perf_free(p);
+    mdl_spec_free(&s);
+    trc_free(&t);
+    clu_free(&c);
+}

@@ -910,7 +910,7 @@ int mdl_fit_util_cv(const struct mdl_util_data *d, unsigned k,
  * strtod reads back to the same double, so that models/sdfile.c reloads
  * the parameters bit for bit and predicts exactly what was fitted; null
  * for NaN. */
-static void put_exact(FILE *f, double x)
+void mdl_fit_put_exact(FILE *f, double x)
 {
     if (isnan(x)) {
         fputs("null", f);
@@ -957,7 +957,7 @@ static int write_slowdown(const char *path, const char *src,
     fputs("kind: slowdown\nsource: ", f);
     dl_yaml_put_str(f, src, 4);
     fprintf(f, "\nfolds: %u\nseed: %lu\nrate_min: ", k, seed);
-    put_exact(f, MDL_RATE_MIN);
+    mdl_fit_put_exact(f, MDL_RATE_MIN);
     fputs("\ngpu_types:\n", f);
     for (uint32_t g = 0; g < ps->ngpus; g++) {
         uint32_t *idx;
@@ -974,23 +974,23 @@ static int write_slowdown(const char *path, const char *src,
         struct mdl_sd_params c, m;
         mdl_fit_sd(ps, MDL_SD_CONSTANT, idx, n, &c);
         fputs("    constant_rate: ", f);
-        put_exact(f, c.rate);
+        mdl_fit_put_exact(f, c.rate);
         fputc('\n', f);
         mdl_fit_sd_free(&c);
         if (mdl_fit_sd(ps, (enum mdl_sd_form)chosen[g], idx, n, &m) == 0) {
             if (chosen[g] == MDL_SD_CONSTANT) {
                 fputs("    rate: ", f);
-                put_exact(f, m.rate);
+                mdl_fit_put_exact(f, m.rate);
                 fputc('\n', f);
             } else if (chosen[g] == MDL_SD_HINGE) {
                 fputs("    alpha: ", f);
-                put_exact(f, m.alpha);
+                mdl_fit_put_exact(f, m.alpha);
                 fputc('\n', f);
             } else if (chosen[g] == MDL_SD_SENS_PRESSURE) {
                 fputs("    mean_sensitivity: ", f);
-                put_exact(f, m.mean_s);
+                mdl_fit_put_exact(f, m.mean_s);
                 fputs("\n    mean_pressure: ", f);
-                put_exact(f, m.mean_p);
+                mdl_fit_put_exact(f, m.mean_p);
                 fputs("\n    jobs:", f);
                 bool any = false;
                 for (uint32_t j = 0; j < ps->njobs; j++) {
@@ -1000,9 +1000,9 @@ static int write_slowdown(const char *path, const char *src,
                     any = true;
                     dl_yaml_put_str(f, ps->jobs[j], 4);
                     fputs(", s: ", f);
-                    put_exact(f, m.s[j]);
+                    mdl_fit_put_exact(f, m.s[j]);
                     fputs(", p: ", f);
-                    put_exact(f, m.p[j]);
+                    mdl_fit_put_exact(f, m.p[j]);
                     fputs("}\n", f);
                 }
                 if (!any)
@@ -1065,18 +1065,18 @@ static int write_util(const char *path, const char *src,
     for (int i = 0; i < MDL_UTIL_NFEAT; i++)
         fprintf(f, "%s%s", i ? ", " : "", feat_names[i]);
     fputs("]\nrange: [", f);
-    put_exact(f, m->lo);
+    mdl_fit_put_exact(f, m->lo);
     fputs(", ", f);
-    put_exact(f, m->hi);
+    mdl_fit_put_exact(f, m->hi);
     fputs("]\nintercept: ", f);
-    put_exact(f, m->intercept);
+    mdl_fit_put_exact(f, m->intercept);
     const double *v[3] = { m->center, m->scale, m->coef };
     const char *nm[3] = { "center", "scale", "coef" };
     for (int a = 0; a < 3; a++) {
         fprintf(f, "\n%s: [", nm[a]);
         for (int i = 0; i < MDL_UTIL_NFEAT; i++) {
             fputs(i ? ", " : "", f);
-            put_exact(f, v[a][i]);
+            mdl_fit_put_exact(f, v[a][i]);
         }
         fputc(']', f);
     }

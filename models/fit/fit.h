@@ -171,6 +171,45 @@ void mdl_rt_cv_loto(const struct mdl_zoo *z, const struct mdl_rt_data *d,
                     struct mdl_rt_err *e);
 void mdl_rt_cv_kfold(const struct mdl_zoo *z, const struct mdl_rt_data *d,
                      unsigned k, unsigned long seed, struct mdl_rt_err *e);
-/* `dlsim fit runtime ...`; argv[0] is "runtime". */
+
+/* The fitted runtime predictor (models/rtpred.c evaluates it). */
+/* Least squares of log(seconds per iteration) on the features of rows
+ * idx[0..n) (each usable: mdl_rtp_features), by truncated SVD.  0, or -1
+ * when n == 0 or GSL fails. */
+int mdl_rtp_fit(const struct mdl_zoo *z, const struct mdl_rt_data *d,
+                const uint32_t *idx, uint32_t n, double coef[MDL_RTP_NFEAT]);
+struct mdl_rtp_model {          /* one model's held-out error */
+    const char *name;           /* the zoo's spelling */
+    uint32_t n;
+    double rmsle, mdape, base_rmsle;
+};
+/* Leave-one-model-out errors of the predicted time per iteration, pooled
+ * over the held-out rows: RMSLE (RMS of log(pred / actual)), median
+ * absolute percentage error, 90th percentile of |log(pred / actual)|;
+ * base_*: the roofline's (a global mdl_rt_fit on the other models). */
+struct mdl_rtp_cv {
+    uint32_t nrows;             /* usable rows */
+    uint32_t n;                 /* held-out rows (models with others) */
+    double rmsle, mdape, p90;
+    double base_rmsle, base_mdape, base_p90;
+    double train_rmsle;         /* the fit on every row, in sample */
+    struct mdl_rtp_model *models;   /* [nmodels] malloc'd */
+    uint32_t nmodels;
+};
+/* Fills cv, and out with the fit on every usable row and one held-out fit
+ * per model (out->hold, malloc'd).  0, or -1 when a fit fails or no row
+ * is usable. */
+int mdl_rtp_cv_lomo(const struct mdl_zoo *z, const struct mdl_rt_data *d,
+                    struct mdl_rtp_cv *cv, struct mdl_rtp *out);
+void mdl_rtp_cv_free(struct mdl_rtp_cv *cv);
+/* `dlsim fit runtime --form loglinear`: the predictor's leave-one-model-out
+ * errors per model on table, the predictor (with its held-out fits)
+ * written to o->out.  0 or a DL_ code. */
+int mdl_fit_rtp_run(const struct mdl_fit_opts *o, FILE *table,
+                    struct dl_error *err);
+/* A double in the fewest digits (<= 17) that read back to it; null for
+ * NaN. */
+void mdl_fit_put_exact(FILE *f, double x);
+
 
 #endif

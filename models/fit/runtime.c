@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
@@ -454,27 +455,39 @@ static void print_err(FILE *table, const char *cv, const char *name,
             100 * e->mape, e->rmse_log, 100 * e->base_mape, e->base_rmse_log);
 }
 
+/* The zoo (o->zoo, else the default directory, its path into dbuf) and
+ * the measurements joined with it: what both `dlsim fit runtime` forms
+ * start from.  0, or a DL_ code with nothing left to free. */
+static int load_inputs(const struct mdl_fit_opts *o, char *dbuf, size_t n,
+                       const char **zdir, struct mdl_zoo *z,
+                       struct mdl_rt_data *d, struct dl_error *err)
+{
+    gsl_set_error_handler_off();
+    *zdir = o->zoo;
+    if (!*zdir) {
+        if (mdl_zoo_default_dir(dbuf, n))
+            return dl_fail_io(err, "dlsim fit runtime", "no model zoo found; "
+                              "give --zoo DIR or set DLSIM_MODELS");
+        *zdir = dbuf;
+    }
+    int rc = mdl_zoo_load(*zdir, z, err);
+    if (rc)
+        return rc;
+    if ((rc = mdl_rt_data_load(o->in, z, d, err)))
+        mdl_zoo_free(z);
+    return rc;
+}
+
 int mdl_fit_runtime_run(const struct mdl_fit_opts *o, FILE *table,
                         struct dl_error *err)
 {
-    gsl_set_error_handler_off();
-    const char *in = o->in, *zdir = o->zoo;
+    const char *in = o->in, *zdir;
     char dbuf[4096];
-    if (!zdir) {
-        if (mdl_zoo_default_dir(dbuf, sizeof dbuf))
-            return dl_fail_io(err, "dlsim fit runtime", "no model zoo found; "
-                              "give --zoo DIR or set DLSIM_MODELS");
-        zdir = dbuf;
-    }
     struct mdl_zoo z;
     struct mdl_rt_data d;
-    int rc = mdl_zoo_load(zdir, &z, err);
+    int rc = load_inputs(o, dbuf, sizeof dbuf, &zdir, &z, &d, err);
     if (rc)
         return rc;
-    if ((rc = mdl_rt_data_load(in, &z, &d, err))) {
-        mdl_zoo_free(&z);
-        return rc;
-    }
     if (d.n < 2) {
         rc = dl_fail(err, in, 0, 0, "%u usable rows (%u skipped: model@batch "
                      "or GPU type not in the zoo); at least 2 are needed",
@@ -515,6 +528,282 @@ int mdl_fit_runtime_run(const struct mdl_fit_opts *o, FILE *table,
     mdl_rt_params_free(&p);
     free(loto), free(kf);
 done:
+    mdl_rt_data_free(&d);
+    mdl_zoo_free(&z);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the fitted
+ * runtime predictor (`dlsim fit runtime --form loglinear`; models/rtpred.c
+ * reads and evaluates it; models/FIT.md) */
+
+/* Row r's features (-1: unusable, no params). */
+static int rtp_x(const struct mdl_zoo *z, const struct mdl_rt_row *r,
+                 double x[MDL_RTP_NFEAT])
+{
+    return mdl_rtp_features(r->flops, r->params, r->batch, &z->gpus[r->gpu],
+                            r->num_gpus, r->spread, x);
+}
+
+int mdl_rtp_fit(const struct mdl_zoo *z, const struct mdl_rt_data *d,
+                const uint32_t *idx, uint32_t n, double coef[MDL_RTP_NFEAT])
+{
+    memset(coef, 0, MDL_RTP_NFEAT * sizeof *coef);
+    if (!n)
+        return -1;
+    gsl_matrix *X = gsl_matrix_alloc(n, MDL_RTP_NFEAT);
+    gsl_vector *y = gsl_vector_alloc(n);
+    gsl_vector *c = gsl_vector_alloc(MDL_RTP_NFEAT);
+    gsl_matrix *cov = gsl_matrix_alloc(MDL_RTP_NFEAT, MDL_RTP_NFEAT);
+    gsl_multifit_linear_workspace *w =
+        gsl_multifit_linear_alloc(n, MDL_RTP_NFEAT);
+    if (!X || !y || !c || !cov || !w)
+        DL_ASSERT(!"out of memory in GSL");
+    for (uint32_t i = 0; i < n; i++) {
+        double x[MDL_RTP_NFEAT];
+        const struct mdl_rt_row *r = &d->r[idx[i]];
+        DL_ASSERT(!rtp_x(z, r, x));
+        for (int f = 0; f < MDL_RTP_NFEAT; f++)
+            gsl_matrix_set(X, i, (size_t)f, x[f]);
+        gsl_vector_set(y, i, -log(r->thr));     /* log seconds/iteration */
+    }
+    /* least squares by SVD: a feature constant in training (every row
+     * consolidated, say) gets the minimum-norm solution, not a failure */
+    size_t rank;
+    double chisq;
+    int rc = gsl_multifit_linear_tsvd(X, y, 1e-12, c, cov, &chisq, &rank, w);
+    if (!rc)
+        for (int f = 0; f < MDL_RTP_NFEAT; f++)
+            coef[f] = gsl_vector_get(c, (size_t)f);
+    gsl_matrix_free(X), gsl_vector_free(y), gsl_vector_free(c);
+    gsl_matrix_free(cov), gsl_multifit_linear_free(w);
+    return rc ? -1 : 0;
+}
+
+/* RMS and 90th percentile of the errors e[0..n) (|log(pred / actual)|;
+ * sorts e). */
+static void abs_log_stats(double *e, uint32_t n, double *rmsle, double *p90)
+{
+    if (!n) {
+        *rmsle = *p90 = NAN;
+        return;
+    }
+    double sq = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sq += e[i] * e[i];
+    *rmsle = sqrt(sq / n);
+    gsl_sort(e, 1, n);
+    *p90 = gsl_stats_quantile_from_sorted_data(e, 1, n, 0.9);
+}
+
+static double median_of(double *v, uint32_t n)
+{
+    if (!n)
+        return NAN;
+    gsl_sort(v, 1, n);
+    return gsl_stats_median_from_sorted_data(v, 1, n);
+}
+
+int mdl_rtp_cv_lomo(const struct mdl_zoo *z, const struct mdl_rt_data *d,
+                    struct mdl_rtp_cv *cv, struct mdl_rtp *out)
+{
+    memset(cv, 0, sizeof *cv);
+    uint32_t n = d->n, nu = 0;
+    uint32_t *use = xmalloc((n + 1) * sizeof *use);
+    double x[MDL_RTP_NFEAT];
+    for (uint32_t i = 0; i < n; i++)
+        if (!rtp_x(z, &d->r[i], x))
+            use[nu++] = i;
+    uint32_t nf = z->nfamilies;
+    uint32_t *tr = xmalloc((nu + 1) * sizeof *tr);
+    uint32_t *te = xmalloc((nu + 1) * sizeof *te);
+    double *el = xmalloc((nu + 1) * sizeof *el), *ep = xmalloc((nu + 1) * sizeof *ep);
+    double *bl = xmalloc((nu + 1) * sizeof *bl), *bp = xmalloc((nu + 1) * sizeof *bp);
+    double *tmp = xmalloc((nu + 1) * sizeof *tmp);
+    cv->models = xcalloc(nf + 1, sizeof *cv->models);
+    out->hold = xcalloc(nf + 1, sizeof *out->hold);
+    out->nhold = 0;
+    uint32_t k = 0;
+    int rc = 0;
+    for (uint32_t f = 0; f < nf && !rc; f++) {
+        uint32_t ntr = 0, nte = 0;
+        for (uint32_t i = 0; i < nu; i++)
+            if (d->r[use[i]].m->family == f)
+                te[nte++] = use[i];
+            else
+                tr[ntr++] = use[i];
+        if (!nte || !ntr)
+            continue;
+        struct mdl_rtp_hold *h = &out->hold[out->nhold++];
+        snprintf(h->model, sizeof h->model, "%s", z->family_keys[f]);
+        h->n_rows = nte;
+        if (mdl_rtp_fit(z, d, tr, ntr, h->coef)) {
+            rc = -1;
+            break;
+        }
+        /* the comparison: the roofline fitted (globally) on the others */
+        struct mdl_rt_params p;
+        mdl_rt_fit(z, d, tr, ntr, false, &p);
+        struct mdl_rtp_model *pm = &cv->models[cv->nmodels++];
+        pm->name = z->families[f];
+        pm->n = nte;
+        double sq = 0, bsq = 0;
+        for (uint32_t i = 0; i < nte; i++, k++) {
+            const struct mdl_rt_row *r = &d->r[te[i]];
+            rtp_x(z, r, x);
+            double pred = 1 / mdl_rtp_iter_s(h->coef, x);
+            struct mdl_model m = *r->m;
+            m.flops = r->flops, m.batch_size = r->batch;
+            double base = mdl_rt_estimate(&m, &z->gpus[r->gpu], &p,
+                                          r->num_gpus, r->spread);
+            /* errors of the predicted time = actual thr / predicted thr */
+            el[k] = fabs(log(r->thr / pred));
+            ep[k] = fabs(r->thr / pred - 1);
+            bl[k] = fabs(log(r->thr / base));
+            bp[k] = fabs(r->thr / base - 1);
+            sq += el[k] * el[k], bsq += bl[k] * bl[k];
+        }
+        pm->rmsle = sqrt(sq / nte);
+        pm->base_rmsle = sqrt(bsq / nte);
+        memcpy(tmp, ep + k - nte, nte * sizeof *tmp);
+        pm->mdape = median_of(tmp, nte);
+        mdl_rt_params_free(&p);
+    }
+    cv->n = k;
+    if (!rc && k) {
+        abs_log_stats(el, k, &cv->rmsle, &cv->p90);
+        abs_log_stats(bl, k, &cv->base_rmsle, &cv->base_p90);
+        cv->mdape = median_of(ep, k);
+        cv->base_mdape = median_of(bp, k);
+    }
+    /* and the fit on every usable row */
+    if (!rc && (nu == 0 || mdl_rtp_fit(z, d, use, nu, out->coef)))
+        rc = -1;
+    if (!rc) {
+        double sq = 0;
+        for (uint32_t i = 0; i < nu; i++) {
+            const struct mdl_rt_row *r = &d->r[use[i]];
+            rtp_x(z, r, x);
+            double e = log(r->thr * mdl_rtp_iter_s(out->coef, x));
+            sq += e * e;
+        }
+        cv->train_rmsle = sqrt(sq / nu);
+    }
+    cv->nrows = nu;
+    out->lomo_rmsle = cv->rmsle;
+    free(use), free(tr), free(te), free(el), free(ep), free(bl), free(bp);
+    free(tmp);
+    return rc;
+}
+
+void mdl_rtp_cv_free(struct mdl_rtp_cv *cv)
+{
+    free(cv->models);
+    memset(cv, 0, sizeof *cv);
+}
+
+static void put_coef(FILE *f, const double *c)
+{
+    fputc('[', f);
+    for (int i = 0; i < MDL_RTP_NFEAT; i++) {
+        if (i)
+            fputs(", ", f);
+        mdl_fit_put_exact(f, c[i]);
+    }
+    fputc(']', f);
+}
+
+static int write_rtp(const char *path, const char *src, const struct mdl_zoo *z,
+                     const struct mdl_rt_data *d, const struct mdl_rtp *p,
+                     const struct mdl_rtp_cv *cv, struct dl_error *err)
+{
+    char *tmp;
+    FILE *f = dl_tmp_open(path, &tmp, err);
+    if (!f)
+        return DL_EIO;
+    fputs("# dlsim runtime predictor, written by `dlsim fit runtime --form "
+          "loglinear`\n# (models/FIT.md, \"The fitted runtime predictor\"):\n"
+          "#   log(seconds per iteration) = coef . features\n"
+          "# holdout: per model, the fit with that model's rows left out "
+          "(what\n# predict.runtime: fitted uses for a job of that model, "
+          "by default).\n", f);
+    fputs("kind: runtime_predictor\nform: loglinear\nsource: ", f);
+    dl_yaml_put_str(f, src, 4);
+    fputs("\nzoo: ", f);
+    dl_yaml_put_str(f, z->dir ? z->dir : "", 4);
+    fprintf(f, "\nn_rows: %u\nn_skipped: %u\nn_models: %u\nfeatures: [",
+            cv->nrows, d->skipped + (d->n - cv->nrows), cv->nmodels);
+    for (int i = 0; i < MDL_RTP_NFEAT; i++)
+        fprintf(f, "%s%s", i ? ", " : "", mdl_rtp_feature_names[i]);
+    fputs("]\ncoef: ", f);
+    put_coef(f, p->coef);
+    fputs("\nlomo_rmsle: ", f);
+    dl_yaml_put_num(f, cv->rmsle);
+    fputs("\nlomo: {rows: ", f);
+    fprintf(f, "%u, median_ape: ", cv->n);
+    dl_yaml_put_num(f, cv->mdape);
+    fputs(", p90_abs_log: ", f);
+    dl_yaml_put_num(f, cv->p90);
+    fputs(", train_rmsle: ", f);
+    dl_yaml_put_num(f, cv->train_rmsle);
+    fputs(", roofline_rmsle: ", f);
+    dl_yaml_put_num(f, cv->base_rmsle);
+    fputs(", roofline_median_ape: ", f);
+    dl_yaml_put_num(f, cv->base_mdape);
+    fputs("}\nholdout:\n", f);
+    for (uint32_t i = 0; i < p->nhold; i++) {
+        fputs("  - {model: ", f);
+        dl_yaml_put_str(f, p->hold[i].model, 4);
+        fprintf(f, ", n_rows: %u, coef: ", p->hold[i].n_rows);
+        put_coef(f, p->hold[i].coef);
+        fputs("}\n", f);
+    }
+    return dl_tmp_commit(f, tmp, path, true, err);
+}
+
+int mdl_fit_rtp_run(const struct mdl_fit_opts *o, FILE *table,
+                    struct dl_error *err)
+{
+    const char *in = o->in, *zdir;
+    char dbuf[4096];
+    struct mdl_zoo z;
+    struct mdl_rt_data d;
+    int rc = load_inputs(o, dbuf, sizeof dbuf, &zdir, &z, &d, err);
+    if (rc)
+        return rc;
+    struct mdl_rtp p = { 0 };
+    struct mdl_rtp_cv cv;
+    if (mdl_rtp_cv_lomo(&z, &d, &cv, &p) || cv.nmodels < 2) {
+        rc = dl_fail(err, in, 0, 0, "%u usable rows of %u models (rows "
+                     "need a zoo model with flops and params, and a GPU type "
+                     "of gpus.csv); at least 2 models are needed",
+                     cv.nrows, cv.nmodels);
+        goto done;
+    }
+    fprintf(table, "dlsim fit runtime --form loglinear: %u rows, %u models "
+            "(%u skipped), zoo %s\n", cv.nrows, cv.nmodels,
+            d.skipped + (d.n - cv.nrows), zdir);
+    fputs("leave-one-model-out: each model predicted by the fit on the "
+          "others;\nerror of the predicted time per iteration "
+          "(RMSLE = RMSE of log(pred/actual))\n", table);
+    fprintf(table, "%-16s %6s %9s %10s %14s\n", "model", "n_rows", "RMSLE",
+            "MdAPE_%", "roofline_RMSLE");
+    for (uint32_t i = 0; i < cv.nmodels; i++)
+        fprintf(table, "%-16s %6u %9.4f %10.1f %14.4f\n", cv.models[i].name,
+                cv.models[i].n, cv.models[i].rmsle, 100 * cv.models[i].mdape,
+                cv.models[i].base_rmsle);
+    fprintf(table, "%-16s %6u %9.4f %10.1f %14.4f\n", "all", cv.n, cv.rmsle,
+            100 * cv.mdape, cv.base_rmsle);
+    fprintf(table, "lomo: RMSLE %.4f, median abs error %.1f %%, p90 "
+            "|log(pred/actual)| %.4f; the roofline (global fit on the other "
+            "models): RMSLE %.4f, median %.1f %%; in-sample RMSLE %.4f\n",
+            cv.rmsle, 100 * cv.mdape, cv.p90, cv.base_rmsle,
+            100 * cv.base_mdape, cv.train_rmsle);
+    if (o->out)
+        rc = write_rtp(o->out, in, &z, &d, &p, &cv, err);
+done:
+    mdl_rtp_cv_free(&cv);
+    mdl_rtp_free(&p);
     mdl_rt_data_free(&d);
     mdl_zoo_free(&z);
     return rc;

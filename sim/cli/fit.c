@@ -189,7 +189,7 @@ int cli_fit_util(int argc, char **argv)
 
 static const char rt_help[] =
     "usage: dlsim fit runtime THROUGHPUT.csv [--zoo DIR] [-o MODEL.yaml]\n"
-    "                         [--folds K] [--seed N]\n"
+    "                         [--form roofline|loglinear] [--folds K] [--seed N]\n"
     "\n"
     "Fits the roofline runtime model (models/FIT.md) to SPEC 7 runtime\n"
     "measurements joined with the model zoo (model@batch_size, gpu_type;\n"
@@ -198,8 +198,18 @@ static const char rt_help[] =
     "log throughput) per GPU type, next to a baseline predicting with the\n"
     "median compute efficiency only.\n"
     "\n"
+    "--form loglinear instead fits the runtime predictor of predict.runtime:\n"
+    "fitted (a log-linear regression of the seconds per iteration on the\n"
+    "model's FLOPs, parameters and batch, the GPU's peak and bandwidth, the\n"
+    "GPU count and placement), validated leave-one-model-out (every row of a\n"
+    "model held out together: the error for a model never profiled); it\n"
+    "prints each model's held-out RMSLE and median absolute error next to the\n"
+    "roofline's, and -o writes the predictor with one held-out fit per model.\n"
+    "\n"
     "  --zoo DIR      the zoo (default: $DLSIM_MODELS, ./models, ...)\n"
     "  -o MODEL.yaml  write the parameters fitted on all rows\n"
+    "  --form F       roofline (default: the runtime model) | loglinear\n"
+    "                 (the fitted predictor, kind: runtime_predictor)\n"
     "  --folds K      folds (default 5; at most the rows)\n"
     "  --seed N       seed of the fold assignment (default 1)\n";
 
@@ -213,6 +223,7 @@ int cli_fit_runtime(int argc, char **argv)
     static const struct option lo[] = {
         { "out", required_argument, 0, 'o' },
         { "zoo", required_argument, 0, 'z' },
+        { "form", required_argument, 0, 'F' },
         { "folds", required_argument, 0, 'k' },
         { "seed", required_argument, 0, 's' },
         { "help", no_argument, 0, 'h' },
@@ -220,12 +231,22 @@ int cli_fit_runtime(int argc, char **argv)
     };
     const char *out = NULL, *zdir = NULL;
     long folds = 5, seed = 1;
+    bool loglinear = false;
     int ch;
     optind = 0;
     while ((ch = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
         switch (ch) {
         case 'o': out = optarg; break;
         case 'z': zdir = optarg; break;
+        case 'F':
+            if (!strcmp(optarg, "loglinear"))
+                loglinear = true;
+            else if (!strcmp(optarg, "roofline"))
+                loglinear = false;
+            else
+                return rt_usage("--form: unknown form (valid: roofline, "
+                                "loglinear)");
+            break;
         case 'k':
             if (sim_parse_long(optarg, &folds) || folds < 2 || folds > 1000000)
                 return rt_usage("--folds expects an integer >= 2");
@@ -246,6 +267,7 @@ int cli_fit_runtime(int argc, char **argv)
                               .folds = (unsigned)folds,
                               .seed = (unsigned long)seed, .zoo = zdir };
     struct dl_error err = { 0 };
-    int rc = mdl_fit_runtime_run(&m, stdout, &err);
+    int rc = loglinear ? mdl_fit_rtp_run(&m, stdout, &err)
+                       : mdl_fit_runtime_run(&m, stdout, &err);
     return rc ? report(&err, rc) : 0;
 }
