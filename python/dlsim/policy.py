@@ -109,6 +109,7 @@ class Job:
         return w / _US
 
     preemptions = property(lambda self: self._v._rt[self.index].preemptions)
+    resizes = property(lambda self: self._v._rt[self.index].resizes)
 
     def predicted_runtime(self, gpu_type=None, n=None, spread=False):
         """Predicted solo run time (s) on n GPUs (default: its own) of a

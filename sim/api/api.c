@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 bool api_is_foreign(const char *spec)
@@ -132,6 +133,10 @@ size_t dlsim_sizeof(const char *what)
         { "dlsim_opts", sizeof(struct dlsim_opts) },
         { "dlsim_stats", sizeof(struct dlsim_stats) },
         { "dlsim_py", sizeof(struct dlsim_py) },
+        /* the offset of each engine struct's last field: a field added
+         * into padding leaves the size as it was */
+        { "trc_job.line", offsetof(struct trc_job, line) },
+        { "job_rt.state", offsetof(struct job_rt, state) },
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         if (!strcmp(t[i].name, what))
