@@ -250,41 +250,40 @@ Test(fairshare, option_and_file_errors)
 {
     const char *vc = "job_id,submit_time,num_gpus,duration,vc\na,0,1,1,A\n"
                      "b,0,1,1,B\n";
-    expect_create_error(vc, "fairshare:by=team", "by=team: expected vc or user");
-    expect_create_error(vc, "fairshare:quota=half", "expected equal, demand or file");
-    expect_create_error(vc, "fairshare:lend=2", "lend=2");
-    expect_create_error(vc, "fairshare:preempt_cost=-1", "preempt_cost=-1");
-    expect_create_error(vc, "fairshare:quota=file", "quota=file needs file=PATH");
-    expect_create_error(vc, with_file("fairshare:quota=equal", "tenant,gpus\n"),
-                        "is only read with quota=file");
-    expect_create_error(vc, "fairshare:by=user", "the trace names no user");
-    expect_create_error(vc, "fairshare:quota=file,file=/nonexistent/q.csv",
-                        "/nonexistent/q.csv");
-    expect_create_error(vc, with_file("fairshare:quota=file", "tenant,gpus\nA,4\n"),
-                        "tenant 'B' of the trace has no quota");
-    expect_create_error(vc, with_file("fairshare:quota=file",
-                                      "tenant,gpus\nA,4\nB,5\n"),
-                        "the quotas sum to 9 GPUs, more than the cluster's 8");
-    expect_create_error(vc, with_file("fairshare:quota=file",
-                                      "tenant,gpus,weight\nA,4,1\n"),
-                        "exactly one of the columns");
-    expect_create_error(vc, with_file("fairshare:quota=file", "tenant\nA\n"),
-                        "exactly one of the columns");
-    expect_create_error(vc, with_file("fairshare:quota=file",
-                                      "tenant,gpus\nA,4\nA,2\n"),
-                        "tenant 'A' listed twice");
-    expect_create_error(vc, with_file("fairshare:quota=file",
-                                      "tenant,gpus\nA,4\n*,1\n*,2\n"),
-                        "a second '*' row");
-    expect_create_error(vc, with_file("fairshare:quota=file",
-                                      "tenant,weight\nA,0\nB,0\n"),
-                        "the weights sum to 0");
-    expect_create_error(vc, with_file("fairshare:quota=file",
-                                      "tenant,gpus\nA,x\n"), "not a number");
-    expect_create_error(vc, with_file("fairshare:quota=file",
-                                      "tenant,gpus\n,1\n"), "empty tenant name");
-    expect_create_error(vc, with_file("fairshare:quota=file",
-                                      "tenant,gpus\nA,9\n"), "out of range");
+    /* the policy, the quota file's text (NULL: none written), the error */
+    static const struct { const char *pol, *file, *what; } cases[] = {
+        { "fairshare:by=team", NULL, "by=team: expected vc or user" },
+        { "fairshare:quota=half", NULL, "expected equal, demand or file" },
+        { "fairshare:lend=2", NULL, "lend=2" },
+        { "fairshare:preempt_cost=-1", NULL, "preempt_cost=-1" },
+        { "fairshare:quota=file", NULL, "quota=file needs file=PATH" },
+        { "fairshare:quota=equal", "tenant,gpus\n",
+          "is only read with quota=file" },
+        { "fairshare:by=user", NULL, "the trace names no user" },
+        { "fairshare:quota=file,file=/nonexistent/q.csv", NULL,
+          "/nonexistent/q.csv" },
+        { "fairshare:quota=file", "tenant,gpus\nA,4\n",
+          "tenant 'B' of the trace has no quota" },
+        { "fairshare:quota=file", "tenant,gpus\nA,4\nB,5\n",
+          "the quotas sum to 9 GPUs, more than the cluster's 8" },
+        { "fairshare:quota=file", "tenant,gpus,weight\nA,4,1\n",
+          "exactly one of the columns" },
+        { "fairshare:quota=file", "tenant\nA\n", "exactly one of the columns" },
+        { "fairshare:quota=file", "tenant,gpus\nA,4\nA,2\n",
+          "tenant 'A' listed twice" },
+        { "fairshare:quota=file", "tenant,gpus\nA,4\n*,1\n*,2\n",
+          "a second '*' row" },
+        { "fairshare:quota=file", "tenant,weight\nA,0\nB,0\n",
+          "the weights sum to 0" },
+        { "fairshare:quota=file", "tenant,gpus\nA,x\n", "not a number" },
+        { "fairshare:quota=file", "tenant,gpus\n,1\n", "empty tenant name" },
+        { "fairshare:quota=file", "tenant,gpus\nA,9\n", "out of range" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        expect_create_error(vc, cases[i].file ? with_file(cases[i].pol,
+                                                          cases[i].file)
+                                              : cases[i].pol,
+                            cases[i].what);
     /* a located message: file:line */
     struct trace t;
     struct cluster c;
