@@ -59,7 +59,8 @@
  * run), one FIFO heap of queued jobs per tenant, each tenant's running
  * jobs in start order, scratch arrays.  Invariant: u_t = the sum of
  * num_gpus over running[t]; every queued job is in exactly its tenant's
- * heap.  Costs O(active tenants) per start.
+ * heap.  Costs O(tenants) per instant and O(tenants with a queued head)
+ * per start; a reclaim O(tenants) per victim considered.
  */
 #include "policies/policy.h"
 #include "sim/base/formats.h"
@@ -105,7 +106,7 @@ struct fairshare {
     uint32_t *of;               /* [njobs] tenant of each job */
     size_t nqueued;
     uint32_t *cand;             /* scratch: candidate tenants */
-    uint32_t *vic, *vic_t;      /* scratch: victims and their tenants */
+    uint32_t *vic;              /* scratch: victims, in reclaim order */
     double *vu;                 /* [nt] scratch: usage in the dry run */
     size_t *vcur;               /* [nt] scratch: dry-run cursor + 1 */
     size_t capvic;
@@ -218,7 +219,6 @@ static void fs_free(struct fairshare *f)
     free(f->of);
     free(f->cand);
     free(f->vic);
-    free(f->vic_t);
     free(f->vu);
     free(f->vcur);
     free(f->saved);
@@ -410,7 +410,7 @@ static bool type_ok(const struct pol_view *v, uint32_t victim, uint32_t req)
 }
 
 /* The victims that may be stopped for head (of tenant self), in reclaim
- * order: a dry run; returns how many into f->vic / f->vic_t, or 0 when
+ * order: a dry run; returns how many into f->vic, or 0 when
  * even all of them with the free GPUs fall short of its GPU count.  All
  * of them, not just enough GPUs: with consolidated placement a count
  * that suffices may still leave no node with room. */
@@ -453,9 +453,7 @@ static size_t plan_reclaim(struct fairshare *f, const struct pol_view *v,
             break;
         uint32_t j = f->t[best].run[--f->vcur[best]];
         xgrow(&f->vic, &f->capvic, n + 1, sizeof *f->vic);
-        f->vic_t = xrealloc(f->vic_t, f->capvic * sizeof *f->vic_t);
-        f->vic[n] = j;
-        f->vic_t[n++] = best;
+        f->vic[n++] = j;
         f->vu[best] -= gpus_of(v, j);
         avail += gpus_of(v, j);
     }
