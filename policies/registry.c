@@ -17,6 +17,7 @@ extern const struct policy pol_fifo, pol_sjf, pol_srtf;
 extern const struct policy pol_qos;
 extern const struct policy pol_horus;
 extern const struct policy pol_edf, pol_tiresias, pol_gandiva;
+extern const struct policy pol_fairshare;
 
 const struct policy *const pol_table[] = {
     &pol_fifo,
@@ -27,6 +28,7 @@ const struct policy *const pol_table[] = {
     &pol_edf,
     &pol_tiresias,
     &pol_gandiva,
+    &pol_fairshare,
     NULL,
 };
 

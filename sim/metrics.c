@@ -16,7 +16,8 @@
  *                wait, GPU-hours held, mean slowdown (jct over the run time
  *                alone on the type of the first start)
  *   fairness_jain  (sum x)^2 / (n sum x^2) over the n users' mean
- *                slowdowns x (1 = all equal; Jain, Chiu & Hawe 1984)
+ *                slowdowns x (1 = all equal; Jain, Chiu & Hawe 1984), and
+ *                the same over the VCs' (fairness_jain_vc)
  *   makespan_floor  max over finished jobs of submit + duration / (its
  *                 solo rate on the fastest type it may use, consolidated)
  *                 - first submit: no policy finishes earlier
@@ -210,12 +211,13 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
     return g;
 }
 
-/* Jain's index over the users' mean slowdowns (users with a finished
- * job), and the worst of them. */
-static void fairness(const struct eng *e, struct met_summary *m)
+/* Jain's index over the users' (by_vc: the VCs') mean slowdowns (those
+ * with a finished job) into *jain, and the worst of them into *worst. */
+static void fairness(const struct eng *e, bool by_vc, double *jain,
+                     double *worst_out)
 {
     uint32_t n;
-    struct met_group *g = met_groups(e, false, &n);
+    struct met_group *g = met_groups(e, by_vc, &n);
     double s = 0, s2 = 0, worst = NAN;
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -226,8 +228,8 @@ static void fairness(const struct eng *e, struct met_summary *m)
         if (!(worst >= x))
             worst = x;
     }
-    m->fairness_jain = k && s2 > 0 ? s * s / (k * s2) : NAN;
-    m->worst_user_slowdown = worst;
+    *jain = k && s2 > 0 ? s * s / (k * s2) : NAN;
+    *worst_out = worst;
     free(g);
 }
 
@@ -307,7 +309,8 @@ void met_summarize(const struct eng *e, struct met_summary *m)
     m->util_useful_win = wdenom > 0 ? e->win_useful_us / wdenom : NAN;
     m->offered_load = e->offered_load;
     m->makespan_floor = floor_of(e);
-    fairness(e, m);
+    fairness(e, false, &m->fairness_jain, &m->worst_user_slowdown);
+    fairness(e, true, &m->fairness_jain_vc, &m->worst_vc_slowdown);
     const struct cluster *c = e->clu;
     for (uint32_t j = 0; j < t->njobs; j++) {
         const struct job_rt *r = &e->rt[j];

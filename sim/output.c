@@ -302,7 +302,8 @@ const char *const out_summary_keys[] = {
     "prediction_error_jobs", "prediction_error_median", "prediction_error_p90",
     "prediction_unpredicted_jobs", "preemptions", "resizes", "events",
     "warnings", "warning_messages", "fairness_jain_user_slowdown",
-    "worst_user_slowdown", "users", "vcs", "wall_seconds",
+    "worst_user_slowdown", "fairness_jain_vc_slowdown", "worst_vc_slowdown",
+    "users", "vcs", "wall_seconds",
 };
 const size_t out_nsummary_keys = sizeof out_summary_keys / sizeof *out_summary_keys;
 
@@ -465,6 +466,10 @@ static void write_summary(const struct eng *e, const struct met_summary *m,
     json_num(f, m->fairness_jain);
     fputs(",\n  \"worst_user_slowdown\": ", f);
     json_num(f, m->worst_user_slowdown);
+    fputs(",\n  \"fairness_jain_vc_slowdown\": ", f);
+    json_num(f, m->fairness_jain_vc);
+    fputs(",\n  \"worst_vc_slowdown\": ", f);
+    json_num(f, m->worst_vc_slowdown);
     fputs(",\n", f);
     write_groups(e, f, "users", false);
     write_groups(e, f, "vcs", true);

@@ -106,6 +106,8 @@ struct met_summary {
     double fairness_jain;       /* Jain's index over the users' mean
                                    slowdowns, NAN without users */
     double worst_user_slowdown; /* the largest of them, NAN without */
+    double fairness_jain_vc;    /* the same over the VCs' mean slowdowns */
+    double worst_vc_slowdown;
     uint32_t jobs_src[MDL_NSRC];/* jobs per model source (enum mdl_src):
                                    of the type it last ran on, else of the
                                    reference type */

@@ -785,7 +785,8 @@ Test(golden, utilization_over_the_arrival_window)
 
 /* Tenants and fairness, by hand: one GPU, fifo, three users' 10 s jobs at
  * 0: a (alice, vc X) 0-10, b (bob, X) 10-20, c (carol, Y) 20-30.  Mean
- * slowdowns 1, 2, 3: Jain's index 6^2 / (3 x 14) = 6/7, the worst user 3.
+ * slowdowns 1, 2, 3: Jain's index 6^2 / (3 x 14) = 6/7, the worst user 3;
+ * VCs X (1, 2: mean 1.5) and Y (3): 4.5^2 / (2 x 11.25) = 0.9, worst 3.
  * vc X: 2 jobs, mean JCT 15, p99 20 (nearest rank), mean wait 5; Y: JCT
  * 30, wait 20.  GPU-hours: 10 s each. */
 Test(golden, tenants_and_fairness)
@@ -800,6 +801,8 @@ Test(golden, tenants_and_fairness)
     met_summarize(e, &m);
     cr_expect_float_eq(m.fairness_jain, 6.0 / 7.0, 1e-12);
     cr_expect_float_eq(m.worst_user_slowdown, 3.0, 1e-12);
+    cr_expect_float_eq(m.fairness_jain_vc, 0.9, 1e-12);
+    cr_expect_float_eq(m.worst_vc_slowdown, 3.0, 1e-12);
     uint32_t n;
     struct met_group *g = met_groups(e, false, &n);
     cr_assert_eq(n, 3);
@@ -829,6 +832,8 @@ Test(golden, tenants_and_fairness)
     e = tu_run(&t, &c, "fifo");
     met_summarize(e, &m);
     cr_expect(isnan(m.fairness_jain));
+    cr_expect(isnan(m.fairness_jain_vc));
+    cr_expect(isnan(m.worst_vc_slowdown));
     cr_expect_null(met_groups(e, false, &n));
     cr_expect_eq(n, 0);
     eng_free(e);

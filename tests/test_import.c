@@ -76,8 +76,8 @@ Test(import, itp_sorts_skips_and_rebases)
                   "d,70,5,0\n"             /* CPU-only */
                   "e,,5,1\n"               /* no submit time */
                   "f,40,7,4\n",            /* same time as b: input order */
-                  "job_id,submit_time,num_gpus,duration\n"
-                  "b,0,1,10\nf,0,4,7\na,60,2,50\n");
+                  "job_id,submit_time,num_gpus,duration,vc\n"
+                  "b,0,1,10,c1\nf,0,4,7,c1\na,60,2,50,c1\n");
     expect_report("read 6 jobs, kept 3");
     expect_report("skipped 1: no GPUs (CPU-only)");
     expect_report("skipped 1: zero, negative or missing duration");
@@ -86,15 +86,16 @@ Test(import, itp_sorts_skips_and_rebases)
     expect_report("(0.0 GPU-hours, submit span 60 s");
     /* --epoch trace keeps the input's clock */
     cr_assert_eq(imp("--format itp --epoch trace c1.csv -o o2.csv"), 0);
-    cr_expect_str_eq(slurp("o2.csv"), "job_id,submit_time,num_gpus,duration\n"
-                     "b,40,1,10\nf,40,4,7\na,100,2,50\n");
+    cr_expect_str_eq(slurp("o2.csv"), "job_id,submit_time,num_gpus,duration,vc\n"
+                     "b,40,1,10,c1\nf,40,4,7,c1\na,100,2,50,c1\n");
     /* a window [40, 100) in seconds of the input's clock */
     cr_assert_eq(imp("--format itp --filter start=40,end=100 c1.csv -o w.csv"),
                  0, "%s", tu_out);
-    cr_expect_str_eq(slurp("w.csv"), "job_id,submit_time,num_gpus,duration\n"
-                     "b,0,1,10\nf,0,4,7\n");
+    cr_expect_str_eq(slurp("w.csv"), "job_id,submit_time,num_gpus,duration,vc\n"
+                     "b,0,1,10,c1\nf,0,4,7,c1\n");
     expect_report("skipped 1: filtered out: submit time outside the window");
-    /* a format without VCs: the file name is the VC */
+    /* a format without VCs: the file name (one ITP cluster) is the VC,
+     * written as the job's vc and matched by --filter vc= */
     cr_assert_eq(imp("--format itp --filter vc=c2 c1.csv -o v.csv"), 2);
     expect_report("skipped 6: filtered out: virtual cluster");
     cr_assert_eq(imp("--format itp --filter vc=c1 c1.csv -o v.csv"), 0);
@@ -109,8 +110,8 @@ Test(import, elasticflow_deadlines)
                   "batch_size,num_gpu,duration\n"
                   "x,1000,5,resnet50,1500,64,8,400\n"
                   "y,900,5,gpt2,800,128,1,100\n",
-                  "job_id,submit_time,num_gpus,duration,model,deadline\n"
-                  "y,0,1,100,gpt2,\nx,100,8,400,resnet50,600\n");
+                  "job_id,submit_time,num_gpus,duration,model,deadline,vc\n"
+                  "y,0,1,100,gpt2,,ef\nx,100,8,400,resnet50,600,ef\n");
     expect_report("note 1: deadline before submit, dropped");
     /* the pkusys variant: submit_time / ddl, best_effort 1 = no deadline */
     expect_import("--format elasticflow", "pku.csv",
@@ -118,9 +119,9 @@ Test(import, elasticflow_deadlines)
                   "num_gpu,duration,best_effort\n"
                   "0,0,10,resnet50_cifar10,4426,256,1,3930,0\n"
                   "1,2811,10,resnet50_cifar10,9179,256,1,4830,1\n",
-                  "job_id,submit_time,num_gpus,duration,model,deadline\n"
-                  "0,0,1,3930,resnet50_cifar10,4426\n"
-                  "1,2811,1,4830,resnet50_cifar10,\n");
+                  "job_id,submit_time,num_gpus,duration,model,deadline,vc\n"
+                  "0,0,1,3930,resnet50_cifar10,4426,pku\n"
+                  "1,2811,1,4830,resnet50_cifar10,,pku\n");
 }
 
 Test(import, philly_csv_wall_clock_and_filters)
@@ -133,19 +134,19 @@ Test(import, philly_csv_wall_clock_and_filters)
         "2017-10-09 06:13:03,5,0,0,6214e9\n";
     /* rows numbered in input order; 06:13:03 -> 0, 07:01:55 = +2932 s */
     expect_import("--format philly", "philly.csv", in,
-                  "job_id,submit_time,num_gpus,duration,user\n"
+                  "job_id,submit_time,num_gpus,duration,vc\n"
                   "2,0,1,2951,6214e9\n1,2932,1,66,11cb48\n"
                   "3,64017,4,10.5,6214e9\n");
     cr_assert_eq(imp("--format philly --filter vc=6214e9 philly.csv -o v.csv"),
                  0, "%s", tu_out);
     cr_expect_str_eq(slurp("v.csv"), "job_id,submit_time,num_gpus,duration,"
-                     "user\n2,0,1,2951,6214e9\n3,64017,4,10.5,6214e9\n");
+                     "vc\n2,0,1,2951,6214e9\n3,64017,4,10.5,6214e9\n");
     expect_report("skipped 1: filtered out: virtual cluster");
     /* a window given as dates, on the wall clock: [07:00, 10-10) */
     cr_assert_eq(imp("--format philly --filter start=2017-10-09T07:00:00,"
                      "end=2017-10-10 philly.csv -o w.csv"), 0, "%s", tu_out);
     cr_expect_str_eq(slurp("w.csv"), "job_id,submit_time,num_gpus,duration,"
-                     "user\n1,0,1,66,11cb48\n");
+                     "vc\n1,0,1,66,11cb48\n");
     expect_report("skipped 2: filtered out: submit time outside the window");
     /* several VCs as a list, and --epoch trace = seconds since 1970 */
     cr_assert_eq(imp("--format philly --filter vc=11cb48,6214e9 --epoch trace "
@@ -183,14 +184,15 @@ Test(import, philly_json_attempts_and_statuses)
         "]\n";
     /* app_2: 74 + 3600 s on the 4 GPUs of its last attempt */
     expect_import("--format philly-json", "log.json", in,
-                  "job_id,submit_time,num_gpus,duration,user\n"
-                  "app_2,0,4,3674,ce2f4c\n");
+                  "job_id,submit_time,num_gpus,duration,user,vc\n"
+                  "app_2,0,4,3674,ce2f4c,ee9e8c\n");
     expect_report("skipped 2: failed, killed or cancelled");
     expect_report("skipped 1: not finished");
     cr_assert_eq(imp("--format philly-json --keep-failed log.json -o k.csv"),
                  0, "%s", tu_out);
     cr_expect_str_eq(slurp("k.csv"), "job_id,submit_time,num_gpus,duration,"
-                     "user\napp_1,0,1,10,u1\napp_2,700,4,3674,ce2f4c\n");
+                     "user,vc\napp_1,0,1,10,u1,ee9e8c\n"
+                     "app_2,700,4,3674,ce2f4c,ee9e8c\n");
     expect_report("skipped 2: not finished");     /* app_3, app_4 */
     /* a syntax error deep in the file is located on its line */
     tu_tmp_file("bad.json", "[\n {\"status\": \"Pass\",\n  \"vc\": tru}\n]\n");
@@ -281,20 +283,21 @@ Test(import, helios_states)
                   /* an empty duration: end_time - start_time */
                   "16,uF,vcpDC,2,2,1,COMPLETED,2020-06-09 18:51:00,"
                   "2020-06-09 18:52:00,2020-06-09 18:53:30,,60\n",
-                  "job_id,submit_time,num_gpus,duration,user\n"
-                  "10,0,8,60,uE\n11,61,1,36848,uA\n16,660,2,90,uF\n");
+                  "job_id,submit_time,num_gpus,duration,user,vc\n"
+                  "10,0,8,60,uE,vcpDC\n11,61,1,36848,uA,vcJkd\n"
+                  "16,660,2,90,uF,vcpDC\n");
     expect_report("skipped 2: failed");
     expect_report("skipped 1: not finished");
     cr_assert_eq(imp("--format helios --keep-failed --filter vc=vcpDC "
                      "cluster_log.csv -o k.csv"), 0, "%s", tu_out);
     cr_expect_str_eq(slurp("k.csv"), "job_id,submit_time,num_gpus,duration,"
-                     "user\n10,0,8,60,uE\n13,88,1,675233,uC\n"
-                     "16,660,2,90,uF\n");
+                     "user,vc\n10,0,8,60,uE,vcpDC\n13,88,1,675233,uC,vcpDC\n"
+                     "16,660,2,90,uF,vcpDC\n");
     /* Lucid-style: numeric times, no duration column */
     expect_import("--format helios", "lucid.csv",
                   "job_id,vc,gpu_num,state,submit_time,start_time,end_time\n"
                   "1,vcA,2,COMPLETED,100,110,170\n",
-                  "job_id,submit_time,num_gpus,duration,user\n1,0,2,60,vcA\n");
+                  "job_id,submit_time,num_gpus,duration,vc\n1,0,2,60,vcA\n");
 }
 
 Test(import, tiresias_and_muri_units)
@@ -324,19 +327,20 @@ Test(import, chronus_deadlines_and_unit)
         "1,vc_6214e9,1,7505,760,alexnet,106,6,235,10,0,strict\n"
         "2,vc_6214e9,2,918,6832,vgg16,146,10,918,10,1,best\n"
         "3,vc_6214e9,0,900,6832,vgg16,146,10,918,10,0,strict\n";
-    /* minutes: 918 -> 0; 5601 -> 280980 s; deadlines relative to submit */
+    /* minutes: 918 -> 0; 5601 -> 280980 s; deadlines relative to submit;
+     * the user column holds Philly VCs: written as vc, not as user */
     expect_import("--format chronus", "mix.csv", in,
-                  "job_id,submit_time,num_gpus,duration,model,deadline,user,"
-                  "priority\n"
-                  "2,0,2,8760,vgg16,,vc_6214e9,0\n"
-                  "0,280980,1,5760,mobilenet_v2,290520,vc_ed69ec,1\n"
-                  "1,395220,1,6360,alexnet,409320,vc_6214e9,2\n");
+                  "job_id,submit_time,num_gpus,duration,model,deadline,"
+                  "priority,vc\n"
+                  "2,0,2,8760,vgg16,,0,vc_6214e9\n"
+                  "0,280980,1,5760,mobilenet_v2,290520,1,vc_ed69ec\n"
+                  "1,395220,1,6360,alexnet,409320,2,vc_6214e9\n");
     cr_assert_eq(imp("--format chronus --deadline last --time-unit s "
                      "--filter vc=vc_ed69ec mix.csv -o l.csv"), 0, "%s",
                  tu_out);
     cr_expect_str_eq(slurp("l.csv"), "job_id,submit_time,num_gpus,duration,"
-                     "model,deadline,user,priority\n"
-                     "0,0,1,96,mobilenet_v2,289,vc_ed69ec,1\n");
+                     "model,deadline,priority,vc\n"
+                     "0,0,1,96,mobilenet_v2,289,1,vc_ed69ec\n");
 }
 
 Test(import, gavel_steps_to_seconds)
@@ -361,7 +365,7 @@ Test(import, gavel_steps_to_seconds)
     cr_assert_eq(imp("--format gavel --throughputs tp.json seed=0 -o g.csv"),
                  0, "%s", tu_out);
     cr_expect_str_eq(slurp("g.csv"), "job_id,submit_time,num_gpus,duration,"
-                     "model,user\n"
+                     "model,vc\n"
                      "vcb-2,0,16,100,resnet50@64,vcb\n"
                      "vca-1,2,2,50,lstm@20,vca\n"
                      "vcb-1,10.5,1,100,resnet50@64,vcb\n");
@@ -448,8 +452,20 @@ struct tsum {
     double gpu_h;               /* sum of num_gpus x duration, hours */
     double span_s;              /* last submit - first submit */
     uint32_t users;             /* distinct user values */
+    uint32_t vcs;               /* distinct vc values */
+    uint32_t with_vc;           /* jobs with a vc */
     uint32_t deadlines;
 };
+
+/* Counts a distinct interned name (NULL: none) into seen[0..*n). */
+static void count_name(const char *u, const char **seen, uint32_t *n)
+{
+    bool found = !u;
+    for (uint32_t k = 0; k < *n && !found; k++)
+        found = seen[k] == u;           /* interned by the reader */
+    if (!found && *n < 64)
+        seen[(*n)++] = u;
+}
 
 static struct tsum summarize(const char *name)
 {
@@ -457,17 +473,14 @@ static struct tsum summarize(const char *name)
     struct dl_error err;
     int r = trc_load(tu_tmp_path(name), &t, &err, NULL);
     cr_assert_eq(r, 0, "%s: %s", name, err.msg);
-    struct tsum s = { t.njobs, 0, 0, 0, 0 };
-    const char *seen[64];
+    struct tsum s = { t.njobs, 0, 0, 0, 0, 0, 0 };
+    const char *seen[64], *seen_vc[64];
     for (uint32_t i = 0; i < t.njobs; i++) {
         s.gpu_h += t.jobs[i].num_gpus * (double)t.jobs[i].duration / 3.6e9;
         s.deadlines += t.jobs[i].deadline != SIM_NEVER;
-        const char *u = t.jobs[i].user;
-        bool found = !u;
-        for (uint32_t k = 0; k < s.users && !found; k++)
-            found = seen[k] == u;           /* interned by the reader */
-        if (!found && s.users < 64)
-            seen[s.users++] = u;
+        s.with_vc += t.jobs[i].vc != NULL;
+        count_name(t.jobs[i].user, seen, &s.users);
+        count_name(t.jobs[i].vc, seen_vc, &s.vcs);
     }
     s.span_s = (double)(t.jobs[t.njobs - 1].submit - t.jobs[0].submit) / 1e6;
     trc_free(&t);
@@ -535,6 +548,11 @@ Test(import, real_itp)
                      "*.csv.gz -o all.csv.gz"), 0, "%s", tu_out);
     struct tsum s = summarize("all.csv.gz");
     cr_expect_eq(s.jobs, 69351);
+    /* each file is one ITP cluster: its name is every job's vc (the ids
+     * keep their FILE: prefix) */
+    cr_expect_eq(s.vcs, 10, "%u VCs", s.vcs);
+    cr_expect_eq(s.with_vc, 69351);
+    cr_expect_eq(s.users, 0);
     cr_expect(fabs(s.gpu_h - 1.63e6) < 0.005e6, "%.0f GPU-hours", s.gpu_h);
     double raw = 0;
     for (size_t i = 0; i < 10; i++) {
@@ -568,7 +586,9 @@ Test(import, real_philly_pollux)
     cr_expect_eq(s.jobs, 82247);
     /* 2017-09-04 10:30:41 .. 2017-12-22 08:02:11 */
     cr_expect_eq(s.span_s, 108 * 86400.0 + 21 * 3600 + 31 * 60 + 30);
-    cr_expect_eq(s.users, 15, "%u VCs", s.users);
+    cr_expect_eq(s.vcs, 15, "%u VCs", s.vcs);
+    cr_expect_eq(s.with_vc, 82247);
+    cr_expect_eq(s.users, 0, "no user column: %u users", s.users);
     uint32_t rows;
     double gpu_time;
     raw_sums("philly-pollux/philly.csv.gz", 3, -1, -1, &rows, &gpu_time);
@@ -629,7 +649,8 @@ Test(import, real_chronus_muri_gavel_tiresias)
         cr_expect(fabs(s.gpu_h - gpu_min / 60) < 1e-6 * gpu_min);
         cr_expect_eq(s.span_s, (20151 - 1) * 60.0, "%s: span %f", mix[i],
                      s.span_s);
-        cr_expect_eq(s.users, 11, "%s: %u VCs", mix[i], s.users);
+        cr_expect_eq(s.vcs, 11, "%s: %u VCs", mix[i], s.vcs);
+        cr_expect_eq(s.users, 0, "%s: %u users", mix[i], s.users);
     }
     cr_assert_eq(imp("--format muri \"$DATA/muri/trace1.csv.gz\" -o m.csv.gz"),
                  0, "%s", tu_out);
@@ -641,7 +662,9 @@ Test(import, real_chronus_muri_gavel_tiresias)
                      "seed=0\" -o g.csv.gz"), 0, "%s", tu_out);
     s = summarize("g.csv.gz");
     cr_expect_eq(s.jobs, 15264);
-    cr_expect_eq(s.users, 15);
+    cr_expect_eq(s.vcs, 15);
+    cr_expect_eq(s.with_vc, 15264);
+    cr_expect_eq(s.users, 0);
     cr_expect(s.span_s / 86400 < 126, "%f days", s.span_s / 86400);
     cr_assert_eq(imp("--format tiresias \"$DATA/tiresias/60_job.csv\" "
                      "-o t.csv.gz"), 0, "%s", tu_out);
@@ -698,7 +721,7 @@ Test(import, hostile_values_are_located)
     expect_import("--format philly", "leap.csv",
                   "timestamp,duration,num_gpus,gpu_time,cluster\n"
                   "2016-02-29 00:00:00,5,1,5,a\n",
-                  "job_id,submit_time,num_gpus,duration,user\n1,0,1,5,a\n");
+                  "job_id,submit_time,num_gpus,duration,vc\n1,0,1,5,a\n");
 }
 
 Test(import, bom_nul_and_endless_lines)

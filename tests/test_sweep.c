@@ -288,8 +288,8 @@ Test(sweep, outputs_match_dlsim_run)
         "makespan_floor,avg_jct,";
     cr_expect_eq(strncmp(sum, head, sizeof head - 1), 0, "%.200s", sum);
     cr_expect(strstr(sum, ",events,warnings,warning_messages,"
-                     "fairness_jain_user_slowdown,worst_user_slowdown,users,"
-                     "vcs\n"), "the header ends with the tenants");
+                     "fairness_jain_user_slowdown,worst_user_slowdown,"
+                     "fairness_jain_vc_slowdown,worst_vc_slowdown,users,vcs\n"), "the header ends with the tenants");
     cr_expect(!strstr(sum, "wall_seconds"));
     /* run 11 = policy qos (index 1), trace a, load 1.1, seed 2: quoted */
     cr_expect(strstr(sum, "\n0011-qos_reserve_1_elastic_1-a-l1.1-s2,default,"

@@ -15,19 +15,23 @@
  *   elasticflow  + model_name -> model, deadline|ddl (absolute s) ->
  *                deadline; best_effort = 1 -> no deadline
  *   philly       timestamp (wall clock) -> submit, duration (s),
- *                num_gpus, cluster -> user and VC; no ids: rows numbered
+ *                num_gpus, cluster -> VC; no ids: rows numbered
  *   helios       job_id, user, vc, gpu_num, state, submit_time (date or
  *                number), duration (s; when absent or empty, end_time - start_time);
  *                COMPLETED kept, CANCELLED / FAILED / TIMEOUT / NODE_FAIL
  *                failed, anything else unfinished
  *   tiresias     job_id, num_gpu, submit_time (s), model_name, duration (s)
- *   chronus      job_id, user (VC) -> user and VC, num_gpu, submit_time,
+ *   chronus      job_id, user (a Philly VC, "vc_<hash>") -> VC, num_gpu,
+ *                submit_time,
  *                duration (minutes by default), model_name; deadline =
  *                submit + expect_time_list (relative; soft jobs list
  *                several: --deadline first|last), none for best-effort;
  *                priority = SLO class (strict 2, soft 1, best 0)
  *   muri         tiresias columns in milliseconds + priority
- * Formats without a VC column take the input file's name as their VC.
+ * Formats without a VC column take the input file's name as their VC for
+ * --filter vc=; where a file is one tenant (ITP and ElasticFlow: one file
+ * per ITP cluster) it is also written as the job's `vc`.  The job's `user`
+ * is only ever a user column: a VC is not written as a user.
  */
 #include "traces/import/impint.h"
 
@@ -45,6 +49,8 @@ struct spec {
     enum imp_unit unit;         /* default unit of numeric times */
     int wall;                   /* imp_time's wall argument for submit */
     bool user_is_vc;            /* the user column is the VC (chronus) */
+    bool file_is_vc;            /* one file per tenant: its name is the
+                                   job's vc (ITP: one per cluster) */
 };
 
 static const struct spec itp_spec = {
@@ -52,7 +58,7 @@ static const struct spec itp_spec = {
               [K_GPUS] = "num_gpu", [K_DURATION] = "duration" },
     .required = { [K_ID] = 1, [K_SUBMIT] = 1, [K_GPUS] = 1,
                   [K_DURATION] = 1 },
-    .unit = IMP_SEC, .wall = 0,
+    .unit = IMP_SEC, .wall = 0, .file_is_vc = true,
 };
 
 static const struct spec ef_spec = {
@@ -62,7 +68,7 @@ static const struct spec ef_spec = {
               [K_BEST] = "best_effort" },
     .required = { [K_ID] = 1, [K_SUBMIT] = 1, [K_GPUS] = 1,
                   [K_DURATION] = 1, [K_DEADLINE] = 1 },
-    .unit = IMP_SEC, .wall = 0,
+    .unit = IMP_SEC, .wall = 0, .file_is_vc = true,
 };
 
 static const struct spec philly_spec = {
@@ -249,10 +255,10 @@ static int read_named(struct imp *m, const char *path, const struct spec *sp)
         }
         if (idx[K_MODEL] >= 0)
             j.model = dl_csv_fld(&c, idx[K_MODEL]);
-        if (idx[K_USER] >= 0)
+        if (idx[K_USER] >= 0 && !sp->user_is_vc)
             j.user = dl_csv_fld(&c, idx[K_USER]);
-        else if (idx[K_VC] >= 0)
-            j.user = vc;
+        if (idx[K_VC] >= 0 || sp->user_is_vc || sp->file_is_vc)
+            j.vc = vc;
         if (idx[K_PRIORITY] >= 0) {
             s = dl_csv_fld(&c, idx[K_PRIORITY]);
             if (*s && (sim_parse_long(s, &v) < 0 || v < INT32_MIN ||

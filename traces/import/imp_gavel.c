@@ -19,8 +19,9 @@
  * Mapping: submit = arrival_time (s, from the VC's first job; every VC
  * starts at 0); num_gpus = scale_factor; model = the zoo's name for the
  * job type ("ResNet-50 (batch size 64)" -> resnet50@64, "LM (batch size
- * 20)" -> lstm@20, "CycleGAN" -> cyclegan, ...); VC and user = the file's
- * name (the VC hash); id = VC-ROW (row in its file, from 1).
+ * 20)" -> lstm@20, "CycleGAN" -> cyclegan, ...); VC = the file's name
+ * (the VC hash), no user (Gavel's traces have none); id = VC-ROW (row in
+ * its file, from 1).
  *
  * Owns (struct imp's state, between imp_gavel_begin and imp_gavel_end) the
  * parsed JSON and a flat table of its v100 entries.
@@ -201,7 +202,7 @@ int imp_gavel(struct imp *m, const char *path)
         zoo_name(c.f[G_TYPE], model, sizeof model);
         j.id = id;
         j.model = model;
-        j.user = vc;
+        j.vc = vc;
         imp_add(m, &j);
     }
     dl_csv_close(&c);

@@ -97,6 +97,7 @@ static int one_job(struct imp *m, const struct dl_json *o, const char *path,
     j.line = (uint32_t)line;
     j.id = id;
     j.user = str_of(dl_json_get(o, "user"));
+    j.vc = vc;
     const char *sub = str_of(dl_json_get(o, "submitted_time"));
     int t = sub ? imp_time(sub, IMP_SEC, 1, &j.submit) : 1;
     if (t < 0)

@@ -197,6 +197,7 @@ bool imp_add(struct imp *m, const struct trc_job *j)
     q->model = imp_str(m, j->model);
     q->gpu_type = imp_str(m, j->gpu_type);
     q->user = imp_str(m, j->user);
+    q->vc = imp_str(m, j->vc);
     char num[24];
     const char *id = j->id;
     if (!id || !*id) {          /* formats without ids: the input row */

@@ -1,0 +1,621 @@
+/*
+ * policies/fairshare.c - fairshare: per-tenant GPU quotas with lending of
+ * idle share and reclaim by preemption, the multi-tenant scheduling that
+ * production GPU clusters run and that fairness studies compare against.
+ *
+ * What it follows (facts of the papers, none of their code):
+ *   - Philly (Jeon et al., "Analysis of Large-Scale Multi-Tenant GPU
+ *     Clusters for DNN Training Workloads", USENIX ATC'19, section 2):
+ *     jobs are submitted to virtual clusters (VCs), each with a quota of
+ *     GPUs it is guaranteed; the scheduler, built on YARN, lets a VC's
+ *     jobs run on GPUs another VC leaves idle, and such jobs may be
+ *     preempted when the owner needs its share back.
+ *   - Helios (Hu et al., "Characterization and Prediction of Deep Learning
+ *     Workloads in Large-Scale GPU Datacenters", SC'21, section 2):
+ *     SenseTime's clusters are likewise split into VCs with their own GPU
+ *     quotas, jobs queued first come first served within a VC; lend=0 is
+ *     that strict isolation.
+ *   - YARN's Capacity Scheduler (the Hadoop documentation of its queue
+ *     capacities and preemption): the most under-served queue (lowest
+ *     used / guaranteed capacity) is offered resources first; idle
+ *     capacity is lent; preemption takes containers from queues over their
+ *     guarantee, the most recently allocated first.
+ *
+ * Tenants are the trace's vc (by=vc) or user (by=user) values; jobs
+ * without one form the tenant "-".  Each tenant t has a quota q_t in GPUs
+ * (of any type: a VC's quota is a GPU count): quota=equal, C / n over the
+ * n tenants of the trace (C = the cluster's GPUs); quota=demand, C in
+ * proportion to each tenant's GPU-seconds of work in the trace
+ * (num_gpus x duration); quota=file, from the CSV file=PATH with the
+ * columns tenant and either gpus (absolute, summing to at most C) or
+ * weight (shares of C); a row "*" gives every tenant the file does not
+ * list, else a tenant of the trace missing from the file is an error.
+ * Tenants the file lists but the trace does not keep their quota (idle,
+ * and lent).  u_t is the GPUs t's running jobs hold.
+ *
+ * Each instant, with each tenant's queue in arrival order (FIFO: a head
+ * that cannot start blocks its own tenant only):
+ *   1. Guaranteed: among tenants whose head fits their quota
+ *      (u_t + g <= q_t), the one of lowest u_t / q_t (ties: first
+ *      tenant) starts its head; if no placement is free and lend=1,
+ *      GPUs lent to others are reclaimed (below).  A tenant whose head
+ *      cannot start is passed over for the rest of the instant.
+ *   2. Lending (lend=1): the remaining heads, tenants again by lowest
+ *      u_t / q_t, start on free GPUs only, beyond their quota.
+ * Reclaim: victims are running jobs of tenants over their quota
+ * (u_v > q_v), the tenant of highest u_v / q_v first and its most recently
+ * started job first, each taken while its tenant is still over its quota,
+ * only jobs on a GPU type the head may use and (with preempt_cost) that
+ * pol_may_preempt allows.  A dry run first checks that the free GPUs plus
+ * the victims' reach the head's g; then victims are preempted one by one
+ * until the head's placement exists, and if it never does (fragmentation)
+ * the victims are restarted where they were, which the engine undoes
+ * (sim/policy.h): a failed reclaim leaves no trace.  A preempted job goes
+ * back to its tenant's queue at its arrival position.
+ * lend=0 is hard quotas: a job starts only within its tenant's quota, and
+ * a job larger than its quota is rejected on arrival (admit).
+ *
+ * Owns: the tenant table (names point into the trace, which outlives the
+ * run), one FIFO heap of queued jobs per tenant, each tenant's running
+ * jobs in start order, scratch arrays.  Invariant: u_t = the sum of
+ * num_gpus over running[t]; every queued job is in exactly its tenant's
+ * heap.  Costs O(tenants) per instant and O(tenants with a queued head)
+ * per start; a reclaim O(tenants) per victim considered.
+ */
+#include "policies/policy.h"
+#include "sim/base/formats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EPS 1e-9                /* quotas are real numbers of GPUs */
+#define NO_TENANT "-"
+
+struct fifo {                   /* queued job indices, smallest first */
+    uint32_t *a;
+    size_t n, cap;
+};
+
+static inline bool job_before(const uint32_t *a, const uint32_t *b)
+{
+    return *a < *b;
+}
+
+HEAP_DEFINE(fq, struct fifo, uint32_t, job_before)
+
+struct tenant {
+    const char *name;
+    double quota;               /* GPUs */
+    double used;                /* GPUs held by its running jobs */
+    struct fifo q;
+    uint32_t *run;              /* running jobs, in start order */
+    size_t nrun, caprun;
+    bool blocked;               /* passed over for the rest of the instant */
+};
+
+enum by { BY_VC, BY_USER };
+enum quota_src { Q_EQUAL, Q_DEMAND, Q_FILE };
+
+struct fairshare {
+    enum plc_mode mode;
+    bool lend;
+    double cost_us;             /* reference-GPU us per preemption */
+    struct tenant *t;
+    uint32_t nt;
+    uint32_t *of;               /* [njobs] tenant of each job */
+    size_t nqueued;
+    uint32_t *cand;             /* scratch: candidate tenants */
+    uint32_t *vic;              /* scratch: victims, in reclaim order */
+    double *vu;                 /* [nt] scratch: usage in the dry run */
+    size_t *vcur;               /* [nt] scratch: dry-run cursor + 1 */
+    size_t capvic;
+    uint32_t *saved;            /* scratch: the victims' GPUs */
+    size_t capsaved;
+    uint32_t *gpus;             /* scratch: a placement */
+    size_t capg;
+    struct arena *names;        /* tenant names read from the quota file */
+};
+
+/* ------------------------------------------------------------ tenants */
+
+static const char *tenant_name(const void *ctx, uint32_t i)
+{
+    return ((const struct tenant *)ctx)[i].name;
+}
+
+static uint32_t tenant_add(struct tenant **t, uint32_t *nt, size_t *cap,
+                           struct dl_names *ix, const char *name)
+{
+    uint32_t k = dl_names_find(ix, name, tenant_name, *t);
+    if (k != SIM_NONE)
+        return k;
+    xgrow(t, cap, *nt + 1, sizeof **t);
+    memset(&(*t)[*nt], 0, sizeof **t);
+    (*t)[*nt].name = name;
+    dl_names_add(ix, *nt, tenant_name, *t);
+    return (*nt)++;
+}
+
+static const char *job_tenant(const struct trc_job *j, enum by by)
+{
+    const char *s = by == BY_VC ? j->vc : j->user;
+    return s && *s ? s : NO_TENANT;
+}
+
+static const struct dl_csv_opts quota_rules = {
+    .sep = ',', .flags = DL_CSV_QUOTED | DL_CSV_TRIM | DL_CSV_COMMENTS,
+};
+
+/* Reads the quota file: tenants it lists are added (names copied into
+ * names, an arena).  *def = the "*" row's value (-1: none); *weights =
+ * whether the values are weights (else GPUs); (*val)[k] the value of
+ * tenant k (-1: not listed), *val holding the *nt tenants' on entry. */
+static int read_quotas(const char *path, struct tenant **t, uint32_t *nt,
+                       size_t *cap, struct dl_names *ix, struct arena *names,
+                       double **val, size_t *capval, double *def,
+                       bool *weights, double gpus, struct dl_error *err)
+{
+    static const char *const cols[] = { "tenant", "gpus", "weight" };
+    static const bool req[] = { true, false, false };
+    struct dl_csv c;
+    int idx[3];
+    int r = dl_csv_open(&c, path, &quota_rules, err);
+    if (!r)
+        r = dl_csv_header(&c, cols, req, 3, idx, err);
+    if (!r && (idx[1] < 0) == (idx[2] < 0))
+        r = dl_fail(err, path, c.line, 0, "the header needs exactly one of "
+                    "the columns 'gpus' (GPUs per tenant) and 'weight' "
+                    "(shares of the cluster)");
+    *def = -1;
+    *weights = !r && idx[2] >= 0;
+    int vi = *weights ? idx[2] : idx[1];
+    while (!r && (r = dl_csv_row(&c, err)) > 0) {
+        r = 0;
+        const char *name = dl_csv_fld(&c, idx[0]);
+        double v;
+        if (!*name) {
+            r = dl_csv_fail_at(&c, idx[0], err, "empty tenant name");
+            break;
+        }
+        if ((r = dl_csv_num(&c, vi, *weights ? "weight" : "gpus", true, 0,
+                            *weights ? 1e12 : gpus, &v, err)))
+            break;
+        if (!strcmp(name, "*")) {
+            if (*def >= 0) {
+                r = dl_csv_fail_at(&c, idx[0], err, "a second '*' row");
+                break;
+            }
+            *def = v;
+            continue;
+        }
+        uint32_t k = dl_names_find(ix, name, tenant_name, *t);
+        if (k == SIM_NONE) {
+            k = tenant_add(t, nt, cap, ix,
+                           arena_strndup(names, name, strlen(name)));
+            xgrow(val, capval, *nt, sizeof **val);
+            (*val)[k] = -1;
+        }
+        if ((*val)[k] >= 0) {
+            r = dl_csv_fail_at(&c, idx[0], err, "tenant '%s' listed twice",
+                               name);
+            break;
+        }
+        (*val)[k] = v;
+    }
+    dl_csv_close(&c);
+    return r < 0 ? r : 0;
+}
+
+/* ------------------------------------------------------------ create */
+
+static void fs_free(struct fairshare *f)
+{
+    for (uint32_t k = 0; k < f->nt; k++) {
+        free(f->t[k].q.a);
+        free(f->t[k].run);
+    }
+    free(f->t);
+    free(f->of);
+    free(f->cand);
+    free(f->vic);
+    free(f->vu);
+    free(f->vcur);
+    free(f->saved);
+    free(f->gpus);
+    arena_free(f->names);
+    free(f);
+}
+
+/* Every tenant's quota from its value val[k] (< 0: none), def for the
+ * unlisted; GPUs or weights. */
+static int set_quotas(struct fairshare *f, const char *path, const double *val,
+                      double def, bool weights, double gpus,
+                      struct dl_error *err)
+{
+    double sum = 0;
+    for (uint32_t k = 0; k < f->nt; k++) {
+        double v = val[k] >= 0 ? val[k] : def;
+        if (v < 0)
+            return dl_fail(err, path, 0, 0, "tenant '%s' of the trace has no "
+                           "quota (list it, or add a '*' row for every "
+                           "tenant not listed)", f->t[k].name);
+        f->t[k].quota = v;
+        sum += v;
+    }
+    if (weights) {
+        if (!(sum > 0))
+            return dl_fail(err, path, 0, 0, "the weights sum to 0");
+        for (uint32_t k = 0; k < f->nt; k++)
+            f->t[k].quota = gpus * f->t[k].quota / sum;
+    } else if (sum > gpus + EPS) {
+        return dl_fail(err, path, 0, 0, "the quotas sum to %g GPUs, more "
+                       "than the cluster's %g", sum, gpus);
+    }
+    return 0;
+}
+
+static int create(void **state, const struct pol_args *a,
+                  const struct pol_view *v, struct dl_error *err)
+{
+    static const char *const bys[] = { "vc", "user", NULL };
+    static const char *const srcs[] = { "equal", "demand", "file", NULL };
+    int by = 0, src = 0;
+    long lend;
+    double cost;
+    struct fairshare *f = xcalloc(1, sizeof *f);
+    int rc = pol_arg_placement(a, &f->mode, err);
+    if (!rc)
+        rc = pol_arg_enum(a, "by", bys, &by, err);
+    if (!rc)
+        rc = pol_arg_enum(a, "quota", srcs, &src, err);
+    if (!rc)
+        rc = pol_arg_long(a, "lend", 0, 1, &lend, err);
+    if (!rc)
+        rc = pol_arg_double(a, "preempt_cost", 0, 1e9, &cost, err);
+    const char *path = pol_arg_str(a, "file");
+    if (!rc && (src == Q_FILE) != (*path != 0))
+        rc = dl_fail(err, "--policy", 0, 0, src == Q_FILE
+                     ? "quota=file needs file=PATH (a CSV of tenant,gpus or "
+                       "tenant,weight)"
+                     : "file=%s is only read with quota=file", path);
+    if (rc) {
+        free(f);
+        return rc;
+    }
+    f->lend = lend;
+    f->cost_us = cost * SIM_US_PER_S;
+    /* tenants in order of their first job */
+    size_t cap = 0;
+    struct dl_names ix = { 0 };
+    bool any = false;
+    f->of = xmalloc((v->njobs ? v->njobs : 1) * sizeof *f->of);
+    for (uint32_t j = 0; j < v->njobs; j++) {
+        const struct trc_job *tj = &v->jobs[j];
+        any |= (by == BY_VC ? tj->vc : tj->user) != NULL;
+        f->of[j] = tenant_add(&f->t, &f->nt, &cap, &ix, job_tenant(tj, by));
+    }
+    double gpus = v->clu->ngpus;
+    if (v->njobs && !any)
+        rc = dl_fail(err, "--policy", 0, 0, "fairshare:by=%s: the trace "
+                     "names no %s (by=%s, or a trace with a %s column)",
+                     bys[by], bys[by], by == BY_VC ? "user" : "vc", bys[by]);
+    if (!rc && src == Q_FILE) {
+        double def;
+        size_t capval = f->nt + 1;
+        double *val = xmalloc(capval * sizeof *val);
+        bool weights;
+        for (uint32_t k = 0; k < f->nt; k++)
+            val[k] = -1;
+        f->names = arena_new();
+        rc = read_quotas(path, &f->t, &f->nt, &cap, &ix, f->names, &val,
+                         &capval, &def, &weights, gpus, err);
+        if (!rc)
+            rc = set_quotas(f, path, val, def, weights, gpus, err);
+        free(val);
+    } else if (!rc) {
+        double sum = 0;
+        for (uint32_t j = 0; j < v->njobs; j++) {
+            double w = src == Q_EQUAL ? 0
+                       : (double)v->jobs[j].num_gpus * (double)v->jobs[j].duration;
+            f->t[f->of[j]].quota += w;
+            sum += w;
+        }
+        for (uint32_t k = 0; k < f->nt; k++)
+            f->t[k].quota = src == Q_EQUAL || !(sum > 0)
+                                ? gpus / f->nt : gpus * f->t[k].quota / sum;
+    }
+    dl_names_free(&ix);
+    if (rc) {
+        fs_free(f);
+        return rc;
+    }
+    f->cand = xmalloc((f->nt ? f->nt : 1) * sizeof *f->cand);
+    f->vu = xmalloc((f->nt ? f->nt : 1) * sizeof *f->vu);
+    f->vcur = xmalloc((f->nt ? f->nt : 1) * sizeof *f->vcur);
+    *state = f;
+    return 0;
+}
+
+static void destroy(void *state)
+{
+    fs_free(state);
+}
+
+/* ------------------------------------------------------------ hooks */
+
+static uint32_t gpus_of(const struct pol_view *v, uint32_t j)
+{
+    return v->jobs[j].num_gpus;
+}
+
+static bool admit(void *state, const struct pol_view *v, uint32_t job)
+{
+    const struct fairshare *f = state;
+    /* hard quotas: a job larger than its tenant's quota never starts */
+    return f->lend || gpus_of(v, job) <= f->t[f->of[job]].quota + EPS;
+}
+
+static void push(struct fairshare *f, uint32_t job)
+{
+    fq_push(&f->t[f->of[job]].q, job);
+    f->nqueued++;
+}
+
+static void enqueue(void *state, const struct pol_view *v, uint32_t job)
+{
+    (void)v;
+    push(state, job);
+}
+
+/* Takes job off its tenant's running jobs (keeping their start order). */
+static void run_del(struct fairshare *f, const struct pol_view *v, uint32_t job)
+{
+    struct tenant *t = &f->t[f->of[job]];
+    size_t i = t->nrun;
+    while (i > 0 && t->run[i - 1] != job)
+        i--;
+    DL_ASSERT(i > 0);
+    memmove(t->run + i - 1, t->run + i, (t->nrun - i) * sizeof *t->run);
+    t->nrun--;
+    t->used -= gpus_of(v, job);
+    if (t->used < EPS)
+        t->used = 0;            /* sums of whole numbers: exact anyway */
+}
+
+static void finished(void *state, const struct pol_view *v, uint32_t job)
+{
+    run_del(state, v, job);
+}
+
+static uint32_t queued(void *state)
+{
+    return (uint32_t)((struct fairshare *)state)->nqueued;
+}
+
+/* ------------------------------------------------------------ schedule */
+
+/* u / q, the order of service (lowest first) and of reclaim (highest
+ * first); a tenant of quota 0 holding GPUs is infinitely over. */
+static double ratio(double used, double quota)
+{
+    if (quota > EPS)
+        return used / quota;
+    return used > EPS ? HUGE_VAL : 0;
+}
+
+static bool type_ok(const struct pol_view *v, uint32_t victim, uint32_t req)
+{
+    return req == SIM_NONE || v->rt[victim].type == req;
+}
+
+/* The victims that may be stopped for head (of tenant self), in reclaim
+ * order: a dry run; returns how many into f->vic, or 0 when
+ * even all of them with the free GPUs fall short of its GPU count.  All
+ * of them, not just enough GPUs: with consolidated placement a count
+ * that suffices may still leave no node with room. */
+static size_t plan_reclaim(struct fairshare *f, const struct pol_view *v,
+                           uint32_t head, uint32_t self)
+{
+    uint32_t req = v->rt[head].req_type, g = gpus_of(v, head);
+    uint64_t avail = 0;
+    for (uint32_t ty = 0; ty < v->clu->ntypes; ty++)
+        if (req == SIM_NONE || ty == req)
+            avail += v->clu->types[ty].free_gpus;
+    for (uint32_t k = 0; k < f->nt; k++) {
+        f->vu[k] = f->t[k].used;
+        f->vcur[k] = f->t[k].nrun;
+    }
+    size_t n = 0;
+    for (;;) {
+        uint32_t best = SIM_NONE;
+        double br = 0;
+        for (uint32_t k = 0; k < f->nt; k++) {
+            struct tenant *t = &f->t[k];
+            if (k == self || f->vu[k] <= t->quota + EPS)
+                continue;
+            /* its latest eligible job below the cursor */
+            while (f->vcur[k] > 0) {
+                uint32_t j = t->run[f->vcur[k] - 1];
+                if (type_ok(v, j, req) && pol_may_preempt(v, j, f->cost_us))
+                    break;
+                f->vcur[k]--;
+            }
+            if (!f->vcur[k])
+                continue;
+            double r = ratio(f->vu[k], t->quota);
+            if (best == SIM_NONE || r > br) {
+                best = k;
+                br = r;
+            }
+        }
+        if (best == SIM_NONE)
+            break;
+        uint32_t j = f->t[best].run[--f->vcur[best]];
+        xgrow(&f->vic, &f->capvic, n + 1, sizeof *f->vic);
+        f->vic[n++] = j;
+        f->vu[best] -= gpus_of(v, j);
+        avail += gpus_of(v, j);
+    }
+    return avail >= g ? n : 0;
+}
+
+/* Whether sorted a[0..na) and b[0..nb) share a GPU. */
+static bool overlap(const uint32_t *a, uint32_t na, const uint32_t *b,
+                    uint32_t nb)
+{
+    for (uint32_t i = 0, k = 0; i < na && k < nb;) {
+        if (a[i] == b[k])
+            return true;
+        if (a[i] < b[k])
+            i++;
+        else
+            k++;
+    }
+    return false;
+}
+
+/* Reclaims lent GPUs for head; true when its placement now exists (in
+ * f->gpus).  Victims are stopped in reclaim order until the placement
+ * exists; those whose GPUs it does not use are restarted where they ran
+ * (the engine undoes such a preemption), as are all of them when it never
+ * does. */
+static bool reclaim(struct fairshare *f, const struct pol_view *v,
+                    struct pol_ctx *x, uint32_t head, uint32_t self, int *rc)
+{
+    size_t n = plan_reclaim(f, v, head, self), done = 0, off = 0;
+    uint32_t g = gpus_of(v, head);
+    bool placed = false;
+    if (!n)
+        return false;
+    size_t need = 0;
+    for (size_t i = 0; i < n; i++)
+        need += gpus_of(v, f->vic[i]);
+    xgrow(&f->saved, &f->capsaved, need, sizeof *f->saved);
+    while (done < n && !placed) {
+        uint32_t j = f->vic[done], m = gpus_of(v, j);
+        memcpy(f->saved + off, v->rt[j].gpus, m * sizeof *f->saved);
+        off += m;
+        if ((*rc = pol_preempt(x, j, f->cost_us)))
+            return false;
+        done++;
+        placed = pol_place(v, g, v->rt[head].req_type, f->mode, NULL, f->gpus);
+    }
+    off = 0;
+    for (size_t i = 0; i < done; i++) {
+        uint32_t j = f->vic[i], m = gpus_of(v, j);
+        if (!placed || !overlap(f->saved + off, m, f->gpus, g)) {
+            /* undone by the engine: restarted within the instant */
+            if ((*rc = pol_start(x, j, f->saved + off)))
+                return false;
+        } else {
+            run_del(f, v, j);
+            push(f, j);
+        }
+        off += m;
+    }
+    return placed;
+}
+
+/* Starts the head of tenant k on f->gpus. */
+static int start_head(struct fairshare *f, const struct pol_view *v,
+                      struct pol_ctx *x, uint32_t k)
+{
+    struct tenant *t = &f->t[k];
+    uint32_t j = fq_pop(&t->q);
+    f->nqueued--;
+    int rc = pol_start(x, j, f->gpus);
+    if (rc)
+        return rc;
+    xgrow(&t->run, &t->caprun, t->nrun + 1, sizeof *t->run);
+    t->run[t->nrun++] = j;
+    t->used += gpus_of(v, j);
+    return 0;
+}
+
+/* One pass: guaranteed (within quota, with reclaim) or lending (beyond,
+ * free GPUs only).  Candidates are the tenants with a queued head not
+ * yet passed over. */
+static int pass(struct fairshare *f, const struct pol_view *v,
+                struct pol_ctx *x, bool guaranteed)
+{
+    uint32_t nc = 0;
+    for (uint32_t k = 0; k < f->nt; k++)
+        if (f->t[k].q.n && !f->t[k].blocked)
+            f->cand[nc++] = k;
+    while (nc) {
+        uint32_t bi = SIM_NONE;
+        double br = 0;
+        for (uint32_t i = 0; i < nc; i++) {
+            const struct tenant *t = &f->t[f->cand[i]];
+            if (guaranteed && t->used + gpus_of(v, t->q.a[0]) > t->quota + EPS)
+                continue;
+            double r = ratio(t->used, t->quota);
+            if (bi == SIM_NONE || r < br ||
+                (r == br && f->cand[i] < f->cand[bi])) {
+                bi = i;
+                br = r;
+            }
+        }
+        if (bi == SIM_NONE)
+            break;
+        uint32_t k = f->cand[bi], head = f->t[k].q.a[0];
+        xgrow(&f->gpus, &f->capg, gpus_of(v, head), sizeof *f->gpus);
+        bool ok = pol_place(v, gpus_of(v, head), v->rt[head].req_type, f->mode,
+                            NULL, f->gpus);
+        int rc = 0;
+        if (!ok && guaranteed && f->lend)
+            ok = reclaim(f, v, x, head, k, &rc);
+        if (rc)
+            return rc;
+        if (ok && (rc = start_head(f, v, x, k)))
+            return rc;
+        if (!ok)
+            f->t[k].blocked = true;
+        if (!ok || !f->t[k].q.n)
+            f->cand[bi] = f->cand[--nc];
+    }
+    return 0;
+}
+
+static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
+{
+    struct fairshare *f = state;
+    for (uint32_t k = 0; k < f->nt; k++)
+        f->t[k].blocked = false;
+    if (!pass(f, v, x, true) && f->lend)
+        pass(f, v, x, false);
+}
+
+static const struct pol_opt opts[] = {
+    { "by", "vc", "vc or user: the trace column that names the tenant "
+                  "(jobs without one: tenant '-')" },
+    { "quota", "equal", "equal: the cluster's GPUs split evenly over the "
+                        "trace's tenants; demand: in proportion to each "
+                        "tenant's GPU-seconds of work; file: from file=" },
+    { "file", "", "with quota=file: a CSV of tenant,gpus or tenant,weight "
+                  "('*' row: every tenant not listed)" },
+    { "lend", "1", "1: idle quota is lent, and reclaimed by preempting the "
+                   "borrowers' latest jobs; 0: hard quotas (a job larger "
+                   "than its quota is rejected)" },
+    { "preempt_cost", "0", "seconds of reference-GPU work added per "
+                           "preemption" },
+    { NULL, NULL, NULL },
+};
+
+const struct policy pol_fairshare = {
+    .name = "fairshare",
+    .summary = "per-VC or per-user GPU quotas, idle share lent and "
+               "reclaimed by preemption (Philly, Helios; YARN capacity "
+               "scheduler)",
+    .blocking = "it blocks later jobs of its own tenant (FIFO per tenant); "
+                "other tenants' jobs go on",
+    .opts = opts,
+    .create = create,
+    .destroy = destroy,
+    .admit = admit,
+    .enqueue = enqueue,
+    .finished = finished,
+    .schedule = schedule,
+    .queued = queued,
+};
