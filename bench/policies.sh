@@ -30,6 +30,7 @@
 #       --policies: only these, space-separated (fifo:backfill=1 always
 #                runs first: the reference)
 #
+# A run is stopped after $BENCH_LIMIT seconds (default 600) and listed so.
 # Figures depend on the machine (noted at the top); compare the ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,6 +55,7 @@ dlsim=$PWD/$build/dlsim
 out=bench/out/policies
 mkdir -p "$out"
 div=$((quick ? 10 : 1))
+limit=${BENCH_LIMIT:-600}
 
 policies=(
     fifo:backfill=1 fifo sjf edf "fifo:priority=1,backfill=1"
@@ -146,9 +148,15 @@ for c in "${cases[@]}"; do
     ref=
     for p in "${policies[@]}"; do
         d=$out/run-$c-${p//[:=,\/]/_}
-        t=$("$dlsim" run --trace "$trace" --cluster "$cluster" --policy "$p" \
-                --out "$d" --quiet --sample 0 --timing 2>&1 >/dev/null |
-            sed -n 's/.*engine \([0-9.]*\) (\([0-9]*\) events.*/\1 \2/p')
+        t=$(timeout "$limit" "$dlsim" run --trace "$trace" --cluster "$cluster" \
+                --policy "$p" --out "$d" --quiet --sample 0 --timing 2>&1 >/dev/null |
+            sed -n 's/.*engine \([0-9.]*\) (\([0-9]*\) events.*/\1 \2/p') || true
+        if [ -z "$t" ]; then
+            printf '  %-44s %10s %9s\n' "$p" - "> ${limit} s (stopped)"
+            echo "$c $p timeout" >> "$sums"
+            rm -rf "$d"
+            continue
+        fi
         read -r cpu ev <<<"$t"
         per=$(awk -v c="$cpu" -v e="$ev" 'BEGIN { printf "%.3f", e ? 1e6 * c / e : 0 }')
         [ -n "$ref" ] || ref=$per

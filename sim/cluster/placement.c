@@ -40,6 +40,28 @@ static uint32_t take(const struct cluster *c, uint32_t node, uint32_t want,
     return k;
 }
 
+/* Nodes nd[0..m) (distinct) give their GPUs into nd itself, sorted: each
+ * all its free GPUs but node last, which gives last_want; ngpus in all.
+ * The node ids are sorted (nodes hold increasing GPU ranges), then each
+ * node's GPUs are written from the back: node i's GPUs start at or after
+ * index i, so no unread node id is overwritten.  O(m log m + ngpus),
+ * where sorting the GPUs was O(ngpus log ngpus). */
+static void give_sorted(const struct cluster *c, uint32_t *nd, uint32_t m,
+                        uint32_t last, uint32_t last_want, uint32_t ngpus)
+{
+    qsort(nd, m, sizeof *nd, cmp_u32);
+    uint32_t off = ngpus;
+    for (uint32_t i = m; i-- > 0;) {
+        uint32_t node = nd[i];
+        uint32_t w = node == last ? last_want
+                                  : (uint32_t)__builtin_popcountll(c->nodes[node].free_mask);
+        DL_ASSERT(w >= 1 && off >= w && off - w >= i);
+        off -= w;
+        take(c, node, w, nd + off);
+    }
+    DL_ASSERT(off == 0);
+}
+
 /* The fullest partially free node of group g with at least need free
  * GPUs (need <= f < node size), or SIM_NONE. */
 static uint32_t partial_fit(const struct cluster *c, uint32_t g, uint32_t need)
@@ -102,11 +124,10 @@ static bool place_multi(const struct cluster *c, uint32_t ngpus, uint32_t t,
     uint32_t remnode = rem ? partial_fit(c, bestg, rem) : SIM_NONE;
     uint32_t nd = clu_bucket_first(c, bestg, n);
     for (uint32_t i = 0; i < whole; i++, nd = clu_bucket_next(c, nd))
-        k += take(c, nd, n, gpus + k);
+        gpus[k++] = nd;
     if (rem)
-        k += take(c, remnode != SIM_NONE ? remnode : nd, rem, gpus + k);
-    DL_ASSERT(k == ngpus);
-    qsort(gpus, ngpus, sizeof *gpus, cmp_u32);
+        gpus[k++] = remnode != SIM_NONE ? remnode : nd;
+    give_sorted(c, gpus, k, rem ? gpus[k - 1] : SIM_NONE, rem, ngpus);
     return true;
 }
 
@@ -117,18 +138,24 @@ static bool place_pool(const struct cluster *c, uint32_t ngpus, uint32_t t,
         return false;
     if (!gpus)
         return true;
-    uint32_t k = 0;
-    /* fullest nodes first, to keep whole nodes free for big gangs */
+    uint32_t k = 0, m = 0, last = SIM_NONE, last_want = 0;
+    /* fullest nodes first, to keep whole nodes free for big gangs; each
+     * gives all its free GPUs but the last, which gives what is left */
     for (uint32_t f = 1; f <= c->max_node_gpus && k < ngpus; f++)
         for (uint32_t g = 0; g < c->ngroups && k < ngpus; g++) {
             if (c->groups[g].type != t || c->groups[g].gpus_per_node < f)
                 continue;
             for (uint32_t nd = clu_bucket_first(c, g, f);
-                 nd != SIM_NONE && k < ngpus; nd = clu_bucket_next(c, nd))
-                k += take(c, nd, ngpus - k, gpus + k);
+                 nd != SIM_NONE && k < ngpus; nd = clu_bucket_next(c, nd)) {
+                uint32_t w = f < ngpus - k ? f : ngpus - k;
+                gpus[m++] = nd;         /* m <= k: no GPU written yet */
+                k += w;
+                last = nd;
+                last_want = w;
+            }
         }
     DL_ASSERT(k == ngpus);
-    qsort(gpus, ngpus, sizeof *gpus, cmp_u32);
+    give_sorted(c, gpus, m, last, last_want, ngpus);
     return true;
 }
 
