@@ -255,7 +255,7 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
         total += t->jobs[j].num_gpus < c->ngpus ? t->jobs[j].num_gpus : c->ngpus;
     e->rt = xcalloc_big(n ? n : 1, sizeof *e->rt);
     e->slots = xcalloc_big(total ? total : 1, sizeof *e->slots);
-    e->first = xcalloc_big(total ? total : 1, sizeof *e->first);
+    e->first_off = xcalloc(n ? n : 1, sizeof *e->first_off);
     e->running = xcalloc_big(n ? n : 1, sizeof *e->running);
     e->running_pos = xcalloc_big(n ? n : 1, sizeof *e->running_pos);
     e->perr = xmalloc((n ? n : 1) * sizeof *e->perr);
@@ -346,7 +346,8 @@ void eng_free(struct eng *e)
     free(e->touched);
     free(e->rt);
     free(e->slots);
-    free(e->first);
+    free(e->first_off);
+    free(e->first_pool);
     free(e->running);
     free(e->running_pos);
     free(e->perr);
@@ -359,7 +360,22 @@ const uint32_t *eng_first_gpus(const struct eng *e, uint32_t j)
 {
     if (e->rt[j].first_start == SIM_NEVER)
         return NULL;
-    return e->first + (e->rt[j].gpus - e->slots);
+    return e->first_off[j] ? e->first_pool + (e->first_off[j] - 1) : e->rt[j].gpus;
+}
+
+/* Before job j's allocation is overwritten: keeps its first placement
+ * when that is what the allocation still holds. */
+static void save_first(struct eng *e, uint32_t j)
+{
+    const struct job_rt *r = &e->rt[j];
+    if (r->first_start == SIM_NEVER || e->first_off[j])
+        return;
+    xgrow(&e->first_pool, &e->capfirst_pool, e->nfirst_pool + r->first_ngpus,
+          sizeof *e->first_pool);
+    memcpy(e->first_pool + e->nfirst_pool, r->gpus,
+           r->first_ngpus * sizeof *r->gpus);
+    e->first_off[j] = e->nfirst_pool + 1;
+    e->nfirst_pool += r->first_ngpus;
 }
 
 static void running_add(struct eng *e, uint32_t j)
@@ -534,7 +550,8 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
         return eng_fail(e, "job %s would run past the largest time dlsim can "
                     "represent (%.6g s of work at speed %g)", tj->id,
                     r->remaining / SIM_US_PER_S, rate);
-    memcpy(r->gpus, gpus, n * sizeof *gpus);
+    save_first(e, j);
+    memmove(r->gpus, gpus, n * sizeof *gpus);
     r->ngpus = n;
     uint32_t nfree = shr_join(e, j, gpus, n, rate / base);
     clu_alloc(e->clu, j, e->scratch, nfree);
@@ -543,7 +560,6 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
         r->first_start = e->now;
         r->iso_rate = base;
         r->first_ngpus = n;
-        memcpy(e->first + (r->gpus - e->slots), gpus, n * sizeof *gpus);
         /* what the policy was told of this allocation against the truth */
         double pr = mdl_perf_pred_runtime_n(e->perf, j, type, n, spread);
         if (tj->duration > 0 && pr > 0)
@@ -679,7 +695,8 @@ static int resize(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n)
     uint32_t nfree = shr_leave(e, j, &nsh);
     DL_ASSERT(nsh == 0);
     clu_release(e->clu, e->scratch, nfree);
-    memcpy(r->gpus, gpus, n * sizeof *gpus);
+    save_first(e, j);
+    memmove(r->gpus, gpus, n * sizeof *gpus);
     r->ngpus = n;
     nfree = shr_join(e, j, gpus, n, 1);
     DL_ASSERT(nfree == n);

@@ -72,7 +72,13 @@ struct eng {
     uint32_t shared_gpus;       /* GPUs with >= 2 jobs */
     double shared_gpu_us;       /* integral of shared_gpus dt */
     uint32_t *slots;            /* current allocations, sum(num_gpus) */
-    uint32_t *first;            /* first-start placements, same layout */
+    /* first-start placements: a job's is its current allocation (gpus)
+     * until a restart or a resize overwrites that; then it is saved in
+     * first_pool, at first_off[j] - 1 (first_off is calloc'd: pages of
+     * jobs never restarted are never touched) */
+    uint64_t *first_off;        /* [njobs] 0 = not saved */
+    uint32_t *first_pool;
+    size_t nfirst_pool, capfirst_pool;
     uint32_t *running;          /* ids of running jobs (unordered) */
     uint32_t *running_pos;      /* [njobs] index into running */
     struct evq evq;
