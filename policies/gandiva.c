@@ -141,7 +141,22 @@ struct gd_heap {                /* min-heap on (start, job) */
     struct gd_slice *a;
     size_t n, cap;
     uint32_t live;
+    /* slice=size: the entries whose slice is over, moved out of the heap
+     * as they expire, sorted by (start, job); stale ones skipped */
+    struct gd_slice *ex;
+    size_t nex, capex;
 };
+
+/* What the GPUs of a running job offer a job that would take them once it
+ * leaves (the rules of gpu_takes, every GPU at once), valid until one of
+ * them changes occupants. */
+struct gd_acc {
+    uint8_t valid;
+    uint8_t kind;               /* GD_ACC_* */
+    double us, mem;             /* shared GPUs: the largest summed
+                                   utilization and memory left on one */
+};
+enum { GD_ACC_NONE, GD_ACC_EMPTY, GD_ACC_SHARED };
 
 struct gd_shape {               /* a gang shape: its waiting jobs, failures */
     uint32_t ngpus, req_type;
@@ -208,6 +223,7 @@ struct gandiva {
     /* per job */
     uint32_t *ver, *shape, *size;
     uint8_t *running;
+    struct gd_acc *acc;         /* [njobs] its GPUs as a time slice */
     double *usum;               /* [ngpus] summed true utilization of the
                                    jobs on a GPU, recomputed when they change */
     uint32_t *tnodes;           /* nodes by type: tnodes[tfirst[t]..tfirst[t+1]) */
@@ -324,6 +340,7 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
     for (uint32_t j = 0; j < n; j++)
         s->shape[j] = s->size[j] = SIM_NONE;
     s->running = xcalloc_big(n, sizeof *s->running);
+    s->acc = xcalloc_big(n, sizeof *s->acc);
     s->profiling = xcalloc_big(n, sizeof *s->profiling);
     s->profiled = xcalloc_big(n, sizeof *s->profiled);
     s->prof_end = xcalloc_big(n, sizeof *s->prof_end);
@@ -345,12 +362,27 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
     free(at);
 }
 
+/* The occupants of the GPUs of job j (and j) offer something else as time
+ * slices. */
+static void acc_void(struct gandiva *s, const struct pol_view *v, uint32_t j)
+{
+    const struct job_rt *r = &v->rt[j];
+    s->acc[j].valid = 0;
+    for (uint32_t i = 0; i < v->jobs[j].num_gpus; i++) {
+        uint32_t n;
+        const uint32_t *o = pol_gpu_jobs(v, r->gpus[i], &n);
+        for (uint32_t k = 0; k < n; k++)
+            s->acc[o[k]].valid = 0;
+    }
+}
+
 /* The GPUs of job j changed occupants: their sums again. */
 static void resum(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
     const struct job_rt *r = &v->rt[j];
     for (uint32_t i = 0; i < v->jobs[j].num_gpus; i++)
         s->usum[r->gpus[i]] = gpu_util(v, r->gpus[i], SIM_NONE);
+    acc_void(s, v, j);
 }
 
 static uint32_t shape_of(struct gandiva *s, const struct pol_view *v, uint32_t j)
@@ -445,6 +477,7 @@ static void profiles_end(struct gandiva *s, const struct pol_view *v)
         if (s->profiling[j] && s->prof_end[j] <= v->now) {
             s->profiling[j] = 0;
             s->profiled[j] = 1;
+            acc_void(s, v, j);  /* its co-runners are no longer busy */
             s->emptied++;       /* room that was not there: retry packing */
             s->changes++;
         } else if (s->profiling[j]) {
@@ -689,6 +722,88 @@ static bool pack_shape(struct gandiva *s, const struct pol_view *v,
 
 /* ------------------------------------------------------- time-slicing */
 
+/* What the GPUs of running job c offer as a time slice (gpu_takes on each
+ * with c gone): its cached record, computed again after they changed. */
+static const struct gd_acc *acc_of(struct gandiva *s, const struct pol_view *v,
+                                   uint32_t c)
+{
+    struct gd_acc *a = &s->acc[c];
+    if (a->valid)
+        return a;
+    const struct job_rt *r = &v->rt[c];
+    uint32_t cap = s->max_per_gpu < v->max_share ? s->max_per_gpu : v->max_share;
+    a->valid = 1;
+    a->kind = GD_ACC_EMPTY;
+    a->us = a->mem = -HUGE_VAL;
+    for (uint32_t i = 0; i < v->jobs[c].num_gpus; i++) {
+        uint32_t g = r->gpus[i], n, others = v->nocc[g] - 1;
+        if (!others)
+            continue;
+        const uint32_t *o = pol_gpu_jobs(v, g, &n);
+        bool busy = false;
+        for (uint32_t k = 0; k < n; k++)
+            busy |= o[k] != c && s->profiling[o[k]];
+        if (busy || others + 1 > cap) {
+            a->kind = GD_ACC_NONE;
+            return a;
+        }
+        double us = gpu_util(v, g, c), mem = v->mem_used[g] - job_mem(v, c);
+        a->kind = GD_ACC_SHARED;
+        if (us > a->us)
+            a->us = us;
+        if (mem > a->mem)
+            a->mem = mem;
+    }
+    return a;
+}
+
+/* Whether a job of utilization u and memory m (alone: it must have them to
+ * itself) may take the GPUs of running job c: gpu_takes on each, through
+ * the cached record (a sum rises with its larger term, so the largest
+ * utilization and memory decide). */
+static bool slice_takes(struct gandiva *s, const struct pol_view *v, uint32_t c,
+                        double u, double m, bool alone)
+{
+    if (!pol_may_preempt(v, c, s->cost) || s->profiling[c])
+        return false;
+    const struct gd_acc *a = acc_of(s, v, c);
+    if (a->kind != GD_ACC_SHARED)
+        return a->kind == GD_ACC_EMPTY;
+    if (alone)
+        return false;
+    double gb = v->clu->types[v->rt[c].type].memory_gb;
+    return a->us + u <= s->util_cap + 1e-9 &&
+           (m <= 0 || gb <= 0 || a->mem + m <= gb + 1e-9);
+}
+
+/* Moves the entries of h whose slice is over by now into h->ex, in order. */
+static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *h)
+{
+    for (;;) {
+        while (h->n && !sl_live(s, v, &h->a[0]))
+            hp_pop(h);
+        if (!h->n || h->a[0].start + s->quantum > v->now)
+            return;
+        struct gd_slice it = hp_pop(h);
+        xgrow(&h->ex, &h->capex, h->nex + 1, sizeof *h->ex);
+        size_t lo = h->nex;     /* usually the last: else its place */
+        if (lo && sl_before(&it, &h->ex[lo - 1])) {
+            size_t l = 0, r = lo;
+            while (l < r) {
+                size_t mid = l + (r - l) / 2;
+                if (sl_before(&h->ex[mid], &it))
+                    l = mid + 1;
+                else
+                    r = mid;
+            }
+            lo = l;
+            memmove(h->ex + lo + 1, h->ex + lo, (h->nex - lo) * sizeof *h->ex);
+        }
+        h->ex[lo] = it;
+        h->nex++;
+    }
+}
+
 /* The running job of shape sh's size, on a type it may use, whose slice is
  * over and whose GPUs a job of utilization u and memory m may take: the
  * one that started first, then the lowest index; SIM_NONE if none.  *any:
@@ -702,41 +817,36 @@ static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
     *any = false;
     if (si == SIM_NONE)
         return SIM_NONE;
-    size_t nheld = 0;
-    uint32_t victim = SIM_NONE;
-    for (;;) {
-        struct gd_heap *bh = NULL;
-        for (uint32_t t = 0; t < c->ntypes; t++) {
-            if (req != SIM_NONE && t != req)
+    struct gd_slice best = { 0, SIM_NONE, 0 };
+    for (uint32_t t = 0; t < c->ntypes; t++) {
+        if (req != SIM_NONE && t != req)
+            continue;
+        struct gd_heap *h = &s->heaps[(size_t)si * s->ntypes + t];
+        expire(s, v, h);
+        size_t stale = 0, i;
+        for (i = 0; i < h->nex; i++) {
+            const struct gd_slice *it = &h->ex[i];
+            if (!sl_live(s, v, it)) {
+                stale++;
                 continue;
-            struct gd_heap *h = &s->heaps[(size_t)si * s->ntypes + t];
-            while (h->n && !sl_live(s, v, &h->a[0]))
-                hp_pop(h);
-            if (h->n && (!bh || sl_before(&h->a[0], &bh->a[0])))
-                bh = h;
+            }
+            *any = true;
+            if (best.job != SIM_NONE && sl_before(&best, it))
+                break;          /* another type's is first */
+            if (slice_takes(s, v, it->job, u, m, alone)) {
+                best = *it;
+                break;
+            }
         }
-        if (!bh || bh->a[0].start + s->quantum > v->now)
-            break;
-        *any = true;
-        struct gd_slice it = hp_pop(bh);
-        xgrow(&s->held, &s->capheld, nheld + 1, sizeof *s->held);
-        s->held[nheld++] = it;
-        const struct job_rt *r = &v->rt[it.job];
-        bool ok = pol_may_preempt(v, it.job, s->cost) && !s->profiling[it.job];
-        for (uint32_t i = 0; i < g && ok; i++) {
-            double us;
-            ok = gpu_takes(s, v, r->gpus[i], u, m, it.job, alone, &us);
-        }
-        if (ok) {
-            victim = it.job;
-            break;
+        if (stale > 32 && 2 * stale > i) {      /* sweep the stale */
+            size_t k = 0;
+            for (size_t q = 0; q < h->nex; q++)
+                if (sl_live(s, v, &h->ex[q]))
+                    h->ex[k++] = h->ex[q];
+            h->nex = k;
         }
     }
-    for (size_t i = 0; i < nheld; i++) {
-        uint32_t k = s->held[i].job;
-        hp_push(&s->heaps[(size_t)si * s->ntypes + v->rt[k].type], s->held[i]);
-    }
-    return victim;
+    return best.job;
 }
 
 /* After a slice passed GPUs gpus[0..g) to another job: packing failures
@@ -1195,6 +1305,7 @@ static void destroy(void *state)
     free(s->shape);
     free(s->size);
     free(s->running);
+    free(s->acc);
     free(s->profiling);
     free(s->profiled);
     free(s->prof_end);
@@ -1208,8 +1319,10 @@ static void destroy(void *state)
         free(s->shapes[k].mmin.a);
     }
     free(s->shapes);
-    for (size_t k = 0; s->heaps && k < s->capsizes * s->ntypes; k++)
+    for (size_t k = 0; s->heaps && k < s->capsizes * s->ntypes; k++) {
         free(s->heaps[k].a);
+        free(s->heaps[k].ex);
+    }
     free(s->heaps);
     free(s->sizes);
     free(s->gpus);
