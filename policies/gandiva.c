@@ -89,22 +89,35 @@
  * stale in place and are skipped or swept; the walk above merges the
  * shapes' arrays by enqueue number.  Per GPU count and type, a min-heap of
  * running jobs by last start (the time-slice candidates), stale entries
- * likewise.  Per GPU, the summed utilization of its jobs, recomputed when
- * they change.
+ * likewise; the entries whose quantum is over move, as they expire, to a
+ * list sorted the same way.  Per running job, a record of what its GPUs
+ * offer once it leaves (free, closed by the count or a profiling run, or
+ * the largest summed utilization and memory left on a shared one: a sum
+ * only rises with its larger term, so these two decide gpu_takes for all
+ * its GPUs).  Per GPU, the summed utilization of its jobs.  Per node, its
+ * GPUs that pass the count and profiling rules, by (summed utilization,
+ * index), with their memory; per type, a tree over its nodes of their
+ * lowest utilization and memory.  All of these are recomputed only for
+ * the GPUs (nodes, occupants) whose occupants changed (a start, stop or
+ * end of profiling), when next asked.
  *
  * Cost.  Failures are remembered per shape: exclusive placement failed;
- * packing fails above a utilization for at least a memory (one scan of a
- * type's GPUs finds that bound: the g-th lowest summed utilization among
- * the GPUs that pass the count and memory rules) -- both true until a job
- * completes, since starts only take room and a slice leaves the free GPUs
- * as they were (it widens the packing bounds of one-GPU shapes by what the
- * passed GPUs now take, and drops those of gangs); time-slicing failed for
- * at least a utilization and memory, within one schedule() (and until a
- * slice passes GPUs that other jobs share).  A shape whose every waiting job is covered by its failures (its
- * lowest utilization and lowest memory are: a probe settles it) is
- * skipped for the rest of the walk.  So an instant costs O(shapes) per job
- * visited in shapes that may still admit one, plus the scans, instead of
- * O(waiting jobs).
+ * packing fails above a utilization for at least a memory (one pass over
+ * the type's nodes finds that bound: the g-th lowest summed utilization
+ * among the GPUs that pass the count and memory rules; where the memory
+ * rule turned no GPU away, it holds for any memory) -- both true until a
+ * job completes, since starts only take room and a slice leaves the free
+ * GPUs as they were (it widens the packing bounds of one-GPU shapes by
+ * what the passed GPUs now take, and drops those of gangs); time-slicing
+ * failed for at least a utilization and memory, within one schedule() (and
+ * until a slice passes GPUs that other jobs share).  A shape whose every
+ * waiting job is covered by its failures (its lowest utilization and
+ * lowest memory are: a probe settles it) is skipped for the rest of the
+ * walk.  So an instant costs O(shapes) per job visited in shapes that may
+ * still admit one, plus the probes: packing one GPU O(log nodes) through
+ * the tree (more only where memory binds), a gang O(nodes with a passing
+ * GPU x GPUs per node), a time slice O(expired jobs of the size) cached
+ * records; plus O(GPUs x occupants) per start or stop.
  */
 #include "policies/policy.h"
 
@@ -141,6 +154,39 @@ struct gd_heap {                /* min-heap on (start, job) */
     struct gd_slice *a;
     size_t n, cap;
     uint32_t live;
+    /* slice=size: the entries whose slice is over, moved out of the heap
+     * as they expire, sorted by (start, job); stale ones skipped */
+    struct gd_slice *ex;
+    size_t nex, capex;
+};
+
+/* What the GPUs of a running job offer a job that would take them once it
+ * leaves (the rules of gpu_takes, every GPU at once), valid until one of
+ * them changes occupants. */
+struct gd_acc {
+    uint8_t valid;
+    uint8_t kind;               /* GD_ACC_* */
+    double us, mem;             /* shared GPUs: the largest summed
+                                   utilization and memory left on one */
+};
+enum { GD_ACC_NONE, GD_ACC_EMPTY, GD_ACC_SHARED };
+
+/* A node's GPUs that pass the packing rules but memory (gpu_takes with no
+ * utilization of its own), by (summed utilization, index), recomputed when
+ * one of them changes occupants. */
+struct gd_ncache {
+    uint32_t n;
+    uint32_t gpu[64];
+    double us[64];
+    double mem[64];             /* memory held; -inf on a free GPU */
+};
+
+/* Per GPU type: a tournament tree over its nodes (leaf i: tnodes[tfirst[t]
+ * + i]) of the lowest summed utilization and the lowest memory among the
+ * node's passing GPUs, for one-GPU packing. */
+struct gd_tree {
+    uint32_t leaves;            /* a power of two */
+    double *us, *mem;           /* [2 * leaves], node 1 the root */
 };
 
 struct gd_shape {               /* a gang shape: its waiting jobs, failures */
@@ -208,10 +254,20 @@ struct gandiva {
     /* per job */
     uint32_t *ver, *shape, *size;
     uint8_t *running;
+    struct gd_acc *acc;         /* [njobs] its GPUs as a time slice */
     double *usum;               /* [ngpus] summed true utilization of the
                                    jobs on a GPU, recomputed when they change */
     uint32_t *tnodes;           /* nodes by type: tnodes[tfirst[t]..tfirst[t+1]) */
     uint32_t *tfirst;
+    uint32_t *tpos;             /* [nnodes] its place in tnodes */
+    struct gd_ncache *nc;       /* [nnodes] */
+    uint8_t *ndirty;            /* [nnodes] nc (and its tree leaf) is out of date */
+    uint32_t *dirty;            /* those nodes */
+    size_t ndirt, capdirt;
+    struct gd_tree *trees;      /* [ntypes] */
+    uint32_t *tbig;             /* [ntypes] GPUs of its largest node */
+    uint32_t *cand;             /* scratch: candidate nodes */
+    size_t capcand;
     uint64_t seq;               /* jobs enqueued so far */
     uint32_t nlive;             /* waiting jobs */
     uint64_t emptied;           /* jobs that left their GPUs so far */
@@ -314,6 +370,8 @@ static inline double job_mem(const struct pol_view *v, uint32_t j)
     return pol_mem_gb(v, j);
 }
 
+static void node_dirty(struct gandiva *s, uint32_t nd);
+
 /* Per-job and per-GPU state, sized from the initial view. */
 static void ensure(struct gandiva *s, const struct pol_view *v)
 {
@@ -324,6 +382,7 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
     for (uint32_t j = 0; j < n; j++)
         s->shape[j] = s->size[j] = SIM_NONE;
     s->running = xcalloc_big(n, sizeof *s->running);
+    s->acc = xcalloc_big(n, sizeof *s->acc);
     s->profiling = xcalloc_big(n, sizeof *s->profiling);
     s->profiled = xcalloc_big(n, sizeof *s->profiled);
     s->prof_end = xcalloc_big(n, sizeof *s->prof_end);
@@ -343,6 +402,55 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
         s->tnodes[s->tfirst[t] + at[t]++] = nd;
     }
     free(at);
+    uint32_t nn = c->nnodes ? c->nnodes : 1;
+    s->tpos = xmalloc(nn * sizeof *s->tpos);
+    for (uint32_t k = 0; k < c->nnodes; k++)
+        s->tpos[s->tnodes[k]] = k;
+    s->nc = xcalloc_big(nn, sizeof *s->nc);
+    s->ndirty = xcalloc_big(nn, sizeof *s->ndirty);
+    s->trees = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *s->trees);
+    s->tbig = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *s->tbig);
+    for (uint32_t nd = 0; nd < c->nnodes; nd++)
+        if (c->nodes[nd].ngpus > s->tbig[c->nodes[nd].type])
+            s->tbig[c->nodes[nd].type] = c->nodes[nd].ngpus;
+    for (uint32_t t = 0; t < c->ntypes; t++) {
+        struct gd_tree *tr = &s->trees[t];
+        uint32_t n = s->tfirst[t + 1] - s->tfirst[t];
+        tr->leaves = 1;
+        while (tr->leaves < n)
+            tr->leaves *= 2;
+        tr->us = xmalloc(2 * tr->leaves * sizeof *tr->us);
+        tr->mem = xmalloc(2 * tr->leaves * sizeof *tr->mem);
+        for (uint32_t i = 0; i < 2 * tr->leaves; i++)
+            tr->us[i] = tr->mem[i] = HUGE_VAL;
+    }
+    for (uint32_t nd = 0; nd < c->nnodes; nd++)      /* cached when asked */
+        node_dirty(s, nd);
+}
+
+/* The GPUs of node nd may pass the packing rules otherwise than before. */
+static void node_dirty(struct gandiva *s, uint32_t nd)
+{
+    if (s->ndirty[nd])
+        return;
+    s->ndirty[nd] = 1;
+    xgrow(&s->dirty, &s->capdirt, s->ndirt + 1, sizeof *s->dirty);
+    s->dirty[s->ndirt++] = nd;
+}
+
+/* The occupants of the GPUs of job j (and j) offer something else as time
+ * slices. */
+static void acc_void(struct gandiva *s, const struct pol_view *v, uint32_t j)
+{
+    const struct job_rt *r = &v->rt[j];
+    s->acc[j].valid = 0;
+    for (uint32_t i = 0; i < v->jobs[j].num_gpus; i++) {
+        uint32_t n;
+        node_dirty(s, v->clu->gpu_node[r->gpus[i]]);
+        const uint32_t *o = pol_gpu_jobs(v, r->gpus[i], &n);
+        for (uint32_t k = 0; k < n; k++)
+            s->acc[o[k]].valid = 0;
+    }
 }
 
 /* The GPUs of job j changed occupants: their sums again. */
@@ -351,6 +459,7 @@ static void resum(struct gandiva *s, const struct pol_view *v, uint32_t j)
     const struct job_rt *r = &v->rt[j];
     for (uint32_t i = 0; i < v->jobs[j].num_gpus; i++)
         s->usum[r->gpus[i]] = gpu_util(v, r->gpus[i], SIM_NONE);
+    acc_void(s, v, j);
 }
 
 static uint32_t shape_of(struct gandiva *s, const struct pol_view *v, uint32_t j)
@@ -445,6 +554,7 @@ static void profiles_end(struct gandiva *s, const struct pol_view *v)
         if (s->profiling[j] && s->prof_end[j] <= v->now) {
             s->profiling[j] = 0;
             s->profiled[j] = 1;
+            acc_void(s, v, j);  /* its co-runners are no longer busy */
             s->emptied++;       /* room that was not there: retry packing */
             s->changes++;
         } else if (s->profiling[j]) {
@@ -535,6 +645,124 @@ static bool gpu_takes(const struct gandiva *s, const struct pol_view *v,
            (m <= 0 || gb <= 0 || mem + m <= gb + 1e-9);
 }
 
+/* Whether a GPU holding memory held (-inf: free) has room for m more on
+ * a type of gb per GPU (gpu_takes's memory rule). */
+static inline bool mem_fits(double held, double m, double gb)
+{
+    return m <= 0 || gb <= 0 || held + m <= gb + 1e-9;
+}
+
+/* The passing GPUs of node nd again (gpu_takes with utilization 0 and no
+ * memory, each), by (summed utilization, index). */
+static void node_cache(struct gandiva *s, const struct pol_view *v, uint32_t nd)
+{
+    const struct clu_node *no = &v->clu->nodes[nd];
+    struct gd_ncache *e = &s->nc[nd];
+    e->n = 0;
+    for (uint32_t i = 0; i < no->ngpus; i++) {
+        uint32_t x = no->first_gpu + i;
+        double ux;
+        if (!gpu_takes(s, v, x, 0, 0, SIM_NONE, false, &ux))
+            continue;
+        double mem = v->nocc[x] ? v->mem_used[x] : -HUGE_VAL;
+        /* insertion by (utilization, index): x ascends, so ties stay */
+        uint32_t p = e->n++;
+        while (p > 0 && e->us[p - 1] > ux) {
+            e->us[p] = e->us[p - 1];
+            e->gpu[p] = e->gpu[p - 1];
+            e->mem[p] = e->mem[p - 1];
+            p--;
+        }
+        e->us[p] = ux;
+        e->gpu[p] = x;
+        e->mem[p] = mem;
+    }
+}
+
+/* Brings the caches of the nodes that changed, and their tree leaves, up
+ * to date. */
+static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
+{
+    const struct cluster *c = v->clu;
+    for (size_t k = 0; k < s->ndirt; k++) {
+        uint32_t nd = s->dirty[k], t = c->nodes[nd].type;
+        s->ndirty[nd] = 0;
+        node_cache(s, v, nd);
+        const struct gd_ncache *e = &s->nc[nd];
+        struct gd_tree *tr = &s->trees[t];
+        uint32_t i = tr->leaves + s->tpos[nd] - s->tfirst[t];
+        tr->us[i] = e->n ? e->us[0] : HUGE_VAL;
+        tr->mem[i] = HUGE_VAL;
+        for (uint32_t q = 0; q < e->n; q++)
+            tr->mem[i] = fmin(tr->mem[i], e->mem[q]);
+        for (i /= 2; i; i /= 2) {
+            tr->us[i] = fmin(tr->us[2 * i], tr->us[2 * i + 1]);
+            tr->mem[i] = fmin(tr->mem[2 * i], tr->mem[2 * i + 1]);
+        }
+    }
+    s->ndirt = 0;
+}
+
+/* The first passing GPU (in node order, then by (utilization, index) on
+ * the node) of the lowest summed utilization among those of the tree below
+ * i that have room for memory m; below *best (it and *gpu updated). */
+static void tree_min(const struct gandiva *s, const struct gd_tree *tr,
+                     uint32_t tfirst, uint32_t i, double m, double gb,
+                     double *best, uint32_t *gpu)
+{
+    if (tr->us[i] >= *best || !mem_fits(tr->mem[i], m, gb))
+        return;
+    if (i < tr->leaves) {
+        tree_min(s, tr, tfirst, 2 * i, m, gb, best, gpu);
+        tree_min(s, tr, tfirst, 2 * i + 1, m, gb, best, gpu);
+        return;
+    }
+    const struct gd_ncache *e = &s->nc[s->tnodes[tfirst + i - tr->leaves]];
+    for (uint32_t q = 0; q < e->n && e->us[q] < *best; q++)
+        if (mem_fits(e->mem[q], m, gb)) {
+            *best = e->us[q];
+            *gpu = e->gpu[q];
+            return;
+        }
+}
+
+/* The nodes below tree node i with a passing GPU that has room for m, in
+ * node order, appended to s->cand. */
+static void tree_nodes(struct gandiva *s, const struct gd_tree *tr,
+                       uint32_t tfirst, uint32_t i, double m, double gb,
+                       uint32_t *n, bool *mfree)
+{
+    if (tr->us[i] == HUGE_VAL)
+        return;
+    if (!mem_fits(tr->mem[i], m, gb)) {
+        *mfree = false;
+        return;
+    }
+    if (i < tr->leaves) {
+        tree_nodes(s, tr, tfirst, 2 * i, m, gb, n, mfree);
+        tree_nodes(s, tr, tfirst, 2 * i + 1, m, gb, n, mfree);
+    } else {
+        s->cand[(*n)++] = s->tnodes[tfirst + i - tr->leaves];
+    }
+}
+
+/* pack_on for one GPU: the lowest summed utilization among the passing
+ * GPUs of type t with room for m (then the first in node order, then the
+ * lowest index) decides, through the tree. */
+static bool pack_one(struct gandiva *s, uint32_t t, double m, double gb,
+                     double lim, double *bound)
+{
+    double best = HUGE_VAL;
+    uint32_t gpu = SIM_NONE;
+    tree_min(s, &s->trees[t], s->tfirst[t], 1, m, gb, &best, &gpu);
+    if (gpu != SIM_NONE && best <= lim) {
+        s->gpus[0] = gpu;
+        return true;
+    }
+    *bound = s->util_cap + 1e-9 - best;
+    return false;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -589,9 +817,10 @@ static double kth_lowest(double *a, size_t n, size_t k)
  * the utilization above which such a gang (with at least memory m) cannot
  * be packed on t now (-inf: none can): the GPUs that pass the count and
  * memory rules, by summed utilization, must include g at most
- * util_cap - u. */
+ * util_cap - u.  *mfree: the memory rule turned no GPU away (then the
+ * bound holds for any memory). */
 static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
-                    double u, double m, uint32_t t, double *bound)
+                    double u, double m, uint32_t t, double *bound, bool *mfree)
 {
     const struct cluster *c = v->clu;
     uint32_t big = 0;
@@ -600,34 +829,37 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
     if (c->types[t].total_gpus < g)
         return false;
     xgrow(&s->gpus, &s->capgpus, g, sizeof *s->gpus);
+    nodes_fresh(s, v);
+    double gb = c->types[t].memory_gb;
+    if (g == 1) {
+        *mfree = false;         /* not asked */
+        return pack_one(s, t, m, gb, lim, bound);
+    }
     size_t nn = 0, nall = 0;
     uint32_t best = SIM_NONE;   /* single node holding the whole gang */
-    for (uint32_t k = s->tfirst[t]; k < s->tfirst[t + 1]; k++) {
-        uint32_t nd = s->tnodes[k];
-        const struct clu_node *no = &c->nodes[nd];
-        if (no->ngpus > big)
-            big = no->ngpus;
-        xgrow(&s->nodes, &s->capnodes, nn + 1, sizeof *s->nodes);
+    /* the nodes with a GPU that passes the rules and has room for m, in
+     * node order (the others offer nothing) */
+    uint32_t ncand = 0, nt = s->tfirst[t + 1] - s->tfirst[t];
+    xgrow(&s->cand, &s->capcand, nt ? nt : 1, sizeof *s->cand);
+    xgrow(&s->nodes, &s->capnodes, nt ? nt : 1, sizeof *s->nodes);
+    xgrow(&s->all, &s->capall, c->types[t].total_gpus, sizeof *s->all);
+    tree_nodes(s, &s->trees[t], s->tfirst[t], 1, m, gb, &ncand, mfree);
+    big = s->tbig[t];
+    for (uint32_t k = 0; k < ncand; k++) {
+        uint32_t nd = s->cand[k];
         struct gd_node *e = &s->nodes[nn];
         e->node = nd;
         e->n = 0;
         uint32_t ne = 0;        /* GPUs passing count and memory */
-        for (uint32_t i = 0; i < no->ngpus; i++) {
-            uint32_t x = no->first_gpu + i;
-            double ux;
-            if (!gpu_takes(s, v, x, 0, m, SIM_NONE, false, &ux))
+        const struct gd_ncache *nc = &s->nc[nd];
+        for (uint32_t i = 0; i < nc->n; i++) {
+            if (!mem_fits(nc->mem[i], m, gb)) {
+                *mfree = false;
                 continue;
-            xgrow(&s->all, &s->capall, nall + 1, sizeof *s->all);
-            s->all[nall++] = ux;
-            /* insertion by (utilization, index): x ascends, so ties stay */
-            uint32_t p = ne++;
-            while (p > 0 && e->us[p - 1] > ux) {
-                e->us[p] = e->us[p - 1];
-                e->gpu[p] = e->gpu[p - 1];
-                p--;
             }
-            e->us[p] = ux;
-            e->gpu[p] = x;
+            s->all[nall++] = nc->us[i];
+            e->us[ne] = nc->us[i];
+            e->gpu[ne++] = nc->gpu[i];
         }
         if (ne >= g && e->us[g - 1] < kth)
             kth = e->us[g - 1];
@@ -668,26 +900,117 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
 }
 
 /* Packing for shape sh with utilization u and memory m, over the types it
- * may use (fastest first): true with s->gpus, else *bound over them all. */
+ * may use (fastest first): true with s->gpus, else *bound over them all,
+ * for jobs of at least memory *mem: m, or -inf where the memory rule
+ * turned no GPU away. */
 static bool pack_shape(struct gandiva *s, const struct pol_view *v,
-                       const struct gd_shape *sh, double u, double m, double *bound)
+                       const struct gd_shape *sh, double u, double m,
+                       double *bound, double *mem)
 {
     const struct cluster *c = v->clu;
     double b;
+    bool mfree = true;
     *bound = -HUGE_VAL;
+    *mem = -HUGE_VAL;
     for (uint32_t i = 0; i < c->ntypes; i++) {
         uint32_t t = sh->req_type != SIM_NONE ? sh->req_type : c->type_order[i];
-        if (pack_on(s, v, sh->ngpus, u, m, t, &b))
+        bool mf = true;
+        if (pack_on(s, v, sh->ngpus, u, m, t, &b, &mf))
             return true;
         if (b > *bound)
             *bound = b;
+        mfree &= mf;
         if (sh->req_type != SIM_NONE)
             break;
     }
+    if (!mfree)
+        *mem = m;
     return false;
 }
 
 /* ------------------------------------------------------- time-slicing */
+
+/* What the GPUs of running job c offer as a time slice (gpu_takes on each
+ * with c gone): its cached record, computed again after they changed. */
+static const struct gd_acc *acc_of(struct gandiva *s, const struct pol_view *v,
+                                   uint32_t c)
+{
+    struct gd_acc *a = &s->acc[c];
+    if (a->valid)
+        return a;
+    const struct job_rt *r = &v->rt[c];
+    uint32_t cap = s->max_per_gpu < v->max_share ? s->max_per_gpu : v->max_share;
+    a->valid = 1;
+    a->kind = GD_ACC_EMPTY;
+    a->us = a->mem = -HUGE_VAL;
+    for (uint32_t i = 0; i < v->jobs[c].num_gpus; i++) {
+        uint32_t g = r->gpus[i], n, others = v->nocc[g] - 1;
+        if (!others)
+            continue;
+        const uint32_t *o = pol_gpu_jobs(v, g, &n);
+        bool busy = false;
+        for (uint32_t k = 0; k < n; k++)
+            busy |= o[k] != c && s->profiling[o[k]];
+        if (busy || others + 1 > cap) {
+            a->kind = GD_ACC_NONE;
+            return a;
+        }
+        double us = gpu_util(v, g, c), mem = v->mem_used[g] - job_mem(v, c);
+        a->kind = GD_ACC_SHARED;
+        if (us > a->us)
+            a->us = us;
+        if (mem > a->mem)
+            a->mem = mem;
+    }
+    return a;
+}
+
+/* Whether a job of utilization u and memory m (alone: it must have them to
+ * itself) may take the GPUs of running job c: gpu_takes on each, through
+ * the cached record (a sum rises with its larger term, so the largest
+ * utilization and memory decide). */
+static bool slice_takes(struct gandiva *s, const struct pol_view *v, uint32_t c,
+                        double u, double m, bool alone)
+{
+    if (!pol_may_preempt(v, c, s->cost) || s->profiling[c])
+        return false;
+    const struct gd_acc *a = acc_of(s, v, c);
+    if (a->kind != GD_ACC_SHARED)
+        return a->kind == GD_ACC_EMPTY;
+    if (alone)
+        return false;
+    double gb = v->clu->types[v->rt[c].type].memory_gb;
+    return a->us + u <= s->util_cap + 1e-9 &&
+           (m <= 0 || gb <= 0 || a->mem + m <= gb + 1e-9);
+}
+
+/* Moves the entries of h whose slice is over by now into h->ex, in order. */
+static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *h)
+{
+    for (;;) {
+        while (h->n && !sl_live(s, v, &h->a[0]))
+            hp_pop(h);
+        if (!h->n || h->a[0].start + s->quantum > v->now)
+            return;
+        struct gd_slice it = hp_pop(h);
+        xgrow(&h->ex, &h->capex, h->nex + 1, sizeof *h->ex);
+        size_t lo = h->nex;     /* usually the last: else its place */
+        if (lo && sl_before(&it, &h->ex[lo - 1])) {
+            size_t l = 0, r = lo;
+            while (l < r) {
+                size_t mid = l + (r - l) / 2;
+                if (sl_before(&h->ex[mid], &it))
+                    l = mid + 1;
+                else
+                    r = mid;
+            }
+            lo = l;
+            memmove(h->ex + lo + 1, h->ex + lo, (h->nex - lo) * sizeof *h->ex);
+        }
+        h->ex[lo] = it;
+        h->nex++;
+    }
+}
 
 /* The running job of shape sh's size, on a type it may use, whose slice is
  * over and whose GPUs a job of utilization u and memory m may take: the
@@ -702,41 +1025,36 @@ static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
     *any = false;
     if (si == SIM_NONE)
         return SIM_NONE;
-    size_t nheld = 0;
-    uint32_t victim = SIM_NONE;
-    for (;;) {
-        struct gd_heap *bh = NULL;
-        for (uint32_t t = 0; t < c->ntypes; t++) {
-            if (req != SIM_NONE && t != req)
+    struct gd_slice best = { 0, SIM_NONE, 0 };
+    for (uint32_t t = 0; t < c->ntypes; t++) {
+        if (req != SIM_NONE && t != req)
+            continue;
+        struct gd_heap *h = &s->heaps[(size_t)si * s->ntypes + t];
+        expire(s, v, h);
+        size_t stale = 0, i;
+        for (i = 0; i < h->nex; i++) {
+            const struct gd_slice *it = &h->ex[i];
+            if (!sl_live(s, v, it)) {
+                stale++;
                 continue;
-            struct gd_heap *h = &s->heaps[(size_t)si * s->ntypes + t];
-            while (h->n && !sl_live(s, v, &h->a[0]))
-                hp_pop(h);
-            if (h->n && (!bh || sl_before(&h->a[0], &bh->a[0])))
-                bh = h;
+            }
+            *any = true;
+            if (best.job != SIM_NONE && sl_before(&best, it))
+                break;          /* another type's is first */
+            if (slice_takes(s, v, it->job, u, m, alone)) {
+                best = *it;
+                break;
+            }
         }
-        if (!bh || bh->a[0].start + s->quantum > v->now)
-            break;
-        *any = true;
-        struct gd_slice it = hp_pop(bh);
-        xgrow(&s->held, &s->capheld, nheld + 1, sizeof *s->held);
-        s->held[nheld++] = it;
-        const struct job_rt *r = &v->rt[it.job];
-        bool ok = pol_may_preempt(v, it.job, s->cost) && !s->profiling[it.job];
-        for (uint32_t i = 0; i < g && ok; i++) {
-            double us;
-            ok = gpu_takes(s, v, r->gpus[i], u, m, it.job, alone, &us);
-        }
-        if (ok) {
-            victim = it.job;
-            break;
+        if (stale > 32 && 2 * stale > i) {      /* sweep the stale */
+            size_t k = 0;
+            for (size_t q = 0; q < h->nex; q++)
+                if (sl_live(s, v, &h->ex[q]))
+                    h->ex[k++] = h->ex[q];
+            h->nex = k;
         }
     }
-    for (size_t i = 0; i < nheld; i++) {
-        uint32_t k = s->held[i].job;
-        hp_push(&s->heaps[(size_t)si * s->ntypes + v->rt[k].type], s->held[i]);
-    }
-    return victim;
+    return best.job;
 }
 
 /* After a slice passed GPUs gpus[0..g) to another job: packing failures
@@ -893,16 +1211,16 @@ static int admit_one(struct gandiva *s, const struct pol_view *v,
      * a slice only of GPUs it then holds alone; its failures say nothing
      * of measured jobs of the shape, so none is remembered */
     bool alone = s->profile && !s->profiled[j];
-    double u = pol_measured_util(v, j), m = job_mem(v, j), bound;
+    double u = pol_measured_util(v, j), m = job_mem(v, j), bound, fm;
     if (!alone && s->max_per_gpu > 1 &&
         !failed_at(sh->fu, sh->fm, sh->nfail, u, m, true)) {
-        if (pack_shape(s, v, sh, u, m, &bound)) {
+        if (pack_shape(s, v, sh, u, m, &bound, &fm)) {
             int rc = pol_colocate(x, j, s->gpus);
             if (!rc)
                 started(s, v, x, j);
             return rc ? rc : 1;
         }
-        fail_at(sh->fu, sh->fm, &sh->nfail, bound, m);
+        fail_at(sh->fu, sh->fm, &sh->nfail, bound, fm);
     }
     if (!s->quantum || s->slice_all || sh->slice_failed ||
         (!alone && failed_at(sh->su, sh->sm, sh->nsfail, u, m, false)))
@@ -928,15 +1246,15 @@ static bool shape_dead(struct gandiva *s, const struct pol_view *v,
 {
     if (!sh->excl_failed)
         return false;
-    double u = vh_min(s, v, &sh->umin), m = vh_min(s, v, &sh->mmin), bound;
+    double u = vh_min(s, v, &sh->umin), m = vh_min(s, v, &sh->mmin), bound, fm;
     if (s->max_per_gpu > 1 && !failed_at(sh->fu, sh->fm, sh->nfail, u, m, true)) {
         if (sh->pack_ok == s->changes)
             return false;
-        if (pack_shape(s, v, sh, u, m, &bound)) {
+        if (pack_shape(s, v, sh, u, m, &bound, &fm)) {
             sh->pack_ok = s->changes;
             return false;
         }
-        fail_at(sh->fu, sh->fm, &sh->nfail, bound, m);
+        fail_at(sh->fu, sh->fm, &sh->nfail, bound, fm);
     }
     if (s->quantum && !s->slice_all && !sh->slice_failed &&
         !failed_at(sh->su, sh->sm, sh->nsfail, u, m, false)) {
@@ -1195,6 +1513,7 @@ static void destroy(void *state)
     free(s->shape);
     free(s->size);
     free(s->running);
+    free(s->acc);
     free(s->profiling);
     free(s->profiled);
     free(s->prof_end);
@@ -1202,14 +1521,27 @@ static void destroy(void *state)
     free(s->usum);
     free(s->tnodes);
     free(s->tfirst);
+    free(s->tpos);
+    free(s->nc);
+    free(s->ndirty);
+    free(s->dirty);
+    for (uint32_t t = 0; s->trees && t < s->ntypes; t++) {
+        free(s->trees[t].us);
+        free(s->trees[t].mem);
+    }
+    free(s->trees);
+    free(s->tbig);
+    free(s->cand);
     for (size_t k = 0; k < s->nshapes; k++) {
         free(s->shapes[k].q);
         free(s->shapes[k].umin.a);
         free(s->shapes[k].mmin.a);
     }
     free(s->shapes);
-    for (size_t k = 0; s->heaps && k < s->capsizes * s->ntypes; k++)
+    for (size_t k = 0; s->heaps && k < s->capsizes * s->ntypes; k++) {
         free(s->heaps[k].a);
+        free(s->heaps[k].ex);
+    }
     free(s->heaps);
     free(s->sizes);
     free(s->gpus);
