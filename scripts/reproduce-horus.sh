@@ -32,6 +32,9 @@
 # Then scripts/claims.py checks the paper's claims (their paired
 # differences with 95 % CIs, and why) into DIR/claims.md, and `dlsim report
 # DIR` writes DIR/report.html with that table first.
+# DIR defaults to BUILD_DIR/reproduce-horus; the inputs (models files, the
+# sweep spec, the claims) stay in DIR.inputs, which every run's `command`
+# names (scripts/reproduce-lib.sh).
 set -euo pipefail
 . "$(dirname "$0")/reproduce-lib.sh"
 repro_init horus "$@"   # root, quick, out, dlsim, work; none/authors/gavel.yaml
@@ -68,8 +71,6 @@ scenarios:
     policies: [fifo, horus]
     models: [[zoo, authors.yaml, noise.yaml]]
 YAML
-"$dlsim" sweep "$work/sweep.yaml" --out "$out" --quiet
-
 cat > "$work/claims.json" <<'JSON'
 {"title": "Horus (Yeung et al., TPDS 2022): the paper's claims against dlsim",
  "intro": "Each row: the policy's mean relative paired difference against the baseline over the seeds (same workload, same load), with its 95 % confidence interval; holds = the interval lies on the better side. Interference: the authors' rule (a job's duration x1.2 while it shares). Horus's predictions are the utilization regressor's; Gandiva measures (the truth).",
@@ -104,7 +105,6 @@ cat > "$work/claims.json" <<'JSON'
    "why": [{"label": "effective utilization", "metric": "gpu_util_effective"},
            {"label": "makespan", "metric": "makespan", "better": "lower"}]}
  ],
- "notes": "Effective utilization (what a utilization counter shows, Horus's figure) credits time a co-located job spends slowed down; useful utilization counts each job at the rate its co-runners leave it (docs/formats.md, Metrics). A claim shows no row where the grid lacks its comparison (--quick runs one interference model)."}
+ "notes": "Effective utilization (what a utilization counter shows, Horus's figure) credits time a co-located job spends slowed down; useful utilization counts each job at the rate its co-runners leave it (docs/formats.md, Metrics). A claim the grid has no pairs for shows one row, not tested (--quick runs one interference model and one load)."}
 JSON
-repro_finish "$work/claims.json"
-echo "reproduce-horus: $(tail -n +2 "$out/summary.csv" | wc -l) runs; claims in $out/claims.md, report $out/report.html"
+repro_run

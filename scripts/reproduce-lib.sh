@@ -1,10 +1,12 @@
 # What scripts/reproduce-*.sh share (sourced, not run):
 #
 #   repro_init NAME "$@"   parses [--quick] [--out DIR] [--build BUILD_DIR];
-#                          sets root, quick, out (default BUILD/reproduce-NAME,
-#                          emptied), dlsim, work (a temporary directory,
-#                          removed on exit) and DLSIM_MODELS; writes the three
-#                          interference models into $work:
+#                          sets name, root, quick, out (default BUILD/reproduce-NAME,
+#                          emptied), dlsim, work (the inputs: $out.inputs,
+#                          emptied and kept, so that every run's `command`
+#                          reruns it and the same --out gives the same
+#                          summary.csv, byte for byte) and DLSIM_MODELS;
+#                          writes the three interference models into $work:
 #                            none.yaml     sharing costs nothing (rate 1)
 #                            authors.yaml  the Horus authors' rule (form
 #                                          horus-authors: duration x1.2 while
@@ -13,13 +15,14 @@
 #                                          measured pairs (dlsim fit
 #                                          slowdown), with the pairs
 #                                          themselves where they cover the jobs
-#   repro_finish CLAIMS.json
-#                          copies the models files into $out, checks the claims
+#   repro_run              runs the sweep $work/sweep.yaml into $out (strict
+#                          if the spec says so), copies the models files into
+#                          $out, checks the claims $work/claims.json
 #                          (scripts/claims.py: $out/claims.md; --strict
 #                          without --quick: every comparison must have pairs)
 #                          and writes $out/report.html with that table first.
 repro_init() {
-    local name=$1
+    name=$1
     shift
     cd "$(dirname "${BASH_SOURCE[0]}")/.."
     root=$(pwd)
@@ -40,9 +43,9 @@ repro_init() {
     local gavel=$root/../shared/data/traces/philly-gavel/simulation_throughputs.json.gz
     [ -f "$gavel" ] || { echo "missing $gavel (the shared data folder)" >&2; exit 2; }
     out=${out:-$build/reproduce-$name}
-    rm -rf "$out"
-    work=$(mktemp -d)
-    trap 'rm -rf "$work"' EXIT
+    work=$out.inputs
+    rm -rf "$out" "$work"
+    mkdir -p "$work"
     export DLSIM_MODELS=$root/models
 
     "$dlsim" fit convert-gavel "$gavel" -o "$work/gavel" >/dev/null
@@ -64,10 +67,14 @@ pairs: gavel-pairs.csv
 YAML
 }
 
-repro_finish() {
-    cp "$work"/*.yaml "$work"/gavel-pairs.csv "$out/" 2>/dev/null || true
+repro_run() {
+    "$dlsim" sweep "$work/sweep.yaml" --out "$out" --quiet
+    cp "$work"/*.yaml "$work"/gavel-pairs.csv "$out/"
     local strict=()
     [ "$quick" = 1 ] || strict=(--strict)
-    /usr/bin/python3 "$root/scripts/claims.py" "${strict[@]}" "$out" "$1" >/dev/null
+    /usr/bin/python3 "$root/scripts/claims.py" "${strict[@]}" "$out" \
+        "$work/claims.json" >/dev/null
     "$dlsim" report "$out" >/dev/null
+    echo "reproduce-$name: $(tail -n +2 "$out/summary.csv" | wc -l) runs;" \
+         "claims in $out/claims.md, report $out/report.html"
 }

@@ -42,6 +42,9 @@
 # Then scripts/claims.py checks the claims (paired differences with 95 %
 # CIs, and why) into DIR/claims.md, and `dlsim report DIR` writes
 # DIR/report.html with that table first.
+# DIR defaults to BUILD_DIR/reproduce-qos; the inputs (models files, the
+# sweep spec, the claims) stay in DIR.inputs, which every run's `command`
+# names (scripts/reproduce-lib.sh).
 set -euo pipefail
 . "$(dirname "$0")/reproduce-lib.sh"
 repro_init qos "$@"   # root, quick, out, dlsim, work; none/authors/gavel.yaml
@@ -88,8 +91,6 @@ scenarios:
     policies: [fifo, "sjf:predicted=1", edf, qos, "qos:placement_rule=fastest"]
     models: [[zoo, gavel.yaml]]
 YAML
-"$dlsim" sweep "$work/sweep.yaml" --out "$out" --quiet
-
 cat > "$work/claims.json" <<'JSON'
 {"title": "QoS-aware scheduling (Luo, Chen & Wang 2021): the paper's claims against dlsim",
  "intro": "Each row: qos (run times predicted with a lognormal error of sigma 0.5) against a baseline, paired over the seeds (same workload, same load): the mean paired difference with its 95 % confidence interval, then the two means; the QoS guarantee rate (share of deadline jobs finished by their deadline) as a difference in points, the rest relative. holds = the interval lies on the better side. Interference: slowdowns fitted to Gavel's pairs (only Horus shares GPUs). In the why column each comparison has its own verdict (better / worse / n.s.): fitted = the leave-one-model-out predictor for qos (and for SJF where it is the baseline), exact = no prediction error.",
@@ -157,7 +158,6 @@ cat > "$work/claims.json" <<'JSON'
            {"label": "authors' x1.2", "where": {"scenario": "paper", "models": "zoo+authors.yaml+noise.yaml"}},
            {"label": "qos itself, none vs Gavel", "baseline": "qos", "baseline_where": {"models": "zoo+none.yaml+noise.yaml"}}]}
  ],
- "notes": "The QoS guarantee rate counts a job as met when it finishes by its deadline (all jobs here have one). Effective utilization integrates each GPU's summed solo utilization (capped at 1) over the makespan, so without sharing it is the GPU-time the jobs held, weighted by utilization, over the makespan: a policy that puts jobs on slower GPU types holds more GPU-time for the same work. A claim shows no row where the grid lacks its comparison (--quick runs one interference model, one load)."}
+ "notes": "The QoS guarantee rate counts a job as met when it finishes by its deadline (all jobs here have one). Effective utilization integrates each GPU's summed solo utilization (capped at 1) over the makespan, so without sharing it is the GPU-time the jobs held, weighted by utilization, over the makespan: a policy that puts jobs on slower GPU types holds more GPU-time for the same work. A comparison the grid has no pairs for says so (--quick runs one interference model and one load)."}
 JSON
-repro_finish "$work/claims.json"
-echo "reproduce-qos: $(tail -n +2 "$out/summary.csv" | wc -l) runs; claims in $out/claims.md, report $out/report.html"
+repro_run
