@@ -28,7 +28,7 @@
 # - a diagnostic scenario: Horus and FIFO with useless predictions
 #   (predict.util_noise 3), to tell prediction from packing;
 # - 5 seeds (2 with --quick, one load, one interference model: the CI
-#   mode, about a minute).
+#   mode, a few seconds).
 # Then scripts/claims.py checks the paper's claims (their paired
 # differences with 95 % CIs, and why) into DIR/claims.md, and `dlsim report
 # DIR` writes DIR/report.html with that table first.

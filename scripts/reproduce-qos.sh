@@ -38,7 +38,7 @@
 #   (2D-LAS, needs no prediction), horus; qos and its variants margin=0.5,
 #   elastic=1, preempt=1; diagnostics placement_rule=fastest and reserve=0;
 # - 10 seeds (2 with --quick, one load, one interference model: the CI
-#   mode, well under a minute).
+#   mode, a few seconds).
 # Then scripts/claims.py checks the claims (paired differences with 95 %
 # CIs, and why) into DIR/claims.md, and `dlsim report DIR` writes
 # DIR/report.html with that table first.
