@@ -28,53 +28,17 @@
 # - a diagnostic scenario: Horus and FIFO with useless predictions
 #   (predict.util_noise 3), to tell prediction from packing;
 # - 5 seeds (2 with --quick, one load, one interference model: the CI
-#   mode, about a minute).
+#   mode, a few seconds).
 # Then scripts/claims.py checks the paper's claims (their paired
 # differences with 95 % CIs, and why) into DIR/claims.md, and `dlsim report
 # DIR` writes DIR/report.html with that table first.
+# DIR defaults to BUILD_DIR/reproduce-horus; the inputs (models files, the
+# sweep spec, the claims) stay in DIR.inputs, which every run's `command`
+# names (scripts/reproduce-lib.sh).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$(pwd)
-quick=0 out="" build=build
-while [ $# -gt 0 ]; do
-    case $1 in
-    --quick) quick=1 ;;
-    --out) out=$2; shift ;;
-    --build) build=$2; shift ;;
-    *) echo "usage: scripts/reproduce-horus.sh [--quick] [--out DIR] [--build DIR]" >&2
-       exit 2 ;;
-    esac
-    shift
-done
-case $build in /*) ;; *) build=$root/$build ;; esac
-dlsim=$build/dlsim
-[ -x "$dlsim" ] || { echo "build first: scripts/build.sh $build" >&2; exit 2; }
-gavel=$root/../shared/data/traces/philly-gavel/simulation_throughputs.json.gz
-[ -f "$gavel" ] || { echo "missing $gavel (the shared data folder)" >&2; exit 2; }
-out=${out:-$build/reproduce-horus}
-rm -rf "$out"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export DLSIM_MODELS=$root/models
+. "$(dirname "$0")/reproduce-lib.sh"
+repro_init horus "$@"   # root, quick, out, dlsim, work; none/authors/gavel.yaml
 
-# interference models
-"$dlsim" fit convert-gavel "$gavel" -o "$work/gavel" >/dev/null
-"$dlsim" fit slowdown "$work/gavel-pairs.csv" -o "$work/gavel-sd.yaml" >/dev/null
-cat > "$work/none.yaml" <<'YAML'
-kind: slowdown
-gpu_types:
-  - {name: "*", form: constant, rate: 1}
-YAML
-cat > "$work/authors.yaml" <<'YAML'
-kind: slowdown
-gpu_types:
-  - {name: "*", form: horus-authors}
-YAML
-cat > "$work/gavel.yaml" <<YAML
-kind: models
-slowdown: gavel-sd.yaml
-pairs: gavel-pairs.csv
-YAML
 cat > "$work/noise.yaml" <<'YAML'
 kind: models
 predict: {util_noise: 3}
@@ -107,9 +71,6 @@ scenarios:
     policies: [fifo, horus]
     models: [[zoo, authors.yaml, noise.yaml]]
 YAML
-"$dlsim" sweep "$work/sweep.yaml" --out "$out" --quiet
-cp "$work"/*.yaml "$work"/gavel-pairs.csv "$out/" 2>/dev/null || true
-
 cat > "$work/claims.json" <<'JSON'
 {"title": "Horus (Yeung et al., TPDS 2022): the paper's claims against dlsim",
  "intro": "Each row: the policy's mean relative paired difference against the baseline over the seeds (same workload, same load), with its 95 % confidence interval; holds = the interval lies on the better side. Interference: the authors' rule (a job's duration x1.2 while it shares). Horus's predictions are the utilization regressor's; Gandiva measures (the truth).",
@@ -142,10 +103,8 @@ cat > "$work/claims.json" <<'JSON'
    "metric": "gpu_util_useful", "better": "higher", "policy": "horus", "baseline": "fifo",
    "where": {"scenario": "paper", "models": "zoo+gavel.yaml"},
    "why": [{"label": "effective utilization", "metric": "gpu_util_effective"},
-           {"label": "makespan", "metric": "makespan"}]}
+           {"label": "makespan", "metric": "makespan", "better": "lower"}]}
  ],
- "notes": "Effective utilization (what a utilization counter shows, Horus's figure) credits time a co-located job spends slowed down; useful utilization counts each job at the rate its co-runners leave it (docs/formats.md, Metrics). A claim shows no row where the grid lacks its comparison (--quick runs one interference model)."}
+ "notes": "Effective utilization (what a utilization counter shows, Horus's figure) credits time a co-located job spends slowed down; useful utilization counts each job at the rate its co-runners leave it (docs/formats.md, Metrics). A claim the grid has no pairs for shows one row, not tested (--quick runs one interference model and one load)."}
 JSON
-/usr/bin/python3 scripts/claims.py "$out" "$work/claims.json" >/dev/null
-"$dlsim" report "$out" >/dev/null
-echo "reproduce-horus: $(tail -n +2 "$out/summary.csv" | wc -l) runs; claims in $out/claims.md, report $out/report.html"
+repro_run
