@@ -540,9 +540,14 @@ void out_table_row(FILE *to, const char *policy, const struct met_summary *m)
         snprintf(qos, sizeof qos, "%.3f", m->qos_rate);
     else
         snprintf(qos, sizeof qos, "-");
-    fprintf(to, "%-28s %8u %8u %10.3f %10.3f %10.3f %10.3f %7.3f %7.3f %7.3f "
-            "%6s %8llu\n", policy, m->jobs, m->finished, m->avg_jct / 3600,
-            m->p99_jct / 3600, m->avg_wait / 3600,
-            (double)m->makespan / SIM_US_PER_S / 3600, m->util_alloc,
-            m->util_eff, m->util_useful, qos, (unsigned long long)m->preemptions);
+    /* no job finished: no JCT, wait or makespan (null in summary.json) */
+    char t[4][24];
+    const double h[4] = { m->avg_jct / 3600, m->p99_jct / 3600, m->avg_wait / 3600,
+                          (double)m->makespan / SIM_US_PER_S / 3600 };
+    for (int i = 0; i < 4; i++)
+        snprintf(t[i], sizeof t[i], m->finished ? "%.3f" : "-", h[i]);
+    fprintf(to, "%-28s %8u %8u %10s %10s %10s %10s %7.3f %7.3f %7.3f "
+            "%6s %8llu\n", policy, m->jobs, m->finished, t[0], t[1], t[2], t[3],
+            m->util_alloc, m->util_eff, m->util_useful, qos,
+            (unsigned long long)m->preemptions);
 }
