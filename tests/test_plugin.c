@@ -73,6 +73,35 @@ Test(plugin, example_runs_as_a_built_in)
     cr_expect(!strstr(tu_out, "  srtf - "), "only the plug-in's: %s", tu_out);
 }
 
+/* A plug-in in a sweep, beside a built-in: each run is the same as the
+ * plain run (the hand schedule above), and its options are checked with
+ * the spec, before any run. */
+Test(plugin, in_a_sweep)
+{
+    tu_tmp_file("t.csv", trace);
+    tu_tmp_file("c.yaml", cluster);
+    char spec[4096];
+    snprintf(spec, sizeof spec, "policies: [fifo, \"%s\", \"%s:backfill=0\"]\n"
+             "traces: [t.csv]\nclusters: [c.yaml]\nseeds: [1]\nstrict: true\n",
+             plugin("ljf"), plugin("ljf"));
+    tu_tmp_file("s.yaml", spec);
+    cr_assert_eq(tu_dlsim("sweep s.yaml --out sw --quiet"), 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("grep -c ',ok,' sw/summary.csv"), 0);
+    cr_expect_str_eq(tu_out, "3\n");
+    cr_assert_eq(tu_sh("ls sw/runs | grep -c ljf"), 0, "%s", tu_out);
+    cr_expect_str_eq(tu_out, "2\n", "two plug-in runs");
+    cr_assert_eq(tu_sh("cat sw/runs/0002-*/jobs.csv"), 0, "%s", tu_out);
+    expect_row(tu_out, "c", "10", "12");
+    expect_row(tu_out, "b", "12", "17");
+    /* a bad option of the plug-in is the spec's error: nothing runs */
+    snprintf(spec, sizeof spec, "policies: [\"%s:bogus=1\"]\n"
+             "traces: [t.csv]\nclusters: [c.yaml]\n", plugin("ljf"));
+    tu_tmp_file("bad.yaml", spec);
+    cr_expect_eq(tu_dlsim("sweep bad.yaml --out bad --quiet"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "bogus"), "%s", tu_out);
+    cr_expect_neq(tu_sh("test -e bad/summary.csv"), 0, "nothing written");
+}
+
 /* Every way a plug-in can be wrong: exit 2 (1 for an action the engine
  * refuses), a message naming the file, no output directory. */
 Test(plugin, broken_plug_ins_are_clear_errors)
