@@ -595,8 +595,17 @@ static int room_single(struct tiresias *s, const struct pol_view *v,
         for (uint32_t f = 0; f <= gr->gpus_per_node; f++)
             for (uint32_t nd = clu_bucket_first(c, gi, f); nd != SIM_NONE;
                  nd = clu_bucket_next(c, nd)) {
-                if (node_victims(s, v, nd, g, lq, tmp, &most, &gpus) < 0)
+                if (s->ndirty && f < g) {   /* node_victims from the cache */
+                    if (s->ndirty[nd])
+                        node_refresh(s, v, nd);
+                    uint32_t o = c->nodes[nd].first_gpu, m = s->nthr[o + g - 1];
+                    if (m == NTHR_NO || s->level[s->njob[o + m]] <= lq)
+                        continue;
+                    most = s->njob[o + m];
+                    gpus = s->ncum[o + m];
+                } else if (node_victims(s, v, nd, g, lq, tmp, &most, &gpus) < 0) {
                     continue;
+                }
                 if (best == SIM_NONE || better(s, most, gpus, nd, bm, bg, best))
                     best = nd, bm = most, bg = gpus;
             }
