@@ -82,7 +82,14 @@
  * Cost per instant: the timers due, then O(shapes) per job started or
  * shape given up in the walk (which ends as soon as no waiting job outranks
  * a running one), with a scan of the type's nodes (consolidated) or
- * O(log) per victim (pool) per room made; the fill as pq_fill.
+ * O(log) per victim (pool) per room made; the fill as pq_fill.  Without a
+ * preemption cost every job of a lower queue may be stopped, so a node's
+ * eligible victims are a prefix of its jobs least important first: a
+ * per-node cache of that order and, per demand, of the victim where the
+ * count of GPUs reaches it, recomputed only for nodes where a job started,
+ * stopped or was demoted, makes each node of the scan O(1) instead of
+ * O(GPUs of the node) plus a sort.  (With a cost, which jobs may be
+ * stopped depends on the time: each node is examined afresh.)
  */
 #include "policies/policy.h"
 
@@ -154,7 +161,17 @@ struct tiresias {
     size_t capcands;
     struct pq_item *items;      /* sweep */
     size_t capitems;
+    /* consolidated placement without a preemption cost: per node, its jobs
+     * least important first and, per demand d, the victim where the count
+     * of GPUs (from the free ones) reaches d; recomputed only for nodes
+     * whose jobs started, stopped or were demoted (dirty) */
+    uint8_t *ndirty;            /* [nnodes] */
+    uint32_t *njob;             /* [ngpus], a node's at its first_gpu */
+    uint8_t *ncum;              /* [ngpus] GPUs of victims 0..m */
+    uint8_t *nthr;              /* [ngpus] by d - 1: victim index, or NTHR_NO */
 };
+
+#define NTHR_NO 0xFF            /* the node cannot free d GPUs */
 
 /* ------------------------------------------------------------ helpers */
 
@@ -226,6 +243,26 @@ static void ensure(struct tiresias *s, const struct pol_view *v)
     s->ntypes = v->clu->ntypes;
     if (s->mode == PLC_POOL)
         s->rh = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->rh);
+    else if (s->cost <= 0) {
+        const struct cluster *c = v->clu;
+        size_t nn = c->nnodes ? c->nnodes : 1, ng = c->ngpus ? c->ngpus : 1;
+        s->ndirty = xmalloc(nn);
+        memset(s->ndirty, 1, nn);
+        s->njob = xmalloc(ng * sizeof *s->njob);
+        s->ncum = xmalloc(ng);
+        s->nthr = xmalloc(ng);
+    }
+}
+
+/* Marks the nodes of job j's current (or last) allocation for the node
+ * cache. */
+static void touch_job(struct tiresias *s, const struct pol_view *v, uint32_t j)
+{
+    if (!s->ndirty)
+        return;
+    const struct job_rt *r = &v->rt[j];
+    for (uint32_t k = 0; k < r->ngpus; k++)
+        s->ndirty[v->clu->gpu_node[r->gpus[k]]] = 1;
 }
 
 /* Brings a running job's counters up to now. */
@@ -347,6 +384,7 @@ static void started(void *state, const struct pol_view *v, uint32_t j)
     s->running[j] = 1;
     s->ver[j]++;
     s->nrun[s->level[j]]++;
+    touch_job(s, v, j);
     if (s->rh) {
         s->rh[v->rt[j].type].live++;
         run_index(s, v, j);
@@ -360,6 +398,7 @@ static void finished(void *state, const struct pol_view *v, uint32_t j)
     s->running[j] = 0;
     s->nrun[s->level[j]]--;
     s->ver[j]++;
+    touch_job(s, v, j);
     if (s->rh)
         s->rh[v->rt[j].type].live--;
 }
@@ -386,6 +425,7 @@ static void run_timers(struct tiresias *s, const struct pol_view *v)
             demote(s, j);
             s->nrun[s->level[j]]++;
             s->ver[j]++;
+            touch_job(s, v, j);
             run_index(s, v, j);
             push_demotion(s, v, j);
         } else if (v->rt[j].state == JOB_QUEUED) {      /* promotion */
@@ -410,6 +450,7 @@ static int stop_all(struct tiresias *s, struct pol_ctx *x, const struct pol_view
             int rc = pol_preempt(x, jobs[i], s->cost);
             if (rc)
                 return rc;
+            touch_job(s, v, jobs[i]);
             enqueue(s, v, jobs[i]);
         }
     return 0;
@@ -438,16 +479,62 @@ static uint32_t node_jobs(const struct pol_view *v, uint32_t nd, uint32_t *jobs,
     return k;
 }
 
+/* Recomputes the node cache of node nd: its jobs least important first
+ * (as node_victims orders the eligible ones), the GPUs they hold there
+ * counted in that order, and for each demand d above its free GPUs the
+ * first victim where the count reaches d. */
+static void node_refresh(struct tiresias *s, const struct pol_view *v, uint32_t nd)
+{
+    const struct clu_node *n = &v->clu->nodes[nd];
+    uint32_t jobs[64], cnt[64], k = node_jobs(v, nd, jobs, cnt);
+    uint32_t *sj = s->njob + n->first_gpu;
+    uint8_t *sc = s->ncum + n->first_gpu, *st = s->nthr + n->first_gpu;
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t p = i;
+        while (p > 0 && lower(s, jobs[i], sj[p - 1])) {
+            sj[p] = sj[p - 1];
+            sc[p] = sc[p - 1];
+            p--;
+        }
+        sj[p] = jobs[i];
+        sc[p] = (uint8_t)cnt[i];
+    }
+    for (uint32_t i = 1; i < k; i++)
+        sc[i] = (uint8_t)(sc[i] + sc[i - 1]);
+    for (uint32_t d = 1, m = 0; d <= n->ngpus; d++) {
+        while (m < k && n->nfree + sc[m] < d)
+            m++;
+        st[d - 1] = d <= n->nfree ? 0 : m < k ? (uint8_t)m : NTHR_NO;
+    }
+    s->ndirty[nd] = 0;
+}
+
 /* Victims on node nd to have `want` GPUs free there for a job of queue
  * lq: jobs of lower queues, least important first.  Writes them to vic
  * (room for the node's GPU count) and returns how many, or -1 if the node
  * cannot be freed so.  *most = the most important victim (SIM_NONE when
  * none is needed), *gpus = GPUs they hold there. */
-static int node_victims(const struct tiresias *s, const struct pol_view *v,
+static int node_victims(struct tiresias *s, const struct pol_view *v,
                         uint32_t nd, uint32_t want, uint32_t lq, uint32_t *vic,
                         uint32_t *most, uint32_t *gpus)
 {
     const struct clu_node *n = &v->clu->nodes[nd];
+    if (s->ndirty) {            /* the node cache: the same answer */
+        *most = SIM_NONE;
+        *gpus = 0;
+        if (n->nfree >= want)
+            return 0;
+        if (s->ndirty[nd])
+            node_refresh(s, v, nd);
+        uint32_t m = s->nthr[n->first_gpu + want - 1];
+        /* eligible victims are a prefix: the jobs of lower queues */
+        if (m == NTHR_NO || s->level[s->njob[n->first_gpu + m]] <= lq)
+            return -1;
+        memcpy(vic, s->njob + n->first_gpu, (m + 1) * sizeof *vic);
+        *most = s->njob[n->first_gpu + m];
+        *gpus = s->ncum[n->first_gpu + m];
+        return (int)m + 1;
+    }
     uint32_t jobs[64], cnt[64], k = node_jobs(v, nd, jobs, cnt), e = 0;
     uint32_t ecnt[64];
     uint32_t have = n->nfree;
@@ -508,8 +595,17 @@ static int room_single(struct tiresias *s, const struct pol_view *v,
         for (uint32_t f = 0; f <= gr->gpus_per_node; f++)
             for (uint32_t nd = clu_bucket_first(c, gi, f); nd != SIM_NONE;
                  nd = clu_bucket_next(c, nd)) {
-                if (node_victims(s, v, nd, g, lq, tmp, &most, &gpus) < 0)
+                if (s->ndirty && f < g) {   /* node_victims from the cache */
+                    if (s->ndirty[nd])
+                        node_refresh(s, v, nd);
+                    uint32_t o = c->nodes[nd].first_gpu, m = s->nthr[o + g - 1];
+                    if (m == NTHR_NO || s->level[s->njob[o + m]] <= lq)
+                        continue;
+                    most = s->njob[o + m];
+                    gpus = s->ncum[o + m];
+                } else if (node_victims(s, v, nd, g, lq, tmp, &most, &gpus) < 0) {
                     continue;
+                }
                 if (best == SIM_NONE || better(s, most, gpus, nd, bm, bg, best))
                     best = nd, bm = most, bg = gpus;
             }
@@ -866,6 +962,10 @@ static void destroy(void *state)
     free(s->vic);
     free(s->cands);
     free(s->items);
+    free(s->ndirty);
+    free(s->njob);
+    free(s->ncum);
+    free(s->nthr);
     free(s);
 }
 
