@@ -169,15 +169,7 @@ static int load_top(struct yload *L, struct mdl_rtp *p)
             if (!yl_scalar(v) || strcmp(yl_scalar(v), "loglinear"))
                 return yl_fail(L, v, "form: expected 'loglinear'");
         } else if (!strcmp(key, "features")) {
-            bool ok = v->type == YAML_SEQUENCE_NODE &&
-                      v->data.sequence.items.top -
-                              v->data.sequence.items.start == MDL_RTP_NFEAT;
-            for (int i = 0; ok && i < MDL_RTP_NFEAT; i++) {
-                const char *s =
-                    yl_scalar(yl_node(L, v->data.sequence.items.start[i]));
-                ok = s && !strcmp(s, mdl_rtp_feature_names[i]);
-            }
-            if (!ok)
+            if (!yl_names_are(L, v, mdl_rtp_feature_names, MDL_RTP_NFEAT))
                 return yl_fail(L, v, "features: expected [intercept, "
                                "log_t_roof, log_t_compute, log_t_memory, "
                                "log_peak_tflops, log_mem_bw_gbs, log_gpus, "

@@ -533,15 +533,7 @@ static int load_util_top(struct yload *L, struct mdl_util_params *m)
         if (!strcmp(key, "kind"))
             continue;
         if (!strcmp(key, "features")) {
-            bool ok = v->type == YAML_SEQUENCE_NODE &&
-                      v->data.sequence.items.top -
-                              v->data.sequence.items.start == MDL_UTIL_NFEAT;
-            for (int i = 0; ok && i < MDL_UTIL_NFEAT; i++) {
-                const char *s =
-                    yl_scalar(yl_node(L, v->data.sequence.items.start[i]));
-                ok = s && !strcmp(s, util_feats[i]);
-            }
-            if (!ok)
+            if (!yl_names_are(L, v, util_feats, MDL_UTIL_NFEAT))
                 return yl_fail(L, v, "features: expected [flops, params, "
                                "conv_layers, linear_layers, activation_layers, "
                                "other_layers] (this order)");

@@ -166,6 +166,9 @@ int yl_fail(struct yload *L, const yaml_node_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* The text of a scalar node, NULL for anything else. */
 const char *yl_scalar(const yaml_node_t *n);
+/* Whether n is a sequence of exactly the n names, in this order. */
+bool yl_names_are(struct yload *L, const yaml_node_t *n, const char *const *names,
+                  int count);
 /* A number in [lo, hi] ((lo, hi] with lo_open) -> *out, else DL_EINPUT
  * "key: expected a number in [lo, hi]". */
 int yl_num(struct yload *L, const yaml_node_t *n, const char *key, double lo,

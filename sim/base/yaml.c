@@ -123,6 +123,20 @@ const char *yl_scalar(const yaml_node_t *n)
                                             : NULL;
 }
 
+bool yl_names_are(struct yload *L, const yaml_node_t *n, const char *const *names,
+                  int count)
+{
+    if (n->type != YAML_SEQUENCE_NODE ||
+        n->data.sequence.items.top - n->data.sequence.items.start != count)
+        return false;
+    for (int i = 0; i < count; i++) {
+        const char *s = yl_scalar(yl_node(L, n->data.sequence.items.start[i]));
+        if (!s || strcmp(s, names[i]))
+            return false;
+    }
+    return true;
+}
+
 int yl_num(struct yload *L, const yaml_node_t *n, const char *key, double lo,
            double hi, bool lo_open, double *out)
 {
