@@ -493,6 +493,93 @@ Test(golden, rate_change_mid_run)
     clu_free(&c);
 }
 
+/* ---- no hook runs while schedule() runs (the contract, sim/policy.h) -- */
+
+/* A test policy that preempts, starts and changes rates inside schedule()
+ * (the actions that once called enqueue and rate_changed back while
+ * schedule() was on the stack) and counts every hook that arrives while
+ * its schedule() runs: there must be none.  One GPU; a (10 s) starts at 0;
+ * at 2 s b (5 s) arrives: a is preempted, b starts; at 3 s b's rate is
+ * halved; a restarts when b ends. */
+static struct { bool in; int bad, enq, fin, rate; } hk;
+
+static void hk_enqueue(void *st, const struct pol_view *v, uint32_t j)
+{
+    (void)st, (void)v, (void)j;
+    hk.bad += hk.in;
+    hk.enq++;
+}
+
+static void hk_finished(void *st, const struct pol_view *v, uint32_t j)
+{
+    (void)st, (void)v, (void)j;
+    hk.bad += hk.in;
+    hk.fin++;
+}
+
+static void hk_rate(void *st, const struct pol_view *v, uint32_t j)
+{
+    (void)st, (void)v, (void)j;
+    hk.bad += hk.in;
+    hk.rate++;
+}
+
+static void hk_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
+{
+    (void)st;
+    hk.in = true;
+    const uint32_t g0[1] = { 0 };
+    if (v->now == US(2) && v->rt[0].state == JOB_RUNNING) {
+        cr_assert_eq(pol_preempt(x, 0, 0), 0);
+        cr_assert_eq(pol_start(x, 1, g0), 0);
+        pol_wake(x, US(3));
+    } else if (v->now == US(3)) {
+        cr_assert_eq(eng_set_rate(x->impl, 1, 0.5), 0);
+    } else if (v->nrunning == 0) {
+        for (uint32_t j = 0; j < v->njobs; j++)
+            if (v->rt[j].state == JOB_QUEUED) {
+                cr_assert_eq(pol_start(x, j, g0), 0);
+                break;
+            }
+    }
+    hk.in = false;
+}
+
+static const struct policy hook_policy = {
+    .name = "hook-test", .summary = "", .blocking = "",
+    .create = rc_create, .destroy = rc_destroy,
+    .enqueue = hk_enqueue, .finished = hk_finished, .rate_changed = hk_rate,
+    .schedule = hk_schedule,
+};
+
+Test(golden, no_hook_runs_inside_schedule)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,2,1,5\n");
+    tu_simple_cluster(&c, 1, 1);
+    struct dl_error err = { 0 };
+    struct eng_opts o = { .policy = "hook-test", .pol = &hook_policy, .check = true };
+    memset(&hk, 0, sizeof hk);
+    struct eng *e = tu_eng_new(&t, &c, &o, &err);
+    cr_assert(e);
+    cr_assert_eq(eng_run(e), 0, "%s", e->fail_msg);
+    cr_expect_eq(hk.bad, 0, "%d hooks ran inside schedule()", hk.bad);
+    /* the hooks did arrive, after schedule() returned: two arrivals; the
+     * preempted a is not enqueued again by the engine (the policy keeps
+     * it); b's rate change once; two completions */
+    cr_expect_eq(hk.enq, 2);
+    cr_expect_eq(hk.rate, 1);
+    cr_expect_eq(hk.fin, 2);
+    /* b: 2-3 at rate 1 (1 s of work), then 4 s left at 0.5: ends at 11;
+     * a: 2 s done, restarts at 11, ends at 19 */
+    TU_SCHED(e, "b", 2, 11);
+    TU_SCHED(e, "a", 0, 19);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
 /* ---- pol_resize: validated like every action, applied exactly ------ */
 
 /* A test policy: at 0 starts job 0 (4 GPUs asked) on GPUs 0-1 of node n0
