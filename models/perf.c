@@ -47,6 +47,10 @@ void mdl_spec_free(struct mdl_spec *s)
 
 int mdl_spec_finish(struct mdl_spec *s, struct dl_error *err)
 {
+    if (s->rtp.path[0] && !s->rt_fitted)
+        return dl_fail(err, s->rtp.path, 0, 0, "predict.runtime_fit is given "
+                       "but predict.runtime is not fitted: the predictor "
+                       "would not be used");
     if (s->zoo_on && !s->zoo.nmodels) {
         char dir[sizeof s->zoo_dir];
         if (s->zoo_dir[0])
@@ -542,7 +546,10 @@ static double fitted_ratio(const struct mdl_perf *p, const struct mdl_model *m,
         return -1;
     const double *coef = mdl_rtp_coef(p->rtp, p->zoo->families[m->family],
                                       p->rtp_holdout);
-    return 1 / (mdl_rtp_iter_s(coef, x) * ref);
+    /* coefficients far out of range give a time of 0 or infinity: no
+     * prediction (counted and warned as one), not a run time of 0 */
+    double r = 1 / (mdl_rtp_iter_s(coef, x) * ref);
+    return isfinite(r) && r > 0 ? r : -1;
 }
 
 /* True and predicted solo rates of every class on every type. */
@@ -670,7 +677,9 @@ static void warn_unpredicted(struct mdl_perf *p, struct dl_diag *diag)
                                 k ? ", " : "", names[k]);
     dl_warn(diag, "%s: predict.runtime: fitted cannot predict %u job(s) (no "
             "model, a model the zoo lacks or one without FLOPs and "
-            "parameters, or a GPU type not in gpus.csv): their run times are "
+            "parameters, a GPU type not in gpus.csv, or a prediction that is "
+            "not a positive finite time: check runtime_fit's coefficients): "
+            "their run times are "
             "predicted by the runtime model instead; models: %s%s",
             p->tr->path, p->unpredicted, list, more ? ", ..." : "");
 }
