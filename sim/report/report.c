@@ -1754,7 +1754,8 @@ static bool parse_placement(const char *s, double t0, double t1,
                 return false;
             hi = strtoul(e + 1, &e, 10);
         }
-        if (hi < lo || hi > 1u << 16 || (*e && *e != '+'))
+        /* a node holds at most 64 GPUs (sim/cluster/cluster.h) */
+        if (hi < lo || hi >= 64 || (*e && *e != '+'))
             return false;
         xgrow(&o->seg, &o->cap, o->n + 1, sizeof *o->seg);
         o->seg[o->n++] = (struct occ_seg){ t0, t1, (uint32_t)node, (uint32_t)lo,
@@ -1848,6 +1849,7 @@ static int draw_occupancy(struct rpt *R, uint32_t s)
             ngpu[q->node] = q->hi + 1 > ngpu[q->node] ? q->hi + 1 : ngpu[q->node];
             tmax = fmax(tmax, q->t1);
         }
+    /* nodes < 2^20 of at most 64 GPUs: the rows fit in 32 bits */
     uint32_t *first = xcalloc(nnode + 1, sizeof *first);
     for (uint32_t n = 0; n < nnode; n++)
         first[n + 1] = first[n] + ngpu[n];
