@@ -23,6 +23,7 @@
 #include "sim/api/api.h"
 
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 struct dlsim_sched {
@@ -158,11 +159,17 @@ void api_shim(const struct dlsim_py *py, struct policy *p, struct pol_args *a)
 }
 
 /* ------------------------------------------------ what the foreign side
- * calls while its schedule() runs */
+ * calls while its schedule() runs; outside it (a view kept by the foreign
+ * side) an action fails and a query answers nothing, and a job, type or
+ * node out of range is refused, never read past */
+
+#define OUTSIDE "called outside the policy's schedule()"
 
 int dlsim_sched_start(struct dlsim_sched *s, uint32_t job, const uint32_t *gpus,
                       uint32_t n, int32_t share)
 {
+    if (!s->x)
+        return DL_ECHECK;
     int rc = s->x->svc->start(s->x, job, gpus, n, share != 0);
     if (!rc) {
         set_del(s->q, &s->nq, s->pos, job);
@@ -173,6 +180,8 @@ int dlsim_sched_start(struct dlsim_sched *s, uint32_t job, const uint32_t *gpus,
 
 int dlsim_sched_preempt(struct dlsim_sched *s, uint32_t job, double cost_us)
 {
+    if (!s->x)
+        return DL_ECHECK;
     int rc = pol_preempt(s->x, job, cost_us);
     if (!rc) {
         set_del(s->r, &s->nr, s->pos, job);
@@ -183,19 +192,21 @@ int dlsim_sched_preempt(struct dlsim_sched *s, uint32_t job, double cost_us)
 
 void dlsim_sched_wake(struct dlsim_sched *s, int64_t at_us)
 {
-    pol_wake(s->x, at_us);
+    if (s->x)
+        pol_wake(s->x, at_us);
 }
 
 const char *dlsim_sched_failure(const struct dlsim_sched *s)
 {
-    return eng_policy_failure(s->x);
+    return s->x ? eng_policy_failure(s->x) : OUTSIDE;
 }
 
 int dlsim_sched_place(const struct dlsim_sched *s, uint32_t ngpus,
                       uint32_t req_type, int32_t pool, uint32_t *type,
                       uint32_t *gpus)
 {
-    if (ngpus < 1 || ngpus > s->v->clu->ngpus)
+    if (!s->v || ngpus < 1 || ngpus > s->v->clu->ngpus ||
+        (req_type != SIM_NONE && req_type >= s->v->clu->ntypes))
         return 0;
     return pol_place(s->v, ngpus, req_type, pool ? PLC_POOL : PLC_CONSOLIDATED,
                      type, gpus);
@@ -204,12 +215,16 @@ int dlsim_sched_place(const struct dlsim_sched *s, uint32_t ngpus,
 double dlsim_sched_pred_runtime(const struct dlsim_sched *s, uint32_t job,
                                 uint32_t type, uint32_t n, int32_t spread)
 {
+    if (!s->v || job >= s->v->njobs || type >= s->v->clu->ntypes || n < 1)
+        return NAN;
     return pol_pred_runtime_n(s->v, job, type, n, spread != 0);
 }
 
 double dlsim_sched_pred_util(const struct dlsim_sched *s, uint32_t job,
                              uint32_t type)
 {
+    if (!s->v || job >= s->v->njobs || type >= s->v->clu->ntypes)
+        return NAN;
     return pol_pred_util_on(s->v, job, type);
 }
 
@@ -217,6 +232,9 @@ void dlsim_sched_cluster(const struct dlsim_sched *s, uint32_t *ntypes,
                          uint32_t *nnodes, uint32_t *ngpus, uint32_t *ref_type,
                          uint32_t *max_share)
 {
+    *ntypes = *nnodes = *ngpus = *ref_type = *max_share = 0;
+    if (!s->v)
+        return;
     const struct cluster *c = s->v->clu;
     *ntypes = c->ntypes;
     *nnodes = c->nnodes;
@@ -228,9 +246,9 @@ void dlsim_sched_cluster(const struct dlsim_sched *s, uint32_t *ntypes,
 const char *dlsim_sched_type(const struct dlsim_sched *s, uint32_t t,
                              uint32_t *total, uint32_t *nfree)
 {
-    const struct cluster *c = s->v->clu;
-    if (t >= c->ntypes)
+    if (!s->v || t >= s->v->clu->ntypes)
         return NULL;
+    const struct cluster *c = s->v->clu;
     *total = c->types[t].total_gpus;
     *nfree = c->types[t].free_gpus;
     return c->types[t].name;
@@ -240,7 +258,10 @@ void dlsim_sched_node(const struct dlsim_sched *s, uint32_t node,
                       uint32_t *type, uint32_t *ngpus, uint32_t *nfree,
                       uint32_t *first_gpu)
 {
-    const struct clu_node *n = &s->v->clu->nodes[node < s->v->clu->nnodes ? node : 0];
+    *type = *ngpus = *nfree = *first_gpu = 0;
+    if (!s->v || node >= s->v->clu->nnodes)
+        return;
+    const struct clu_node *n = &s->v->clu->nodes[node];
     *type = n->type;
     *ngpus = n->ngpus;
     *nfree = n->nfree;
@@ -250,7 +271,7 @@ void dlsim_sched_node(const struct dlsim_sched *s, uint32_t node,
 uint32_t dlsim_sched_gpu_jobs(const struct dlsim_sched *s, uint32_t g,
                               uint32_t *jobs)
 {
-    if (g >= s->v->clu->ngpus)
+    if (!s->v || g >= s->v->clu->ngpus)
         return 0;
     uint32_t n;
     const uint32_t *o = pol_gpu_jobs(s->v, g, &n);
@@ -260,5 +281,5 @@ uint32_t dlsim_sched_gpu_jobs(const struct dlsim_sched *s, uint32_t g,
 
 uint32_t dlsim_sched_type_find(const struct dlsim_sched *s, const char *name)
 {
-    return clu_type_find(s->v->clu, name);
+    return s->v ? clu_type_find(s->v->clu, name) : SIM_NONE;
 }
