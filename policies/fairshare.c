@@ -308,10 +308,14 @@ static int create(void **state, const struct pol_args *a,
         for (uint32_t k = 0; k < f->nt; k++)
             val[k] = -1;
         f->names = arena_new();
+        uint32_t ntrace = f->nt;
         rc = read_quotas(path, &f->t, &f->nt, &cap, &ix, f->names, &val,
                          &capval, &def, &weights, gpus, err);
         if (!rc)
             rc = set_quotas(f, path, val, def, weights, gpus, err);
+        /* tenants only the file names hold no job: they counted in the
+         * weights' sum, and no instant needs to visit them */
+        f->nt = ntrace;
         free(val);
     } else if (!rc) {
         double sum = 0;

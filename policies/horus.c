@@ -545,7 +545,6 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
     double m = job_mem(v, j);
     /* w_speed: each device cost on type t gains w_speed * (T_t / T_best
      * - 1), T the job's predicted run time there */
-    double minpen = 0;
     if (h->w_speed > 0) {
         double best = INFINITY;
         for (uint32_t t = 0; t < c->ntypes; t++) {
@@ -558,7 +557,6 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
         for (uint32_t t = 0; t < c->ntypes; t++)
             if (h->pen[t] < INFINITY)
                 h->pen[t] = h->w_speed * (h->pen[t] / best - 1);
-        minpen = 0;             /* the fastest type's */
     }
     /* exclusive on one node: cost w_mem * m / cap + (100 - u) / 100 (+
      * the speed term), by type (a gang larger than a node plans racks:
@@ -581,7 +579,7 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
     }
     /* a shared GPU costs at least 1 + its type's speed term: past that, a
      * shared GPU of a faster type may beat the free ones */
-    if (bt != SIM_NONE && (h->w_speed <= 0 || bc <= 1 + minpen))
+    if (bt != SIM_NONE && (h->w_speed <= 0 || bc <= 1))
         return pol_place(v, g, bt, h->mode, NULL, out);
     struct plan best = { 0, 0, SIM_NONE, SIM_NONE };
     for (uint32_t i = 0; i < c->ntypes; i++) {
