@@ -912,6 +912,8 @@ bool mdl_perf_predicted(const struct mdl_perf *p, uint32_t j)
 double mdl_perf_rate_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
                        uint32_t n, bool spread)
 {
+    if (n == p->tr->jobs[j].num_gpus)
+        return mdl_perf_rate(p, j, t, spread);
     double r = ratio_n(p, j, t, n, spread, false);
     return r > 0 ? r : p->clu->types[t].speed * n / p->tr->jobs[j].num_gpus;
 }

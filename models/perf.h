@@ -589,10 +589,11 @@ static inline enum mdl_src mdl_perf_source(const struct mdl_perf *p,
  * offered load under the run's models divides each job's work by
  * (trc_offered_load_caps). */
 void mdl_perf_caps(const struct mdl_perf *p, double *caps);
-/* Solo rate of job j on n GPUs of type t, n other than its num_gpus (an
- * elastic start): the runtime model's throughput on (t, n, spread) over
- * its throughput on the reference type with num_gpus GPUs, consolidated;
- * without a model, the type's speed x n / num_gpus (linear scaling). */
+/* Solo rate of job j on n GPUs of type t: mdl_perf_rate when n is its
+ * num_gpus; otherwise (an elastic start or a resize) the runtime model's
+ * throughput on (t, n, spread) over its throughput on the reference type
+ * with num_gpus GPUs, consolidated; without a model, the type's speed x n
+ * / num_gpus (linear scaling). */
 double mdl_perf_rate_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
                        uint32_t n, bool spread);
 /* Predicted solo run time (us) of job j on n GPUs of type t. */

@@ -53,9 +53,7 @@ int eng_check(struct eng *e, simtime_t prev)
          * GPUs it holds now (pol_resize) */
         if (r->resizes) {
             bool sp = r->ngpus > 1 && clu_spread(c, r->type, r->gpus, r->ngpus);
-            double solo = r->ngpus == tj->num_gpus
-                ? mdl_perf_rate(e->perf, j, r->type, sp)
-                : mdl_perf_rate_n(e->perf, j, r->type, r->ngpus, sp);
+            double solo = mdl_perf_rate_n(e->perf, j, r->type, r->ngpus, sp);
             if (r->base_rate != solo)
                 return eng_fail(e, "job %s, resized to %u GPUs, runs at solo "
                                 "rate %.17g, the model's is %.17g", tj->id,

@@ -542,8 +542,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     /* preempted and restarted within one instant: the preemption is undone */
     bool undo = r->preempted_at == e->now;
     bool spread = n > 1 && clu_spread(e->clu, type, gpus, n);
-    double base = n == tj->num_gpus ? mdl_perf_rate(e->perf, j, type, spread)
-                                    : mdl_perf_rate_n(e->perf, j, type, n, spread);
+    double base = mdl_perf_rate_n(e->perf, j, type, n, spread);
     double rate = base * (nshared ? shr_factor(e, j, type, gpus, n) : 1);
     simtime_t fin = finish_time(e, r->remaining - (undo ? r->last_cost : 0), rate);
     if (fin == SIM_NEVER)
@@ -685,8 +684,7 @@ static int resize(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n)
         return 0;
     uint32_t type = r->type, old = r->ngpus, nsh;
     bool spread = n > 1 && clu_spread(c, type, gpus, n);
-    double base = n == tj->num_gpus ? mdl_perf_rate(e->perf, j, type, spread)
-                                    : mdl_perf_rate_n(e->perf, j, type, n, spread);
+    double base = mdl_perf_rate_n(e->perf, j, type, n, spread);
     settle(e, r);
     simtime_t fin = finish_time(e, r->remaining, base);
     if (fin == SIM_NEVER)
