@@ -34,14 +34,6 @@ void api_set_host(const struct dlsim_py *py)
     host = py;
 }
 
-int api_parse_sample(const char *s, simtime_t *out)
-{
-    double v;
-    if (sim_parse_seconds(s, out) || *out < 0 || sim_parse_double(s, &v))
-        return -1;
-    return v > 0 && v < 1e-6 ? -1 : 0;
-}
-
 int api_run(const struct api_run *r, struct sim_result *res, double *factor,
             double *cpu_read, struct dl_error *err)
 {
@@ -175,7 +167,7 @@ int dlsim_run(const struct dlsim_opts *o, struct dlsim_stats *st,
     simtime_t sample = 0;
     if (!o->trace)
         rc = dl_fail(&e, NULL, 0, 0, "dlsim run: --trace is required");
-    else if (api_parse_sample(o->sample ? o->sample : "300", &sample))
+    else if (sim_parse_interval(o->sample ? o->sample : "300", &sample))
         rc = dl_fail(&e, NULL, 0, 0, "dlsim run: --sample expects seconds "
                      ">= 0 (0 = none; at least 1e-6, the clock's resolution)");
     else if (o->load < 0 || !isfinite(o->load))

@@ -30,10 +30,6 @@ struct api_run {
  * the inputs are read. */
 int api_run(const struct api_run *r, struct sim_result *res, double *factor,
             double *cpu_read, struct dl_error *err);
-/* --sample's seconds >= 0; 0 = no time series.  A positive interval
- * below the clock's 1 us would round to 0 and silently give a header-only
- * file, so it is refused.  0 or -1. */
-int api_parse_sample(const char *s, simtime_t *out);
 /* Whether a --policy names a foreign (Python) policy: "py:...". */
 bool api_is_foreign(const char *spec);
 /* The foreign policy the process's dlsim_cli (sim/cli/cli.c) was given,

@@ -1338,3 +1338,11 @@ int dl_exe_dir(char *buf, size_t n)
     *slash = 0;
     return 0;
 }
+
+int sim_parse_interval(const char *s, simtime_t *out)
+{
+    double v;
+    if (sim_parse_seconds(s, out) || *out < 0 || sim_parse_double(s, &v))
+        return -1;
+    return v > 0 && v < 1e-6 ? -1 : 0;
+}

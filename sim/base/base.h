@@ -272,6 +272,9 @@ void arena_free(struct arena *a);
  * rounded to the nearest microsecond.  Returns 0, or -1 when s is not a
  * finite number or is out of range. */
 int sim_parse_seconds(const char *s, simtime_t *out);
+/* A sampling interval in seconds: 0 (none) or at least 1 us (the clock's
+ * resolution; a smaller positive value would round to 0, silently none). */
+int sim_parse_interval(const char *s, simtime_t *out);
 /* Microseconds -> shortest exact decimal seconds ("12.5", "3", "-0.25"). */
 void sim_fmt_seconds(char *buf, size_t n, simtime_t t);
 /* The same into a buffer of at least 32 bytes; returns the length. */

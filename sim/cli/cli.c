@@ -244,7 +244,7 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec,
             o.seed = (uint64_t)seed;
             break;
         case 'S':
-            if (api_parse_sample(optarg, &o.sample))
+            if (sim_parse_interval(optarg, &o.sample))
                 return usage_error("run", "--sample expects seconds >= 0 "
                                    "(0 = none; at least 1e-6, the clock's "
                                    "resolution)");

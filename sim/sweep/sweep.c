@@ -651,9 +651,9 @@ static int parse_level(struct swp_spec *s, struct yload *L, const yaml_node_t *m
                 return rc;
         } else if (!strcmp(key, "sample")) {
             const char *t = str_of(v);
-            if (!t || sim_parse_seconds(t, &lv->sample) || lv->sample < 0)
-                return yl_fail(L, v, "sample: expected seconds >= 0 (0 = no "
-                               "timeseries)");
+            if (!t || sim_parse_interval(t, &lv->sample))
+                return yl_fail(L, v, "sample: expected 0 (no timeseries) or "
+                               "seconds >= 0.000001");
             lv->has_sample = true;
         } else if (!strcmp(key, "check") || !strcmp(key, "strict")) {
             const char *t = str_of(v);
