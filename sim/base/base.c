@@ -1346,3 +1346,16 @@ int sim_parse_interval(const char *s, simtime_t *out)
         return -1;
     return v > 0 && v < 1e-6 ? -1 : 0;
 }
+
+#ifndef DLSIM_REL_BINDIR
+#define DLSIM_REL_BINDIR "bin"
+#endif
+
+void dl_dir_to_prefix(char *dir)
+{
+    for (const char *p = DLSIM_REL_BINDIR; p; p = strchr(p + 1, '/')) {
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = 0;
+    }
+}

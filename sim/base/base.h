@@ -204,6 +204,9 @@ int dl_yaml_bytes(const char *tag, const char *value, char **out);
 /* The directory of the running executable (/proc/self/exe) into buf: 0,
  * or -1 when it cannot be read or does not fit. */
 int dl_exe_dir(char *buf, size_t n);
+/* dir, an installed executable's directory (PREFIX/BINDIR, BINDIR as meson
+ * was configured), cut to PREFIX in place. */
+void dl_dir_to_prefix(char *dir);
 void dl_stdout_guard(void);
 int dl_stdout_finish(int rc);
 

@@ -137,8 +137,7 @@ static const char run_help[] =
  * these.  The package and the library are found from this executable:
  * beside it in a build tree (the package from the source tree), else
  * under the install prefix it lies in. */
-#ifndef DLSIM_REL_BINDIR
-#define DLSIM_REL_BINDIR "bin"
+#ifndef DLSIM_REL_LIBDIR
 #define DLSIM_REL_LIBDIR "lib"
 #define DLSIM_REL_PYDIR "lib/python3/dist-packages"
 #define DLSIM_SOURCE_PYDIR "python"
@@ -153,11 +152,7 @@ static int cli_exec_python(int argc, char **argv)
     if (!access(lib, R_OK)) {                   /* a build tree */
         snprintf(pkg, sizeof pkg, "%s", DLSIM_SOURCE_PYDIR);
     } else {                                    /* PREFIX/BINDIR/dlsim */
-        for (const char *p = DLSIM_REL_BINDIR; p; p = strchr(p + 1, '/')) {
-            char *slash = strrchr(exe, '/');
-            if (slash)
-                *slash = 0;
-        }
+        dl_dir_to_prefix(exe);
         snprintf(lib, sizeof lib, "%s/%s/libdlsim.so", exe, DLSIM_REL_LIBDIR);
         snprintf(pkg, sizeof pkg, "%s/%s", exe, DLSIM_REL_PYDIR);
     }
@@ -286,7 +281,7 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec,
         const uint32_t *n = res.m.jobs_src;
         fprintf(stderr, "dlsim run: models: %u job%s at measured throughputs, "
                 "%u by the runtime model (roofline), %u at the cluster's "
-                "speeds\n", n[MDL_SRC_MEASURED], n[MDL_SRC_MEASURED] == 1 ? "" : "s",
+                "speeds\n", n[MDL_SRC_MEASURED], DL_PLURAL(n[MDL_SRC_MEASURED]),
                 n[MDL_SRC_ROOFLINE], n[MDL_SRC_DEFAULT]);
     }
     if (!quiet) {

@@ -852,7 +852,6 @@ static bool mpi_launched(void)
 
 #ifndef DLSIM_REL_LIBDIR
 #define DLSIM_REL_LIBDIR "lib"
-#define DLSIM_REL_BINDIR "bin"
 #endif
 
 /* The MPI module (sim/sweep/mpi.h), or NULL with the reason on stderr. */
@@ -867,11 +866,7 @@ static const struct swp_mpi *mpi_load(void)
     } else if (dl_exe_dir(dir, sizeof dir) == 0) {
         snprintf(path, sizeof path, "%s/" SWP_MPI_MODULE, dir);   /* build tree */
         if (access(path, F_OK)) {                   /* PREFIX/BINDIR/dlsim */
-            for (const char *p = DLSIM_REL_BINDIR; p; p = strchr(p + 1, '/')) {
-                char *slash = strrchr(dir, '/');
-                if (slash)
-                    *slash = 0;
-            }
+            dl_dir_to_prefix(dir);
             snprintf(path, sizeof path, "%s/%s/dlsim/" SWP_MPI_MODULE, dir,
                      DLSIM_REL_LIBDIR);
         }
