@@ -585,9 +585,13 @@ static int load_json_run(struct rpt *R, const char *path, const char *id,
         !(rc = json_member(R, path, o, "cluster", &r->cluster, NULL, false)) &&
         !(rc = json_member(R, path, o, "seed", &r->seed, NULL, false)))
         for (int m = 0; m < NMET && !rc; m++) {
-            R->has[m] = met[m].need || dl_json_get(o, met[m].col);
-            if (R->has[m] && !(rc = json_member(R, path, o, met[m].col, NULL,
-                                                &r->v[m], met[m].nullable)))
+            /* a metric some run lacks (an older summary.json) is no value
+             * there, not 0, and still a column for the runs that have it */
+            bool here = met[m].need || dl_json_get(o, met[m].col);
+            R->has[m] |= here;
+            r->v[m] = NAN;
+            if (here && !(rc = json_member(R, path, o, met[m].col, NULL,
+                                           &r->v[m], met[m].nullable)))
                 r->v[m] *= met[m].scale;
         }
     if (!rc && r->v[M_QOS] > 1) {      /* as summary.csv's rows */
