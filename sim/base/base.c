@@ -519,16 +519,13 @@ int dl_read_file(const char *path, size_t max, size_t maxline, char **buf,
         if (maxline && (rc = text_scan(path, b, n, maxline, &tp, err)))
             break;
     }
-    uint64_t skipped = rc ? 0 : dl_in_trailing(in);
+    if (!rc)
+        dl_in_warn_trailing(path, in);
     dl_in_close(in);
     if (rc) {
         free(b);
         return rc;
     }
-    if (skipped)
-        fprintf(stderr, "%s: warning: %llu bytes after the last gzip member "
-                "are not gzip data and were ignored\n", path,
-                (unsigned long long)skipped);
     b[n] = '\0';
     *buf = b;
     *len = n;
