@@ -88,11 +88,23 @@ Test(plugin, in_a_sweep)
     cr_assert_eq(tu_dlsim("sweep s.yaml --out sw --quiet"), 0, "%s", tu_out);
     cr_expect_eq(tu_sh("grep -c ',ok,' sw/summary.csv"), 0);
     cr_expect_str_eq(tu_out, "3\n");
-    cr_assert_eq(tu_sh("ls sw/runs | grep -c ljf"), 0, "%s", tu_out);
+    cr_assert_eq(tu_sh("ls sw/runs | grep -c -- '-libljf'"), 0, "%s", tu_out);
     cr_expect_str_eq(tu_out, "2\n", "two plug-in runs");
     cr_assert_eq(tu_sh("cat sw/runs/0002-*/jobs.csv"), 0, "%s", tu_out);
     expect_row(tu_out, "c", "10", "12");
     expect_row(tu_out, "b", "12", "17");
+    /* the run id names the plug-in by its file name, however deep its
+     * directory (a long build path once cut "ljf" and the options off) */
+    const char *deep = "a-directory-name-long-enough/to-crowd-out-the-name/"
+                       "and-the-options-of-the-policy";
+    cr_assert_eq(tu_sh("mkdir -p %s && cp '%s' %s/", deep, plugin("ljf"), deep),
+                 0, "%s", tu_out);
+    snprintf(spec, sizeof spec, "policies: [\"%s/libljf.so:backfill=0\"]\n"
+             "traces: [t.csv]\nclusters: [c.yaml]\nseeds: [1]\n", deep);
+    tu_tmp_file("deep.yaml", spec);
+    cr_assert_eq(tu_dlsim("sweep deep.yaml --out dp --quiet"), 0, "%s", tu_out);
+    cr_assert_eq(tu_sh("ls dp/runs"), 0, "%s", tu_out);
+    cr_expect_str_eq(tu_out, "0000-libljf_backfill_0-t-s1\n");
     /* a bad option of the plug-in is the spec's error: nothing runs */
     snprintf(spec, sizeof spec, "policies: [\"%s:bogus=1\"]\n"
              "traces: [t.csv]\nclusters: [c.yaml]\n", plugin("ljf"));

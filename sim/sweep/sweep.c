@@ -748,11 +748,35 @@ static void models_tag(char *out, size_t n, const struct swp_item *mi)
         out[n - 1] = 0;
 }
 
+/* The policy part of a run id: a plug-in's path is cut to its file name
+ * without ".so" (its directories would crowd out the name and the
+ * options, "/x/libljf.so@ljf:backfill=0" -> "libljf@ljf:backfill=0"),
+ * sanitized; a built-in's text as it is. */
+static void policy_tag(char *out, size_t n, const char *text)
+{
+    size_t nlen = strcspn(text, ":");
+    char tmp[256];
+    if (!pol_is_plugin(text, nlen)) {
+        sanitize(out, n, text);
+        return;
+    }
+    const char *b = text;
+    for (const char *q = text; q < text + nlen; q++)
+        if (*q == '/')
+            b = q + 1;
+    size_t blen = (size_t)(text + nlen - b);
+    const char *at = memchr(b, '@', blen);
+    size_t flen = at ? (size_t)(at - b) : blen;
+    size_t keep = flen > 3 && !memcmp(b + flen - 3, ".so", 3) ? flen - 3 : flen;
+    snprintf(tmp, sizeof tmp, "%.*s%s", (int)keep, b, b + flen);
+    sanitize(out, n, tmp);
+}
+
 static void make_id(struct swp_spec *s, struct swp_run *r, uint32_t i, int width,
                     bool named)
 {
     char pol[40], tr[40], sc[24], mt[28], part[200];
-    sanitize(pol, sizeof pol, s->items[SWP_POLICY][r->ax[SWP_POLICY]].text);
+    policy_tag(pol, sizeof pol, s->items[SWP_POLICY][r->ax[SWP_POLICY]].text);
     const struct swp_item *ti = &s->items[SWP_TRACE][r->ax[SWP_TRACE]];
     if (ti->gen)
         sanitize(tr, sizeof tr, ti->gen->name);
