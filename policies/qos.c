@@ -211,6 +211,30 @@ struct iheap {
     uint32_t *pos;              /* [njobs], shared by heaps of one kind */
 };
 
+/* The QoS queue: (key, job) items in order, in blocks of at most OS_B
+ * sorted items, the blocks in order (a B+-tree of depth two).  Insert and
+ * remove cost a binary search and a move within one block; walking in
+ * order costs O(1) per item (a heap walk costs O(log k) for each of the
+ * first k, and a busy instant walks dozens). */
+#ifdef NDEBUG
+enum { OS_B = 256 };
+#else
+enum { OS_B = 8 };              /* debug builds: many splits and merges */
+#endif
+struct oblk {
+    uint32_t n;
+    struct hitem a[OS_B];
+};
+struct oset {
+    struct oblk **b;
+    size_t nb, cap;
+    size_t n;
+};
+struct ocur {                   /* a position of an in-order walk */
+    size_t bi;
+    uint32_t k;
+};
+
 struct bucket {                 /* best-effort jobs of one gang shape */
     uint32_t ngpus, req, hid;
 };
@@ -256,8 +280,10 @@ struct qos {
     uint32_t njobs, ntypes, maxg;
     uint32_t *qhome;            /* [njobs] heap id of a queued job */
     uint32_t *qpos, *rpos;      /* [njobs] positions in queue / run heaps */
-    struct iheap *h;
+    struct iheap *h;            /* h[H_QOS] unused: the QoS queue is qq */
     size_t nh, caph;
+    struct oset qq;             /* the QoS queue */
+    simtime_t *qkey;            /* [njobs] a queued QoS job's key */
     struct bucket *b;
     size_t nb, capb;
     uint32_t *by_size;          /* [capb] buckets by ascending ngpus */
@@ -327,6 +353,136 @@ static void h_remove(struct iheap *h, uint32_t job)
     size_t i = h->pos[job];
     DL_ASSERT(i < h->n && h->a[i].job == job);
     ih_delete(h, i);
+}
+
+/* ---- the QoS queue's ordered set */
+
+static struct hitem os_last(const struct oset *o, size_t i)
+{
+    return o->b[i]->a[o->b[i]->n - 1];
+}
+
+/* The block that holds x or would take it: the first whose last item is
+ * not before x, else the last block. */
+static size_t os_block(const struct oset *o, const struct hitem *x)
+{
+    size_t lo = 0, hi = o->nb;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        struct hitem l = os_last(o, mid);
+        if (hless(&l, x))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < o->nb ? lo : o->nb - 1;
+}
+
+/* The first position in block b whose item is not before x. */
+static uint32_t blk_lower(const struct oblk *b, const struct hitem *x)
+{
+    uint32_t lo = 0, hi = b->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (hless(&b->a[mid], x))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void os_dir_insert(struct oset *o, size_t i, struct oblk *b)
+{
+    xgrow(&o->b, &o->cap, o->nb + 1, sizeof *o->b);
+    memmove(o->b + i + 1, o->b + i, (o->nb - i) * sizeof *o->b);
+    o->b[i] = b;
+    o->nb++;
+}
+
+static void os_dir_remove(struct oset *o, size_t i)
+{
+    free(o->b[i]);
+    memmove(o->b + i, o->b + i + 1, (o->nb - i - 1) * sizeof *o->b);
+    o->nb--;
+}
+
+static void os_insert(struct oset *o, struct hitem x)
+{
+    if (!o->nb) {
+        struct oblk *b = xmalloc(sizeof *b);
+        b->n = 1;
+        b->a[0] = x;
+        os_dir_insert(o, 0, b);
+        o->n++;
+        return;
+    }
+    size_t i = os_block(o, &x);
+    struct oblk *b = o->b[i];
+    uint32_t k = blk_lower(b, &x);
+    memmove(b->a + k + 1, b->a + k, (b->n - k) * sizeof *b->a);
+    b->a[k] = x;
+    o->n++;
+    if (++b->n < OS_B)
+        return;
+    struct oblk *nb = xmalloc(sizeof *nb);      /* full: split in halves */
+    nb->n = OS_B / 2;
+    memcpy(nb->a, b->a + OS_B / 2, (OS_B / 2) * sizeof *b->a);
+    b->n = OS_B / 2;
+    os_dir_insert(o, i + 1, nb);
+}
+
+/* Merges block i + 1 into block i. */
+static void os_merge(struct oset *o, size_t i)
+{
+    struct oblk *a = o->b[i], *b = o->b[i + 1];
+    memcpy(a->a + a->n, b->a, b->n * sizeof *b->a);
+    a->n += b->n;
+    os_dir_remove(o, i + 1);
+}
+
+static void os_remove(struct oset *o, struct hitem x)
+{
+    size_t i = os_block(o, &x);
+    struct oblk *b = o->b[i];
+    uint32_t k = blk_lower(b, &x);
+    DL_ASSERT(k < b->n && b->a[k].job == x.job && b->a[k].key == x.key);
+    memmove(b->a + k, b->a + k + 1, (b->n - k - 1) * sizeof *b->a);
+    b->n--;
+    o->n--;
+    /* blocks stay at least a quarter full beside their neighbours */
+    if (!b->n)
+        os_dir_remove(o, i);
+    else if (i + 1 < o->nb && b->n + o->b[i + 1]->n <= OS_B / 2)
+        os_merge(o, i);
+    else if (i > 0 && o->b[i - 1]->n + b->n <= OS_B / 2)
+        os_merge(o, i - 1);
+}
+
+static const struct hitem *os_min(const struct oset *o)
+{
+    return o->n ? &o->b[0]->a[0] : NULL;
+}
+
+/* The item at c, then c moves on; false past the end.  The set must not
+ * change during the walk. */
+static bool os_next(const struct oset *o, struct ocur *c, uint32_t *job)
+{
+    if (c->bi >= o->nb)
+        return false;
+    *job = o->b[c->bi]->a[c->k].job;
+    if (++c->k == o->b[c->bi]->n) {
+        c->bi++;
+        c->k = 0;
+    }
+    return true;
+}
+
+static void os_free(struct oset *o)
+{
+    for (size_t i = 0; i < o->nb; i++)
+        free(o->b[i]);
+    free(o->b);
 }
 
 /* ---- ordered walks: the entries of some heaps in (key, job) order,
@@ -451,6 +607,8 @@ static void destroy(void *state)
     for (size_t i = 0; i < s->nh; i++)
         free(s->h[i].a);
     free(s->h);
+    os_free(&s->qq);
+    free(s->qkey);
     free(s->b);
     free(s->by_size);
     free(s->qhome);
@@ -495,6 +653,7 @@ static void ready(struct qos *s, const struct pol_view *v)
     size_t nj = s->njobs ? s->njobs : 1, tab = (size_t)s->ntypes * (s->maxg + 1);
     s->qhome = xcalloc_big(nj, sizeof *s->qhome);
     s->qpos = xcalloc_big(nj, sizeof *s->qpos);
+    s->qkey = xcalloc_big(nj, sizeof *s->qkey);
     s->rpos = xcalloc_big(nj, sizeof *s->rpos);
     s->fail = xcalloc(tab ? tab : 1, sizeof *s->fail);
     s->ever = xmalloc(tab ? tab : 1);
@@ -552,13 +711,21 @@ static uint32_t be_heap(struct qos *s, uint32_t ngpus, uint32_t req)
 static void q_push(struct qos *s, uint32_t hid, simtime_t key, uint32_t job)
 {
     s->qhome[job] = hid;
-    h_push(&s->h[hid], key, job);
+    if (hid == H_QOS) {
+        s->qkey[job] = key;
+        os_insert(&s->qq, (struct hitem){ key, job });
+    } else {
+        h_push(&s->h[hid], key, job);
+    }
     s->nqueued++;
 }
 
 static void q_remove(struct qos *s, uint32_t job)
 {
-    h_remove(&s->h[s->qhome[job]], job);
+    if (s->qhome[job] == H_QOS)
+        os_remove(&s->qq, (struct hitem){ s->qkey[job], job });
+    else
+        h_remove(&s->h[s->qhome[job]], job);
     s->nqueued--;
 }
 
@@ -611,16 +778,24 @@ static bool ever(struct qos *s, const struct pol_view *v, uint32_t g, uint32_t t
     return *e;
 }
 
+/* Whether fits(g, t) could still succeed now: false when type t has too
+ * few GPUs free or the placement already failed in this instant.  Cheap:
+ * no prediction, no placement test. */
+static bool may_fit(const struct qos *s, const struct pol_view *v, uint32_t g,
+                    uint32_t t)
+{
+    return g <= s->maxg && v->clu->types[t].free_gpus >= g &&
+           s->fail[(size_t)t * (s->maxg + 1) + g] != s->stamp;
+}
+
 /* Whether a gang of g fits type t now; the GPUs go to gpus (may be NULL).
  * A failure stands for the rest of the instant (GPUs are only taken). */
 static bool fits(struct qos *s, const struct pol_view *v, uint32_t g, uint32_t t,
                  uint32_t *gpus)
 {
-    if (g > s->maxg || v->clu->types[t].free_gpus < g)
+    if (!may_fit(s, v, g, t))
         return false;
     uint32_t *f = &s->fail[(size_t)t * (s->maxg + 1) + g];
-    if (*f == s->stamp)
-        return false;
     if (pol_place(v, g, t, s->mode, NULL, gpus))
         return true;
     *f = s->stamp;
@@ -807,7 +982,15 @@ static uint32_t choose(struct qos *s, const struct pol_view *v, uint32_t j,
                        bool qos, struct resv *res)
 {
     bool meet;
-    uint32_t n = candidates(s, v, j, qos, &meet), g = v->jobs[j].num_gpus;
+    uint32_t g = v->jobs[j].num_gpus, req = v->rt[j].req_type, t0;
+    /* most tries of a busy instant fail: skip the predictions when no
+     * type it may use could take the gang (fits would refuse each one) */
+    for (t0 = 0; t0 < s->ntypes; t0++)
+        if ((req == SIM_NONE || t0 == req) && may_fit(s, v, g, t0))
+            break;
+    if (t0 == s->ntypes)
+        return SIM_NONE;
+    uint32_t n = candidates(s, v, j, qos, &meet);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t t = s->cand[i];
         bool use_extra = false;
@@ -1097,11 +1280,11 @@ static int try_preempt(struct qos *s, const struct pol_view *v, struct pol_ctx *
                        bool *started)
 {
     *started = false;
-    const struct iheap *qh = &s->h[H_QOS];
-    if (!qh->n)
+    const struct hitem *head = os_min(&s->qq);
+    if (!head)
         return 0;
-    uint32_t r = qh->a[0].job;
-    simtime_t key = qh->a[0].key;
+    uint32_t r = head->job;
+    simtime_t key = head->key;
     const struct trc_job *tr = &v->jobs[r];
     uint32_t g = tr->num_gpus;
     if (key < v->now || s->be[r] || tr->deadline == SIM_NEVER ||
@@ -1305,12 +1488,12 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     simtime_t now = v->now;
     /* demotion: the jobs with now > L are exactly the QoS queue's front
      * (be_push may move the heaps: no pointer into s->h is kept) */
-    while (s->demote == DEMOTE_WA && s->h[H_QOS].n && s->h[H_QOS].a[0].key < now) {
-        uint32_t j = s->h[H_QOS].a[0].job;
+    const struct hitem *head;
+    while (s->demote == DEMOTE_WA && (head = os_min(&s->qq)) && head->key < now) {
+        uint32_t j = head->job;
         q_remove(s, j);
         be_push(s, v, j);
     }
-    const struct iheap *qh = &s->h[H_QOS];
     new_stamp(s);
     uint64_t nfree = free_gpus(v);
     bool blocked = false, tried = !s->preempt;
@@ -1323,11 +1506,9 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
      * of the queue then may preempt, and the walk starts over from the
      * head as without preemption. */
     for (;;) {
-        s->qw.n = 0;
+        struct ocur qc = { 0, 0 };
         s->ndone = 0;
-        if (nfree)
-            w_add(s, &s->qw, H_QOS, 0);
-        while (nfree && !rc && w_next(s, &s->qw, &j, NULL)) {
+        while (nfree && !rc && os_next(&s->qq, &qc, &j)) {
             if (blocked && left-- <= 0)
                 break;
             if (blocked && v->jobs[j].num_gpus > nfree)
@@ -1382,13 +1563,14 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     if (s->nheld && free_gpus(v))
         wake(s, x, now, now + 1);
     s->nheld = 0;
-    if (!rc && s->demote == DEMOTE_WA && qh->n && free_gpus(v))
-        wake(s, x, now, qh->a[0].key + 1);
+    head = os_min(&s->qq);
+    if (!rc && s->demote == DEMOTE_WA && head && free_gpus(v))
+        wake(s, x, now, head->key + 1);
     /* preempt=1: and at the head's latest start L, its last chance to
      * start in time, in case its reservation does not hold (it counts
      * GPUs, not nodes, and trusts predicted finishes) */
-    if (!rc && s->preempt && qh->n && qh->a[0].key > now && !s->be[qh->a[0].job])
-        wake(s, x, now, qh->a[0].key);
+    if (!rc && s->preempt && head && head->key > now && !s->be[head->job])
+        wake(s, x, now, head->key);
 }
 
 static uint32_t queued(void *state)
