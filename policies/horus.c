@@ -102,6 +102,14 @@ struct hheap {
     double sum_since;           /* sum of queued_since (us) of its jobs */
 };
 
+/* Nodes with candidates, a min-heap on (minimum cost, index): a plan
+ * takes them in that order, and mostly needs only the first few. */
+struct nheap {
+    uint32_t *a;
+    size_t n, cap;
+    const double *cost;
+};
+
 struct horus {
     enum plc_mode mode;
     uint32_t lookahead, max_per_gpu, anchors, nq;
@@ -128,7 +136,9 @@ struct horus {
     /* scratch */
     double *ncost;              /* [nnodes] minimum candidate cost */
     uint32_t *ncand;            /* [nnodes] candidate GPUs */
-    uint32_t *order;            /* [nnodes] */
+    uint32_t *order;            /* [nnodes] the first nsorted, in order */
+    uint32_t nsorted;
+    struct nheap nodeq;         /* [nnodes] the rest */
     double *gcost;              /* [ngpus] */
     uint32_t *plan, *best;      /* [ngpus] */
     uint32_t *gbuf;             /* [ngpus] */
@@ -144,6 +154,15 @@ static bool hless(const struct hitem *a, const struct hitem *b)
 }
 
 HEAP_DEFINE(hq, struct hheap, struct hitem, hless)
+
+static inline bool nbefore(const struct nheap *q, const uint32_t *x,
+                           const uint32_t *y)
+{
+    double a = q->cost[*x], b = q->cost[*y];
+    return a < b || (a == b && *x < *y);
+}
+
+HEAP_DEFINE_AT(nh, struct nheap, uint32_t, nbefore, HEAP_NOPLACE)
 
 
 
@@ -240,6 +259,7 @@ static void destroy(void *state)
     free(h->ncost);
     free(h->ncand);
     free(h->order);
+    free(h->nodeq.a);
     free(h->gcost);
     free(h->plan);
     free(h->best);
@@ -310,6 +330,8 @@ static void setup(struct horus *h, const struct pol_view *v)
     h->ncost = xmalloc(c->nnodes * sizeof *h->ncost);
     h->ncand = xmalloc(c->nnodes * sizeof *h->ncand);
     h->order = xmalloc(c->nnodes * sizeof *h->order);
+    h->nodeq = (struct nheap){ xmalloc(c->nnodes * sizeof *h->nodeq.a), 0, c->nnodes,
+                            h->ncost };
     h->gcost = xmalloc(c->ngpus * sizeof *h->gcost);
     h->plan = xmalloc(c->ngpus * sizeof *h->plan);
     h->best = xmalloc(c->ngpus * sizeof *h->best);
@@ -456,6 +478,14 @@ static uint32_t fill_node(struct horus *h, uint32_t nd, uint32_t want,
     return k;
 }
 
+/* The i-th node with candidates in plan order (i below their count). */
+static uint32_t node_at(struct horus *h, uint32_t i)
+{
+    while (h->nsorted <= i)
+        h->order[h->nsorted++] = nh_pop(&h->nodeq);
+    return h->order[i];
+}
+
 /* The full Horus plan for j on type t; writes it to h->plan and returns
  * its measure (nodes = 0: none). */
 static struct plan plan_type(struct horus *h, const struct pol_view *v,
@@ -499,25 +529,27 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
     struct plan none = { 0, 0, SIM_NONE, t };
     if (total < g)
         return none;
-    /* nodes with candidates, by minimum cost then index */
+    /* nodes with candidates, by minimum cost then index: sorted as far as
+     * the plans read them (node_at), from a heap built in O(nodes) */
     uint32_t no = 0;
     for (uint32_t i = 0; i < nn; i++)
         if (h->ncand[nodes[i]])
-            h->order[no++] = nodes[i];
-    sort_cost = h->ncost;
-    qsort(h->order, no, sizeof *h->order, by_cost);
+            h->nodeq.a[no++] = nodes[i];
+    h->nodeq.n = no;
+    nh_heapify(&h->nodeq);
+    h->nsorted = 0;
     struct plan best = none;
     uint32_t want = h->anchors_tasks ? g : h->anchors;
     uint32_t na = want < no ? want : no;
     for (uint32_t a = 0; a < na; a++) {
-        uint32_t anchor = h->order[a], got = 0, used = 0;
+        uint32_t anchor = node_at(h, a), got = 0, used = 0;
         uint32_t rack = c->nodes[anchor].rack;
         uint32_t *out = h->best;        /* candidate plan, then kept */
         got += fill_node(h, anchor, g, out);
         used++;
         for (int pass = 0; pass < 2 && got < g; pass++)
             for (uint32_t i = 0; i < no && got < g; i++) {
-                uint32_t nd = h->order[i];
+                uint32_t nd = node_at(h, i);
                 if (nd == anchor || (c->nodes[nd].rack == rack) != (pass == 0))
                     continue;
                 uint32_t k = fill_node(h, nd, g - got, out + got);
