@@ -443,20 +443,42 @@ static bool plan_better(const struct plan *a, const struct plan *b)
     return false;       /* earlier type (fastest first), earlier anchor */
 }
 
-static const double *sort_cost;  /* qsort context (single-threaded) */
-
-static int by_cost(const void *x, const void *y)
+/* Sorts a node's GPUs (at most 64) by (cost, index): insertion. */
+static void sort_by_cost(uint32_t *g, uint32_t k, const double *cost)
 {
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    if (sort_cost[a] != sort_cost[b])
-        return sort_cost[a] < sort_cost[b] ? -1 : 1;
-    return (a > b) - (a < b);
+    for (uint32_t i = 1; i < k; i++) {
+        uint32_t x = g[i], p = i;
+        while (p > 0 && (cost[g[p - 1]] > cost[x] ||
+                         (cost[g[p - 1]] == cost[x] && g[p - 1] > x))) {
+            g[p] = g[p - 1];
+            p--;
+        }
+        g[p] = x;
+    }
 }
 
-static int by_u32(const void *x, const void *y)
+/* Sorts a[0..n) ascending, values below 2^32, through tmp[n]: LSD radix
+ * by bytes up to the largest (a gang's GPUs: thousands, per start). */
+static void sort_u32(uint32_t *a, uint32_t n, uint32_t *tmp)
 {
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return (a > b) - (a < b);
+    uint32_t max = 0;
+    for (uint32_t i = 0; i < n; i++)
+        max = a[i] > max ? a[i] : max;
+    uint32_t *src = a, *dst = tmp;
+    for (uint32_t shift = 0; shift < 32 && (max >> shift); shift += 8) {
+        uint32_t cnt[257] = { 0 };
+        for (uint32_t i = 0; i < n; i++)
+            cnt[((src[i] >> shift) & 255) + 1]++;
+        for (uint32_t b = 0; b < 256; b++)
+            cnt[b + 1] += cnt[b];
+        for (uint32_t i = 0; i < n; i++)
+            dst[cnt[(src[i] >> shift) & 255]++] = src[i];
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
 }
 
 /* Takes node nd's candidate GPUs cheapest first into out (up to want). */
@@ -469,8 +491,7 @@ static uint32_t fill_node(struct horus *h, uint32_t nd, uint32_t want,
         if (h->gcost[n->first_gpu + i] < INFINITY)
             g[k++] = n->first_gpu + i;
     if (!h->index_order) {      /* gpu_order=index: as they are */
-        sort_cost = h->gcost;
-        qsort(g, k, sizeof *g, by_cost);
+        sort_by_cost(g, k, h->gcost);
     }
     if (k > want)
         k = want;
@@ -626,7 +647,7 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
     }
     if (!best.nodes)
         return false;
-    qsort(out, g, sizeof *out, by_u32);
+    sort_u32(out, g, h->best);         /* h->best: scratch once planned */
     return true;
 }
 

@@ -344,6 +344,7 @@ void eng_free(struct eng *e)
     free(e->mem_used);
     free(e->scratch);
     free(e->touched);
+    free(e->touch_mark);
     free(e->rt);
     free(e->slots);
     free(e->first_off);

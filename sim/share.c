@@ -21,12 +21,21 @@ double shr_factor(const struct eng *e, uint32_t j, uint32_t type,
                   const uint32_t *gpus, uint32_t n)
 {
     double f = 1;
+    const uint32_t *prev = NULL;        /* the last GPU's co-runners */
+    uint32_t nprev = 0;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t g = gpus[i];
-        if (e->nocc[g] > 1 || (e->nocc[g] == 1 && eng_gpu_jobs(e, g)[0] != j)) {
-            double x = mdl_perf_shared(e->perf, type, j, eng_gpu_jobs(e, g), e->nocc[g]);
+        uint32_t g = gpus[i], c = e->nocc[g];
+        const uint32_t *o = eng_gpu_jobs(e, g);
+        if (c > 1 || (c == 1 && o[0] != j)) {
+            /* a gang beside a gang: the next GPU holds the same jobs,
+             * and the model (a function of them) the same factor */
+            if (prev && c == nprev && !memcmp(o, prev, c * sizeof *o))
+                continue;
+            double x = mdl_perf_shared(e->perf, type, j, o, c);
             if (x < f)
                 f = x;
+            prev = o;
+            nprev = c;
         }
     }
     return f;
@@ -129,19 +138,24 @@ void shr_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
                     uint32_t skip)
 {
     e->ntouched = 0;
+    /* a job is listed once, in the order first met: marked with this
+     * call's number (a gang of thousands of GPUs meets hundreds) */
+    if (!e->touch_mark)
+        e->touch_mark = xcalloc_big(e->tr->njobs ? e->tr->njobs : 1,
+                                    sizeof *e->touch_mark);
+    if (++e->touch_cur == 0) {
+        memset(e->touch_mark, 0, e->tr->njobs * sizeof *e->touch_mark);
+        e->touch_cur = 1;
+    }
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t *o = eng_gpu_jobs(e, gpus[i]);
         for (uint32_t k = 0; k < e->nocc[gpus[i]]; k++) {
-            if (o[k] == skip)
+            if (o[k] == skip || e->touch_mark[o[k]] == e->touch_cur)
                 continue;
-            bool seen = false;
-            for (size_t m = 0; m < e->ntouched && !seen; m++)
-                seen = e->touched[m] == o[k];
-            if (!seen) {
-                xgrow(&e->touched, &e->captouched, e->ntouched + 1,
-                      sizeof *e->touched);
-                e->touched[e->ntouched++] = o[k];
-            }
+            e->touch_mark[o[k]] = e->touch_cur;
+            xgrow(&e->touched, &e->captouched, e->ntouched + 1,
+                  sizeof *e->touched);
+            e->touched[e->ntouched++] = o[k];
         }
     }
 }

@@ -68,6 +68,9 @@ struct eng {
     double *mem_used;           /* [ngpus] GB (unknown = 0) */
     uint32_t *touched;          /* scratch: jobs whose co-runners changed */
     size_t ntouched, captouched;
+    uint32_t *touch_mark;       /* [njobs] touch_cur when listed in touched
+                                   (calloc'd at the first co-location) */
+    uint32_t touch_cur;
     uint32_t *scratch;          /* scratch: GPUs, [max gang] */
     uint32_t shared_gpus;       /* GPUs with >= 2 jobs */
     double shared_gpu_us;       /* integral of shared_gpus dt */
