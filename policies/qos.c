@@ -39,6 +39,12 @@
  * keys, here and everywhere, by arrival) or be_order=short (shortest
  * T_best first).
  *
+ * priority=1: the trace's priority column makes strict classes, larger
+ * first, within the QoS class and within best effort (the order above
+ * within a class: the heaps and the QoS set compare (priority, key,
+ * job)).  The QoS front is then no longer the smallest L, so a second heap
+ * on (L, job) finds the jobs to demote and the wake-up time.
+ *
  * Placement (GPU count is always num_gpus: the engine runs gangs of
  * exactly that size; placement=consolidated|pool as for every policy,
  * through pol_place on one required type).  A QoS-class job may start only
@@ -201,6 +207,7 @@ enum { GROW_NEED, GROW_IDLE };
 struct hitem {
     simtime_t key;
     uint32_t job;
+    int32_t prio;               /* priority=1: the trace's; else 0 */
 };
 
 /* A binary min-heap on (key, job) that keeps each job's position in pos,
@@ -242,6 +249,7 @@ struct bucket {                 /* best-effort jobs of one gang shape */
 struct cur {                    /* a frontier entry of an ordered walk */
     simtime_t key;
     uint32_t job, hid;
+    int32_t prio;
     size_t idx;
 };
 
@@ -284,6 +292,12 @@ struct qos {
     size_t nh, caph;
     struct oset qq;             /* the QoS queue */
     simtime_t *qkey;            /* [njobs] a queued QoS job's key */
+    bool priority;              /* priority=1: strict classes */
+    int32_t *qprio;             /* [njobs] a queued job's class (priority=1) */
+    struct iheap dh;            /* priority=1: the QoS queue by (L, job), for
+                                   demotion (its front is no longer the
+                                   smallest L) */
+    uint32_t *dpos;             /* [njobs] positions in dh */
     struct bucket *b;
     size_t nb, capb;
     uint32_t *by_size;          /* [capb] buckets by ascending ngpus */
@@ -328,8 +342,11 @@ struct qos {
 
 /* ------------------------------------------------------------ heaps */
 
+/* (priority, larger first), then key, then job */
 static inline bool hless(const struct hitem *a, const struct hitem *b)
 {
+    if (a->prio != b->prio)
+        return a->prio > b->prio;
     return a->key < b->key || (a->key == b->key && a->job < b->job);
 }
 
@@ -345,7 +362,7 @@ HEAP_DEFINE_AT(ih, struct iheap, struct hitem, h_before, H_PLACED)
 
 static void h_push(struct iheap *h, simtime_t key, uint32_t job)
 {
-    ih_push(h, (struct hitem){ key, job });
+    ih_push(h, (struct hitem){ key, job, 0 });
 }
 
 static void h_remove(struct iheap *h, uint32_t job)
@@ -446,7 +463,8 @@ static void os_remove(struct oset *o, struct hitem x)
     size_t i = os_block(o, &x);
     struct oblk *b = o->b[i];
     uint32_t k = blk_lower(b, &x);
-    DL_ASSERT(k < b->n && b->a[k].job == x.job && b->a[k].key == x.key);
+    DL_ASSERT(k < b->n && b->a[k].job == x.job && b->a[k].key == x.key &&
+              b->a[k].prio == x.prio);
     memmove(b->a + k, b->a + k + 1, (b->n - k - 1) * sizeof *b->a);
     b->n--;
     o->n--;
@@ -493,6 +511,8 @@ static void os_free(struct oset *o)
 
 static inline bool cless(const struct cur *a, const struct cur *b)
 {
+    if (a->prio != b->prio)
+        return a->prio > b->prio;
     return a->key < b->key || (a->key == b->key && a->job < b->job);
 }
 
@@ -502,7 +522,8 @@ static void w_add(const struct qos *s, struct walk *w, uint32_t hid, size_t idx)
 {
     const struct iheap *h = &s->h[hid];
     if (idx < h->n)
-        wh_push(w, (struct cur){ h->a[idx].key, h->a[idx].job, hid, idx });
+        wh_push(w, (struct cur){ h->a[idx].key, h->a[idx].job, hid,
+                                 h->a[idx].prio, idx });
 }
 
 /* The next entry: its job and key.  false when the walk is over. */
@@ -534,7 +555,7 @@ static int create(void **state, const struct pol_args *a,
                   const struct pol_view *v, struct dl_error *err)
 {
     struct qos *s = xcalloc(1, sizeof *s);
-    long reserve = 1, elastic = 0, preempt = 0, preempt_qos = 1;
+    long reserve = 1, elastic = 0, preempt = 0, preempt_qos = 1, prio = 0;
     double cost = 0, margin = 0;
     const char *d = pol_arg_str(a, "demote"), *bo = pol_arg_str(a, "be_order"),
                *pr = pol_arg_str(a, "placement_rule"), *gr = pol_arg_str(a, "grow");
@@ -554,6 +575,8 @@ static int create(void **state, const struct pol_args *a,
         rc = pol_arg_double(a, "preempt_cost", 0, 1e9, &cost, err);
     if (!rc)
         rc = pol_arg_double(a, "margin", 0, 1000, &margin, err);
+    if (!rc)
+        rc = pol_arg_long(a, "priority", 0, 1, &prio, err);
     if (!rc) {
         if (!strcmp(gr, "need"))
             s->grow = GROW_NEED;
@@ -596,6 +619,7 @@ static int create(void **state, const struct pol_args *a,
     s->preempt_qos = preempt_qos;
     s->cost = cost * (double)SIM_US_PER_S;
     s->margin = margin;
+    s->priority = prio;
     ready(s, v);
     *state = s;
     return 0;
@@ -609,6 +633,9 @@ static void destroy(void *state)
     free(s->h);
     os_free(&s->qq);
     free(s->qkey);
+    free(s->qprio);
+    free(s->dh.a);
+    free(s->dpos);
     free(s->b);
     free(s->by_size);
     free(s->qhome);
@@ -654,6 +681,11 @@ static void ready(struct qos *s, const struct pol_view *v)
     s->qhome = xcalloc_big(nj, sizeof *s->qhome);
     s->qpos = xcalloc_big(nj, sizeof *s->qpos);
     s->qkey = xcalloc_big(nj, sizeof *s->qkey);
+    if (s->priority) {
+        s->qprio = xcalloc_big(nj, sizeof *s->qprio);
+        s->dpos = xcalloc_big(nj, sizeof *s->dpos);
+        s->dh.pos = s->dpos;
+    }
     s->rpos = xcalloc_big(nj, sizeof *s->rpos);
     s->fail = xcalloc(tab ? tab : 1, sizeof *s->fail);
     s->ever = xmalloc(tab ? tab : 1);
@@ -708,24 +740,34 @@ static uint32_t be_heap(struct qos *s, uint32_t ngpus, uint32_t req)
     return (uint32_t)s->nh++;
 }
 
-static void q_push(struct qos *s, uint32_t hid, simtime_t key, uint32_t job)
+/* job joins queue hid with key, in class prio (0 unless priority=1) */
+static void q_push(struct qos *s, uint32_t hid, simtime_t key, uint32_t job,
+                   int32_t prio)
 {
     s->qhome[job] = hid;
+    if (s->priority)
+        s->qprio[job] = prio;
     if (hid == H_QOS) {
         s->qkey[job] = key;
-        os_insert(&s->qq, (struct hitem){ key, job });
+        os_insert(&s->qq, (struct hitem){ key, job, prio });
+        if (s->priority)
+            h_push(&s->dh, key, job);
     } else {
-        h_push(&s->h[hid], key, job);
+        ih_push(&s->h[hid], (struct hitem){ key, job, prio });
     }
     s->nqueued++;
 }
 
 static void q_remove(struct qos *s, uint32_t job)
 {
-    if (s->qhome[job] == H_QOS)
-        os_remove(&s->qq, (struct hitem){ s->qkey[job], job });
-    else
+    int32_t prio = s->priority ? s->qprio[job] : 0;
+    if (s->qhome[job] == H_QOS) {
+        os_remove(&s->qq, (struct hitem){ s->qkey[job], job, prio });
+        if (s->priority)
+            h_remove(&s->dh, job);
+    } else {
         h_remove(&s->h[s->qhome[job]], job);
+    }
     s->nqueued--;
 }
 
@@ -871,7 +913,8 @@ static void be_push(struct qos *s, const struct pol_view *v, uint32_t job)
 {
     s->be[job] = 1;
     simtime_t key = s->be_order == BE_SHORT ? t_best(s, v, job) : (simtime_t)job;
-    q_push(s, be_heap(s, v->jobs[job].num_gpus, v->rt[job].req_type), key, job);
+    q_push(s, be_heap(s, v->jobs[job].num_gpus, v->rt[job].req_type), key, job,
+           s->priority ? v->jobs[job].priority : 0);
 }
 
 static void enqueue(void *state, const struct pol_view *v, uint32_t job)
@@ -883,7 +926,7 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
     if (tj->deadline != SIM_NEVER && (s->demote == DEMOTE_NEVER || !s->be[job])) {
         simtime_t latest = tj->deadline - t_best(s, v, job);
         if (s->demote == DEMOTE_NEVER || latest >= v->now) {
-            q_push(s, H_QOS, latest, job);
+            q_push(s, H_QOS, latest, job, s->priority ? tj->priority : 0);
             return;
         }
     }
@@ -1146,12 +1189,18 @@ static bool victim(struct qos *s, const struct pol_view *v, const struct pctx *p
     const struct trc_job *tj = &v->jobs[j];
     if (v->rt[j].last_start == v->now)  /* the engine would undo it */
         return false;
+    /* priority=1: classes are strict for victims too: never one of a
+     * higher class; one of a lower class counts as best effort */
+    int32_t pr = v->jobs[p->job].priority;
+    if (s->priority && tj->priority > pr)
+        return false;
+    bool lower = s->priority && tj->priority < pr;
     double redo = s->cost > 0 ? pol_pred_runtime(v, j, p->type, false) *
                                 (s->cost / (double)tj->duration) : 0;
     it->job = j;
     it->ct = (double)v->rt[j].ngpus * ((double)p->run + redo);
     it->cq = 0;
-    if (tj->deadline == SIM_NEVER || s->be[j])
+    if (tj->deadline == SIM_NEVER || s->be[j] || lower)
         return true;
     if (!s->preempt_qos || s->qv[j] || s->by[p->job] == j || p->restart == SIM_NEVER)
         return false;
@@ -1482,6 +1531,15 @@ static void wake(struct qos *s, struct pol_ctx *x, simtime_t now, simtime_t at)
     }
 }
 
+/* The queued QoS job of the smallest latest start L (then job): the
+ * queue's front, except under priority=1, where classes come first. */
+static const struct hitem *latest_min(const struct qos *s)
+{
+    if (s->priority)
+        return s->dh.n ? &s->dh.a[0] : NULL;
+    return os_min(&s->qq);
+}
+
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct qos *s = state;
@@ -1489,7 +1547,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     /* demotion: the jobs with now > L are exactly the QoS queue's front
      * (be_push may move the heaps: no pointer into s->h is kept) */
     const struct hitem *head;
-    while (s->demote == DEMOTE_WA && (head = os_min(&s->qq)) && head->key < now) {
+    while (s->demote == DEMOTE_WA && (head = latest_min(s)) && head->key < now) {
         uint32_t j = head->job;
         q_remove(s, j);
         be_push(s, v, j);
@@ -1563,9 +1621,10 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     if (s->nheld && free_gpus(v))
         wake(s, x, now, now + 1);
     s->nheld = 0;
-    head = os_min(&s->qq);
+    head = latest_min(s);
     if (!rc && s->demote == DEMOTE_WA && head && free_gpus(v))
         wake(s, x, now, head->key + 1);
+    head = os_min(&s->qq);
     /* preempt=1: and at the head's latest start L, its last chance to
      * start in time, in case its reservation does not hold (it counts
      * GPUs, not nodes, and trusts predicted finishes) */
@@ -1619,6 +1678,11 @@ static const struct pol_opt qos_opts[] = {
     { "preempt_cost", "0",
       "seconds of reference-GPU work added to each preempted job "
       "(checkpoint and restore)" },
+    { "priority", "0",
+      "1: strict classes by the trace's priority column, larger first, "
+      "within the QoS class and within best effort (the order above within "
+      "a class); a preemption never stops a job of a higher class and "
+      "counts one of a lower class as best effort" },
     { NULL, NULL, NULL },
 };
 

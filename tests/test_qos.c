@@ -96,6 +96,44 @@ Test(qos, best_effort_order)
     clu_free(&c);
 }
 
+/* priority=1: strict classes within the QoS class and within best
+ * effort.  One GPU; a (no deadline) 0-10.  At 1: b (deadline 100, 5 s,
+ * priority 0, L = 95), h1 and h2 (deadline 300, 5 s, priority 1, L =
+ * 295), e (no deadline, 1 s, priority 0); at 1.5 f (no deadline, 2 s,
+ * priority 2); at 2 g (deadline 14, 3 s, priority 0, L = 11).
+ * priority=1: at 10 the class of 1 goes first: h1 10-15.  At 15 g is
+ * past its latest start (11) although h2 is ahead of it in the queue, so
+ * it is demoted then; h2 15-20, b 20-25, then best effort by class: f
+ * 25-27, e 27-28, g 28-31.  Default (no classes): SWAF g 10-13, b 13-18,
+ * h1 18-23, h2 23-28, then e 28-29, f 29-31. */
+Test(qos, priority_classes)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline,priority\n"
+                 "a,0,1,10,,0\nb,1,1,5,100,0\nh1,1,1,5,300,1\nh2,1,1,5,300,1\n"
+                 "e,1,1,1,,0\nf,1.5,1,2,,2\ng,2,1,3,14,0\n");
+    tu_simple_cluster(&c, 1, 1);
+    struct eng *e = tu_run(&t, &c, "qos:priority=1");
+    TU_SCHED(e, "h1", 10, 15);
+    TU_SCHED(e, "h2", 15, 20);
+    TU_SCHED(e, "b", 20, 25);
+    TU_SCHED(e, "f", 25, 27);
+    TU_SCHED(e, "e", 27, 28);
+    TU_SCHED(e, "g", 28, 31);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos");
+    TU_SCHED(e, "g", 10, 13);
+    TU_SCHED(e, "b", 13, 18);
+    TU_SCHED(e, "h1", 18, 23);
+    TU_SCHED(e, "h2", 23, 28);
+    TU_SCHED(e, "e", 28, 29);
+    TU_SCHED(e, "f", 29, 31);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
 /* ---- demotion */
 
 /* One node of 2 F GPUs.  a (no deadline) runs 0-10 on one GPU.  b (2 GPUs,
@@ -388,6 +426,29 @@ Test(qos, preempt_stops_best_effort)
     TU_SCHED(e, "r", 10, 13);
     cr_expect_eq(preemptions(e, "a"), 0);
     cr_expect_float_eq(qos_rate(e), 0.0, 1e-12);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* priority=1 and preemption: r (priority 1, deadline 6, 3 s) at 2 may
+ * stop a (priority 0, deadline 100, 10 s: a QoS job with room to spare is
+ * a victim anyway); but p (priority 2, no deadline) is never stopped for
+ * a job of a lower class, though best effort.  One GPU each time. */
+Test(qos, priority_classes_and_preemption)
+{
+    struct trace t;
+    struct cluster c;
+    tu_simple_cluster(&c, 1, 1);
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,deadline,priority\n"
+                 "p,0,1,10,,2\nr,2,1,3,6,1\n");
+    struct eng *e = tu_run(&t, &c, "qos:preempt=1,priority=1");
+    TU_SCHED(e, "p", 0, 10);
+    TU_SCHED(e, "r", 10, 13);
+    eng_free(e);
+    e = tu_run(&t, &c, "qos:preempt=1");     /* without classes: stopped */
+    TU_SCHED(e, "r", 2, 5);
+    cr_expect_eq(preemptions(e, "p"), 1);
     eng_free(e);
     trc_free(&t);
     clu_free(&c);

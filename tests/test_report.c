@@ -453,6 +453,59 @@ Test(report, makespan_floor_flag_and_new_metrics, .fini = tu_tmp_cleanup)
     free(html);
 }
 
+/* Tenants and fairness by hand.  One node of 2 GPUs, fifo: a (u1, 1 GPU,
+ * 10 s) and b (u2, 1 GPU, 20 s) run at 0; c (u3, 2 GPUs, 5 s, at 1)
+ * waits for both: 20-25; d (u1, 1 GPU, 7 s, at 2) is behind it: 25-32.
+ * Slowdowns: a 1, b 1, c 24/5 = 4.8, d 30/7; users' means u1 (1 + 30/7)
+ * / 2 = 37/14, u2 1, u3 4.8; Jain (sum)^2 / (3 sum of squares) =
+ * 0.765861, worst 4.8.  u1: 2 jobs, mean JCT 20 s, p99 30 s, mean wait
+ * 11.5 s, 17 GPU-s.  VCs: v1 = {a, b}, v2 = {c, d}. */
+Test(report, tenants_and_fairness_by_hand, .fini = tu_tmp_cleanup)
+{
+    tu_tmp_file("t.csv", "job_id,submit_time,num_gpus,duration,user,vc\n"
+                "a,0,1,10,u1,v1\nb,0,1,20,u2,v1\nc,1,2,5,u3,v2\nd,2,1,7,u1,v2\n");
+    tu_tmp_file("c.yaml", "gpu_types: [{name: V100, memory_gb: 32}]\n"
+                "nodes: [{count: 1, gpus: 2, gpu_type: V100}]\n");
+    tu_tmp_file("s.yaml", "policies: [fifo]\ntraces: [t.csv]\nclusters: [c.yaml]\n"
+                "seeds: [1, 2]\n");
+    cr_assert_eq(tu_dlsim("sweep s.yaml --out sw --quiet"), 0, "%s", tu_out);
+    cr_assert_eq(tu_sh("$DLSIM report sw --format html"), 0, "%s", tu_out);
+    char *md = tu_slurp(tu_tmp_path("sw/report.md"), NULL);
+    cr_expect(strstr(md, "| Jain (users) | worst user slowdown | Jain (VCs) | "
+                     "worst VC slowdown |"), "%s", md);
+    cr_expect(strstr(md, "| 0.7659 ± 0.0000 [0.7659, 0.7659] | 4.800 ± 0.000 "
+                     "[4.800, 4.800] |"), "%s", md);
+    /* most GPU-hours first: u2 (20 GPU-s), u1 (17), u3 (10) */
+    const char *u2 = strstr(md, "| u2 | 1 | 1 | – | 0.005556 | 0.005556 | 0 | 0 | "
+                            "1 | 0.005556 |");
+    const char *u1 = strstr(md, "| u1 | 2 | 2 | – | 0.005556 | 0.008333 | 0.003194 "
+                            "| 0.006389 | 2.643 | 0.004722 |");
+    const char *u3 = strstr(md, "| u3 | 1 | 1 | – | 0.006667 | 0.006667 | 0.005278 "
+                            "| 0.005278 | 4.8 | 0.002778 |");
+    cr_expect(u2 && u1 && u3 && u2 < u1 && u1 < u3, "%s", md);
+    cr_expect(strstr(md, "fifo, seed 1: 2 VCs"), "%s", md);
+    cr_expect(strstr(md, "| v2 | 2 | 2 | – | 0.0075 |"), "%s", md);
+    free(md);
+    char *html = tu_slurp(tu_tmp_path("sw/report.html"), NULL);
+    cr_expect(strstr(html, "<table class=\"tenants\" data-kind=\"users\" "
+                     "data-policy=\"fifo\">"), "users table");
+    /* summary.json's six decimals of 37/14: 2.642857 */
+    cr_expect(strstr(html, "<td data-col=\"mean_slowdown\" data-value=\""
+                     "2.64285"), "u1's mean slowdown 37/14");
+    cr_expect(strstr(html, "data-metric=\"fairness_jain_user_slowdown\" "
+                     "data-mean=\"0.76586"), "the fairness column");
+    cr_expect(strstr(html, "Fairness over users (Jain) per policy"), "its figure");
+    free(html);
+    /* without users or VCs: no fairness columns, no tenant tables */
+    tu_tmp_file("t2.csv", "job_id,submit_time,num_gpus,duration\na,0,1,10\n");
+    cr_assert_eq(tu_dlsim("run --trace t2.csv --cluster c.yaml --out r --quiet"), 0);
+    cr_assert_eq(tu_sh("$DLSIM report r --format html"), 0, "%s", tu_out);
+    md = tu_slurp(tu_tmp_path("r/report.md"), NULL);
+    cr_expect_null(strstr(md, "Jain"), "%s", md);
+    cr_expect_null(strstr(md, "Tenants"), "%s", md);
+    free(md);
+}
+
 Test(report, two_loads_draw_metric_versus_load, .fini = tu_tmp_cleanup)
 {
     hand_sweep("sw", "0.5", 2);     /* loads 0.5 and 1 */

@@ -48,6 +48,13 @@
  * demo directory (DIR/<policy>/summary.json ...) is read as a sweep of
  * its runs in name order.
  *
+ * Tenants: summary.json's users and vcs lists (summary.csv: one field of
+ * compact JSON each), per setting a table per policy of its smallest
+ * seed, most GPU-hours first, at most RPT_TENANT_ROWS rows.  The fairness
+ * metrics (Jain's index over tenants' mean slowdowns, the worst of them)
+ * are columns and, for users, bar charts, shown only where some run has
+ * a value (met[].sparse).
+ *
  * Outputs.  The gnuplot script (report.gp, self-contained: data blocks
  * inline) and its SVGs go into a fresh temporary directory (or --plots
  * PDIR, kept); gnuplot runs there with LC_ALL=C and HOME pointing at it
@@ -90,7 +97,8 @@ enum { RPT_FHTML = 1, RPT_FSVG = 2, RPT_FPDF = 4, RPT_FPNG = 8 };
 
 enum {
     M_QOS, M_UALLOC, M_UEFF, M_UUSE, M_UALLOC_W, M_UEFF_W, M_UUSE_W,
-    M_MAKESPAN, M_FLOOR, M_WAIT, M_P99WAIT, M_JCT, NMET
+    M_MAKESPAN, M_FLOOR, M_WAIT, M_P99WAIT, M_JCT, M_JAIN, M_WORST,
+    M_JAIN_VC, M_WORST_VC, NMET
 };
 
 /* The metrics, in table order.  The seven "need" columns every summary
@@ -107,35 +115,50 @@ static const struct metric {
     bool need;                  /* a required column */
     bool nullable;              /* may be empty (null) in a run */
     bool bars;                  /* a bar chart (and versus-load curves) */
+    bool sparse;                /* shown only where some run has a value
+                                   (the fairness figures: null without
+                                   users or VCs) */
 } met[NMET] = {
     { "qos_guarantee_rate", "qos", "QoS guarantee rate", "QoS rate",
       "QoS guarantee rate (fraction of QoS jobs)", "fraction", 1, true, true,
-      true },
+      true, false },
     { "gpu_util_alloc", "util_alloc", "Allocated GPU utilization", "util alloc",
-      "allocated GPU utilization (fraction)", "fraction", 1, true, false, true },
+      "allocated GPU utilization (fraction)", "fraction", 1, true, false, true, false },
     { "gpu_util_effective", "util_eff", "Effective GPU utilization", "util eff",
-      "effective GPU utilization (fraction)", "fraction", 1, true, false, true },
+      "effective GPU utilization (fraction)", "fraction", 1, true, false, true, false },
     { "gpu_util_useful", "util_useful", "Useful GPU utilization", "util useful",
-      "useful GPU utilization (fraction)", "fraction", 1, false, false, true },
+      "useful GPU utilization (fraction)", "fraction", 1, false, false, true, false },
     { "gpu_util_alloc_window", "util_alloc_w", "Allocated GPU utilization, "
       "arrival window", "alloc (window)", "allocated utilization, arrival window "
-      "(fraction)", "fraction", 1, false, true, false },
+      "(fraction)", "fraction", 1, false, true, false, false },
     { "gpu_util_effective_window", "util_eff_w", "Effective GPU utilization, "
       "arrival window", "eff (window)", "effective utilization, arrival window "
-      "(fraction)", "fraction", 1, false, true, false },
+      "(fraction)", "fraction", 1, false, true, false, false },
     { "gpu_util_useful_window", "util_useful_w", "Useful GPU utilization, "
       "arrival window", "useful (window)", "useful utilization, arrival window "
-      "(fraction)", "fraction", 1, false, true, false },
+      "(fraction)", "fraction", 1, false, true, false, false },
     { "makespan", "makespan", "Makespan (hours)", "makespan (h)",
-      "makespan (hours)", "hours", 1.0 / 3600, true, false, true },
+      "makespan (hours)", "hours", 1.0 / 3600, true, false, true, false },
     { "makespan_floor", "makespan_floor", "Makespan floor (hours)", "floor (h)",
-      "makespan floor (hours)", "hours", 1.0 / 3600, false, false, false },
+      "makespan floor (hours)", "hours", 1.0 / 3600, false, false, false, false },
     { "avg_wait", "avg_wait", "Mean wait (hours)", "mean wait (h)",
-      "mean wait (hours)", "hours", 1.0 / 3600, true, true, true },
+      "mean wait (hours)", "hours", 1.0 / 3600, true, true, true, false },
     { "p99_wait", "p99_wait", "p99 wait (hours)", "p99 wait (h)",
-      "p99 wait (hours)", "hours", 1.0 / 3600, true, true, true },
+      "p99 wait (hours)", "hours", 1.0 / 3600, true, true, true, false },
     { "avg_jct", "avg_jct", "Mean JCT (hours)", "mean JCT (h)",
-      "mean JCT (hours)", "hours", 1.0 / 3600, true, true, true },
+      "mean JCT (hours)", "hours", 1.0 / 3600, true, true, true, false },
+    { "fairness_jain_user_slowdown", "jain_user", "Fairness over users (Jain)",
+      "Jain (users)", "Jain's index over users' mean slowdown (1 = equal)",
+      "index", 1, false, true, true, true },
+    { "worst_user_slowdown", "worst_user", "Worst user's mean slowdown",
+      "worst user slowdown", "worst user's mean slowdown (JCT / run time alone)",
+      "ratio", 1, false, true, true, true },
+    { "fairness_jain_vc_slowdown", "jain_vc", "Fairness over VCs (Jain)",
+      "Jain (VCs)", "Jain's index over VCs' mean slowdown (1 = equal)",
+      "index", 1, false, true, false, true },
+    { "worst_vc_slowdown", "worst_vc", "Worst VC's mean slowdown",
+      "worst VC slowdown", "worst VC's mean slowdown (JCT / run time alone)",
+      "ratio", 1, false, true, false, true },
 };
 
 /* A comparison whose every makespan lies within this factor of its floor
@@ -154,6 +177,33 @@ static const char *const colour[] = {
 
 /* ------------------------------------------------------------ state */
 
+/* One tenant (user or VC) of a run, as summary.json's users / vcs list
+ * it; NaN: null or absent. */
+enum { T_JOBS, T_FIN, T_QOS, T_AJCT, T_PJCT, T_AWAIT, T_PWAIT, T_SLOW, T_GPUH,
+       NTCOL };
+static const struct tcol {
+    const char *key, *head;
+    double scale;               /* stored -> shown */
+    int decimals;
+} tcol[NTCOL] = {
+    { "jobs", "jobs", 1, 0 }, { "jobs_finished", "finished", 1, 0 },
+    { "qos_guarantee_rate", "QoS rate", 1, 3 },
+    { "avg_jct", "mean JCT (h)", 1.0 / 3600, 3 },
+    { "p99_jct", "p99 JCT (h)", 1.0 / 3600, 3 },
+    { "avg_wait", "mean wait (h)", 1.0 / 3600, 3 },
+    { "p99_wait", "p99 wait (h)", 1.0 / 3600, 3 },
+    { "mean_slowdown", "mean slowdown", 1, 3 },
+    { "gpu_hours", "GPU-hours", 1, 2 },
+};
+struct tenant {
+    const char *name;
+    double v[NTCOL];
+};
+enum { TEN_USER, TEN_VC, NTEN };
+static const char *const ten_key[NTEN] = { "users", "vcs" };
+#define RPT_TENANT_ROWS 20      /* tenants listed per table, most GPU-hours
+                                   first */
+
 struct run {
     const char *id, *scenario, *policy, *trace, *cluster, *models, *seed;
     const char *error, *load_text, *dir;
@@ -162,6 +212,8 @@ struct run {
     long line, col;             /* of run_id in summary.csv */
     double v[NMET];             /* in shown units; NaN = none */
     uint32_t pol, set, grp;
+    struct tenant *ten[NTEN];   /* users, VCs (arena) */
+    uint32_t nten[NTEN];
 };
 
 struct cell {                   /* one policy in one group */
@@ -405,15 +457,51 @@ static int unique_ids(struct rpt *R, const char *path)
     return rc;
 }
 
+/* A run's tenants from summary.json's users or vcs value v (an array of
+ * objects; null or absent: none).  Errors are located at (line, col) of
+ * file, offset by the value's own position (a summary.csv field). */
+static int read_tenants(struct rpt *R, struct run *r, int k,
+                        const struct dl_json *v, const char *file, long line,
+                        long col)
+{
+    r->nten[k] = 0;
+    if (!v || v->type == DL_JSON_NULL)
+        return 0;
+    /* a file's own positions, or the field's plus the value's within it */
+#define TLINE(x) (line ? line + (x)->line - 1 : (x)->line)
+#define TCOL(x) (line && (x)->line == 1 ? col + (x)->col - 1 : (x)->col)
+    if (v->type != DL_JSON_ARRAY)
+        return dl_fail(R->err, file, TLINE(v), TCOL(v),
+                       "'%s': expected an array of tenants", ten_key[k]);
+    r->ten[k] = arena_alloc(R->a, (v->n ? v->n : 1) * sizeof *r->ten[k]);
+    for (uint32_t i = 0; i < v->n; i++) {
+        const struct dl_json *o = &v->kid[i], *nm = dl_json_get(o, "name");
+        if (o->type != DL_JSON_OBJECT || !nm || nm->type != DL_JSON_STRING)
+            return dl_fail(R->err, file, TLINE(o), TCOL(o),
+                           "'%s'[%u]: expected an object with a name",
+                           ten_key[k], i);
+        struct tenant *t = &r->ten[k][r->nten[k]++];
+        t->name = adup(R, nm->str);
+        for (int c = 0; c < NTCOL; c++) {
+            const struct dl_json *x = dl_json_get(o, tcol[c].key);
+            t->v[c] = x && x->type == DL_JSON_NUMBER ? x->num * tcol[c].scale
+                                                       : NAN;
+        }
+    }
+#undef TLINE
+#undef TCOL
+    return 0;
+}
+
 static int load_sweep(struct rpt *R, const char *path)
 {
     /* the columns: run_id, policy, status, the metrics (required as
      * met[] says), then the optional coordinates */
     enum { I_ID, I_POL, I_STATUS, I_MET, I_SCEN = I_MET + NMET, I_TRACE,
-           I_CLU, I_MODELS, I_LOAD, I_SEED, I_ERROR, I_N };
+           I_CLU, I_MODELS, I_LOAD, I_SEED, I_ERROR, I_USERS, I_VCS, I_N };
     const char *names[I_N] = { "run_id", "policy", "status",
         [I_SCEN] = "scenario", "trace", "cluster", "models", "load", "seed",
-        "error" };
+        "error", "users", "vcs" };
     bool req[I_N] = { true, true, true };
     int idx[I_N];
     for (int m = 0; m < NMET; m++) {
@@ -505,6 +593,23 @@ static int load_sweep(struct rpt *R, const char *path)
                          dl_csv_fld(&c, i_met[M_QOS]));
             break;
         }
+        /* users and vcs: one field of compact JSON each */
+        for (int k = 0; k < NTEN && !rc; k++) {
+            int i = idx[I_USERS + k];
+            const char *txt = dl_csv_fld(&c, i);
+            if (i < 0 || !*txt)
+                continue;
+            struct dl_json_doc d;
+            if (dl_json_parse(path, txt, strlen(txt), &d, R->err)) {
+                rc = dl_fail(R->err, path, c.fline[i], c.fcol[i],
+                             "column '%s': not JSON", ten_key[k]);
+                break;
+            }
+            rc = read_tenants(R, r, k, d.root, path, c.fline[i], c.fcol[i]);
+            dl_json_free(&d);
+        }
+        if (rc)
+            break;
     }
     if (!rc && !R->nrun)
         rc = dl_fail(R->err, path, c.line, 0, "no runs to report");
@@ -594,6 +699,8 @@ static int load_json_run(struct rpt *R, const char *path, const char *id,
                                            &r->v[m], met[m].nullable)))
                 r->v[m] *= met[m].scale;
         }
+    for (int k = 0; k < NTEN && !rc; k++)
+        rc = read_tenants(R, r, k, dl_json_get(o, ten_key[k]), path, 0, 0);
     if (!rc && r->v[M_QOS] > 1) {      /* as summary.csv's rows */
         const struct dl_json *v = dl_json_get(o, met[M_QOS].col);
         rc = dl_fail(R->err, path, v->line, v->col, "'%s': above 1: %.17g",
@@ -669,6 +776,13 @@ static int cmp_seed(const char *a, const char *b)
 
 static void build_groups(struct rpt *R)
 {
+    for (int m = 0; m < NMET; m++) {
+        bool any = false;
+        for (size_t i = 0; i < R->nrun && met[m].sparse && !any; i++)
+            any = !R->run[i].failed && !isnan(R->run[i].v[m]);
+        if (met[m].sparse)
+            R->has[m] &= any;
+    }
     /* policies and settings in order of first appearance */
     for (size_t i = 0; i < R->nrun; i++) {
         struct run *r = &R->run[i];
@@ -2248,6 +2362,144 @@ static void claims_html(FILE *f, const char *md)
         fputs("</table></div>\n", f);
 }
 
+/* ------------------------------------------------------------ tenants */
+
+static const struct tenant *ten_sort_base;
+
+/* Most GPU-hours first (none last), then by name. */
+static int cmp_tenant(const void *a, const void *b)
+{
+    const struct tenant *x = &ten_sort_base[*(const uint32_t *)a];
+    const struct tenant *y = &ten_sort_base[*(const uint32_t *)b];
+    double gx = x->v[T_GPUH], gy = y->v[T_GPUH];
+    if (isnan(gx) != isnan(gy))
+        return isnan(gx) ? 1 : -1;
+    if (!isnan(gx) && gx != gy)
+        return gx > gy ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* The tenants of kind k of run r in table order, at most
+ * RPT_TENANT_ROWS of them, into ord (malloc'd); returns how many. */
+static uint32_t tenant_order(const struct run *r, int k, uint32_t **ord)
+{
+    uint32_t n = r->nten[k];
+    *ord = xmalloc((n ? n : 1) * sizeof **ord);
+    for (uint32_t i = 0; i < n; i++)
+        (*ord)[i] = i;
+    ten_sort_base = r->ten[k];
+    qsort(*ord, n, sizeof **ord, cmp_tenant);
+    return n < RPT_TENANT_ROWS ? n : RPT_TENANT_ROWS;
+}
+
+/* A tenant's figure: counts whole, others to 4 significant digits. */
+static void fmt_tenant(char *b, size_t n, double x, int d)
+{
+    if (isnan(x))
+        snprintf(b, n, "–");
+    else if (!d || fabs(x) >= 1e4)
+        snprintf(b, n, "%.0f", x);
+    else
+        snprintf(b, n, "%.4g", x);
+}
+
+static const char tenant_legend[] =
+    "Per tenant, for each policy its run of the smallest seed at the "
+    "setting's reference load, the tenants with the most GPU-hours first: "
+    "jobs, finished jobs, QoS rate, mean and p99 JCT and wait (hours), "
+    "mean slowdown (JCT over the run time alone on the job's first GPU "
+    "type) and GPU-hours held.  The fairness figures (Jain's index over "
+    "the tenants' mean slowdowns, and the worst of them) are columns of "
+    "the tables above.";
+
+/* Whether setting st has a run with tenants. */
+static bool has_tenants(const struct rpt *R, uint32_t st)
+{
+    for (size_t i = 0; i < R->nrun; i++) {
+        const struct run *r = &R->run[i];
+        if (r->grp == R->set[st].ref && !r->failed &&
+            (r->nten[TEN_USER] || r->nten[TEN_VC]))
+            return true;
+    }
+    return false;
+}
+
+/* Setting st's tenant tables, HTML (html) or Markdown. */
+static void write_tenants(const struct rpt *R, FILE *f, uint32_t st, bool html)
+{
+    if (!has_tenants(R, st))
+        return;
+    uint32_t g = R->set[st].ref;
+    if (html)
+        fprintf(f, "<h3 id=\"tenants-%u\">Tenants</h3>\n<p>%s</p>\n", st,
+                tenant_legend);
+    else
+        fprintf(f, "\n#### Tenants\n\n%s\n", tenant_legend);
+    static const char *const kind_name[NTEN] = { "user", "VC" };
+    for (uint32_t p = 0; p < R->npol; p++) {
+        const struct run *r = smallest_seed(R, g, p);
+        if (!r)
+            continue;
+        for (int k = 0; k < NTEN; k++) {
+            if (!r->nten[k])
+                continue;
+            uint32_t *ord, n = tenant_order(r, k, &ord);
+            if (html) {
+                fputs("<p><b>", f);
+                html_esc(f, R->pol[p]);
+                fprintf(f, "</b>, seed ");
+                html_esc(f, r->seed);
+                fprintf(f, ": %u %s%s</p>\n<table class=\"tenants\" "
+                        "data-kind=\"%s\" data-policy=\"", r->nten[k],
+                        kind_name[k], r->nten[k] == 1 ? "" : "s", ten_key[k]);
+                html_esc(f, R->pol[p]);
+                fprintf(f, "\">\n<tr><th>%s</th>", kind_name[k]);
+                for (int c = 0; c < NTCOL; c++)
+                    fprintf(f, "<th>%s</th>", tcol[c].head);
+                fputs("</tr>\n", f);
+            } else {
+                fputs("\n", f);
+                md_esc(f, R->pol[p]);
+                fprintf(f, ", seed %s: %u %s%s\n\n| %s |", r->seed, r->nten[k],
+                        kind_name[k], r->nten[k] == 1 ? "" : "s", kind_name[k]);
+                for (int c = 0; c < NTCOL; c++)
+                    fprintf(f, " %s |", tcol[c].head);
+                fputs("\n| :--- |", f);
+                for (int c = 0; c < NTCOL; c++)
+                    fputs(" ---: |", f);
+                fputs("\n", f);
+            }
+            for (uint32_t i = 0; i < n; i++) {
+                const struct tenant *t = &r->ten[k][ord[i]];
+                fputs(html ? "<tr><td>" : "| ", f);
+                (html ? html_esc : md_esc)(f, t->name);
+                fputs(html ? "</td>" : " |", f);
+                for (int c = 0; c < NTCOL; c++) {
+                    char b[64];
+                    fmt_tenant(b, sizeof b, t->v[c], tcol[c].decimals);
+                    if (!html)
+                        fprintf(f, " %s |", b);
+                    else if (isnan(t->v[c]))
+                        fprintf(f, "<td data-col=\"%s\">%s</td>", tcol[c].key, b);
+                    else
+                        fprintf(f, "<td data-col=\"%s\" data-value=\"%.17g\">"
+                                "%s</td>", tcol[c].key, t->v[c], b);
+                }
+                fputs(html ? "</tr>\n" : "\n", f);
+            }
+            if (html)
+                fputs("</table>\n", f);
+            if (r->nten[k] > n)
+                fprintf(f, html ? "<p>… and %u more (the run's summary.json "
+                                  "lists all).</p>\n"
+                                : "\n… and %u more (the run's summary.json "
+                                  "lists all).\n",
+                        r->nten[k] - n);
+            free(ord);
+        }
+    }
+}
+
 static void write_md(const struct rpt *R, FILE *f)
 {
     fprintf(f, "# dlsim report: %s\n\n", R->name);
@@ -2307,6 +2559,16 @@ static void write_md(const struct rpt *R, FILE *f)
                     fprintf(f, " %u | %u |\n", c->ok, c->failed);
             }
         }
+    }
+    for (uint32_t st = 0; st < R->nset; st++) {
+        if (!has_tenants(R, st))
+            continue;
+        char lab[512];
+        setting_label(R, st, lab, sizeof lab);
+        fputs("\n### Setting: ", f);
+        md_esc(f, lab);
+        fputs("\n", f);
+        write_tenants(R, f, st, false);
     }
 }
 
@@ -2540,6 +2802,7 @@ static int write_html(const struct rpt *R, FILE *f)
             return rc;
         if (!any)
             fputs("<p>No job-level figures (see the notes).</p>\n", f);
+        write_tenants(R, f, st, true);
     }
     fprintf(f, "<h2 id=\"tables\">All tables</h2>\n<p>%s The same %s in "
             "report.md.</p>\n", R->sweep ? stat_legend : "Times in hours; –: no "
