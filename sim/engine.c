@@ -540,8 +540,11 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
                         pn, tj->id);
         nshared += e->nocc[g] > 0;
     }
-    /* preempted and restarted within one instant: the preemption is undone */
-    bool undo = r->preempted_at == e->now;
+    /* preempted and restarted within one instant on the same GPUs: the
+     * preemption is undone.  On other GPUs the job moved (a checkpoint and
+     * a restore elsewhere): that is a preemption, counted and paid. */
+    bool undo = r->preempted_at == e->now && r->ngpus == n &&
+                !memcmp(r->gpus, gpus, n * sizeof *gpus);
     bool spread = n > 1 && clu_spread(e->clu, type, gpus, n);
     double base = mdl_perf_rate_n(e->perf, j, type, n, spread);
     double rate = base * (nshared ? shr_factor(e, j, type, gpus, n) : 1);

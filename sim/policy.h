@@ -212,9 +212,10 @@ static inline int pol_colocate(struct pol_ctx *x, uint32_t job,
 /* Stops running job and returns it to the QUEUED state (the policy queues
  * it again itself: no enqueue hook runs); extra_work (reference-GPU us) is
  * added to its remaining work (checkpoint/restore cost).  Within one
- * instant, actions cancel out: a job preempted and restarted counts no
- * preemption and pays no cost, and a job started and then preempted was
- * never started (no cost, no count, no start time). */
+ * instant, actions cancel out: a job preempted and restarted on the same
+ * GPUs counts no preemption and pays no cost, and a job started and then
+ * preempted was never started (no cost, no count, no start time).  One
+ * restarted on other GPUs moved: a preemption, counted and paid. */
 static inline int pol_preempt(struct pol_ctx *x, uint32_t job, double extra_work)
 {
     return x->svc->preempt(x, job, extra_work);

@@ -580,6 +580,57 @@ Test(golden, no_hook_runs_inside_schedule)
     clu_free(&c);
 }
 
+/* ---- preempt and restart within one instant ------------------------ */
+
+/* A test policy: at 0 starts a (10 s) on GPU 0 of 2; at 3 s preempts it
+ * (cost 1 s) and restarts it at once on GPU mv_gpu.  On GPU 0 nothing
+ * happened: no preemption, no cost, a ends at 10.  On GPU 1 it moved: a
+ * preemption, its cost paid (11 s), and its first placement stays GPU 0. */
+static uint32_t mv_gpu;
+
+static void mv_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
+{
+    (void)st;
+    const uint32_t g0[1] = { 0 }, gm[1] = { mv_gpu };
+    if (v->now == 0) {
+        cr_assert_eq(pol_start(x, 0, g0), 0);
+        pol_wake(x, US(3));
+    } else if (v->now == US(3)) {
+        cr_assert_eq(pol_preempt(x, 0, (double)US(1)), 0);
+        cr_assert_eq(pol_start(x, 0, gm), 0);
+    }
+}
+
+static const struct policy move_policy = {
+    .name = "move-test", .summary = "", .blocking = "",
+    .create = rc_create, .destroy = rc_destroy, .enqueue = rc_enqueue,
+    .schedule = mv_schedule,
+};
+
+Test(golden, restart_in_the_same_instant_elsewhere_is_a_preemption)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,1,10\n");
+    tu_simple_cluster(&c, 1, 2);
+    for (mv_gpu = 0; mv_gpu < 2; mv_gpu++) {
+        struct dl_error err = { 0 };
+        struct eng_opts o = { .policy = "move-test", .pol = &move_policy,
+                              .check = true };
+        struct eng *e = tu_eng_new(&t, &c, &o, &err);
+        cr_assert(e);
+        cr_assert_eq(eng_run(e), 0, "%s", e->fail_msg);
+        const struct job_rt *r = &e->rt[0];
+        cr_expect_eq(r->preemptions, mv_gpu, "moved to GPU %u", mv_gpu);
+        cr_expect_eq(r->finish, US(mv_gpu ? 11 : 10));
+        cr_expect_eq(r->first_start, 0);
+        cr_expect_eq(r->gpus[0], mv_gpu);
+        eng_free(e);
+    }
+    trc_free(&t);
+    clu_free(&c);
+}
+
 /* ---- pol_resize: validated like every action, applied exactly ------ */
 
 /* A test policy: at 0 starts job 0 (4 GPUs asked) on GPUs 0-1 of node n0
