@@ -421,6 +421,57 @@ Test(cli, models_on_a_trace_without_models_warns)
     cr_expect(!tu_tmp_exists("s"));
 }
 
+/* A gzip input with bytes after its last member, read by a reader that
+ * has no diag of its own (the cluster file, a models file's pairs): a
+ * warning of the run like any other, in summary.json, an error under
+ * --strict; and in a sweep, in each run's summary.json, and bad input
+ * for a strict scenario before anything runs. */
+Test(cli, trailing_gzip_bytes_of_every_input_warn)
+{
+    tu_tmp_file("t.csv", good_trace);
+    tu_tmp_file("c.yaml", good_cluster);
+    tu_tmp_file("p.csv", "gpu_type,job_a,job_b,rate_a,rate_b\n"
+                "V100,a,b,0.6,0.6\n");
+    cr_assert_eq(tu_sh("gzip -c c.yaml > cz.yaml.gz && echo junk >> cz.yaml.gz && "
+                       "gzip -c p.csv > p.csv.gz && echo junk >> p.csv.gz"), 0);
+    char models[4200], cwd[4096];     /* the test runs in tests/ */
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(models, sizeof models, "kind: models\nzoo: %s/../models\n"
+             "pairs: p.csv.gz\n", cwd);
+    tu_tmp_file("m.yaml", models);
+    static const char *const runs[] = {
+        "--cluster cz.yaml.gz", "--cluster c.yaml --models m.yaml" };
+    static const char *const file[] = { "cz.yaml.gz", "p.csv.gz" };
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(tu_dlsim("run --trace t.csv %s --out o%d --quiet", runs[i], i),
+                     0, "%s", tu_out);
+        cr_expect(strstr(tu_out, "5 bytes after the last gzip member"), "%s", tu_out);
+        char path[32];
+        snprintf(path, sizeof path, "o%d/summary.json", i);
+        char *js = tu_slurp(tu_tmp_path(path), NULL);
+        char want[128];
+        snprintf(want, sizeof want, "\"%s: warning: 5 bytes after the last gzip "
+                 "member", file[i]);
+        cr_expect(strstr(js, want), "%s", js);
+        free(js);
+        cr_expect_eq(tu_dlsim("run --trace t.csv %s --out s%d --strict", runs[i], i),
+                     2, "%s", tu_out);
+        snprintf(path, sizeof path, "s%d", i);
+        cr_expect(!tu_tmp_exists(path));
+    }
+    tu_tmp_file("sw.yaml", "policies: [fifo]\ntraces: [t.csv]\n"
+                "clusters: [cz.yaml.gz]\nseeds: [1]\n");
+    cr_assert_eq(tu_dlsim("sweep sw.yaml --out sw --quiet"), 0, "%s", tu_out);
+    cr_expect_eq(tu_sh("grep -l '5 bytes after the last gzip member' "
+                       "sw/runs/*/summary.json | wc -l"), 0);
+    cr_expect_str_eq(tu_out, "1\n");
+    tu_tmp_file("st.yaml", "policies: [fifo]\ntraces: [t.csv]\n"
+                "clusters: [cz.yaml.gz]\nseeds: [1]\nstrict: true\n");
+    cr_expect_eq(tu_dlsim("sweep st.yaml --out st --quiet"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "is strict: cluster 'cz.yaml.gz' gave 1 warning"),
+              "%s", tu_out);
+}
+
 /* --load X holds under --models: the run's summary.json records offered
  * load X, measured as trace stats --models measures it, for every seed. */
 Test(cli, load_holds_under_models)

@@ -34,8 +34,22 @@ void api_set_host(const struct dlsim_py *py)
     host = py;
 }
 
+static int run_inputs(const struct api_run *r, struct sim_result *res,
+                      double *factor, double *cpu_read, struct dl_error *err);
+
+/* The readers without a diag of their own (model files, the cluster file,
+ * a quota file: a gzip file's trailing bytes) warn through the run's. */
 int api_run(const struct api_run *r, struct sim_result *res, double *factor,
             double *cpu_read, struct dl_error *err)
+{
+    struct dl_diag *prev = dl_in_set_diag(r->o.diag);
+    int rc = run_inputs(r, res, factor, cpu_read, err);
+    dl_in_set_diag(prev);
+    return rc;
+}
+
+static int run_inputs(const struct api_run *r, struct sim_result *res,
+                      double *factor, double *cpu_read, struct dl_error *err)
 {
     struct eng_opts o = r->o;
     struct policy shim;

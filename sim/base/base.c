@@ -428,12 +428,29 @@ uint64_t dl_in_trailing(const struct dl_in *in)
     return in->trailing;
 }
 
+/* where readers without a struct dl_diag of their own send warnings */
+static struct dl_diag *in_sink;
+
+struct dl_diag *dl_in_set_diag(struct dl_diag *d)
+{
+    struct dl_diag *prev = in_sink;
+    in_sink = d;
+    return prev;
+}
+
 void dl_in_warn_trailing(const char *path, const struct dl_in *in)
 {
-    if (in->trailing)
-        fprintf(stderr, "%s: warning: %llu bytes after the last gzip member "
-                "are not gzip data and were not read (rows appended to a "
-                ".gz file?)\n", path, (unsigned long long)in->trailing);
+    if (!in->trailing)
+        return;
+    static const char fmt[] = "%s: warning: %llu bytes after the last gzip "
+        "member are not gzip data and were not read (rows appended to a "
+        ".gz file?)";
+    if (in_sink)
+        dl_warn(in_sink, fmt, path, (unsigned long long)in->trailing);
+    else {
+        fprintf(stderr, fmt, path, (unsigned long long)in->trailing);
+        fputc('\n', stderr);
+    }
 }
 
 void dl_in_close(struct dl_in *in)

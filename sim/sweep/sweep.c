@@ -1269,19 +1269,30 @@ int swp_validate(struct swp_spec *s, FILE *msgs, struct dl_error *err)
         memset(&sub, 0, sizeof sub);
         it->models = xcalloc(1, sizeof *it->models);
         mdl_spec_init(it->models);
+        /* the readers' warnings (a gzip file's trailing bytes) are kept
+         * for every run of it, as a trace's are */
+        it->diag = xmalloc(sizeof *it->diag);
+        dl_diag_init(it->diag, msgs, false);
+        struct dl_diag *prev = dl_in_set_diag(it->diag);
         for (uint32_t a = 0; a < it->nargs && !rc; a++)
             rc = mdl_spec_add(it->models, it->args[a], &sub);
         if (!rc)
             rc = mdl_spec_finish(it->models, &sub);
+        dl_in_set_diag(prev);
         if (rc)
             rc = fail_at(s, it, msgs, &sub, err, "models");
     }
     for (uint32_t i = 0; i < s->nitems[SWP_CLUSTER] && !rc; i++) {
         struct swp_item *it = &s->items[SWP_CLUSTER][i];
         memset(&sub, 0, sizeof sub);
+        it->diag = xmalloc(sizeof *it->diag);
+        dl_diag_init(it->diag, msgs, false);
+        struct dl_diag *prev = dl_in_set_diag(it->diag);
+        int lr = it->path ? cfg_load_cluster(it->path, &it->clu, &sub) : 0;
+        dl_in_set_diag(prev);
         if (!it->path)
             clu_builtin_demo(&it->clu);
-        else if (cfg_load_cluster(it->path, &it->clu, &sub)) {
+        else if (lr) {
             rc = fail_at(s, it, msgs, &sub, err, "cluster");
             break;
         }
@@ -1305,16 +1316,21 @@ int swp_validate(struct swp_spec *s, FILE *msgs, struct dl_error *err)
         }
         it->loaded = true;
     }
-    /* a strict scenario cannot run a trace that warned: every run of it
+    /* a strict scenario cannot run an input that warned: every run of it
      * would fail the same way, so that is bad input now */
+    static const int warned_axes[] = { SWP_TRACE, SWP_CLUSTER, SWP_MODELS };
+    static const char *const warned_name[] = { "trace", "cluster", "models" };
     for (uint32_t c = 0; c < s->nsc && !rc; c++)
-        for (uint32_t t = 0; t < s->sc[c].n[SWP_TRACE] && !rc && s->sc[c].strict; t++) {
-            const struct swp_item *ti = &s->items[SWP_TRACE][s->sc[c].v[SWP_TRACE][t]];
-            if (ti->diag && ti->diag->n)
-                rc = dl_fail(err, s->file, ti->line, ti->col, "scenario '%s' is "
-                             "strict: trace '%s' gave %u warning%s (above)",
-                             s->sc[c].name, ti->text, ti->diag->n,
-                             ti->diag->n == 1 ? "" : "s");
+        for (size_t a = 0; a < 3 && !rc && s->sc[c].strict; a++) {
+            int k = warned_axes[a];
+            for (uint32_t t = 0; t < s->sc[c].n[k] && !rc; t++) {
+                const struct swp_item *ti = &s->items[k][s->sc[c].v[k][t]];
+                if (ti->diag && ti->diag->n)
+                    rc = dl_fail(err, s->file, ti->line, ti->col, "scenario '%s' "
+                                 "is strict: %s '%s' gave %u warning%s (above)",
+                                 s->sc[c].name, warned_name[a], ti->text,
+                                 ti->diag->n, DL_PLURAL(ti->diag->n));
+            }
         }
     if (!rc)
         rc = check_gen(s, msgs, err);
@@ -1456,11 +1472,17 @@ int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir)
     struct dl_error err = { 0 };
     struct dl_diag diag;
     dl_diag_init(&diag, stderr, sc->strict);
-    /* the warnings of loading the trace, which the parent did once */
-    if (ti->diag) {
-        for (uint32_t k = 0; k < ti->diag->nkept; k++)
-            dl_warn(&diag, "%s", ti->diag->kept[k]);
-        diag.n += ti->diag->n - ti->diag->nkept;
+    /* the warnings of loading the trace, the cluster and the models,
+     * which the parent did once */
+    const struct swp_item *from[] = { ti, ci,
+                                      &s->items[SWP_MODELS][r->ax[SWP_MODELS]] };
+    for (size_t f = 0; f < sizeof from / sizeof *from; f++) {
+        const struct dl_diag *d = from[f]->diag;
+        if (!d)
+            continue;
+        for (uint32_t k = 0; k < d->nkept; k++)
+            dl_warn(&diag, "%s", d->kept[k]);
+        diag.n += d->n - d->nkept;
     }
     /* this process is a forked child: its copy of the trace is its own;
      * a generated workload is read from the file the parent wrote */
@@ -1506,7 +1528,9 @@ int swp_exec(struct swp_spec *s, uint32_t i, const char *tmpdir)
         dl_error_print(&err, stderr);
         rc = SWP_EXIT_RETRY;
     } else {
+        struct dl_diag *prev = dl_in_set_diag(&diag);    /* a quota file */
         rc = run_parsed(tr, &ci->clu, &o, &pv, tmpdir, &io);
+        dl_in_set_diag(prev);
         if (rc && io)
             rc = SWP_EXIT_RETRY;
     }
