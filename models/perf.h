@@ -118,6 +118,11 @@ void mdl_zoo_free(struct mdl_zoo *z);
  * long for buf). */
 int mdl_zoo_default_dir(char *buf, size_t n);
 
+/* The default zoo's model names (its families, first spelling each),
+ * comma-joined (malloc'd): what `--models zoo` of a generator means.
+ * NULL with err when no zoo is found or it cannot be read. */
+char *mdl_zoo_names(struct dl_error *err);
+
 /* A model by name ("resnet50"), or by name and batch ("resnet50@64").
  * Without a batch: the model's first row in zoo.csv.  NULL when absent.
  * The pointer lives as long as the zoo. */

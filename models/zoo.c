@@ -662,3 +662,27 @@ int mdl_gavel_type(const char *type, size_t len, char *model, uint32_t *batch,
     }
     return 0;
 }
+
+char *mdl_zoo_names(struct dl_error *err)
+{
+    char dir[4096];
+    if (mdl_zoo_default_dir(dir, sizeof dir) < 0) {
+        dl_fail(err, "models: zoo", 0, 0, "no model zoo found (set "
+                "DLSIM_MODELS to the directory holding zoo.csv)");
+        return NULL;
+    }
+    struct mdl_zoo z;
+    if (mdl_zoo_load(dir, &z, err)) {
+        mdl_zoo_free(&z);
+        return NULL;
+    }
+    size_t len = 1;
+    for (uint32_t i = 0; i < z.nfamilies; i++)
+        len += strlen(z.families[i]) + 1;
+    char *s = xmalloc(len), *p = s;
+    *p = '\0';
+    for (uint32_t i = 0; i < z.nfamilies; i++)
+        p += sprintf(p, "%s%s", i ? "," : "", z.families[i]);
+    mdl_zoo_free(&z);
+    return s;
+}

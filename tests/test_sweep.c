@@ -582,6 +582,31 @@ Test(sweep, the_example_sweep_runs_strict, .timeout = 300)
               "labels");
 }
 
+/* models: zoo in a generated trace means the zoo's names, as `trace gen
+ * --models zoo` (and --like ... --models zoo): the same bytes, and no job
+ * named "zoo". */
+Test(sweep, generated_models_zoo_are_the_zoos_names, .timeout = 300)
+{
+    tu_tmp_file("c.yaml", "name: c\ngpu_types: [{name: V100, memory_gb: 32}]\n"
+                "nodes: [{count: 4, gpus: 8, gpu_type: V100}]\n");
+    cr_assert_eq(tu_sh("$DLSIM trace gen --jobs 200 --seed 4 -o src.csv && $DLSIM "
+                       "trace fit src.csv -o fit.yaml"), 0, "%s", tu_out);
+    tu_tmp_file("z.yaml", "policies: [fifo]\ntraces:\n"
+                "  - {gen: {jobs: 60, models: zoo}, name: g}\n"
+                "  - {like: fit.yaml, jobs: 60, models: zoo, name: f}\n"
+                "clusters: [c.yaml]\nloads: [0.9]\nseeds: [1]\n");
+    cr_assert_eq(tu_sh("$DLSIM sweep z.yaml --out o --quiet"), 0, "%s", tu_out);
+    cr_assert_eq(tu_sh("$DLSIM trace gen --jobs 60 --models zoo --cluster c.yaml "
+                       "--load 0.9 --seed 1 -o g.csv.gz && cmp g.csv.gz "
+                       "o/traces/g-c-l0.9-s1.csv.gz && $DLSIM trace gen --like "
+                       "fit.yaml --jobs 60 --models zoo --seed 1 -o f.csv.gz && cmp "
+                       "f.csv.gz o/traces/f-s1.csv.gz"), 0, "%s", tu_out);
+    cr_expect_neq(tu_sh("zcat o/traces/*.csv.gz | grep -q ',zoo,'"), 0,
+                  "a job named zoo");
+    cr_expect_eq(tu_sh("zcat o/traces/g-c-l0.9-s1.csv.gz | grep -c resnet"), 0,
+                 "%s", tu_out);
+}
+
 /* Generated traces are checked with the spec: located errors, exit 2,
  * nothing written. */
 Test(sweep, generated_trace_errors_are_located)
@@ -597,8 +622,6 @@ Test(sweep, generated_trace_errors_are_located)
              33, "deadline_slack");
     bad_spec("policies: [fifo]\ntraces: [{lke: w.yaml}]\n", 2, 11,
              "unknown key 'lke'");
-    bad_spec("policies: [fifo]\ntraces: [{like: w.yaml, models: zoo}]\n", 2, 33,
-             "models: zoo is not taken here");
     tu_tmp_file("n.yaml", "policies: [fifo]\ntraces: [{gen: {jobs: 50}}]\n");
     cr_expect_eq(tu_sh("$DLSIM sweep n.yaml --out o"), 2, "%s", tu_out);
     cr_expect(strstr(tu_out, "n.yaml:2:10: scenario 'default': generated trace "

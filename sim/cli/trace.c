@@ -309,27 +309,12 @@ static double *models_caps(struct mdl_spec *spec, const struct trace *t,
  * why not. */
 static char *zoo_names(const char *cmd)
 {
-    char dir[4096];
-    if (mdl_zoo_default_dir(dir, sizeof dir) < 0) {
-        fprintf(stderr, "dlsim trace %s: --models zoo: no model zoo found "
-                "(set DLSIM_MODELS to the directory holding zoo.csv)\n", cmd);
-        return NULL;
-    }
-    struct mdl_zoo z;
-    struct dl_error err;
-    if (mdl_zoo_load(dir, &z, &err)) {
+    struct dl_error err = { 0 };
+    char *s = mdl_zoo_names(&err);
+    if (!s && !strcmp(err.file, "models: zoo"))     /* none found */
+        fprintf(stderr, "dlsim trace %s: --models zoo: %s\n", cmd, err.msg);
+    else if (!s)
         dl_error_print(&err, stderr);
-        mdl_zoo_free(&z);
-        return NULL;
-    }
-    size_t len = 1;
-    for (uint32_t i = 0; i < z.nfamilies; i++)
-        len += strlen(z.families[i]) + 1;
-    char *s = xmalloc(len), *p = s;
-    *p = '\0';
-    for (uint32_t i = 0; i < z.nfamilies; i++)
-        p += sprintf(p, "%s%s", i ? "," : "", z.families[i]);
-    mdl_zoo_free(&z);
     return s;
 }
 

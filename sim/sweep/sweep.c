@@ -400,11 +400,20 @@ static int gen_option(struct yload *L, struct swp_gen *g, const char *key,
         if (yl_num(L, v, "deadline_frac", 0, 1, false, &g->o.deadline_frac))
             return DL_EINPUT;
     } else if (!strcmp(key, "models")) {
-        if (!g->like) {
+        if (!strcmp(t, "zoo")) {        /* the zoo's names, as trace gen */
+            struct dl_error ze = { 0 };
+            char *names = mdl_zoo_names(&ze);
+            if (!names)
+                return yl_fail(L, v, "models: zoo: %s%s%s", ze.msg,
+                               strcmp(ze.file, "models: zoo") ? " in " : "",
+                               strcmp(ze.file, "models: zoo") ? ze.file : "");
+            g->models = names;
+            if (g->like)
+                g->lo.models = names;
+            else
+                g->o.models = names;
+        } else if (!g->like) {
             g->o.models = g->models = xstrdup(t);
-        } else if (!strcmp(t, "zoo")) {
-            return yl_fail(L, v, "models: zoo is not taken here; list the model "
-                           "names (a,b,c), or like (the fitted mix) or none");
         } else if (!strcmp(t, "none")) {
             g->lo.models = g->models = xstrdup("");
         } else if (strcmp(t, "like")) {
