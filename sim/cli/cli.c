@@ -277,12 +277,18 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec,
     }
     if (rc)
         return report(&err, rc);
-    if (!quiet && o.models) {   /* what the performance models did */
+    if (!quiet) {               /* what the performance models did */
         const uint32_t *n = res.m.jobs_src;
-        fprintf(stderr, "dlsim run: models: %u job%s at measured throughputs, "
-                "%u by the runtime model (roofline), %u at the cluster's "
-                "speeds\n", n[MDL_SRC_MEASURED], DL_PLURAL(n[MDL_SRC_MEASURED]),
-                n[MDL_SRC_ROOFLINE], n[MDL_SRC_DEFAULT]);
+        if (o.models)
+            fprintf(stderr, "dlsim run: models: %u job%s at measured "
+                    "throughputs, %u by the runtime model (roofline), %u at the "
+                    "cluster's speeds\n", n[MDL_SRC_MEASURED],
+                    DL_PLURAL(n[MDL_SRC_MEASURED]), n[MDL_SRC_ROOFLINE],
+                    n[MDL_SRC_DEFAULT]);
+        else
+            fprintf(stderr, "dlsim run: models: none (no --models): %u job%s "
+                    "at the cluster's speeds\n", n[MDL_SRC_DEFAULT],
+                    DL_PLURAL(n[MDL_SRC_DEFAULT]));
     }
     if (!quiet) {
         out_table_header(stdout);
