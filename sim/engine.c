@@ -763,9 +763,11 @@ static void arrive(struct eng *e, uint32_t j)
     if (!fits || !admitted) {
         r->state = JOB_REJECTED;
         e->nrejected++;
+        e->nrefused += fits;
         if (e->nrejected <= 5)
-            dl_warn(e->o.diag, "%s:%u: job %s (%u GPUs%s%s) %s: rejected",
+            dl_warn(e->o.diag, "%s:%u: job %s (%u GPU%s%s%s) %s: rejected",
                     e->tr->path, tj->line, tj->id, tj->num_gpus,
+                    DL_PLURAL(tj->num_gpus),
                     tj->gpu_type ? " of type " : "",
                     tj->gpu_type ? tj->gpu_type : "",
                     fits ? "is refused by the policy's admission"
@@ -935,10 +937,14 @@ int eng_run(struct eng *e)
             eng_fail(e, "%u jobs were left waiting forever by policy %s", e->nqueued,
                  e->pol->name);
     }
-    if (e->nrejected)
+    if (e->nrejected > e->nrefused)
         dl_warn(e->o.diag, "%s: %u job(s) can never fit cluster %s and were "
                 "rejected (listed in jobs.csv with no start)", tr->path,
-                e->nrejected, e->clu->name);
+                e->nrejected - e->nrefused, e->clu->name);
+    if (e->nrefused)
+        dl_warn(e->o.diag, "%s: %u job(s) were refused by policy %s's admission "
+                "(listed in jobs.csv with no start)", tr->path, e->nrefused,
+                e->pol->name);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     e->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);

@@ -89,6 +89,7 @@ struct eng {
     simtime_t now;
     uint32_t next_arrival;
     uint32_t nqueued, nrunning, ndone, nrejected, nfuture;
+    uint32_t nrefused;          /* of the rejected: by the policy's admit */
     uint64_t instants, events, preemptions;
     uint64_t nstale;            /* completion events made stale by
                                    preemption and still in the heap */  /* events: arrivals,

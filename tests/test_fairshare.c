@@ -104,6 +104,9 @@ Test(fairshare, hard_quotas)
     TU_SCHED(e, "a2", 100, 120);
     TU_SCHED(e, "c2", 60, 70);
     cr_expect_eq(e->preemptions, 0);
+    /* refused by the policy, not "can never fit the cluster" (8 GPUs) */
+    cr_expect_eq(e->nrejected, 1);
+    cr_expect_eq(e->nrefused, 1);
     eng_free(e);
     trc_free(&t);
     clu_free(&c);

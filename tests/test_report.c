@@ -1150,9 +1150,10 @@ static bool svg_text(const char *svg, const char *s)
  * python3-pandas is there). */
 Test(report, demo_directory_in_every_format, .fini = tu_tmp_cleanup, .timeout = 300)
 {
-    static const char *const pol[] = { "edf", "fifo", "fifo:backfill=1", "horus",
+    /* in name order, fifo first (the baseline) */
+    static const char *const pol[] = { "fifo", "edf", "fifo:backfill=1", "horus",
         "qos", "sjf", "srtf", "srtf:preempt_cost=60", "tiresias" };
-    static const char *const dir[] = { "edf", "fifo", "fifo_backfill_1", "horus",
+    static const char *const dir[] = { "fifo", "edf", "fifo_backfill_1", "horus",
         "qos", "sjf", "srtf", "srtf_preempt_cost_60", "tiresias" };
     cr_assert_eq(tu_sh("$DLSIM demo --jobs 150 --load 1.5 --out dm > /dev/null"), 0,
                  "%s", tu_out);
@@ -1166,6 +1167,7 @@ Test(report, demo_directory_in_every_format, .fini = tu_tmp_cleanup, .timeout = 
     cr_expect(ht < strstr(html, "<table class=\"summary\""));
     cr_expect(strstr(html, "<figure id=\"f000\">") < strstr(html, "<table class=\"summary\""),
               "the headline figure comes before the full tables");
+    cr_expect(strstr(html, "data-baseline=\"fifo\""), "fifo is the baseline");
     for (int p = 0; p < 9; p++) {
         char row[128];
         snprintf(row, sizeof row, "<tr><td>%s</td>", pol[p]);
@@ -1201,7 +1203,7 @@ Test(report, demo_directory_in_every_format, .fini = tu_tmp_cleanup, .timeout = 
     for (char *f = strtok(list, " "); f; f = strtok(NULL, " ")) {
         char *svg = tu_slurp(tu_tmp_path(f), NULL);
         const char *what = strchr(f, '-') + 1;
-        /* (the paired differences have no bar of the baseline, edf) */
+        /* (the paired differences have no bar of the baseline, fifo) */
         for (int p = !strncmp(what, "diff", 4); p < 9; p++)
             cr_expect(svg_text(svg, pol[p]), "%s does not name %s", f, pol[p]);
         if (!strncmp(what, "bars-avg_jct", 12))

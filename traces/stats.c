@@ -265,8 +265,8 @@ void trc_print_stats(const struct trace *t, const struct cluster *c,
         return;
     /* against the cluster */
     double cap = capacity_of(c);
-    fprintf(to, "\ncluster        %s: %u GPUs, capacity %.6g reference GPUs\n",
-            c->name ? c->name : "", c->ngpus, cap);
+    fprintf(to, "\ncluster        %s: %u GPU%s, capacity %.6g reference GPUs\n",
+            c->name ? c->name : "", c->ngpus, DL_PLURAL(c->ngpus), cap);
     double load = trc_offered_load_caps(t, c, caps);
     if (isnan(load))
         fprintf(to, "offered load   n/a (zero span)\n");

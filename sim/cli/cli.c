@@ -391,8 +391,9 @@ static int cmd_demo(int argc, char **argv)
         return report(&err, rc);
     }
     printf("dlsim demo: %u jobs (Philly-like, seed %llu, deadlines at 1.2-3x "
-           "run time) at offered load %.2f on cluster %s (%u GPUs)\n\n", t.njobs,
-           (unsigned long long)g.seed, trc_offered_load(&t, &c), c.name, c.ngpus);
+           "run time) at offered load %.2f on cluster %s (%u GPU%s)\n\n", t.njobs,
+           (unsigned long long)g.seed, trc_offered_load(&t, &c), c.name, c.ngpus,
+           DL_PLURAL(c.ngpus));
     static const char *const policies[] = {
         "fifo", "fifo:backfill=1", "sjf", "srtf", "srtf:preempt_cost=60",
         "edf", "tiresias", "qos", "horus",

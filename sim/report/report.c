@@ -46,7 +46,7 @@
  * placement (exact unless preempted: preempted jobs are counted, not
  * drawn), cells = the mean number of jobs on a GPU over a time bin.  A
  * demo directory (DIR/<policy>/summary.json ...) is read as a sweep of
- * its runs in name order.
+ * its runs in name order, fifo first (the baseline, as the demo runs it).
  *
  * Tenants: summary.json's users and vcs lists (summary.csv: one field of
  * compact JSON each), per setting a table per policy of its smallest
@@ -747,6 +747,15 @@ static int load_demo(struct rpt *R)
         return 1;
     }
     qsort(names, n, sizeof *names, cmp_str);
+    /* fifo first: the baseline of the paired differences, as the demo
+     * runs it first (else edf, first by name, would be) */
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(names[i], "fifo")) {
+            const char *f = names[i];
+            memmove(names + 1, names, i * sizeof *names);
+            names[0] = f;
+            break;
+        }
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         size_t l = strlen(R->dir) + strlen(names[i]) + 2;
