@@ -457,30 +457,6 @@ static void sort_by_cost(uint32_t *g, uint32_t k, const double *cost)
     }
 }
 
-/* Sorts a[0..n) ascending, values below 2^32, through tmp[n]: LSD radix
- * by bytes up to the largest (a gang's GPUs: thousands, per start). */
-static void sort_u32(uint32_t *a, uint32_t n, uint32_t *tmp)
-{
-    uint32_t max = 0;
-    for (uint32_t i = 0; i < n; i++)
-        max = a[i] > max ? a[i] : max;
-    uint32_t *src = a, *dst = tmp;
-    for (uint32_t shift = 0; shift < 32 && (max >> shift); shift += 8) {
-        uint32_t cnt[257] = { 0 };
-        for (uint32_t i = 0; i < n; i++)
-            cnt[((src[i] >> shift) & 255) + 1]++;
-        for (uint32_t b = 0; b < 256; b++)
-            cnt[b + 1] += cnt[b];
-        for (uint32_t i = 0; i < n; i++)
-            dst[cnt[(src[i] >> shift) & 255]++] = src[i];
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
-}
-
 /* Takes node nd's candidate GPUs cheapest first into out (up to want). */
 static uint32_t fill_node(struct horus *h, uint32_t nd, uint32_t want,
                           uint32_t *out)
@@ -647,7 +623,7 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
     }
     if (!best.nodes)
         return false;
-    sort_u32(out, g, h->best);         /* h->best: scratch once planned */
+    dl_sort_u32(out, g, h->best);      /* h->best: scratch once planned */
     return true;
 }
 

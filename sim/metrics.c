@@ -32,31 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* LSD radix sort of non-negative microsecond counts, 8 bits a pass,
- * skipping the passes where every key has the same byte: several times
- * faster than qsort on a million jobs, and trivially deterministic. */
-static void radix_sort(uint64_t *a, size_t n)
-{
-    uint64_t *tmp = xmalloc((n ? n : 1) * sizeof *tmp), *src = a, *dst = tmp;
-    for (int shift = 0; shift < 64; shift += 8) {
-        size_t count[257] = { 0 };
-        for (size_t i = 0; i < n; i++)
-            count[((src[i] >> shift) & 0xff) + 1]++;
-        if (count[((src[0] >> shift) & 0xff) + 1] == n)
-            continue;
-        for (int b = 0; b < 256; b++)
-            count[b + 1] += count[b];
-        for (size_t i = 0; i < n; i++)
-            dst[count[(src[i] >> shift) & 0xff]++] = src[i];
-        uint64_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof *a);
-    free(tmp);
-}
-
 static double pct_s(const uint64_t *sorted, size_t n, double p)
 {
     if (!n)
@@ -287,8 +262,8 @@ void met_summarize(const struct eng *e, struct met_summary *m)
         n++;
     }
     m->finished = (uint32_t)n;
-    radix_sort(jct, n);
-    radix_sort(wait, n);
+    dl_sort_u64(jct, n, NULL);
+    dl_sort_u64(wait, n, NULL);
     m->avg_jct = n ? sj / (double)n / SIM_US_PER_S : 0;
     m->avg_wait = n ? sw / (double)n / SIM_US_PER_S : 0;
     m->p50_jct = pct_s(jct, n, 50);

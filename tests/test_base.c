@@ -82,6 +82,46 @@ Test(base, arena_and_grow)
     free(arr);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The radix sorts agree with qsort on random keys of every width (bytes
+ * that are all equal skip their pass), on ties, and on 0 and 1 keys. */
+Test(base, radix_sorts_agree_with_qsort)
+{
+    static const size_t sizes[] = { 0, 1, 2, 7, 300, 5000 };
+    uint64_t x = 88172645463325252ull;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+        for (int width = 1; width <= 64; width += 9) {
+            size_t n = sizes[k];
+            uint32_t *a = xmalloc((n + 1) * 4), *b = xmalloc((n + 1) * 4),
+                     *tmp = xmalloc((n + 1) * 4);
+            uint64_t *c = xmalloc((n + 1) * 8), *d = xmalloc((n + 1) * 8);
+            for (size_t i = 0; i < n; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;     /* xorshift */
+                uint64_t v = width == 64 ? x : x & ((1ull << width) - 1);
+                c[i] = d[i] = v;
+                a[i] = b[i] = (uint32_t)(v >> (width > 32 ? width - 32 : 0));
+            }
+            dl_sort_u32(a, n, k % 2 ? tmp : NULL);
+            qsort(b, n, 4, cmp_u32);
+            dl_sort_u64(c, n, NULL);
+            qsort(d, n, 8, cmp_u64);
+            cr_expect(!n || !memcmp(a, b, n * 4), "u32 n %zu width %d", n, width);
+            cr_expect(!n || !memcmp(c, d, n * 8), "u64 n %zu width %d", n, width);
+            free(a), free(b), free(tmp), free(c), free(d);
+        }
+}
+
 Test(base, evq_orders_by_time_then_insertion)
 {
     struct evq q;

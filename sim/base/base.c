@@ -1373,3 +1373,29 @@ void dl_dir_to_prefix(char *dir)
             *slash = 0;
     }
 }
+
+#define DL_RADIX(name, T)                                                   \
+    void name(T *a, size_t n, T *tmp)                                       \
+    {                                                                       \
+        T *own = tmp ? NULL : xmalloc((n ? n : 1) * sizeof *a);             \
+        T *src = a, *dst = tmp ? tmp : own;                                 \
+        for (unsigned shift = 0; shift < 8 * sizeof(T) && n; shift += 8) {  \
+            size_t count[257] = { 0 };                                      \
+            for (size_t i = 0; i < n; i++)                                  \
+                count[((src[i] >> shift) & 0xff) + 1]++;                    \
+            if (count[((src[0] >> shift) & 0xff) + 1] == n)                 \
+                continue;                                                   \
+            for (int b = 0; b < 256; b++)                                   \
+                count[b + 1] += count[b];                                   \
+            for (size_t i = 0; i < n; i++)                                  \
+                dst[count[(src[i] >> shift) & 0xff]++] = src[i];            \
+            T *t = src;                                                     \
+            src = dst;                                                      \
+            dst = t;                                                        \
+        }                                                                   \
+        if (src != a)                                                       \
+            memcpy(a, src, n * sizeof *a);                                  \
+        free(own);                                                          \
+    }
+DL_RADIX(dl_sort_u32, uint32_t)
+DL_RADIX(dl_sort_u64, uint64_t)

@@ -87,6 +87,12 @@ void *xcalloc_big(size_t n, size_t size);
 /* Grow *arr (of *cap elements of size elt) to hold at least need. */
 void xgrow(void *arrp, size_t *cap, size_t need, size_t elt);
 
+/* Ascending LSD radix sorts, 8 bits a pass, skipping the passes where
+ * every key has the same byte, through tmp[n] (NULL: allocated here):
+ * several times faster than qsort on many keys, and deterministic. */
+void dl_sort_u32(uint32_t *a, size_t n, uint32_t *tmp);
+void dl_sort_u64(uint64_t *a, size_t n, uint64_t *tmp);
+
 /* Limits of every text input (docs/validation.md, Reliability).  A line of a real
  * trace or machine list is under 1 KB and the longest line dlsim writes
  * (a workload file's wrapped table) under 200 bytes; 1 MiB leaves room
