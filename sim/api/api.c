@@ -94,8 +94,9 @@ static int run_inputs(const struct api_run *r, struct sim_result *res,
         goto out;
     if (r->announce) {
         /* which cluster: the built-in one is never used silently */
-        fprintf(stderr, "dlsim run: cluster %s (%u GPUs, %u type%s, %u node%s)",
-                c.name ? c.name : "?", c.ngpus, c.ntypes, DL_PLURAL(c.ntypes),
+        fprintf(stderr, "dlsim run: cluster %s (%u GPU%s, %u type%s, %u node%s)",
+                c.name ? c.name : "?", c.ngpus, DL_PLURAL(c.ngpus), c.ntypes,
+                DL_PLURAL(c.ntypes),
                 c.nnodes, DL_PLURAL(c.nnodes));
         if (r->cluster)
             fprintf(stderr, " from %s\n", r->cluster);
