@@ -169,6 +169,10 @@ struct tiresias {
     uint32_t *njob;             /* [ngpus], a node's at its first_gpu */
     uint8_t *ncum;              /* [ngpus] GPUs of victims 0..m */
     uint8_t *nthr;              /* [ngpus] by d - 1: victim index, or NTHR_NO */
+    uint8_t *nlvl;              /* [ngpus] the queue of victim i (njob's),
+                                   kept beside it: the node scans of an
+                                   attempt read it without a random access
+                                   into level[] */
 };
 
 #define NTHR_NO 0xFF            /* the node cannot free d GPUs */
@@ -251,6 +255,7 @@ static void ensure(struct tiresias *s, const struct pol_view *v)
         s->njob = xmalloc(ng * sizeof *s->njob);
         s->ncum = xmalloc(ng);
         s->nthr = xmalloc(ng);
+        s->nlvl = xmalloc(ng);
     }
 }
 
@@ -501,6 +506,8 @@ static void node_refresh(struct tiresias *s, const struct pol_view *v, uint32_t 
     }
     for (uint32_t i = 1; i < k; i++)
         sc[i] = (uint8_t)(sc[i] + sc[i - 1]);
+    for (uint32_t i = 0; i < k; i++)
+        s->nlvl[n->first_gpu + i] = s->level[sj[i]];
     for (uint32_t d = 1, m = 0; d <= n->ngpus; d++) {
         while (m < k && n->nfree + sc[m] < d)
             m++;
@@ -528,7 +535,7 @@ static int node_victims(struct tiresias *s, const struct pol_view *v,
             node_refresh(s, v, nd);
         uint32_t m = s->nthr[n->first_gpu + want - 1];
         /* eligible victims are a prefix: the jobs of lower queues */
-        if (m == NTHR_NO || s->level[s->njob[n->first_gpu + m]] <= lq)
+        if (m == NTHR_NO || s->nlvl[n->first_gpu + m] <= lq)
             return -1;
         memcpy(vic, s->njob + n->first_gpu, (m + 1) * sizeof *vic);
         *most = s->njob[n->first_gpu + m];
@@ -599,7 +606,7 @@ static int room_single(struct tiresias *s, const struct pol_view *v,
                     if (s->ndirty[nd])
                         node_refresh(s, v, nd);
                     uint32_t o = c->nodes[nd].first_gpu, m = s->nthr[o + g - 1];
-                    if (m == NTHR_NO || s->level[s->njob[o + m]] <= lq)
+                    if (m == NTHR_NO || s->nlvl[o + m] <= lq)
                         continue;
                     most = s->njob[o + m];
                     gpus = s->ncum[o + m];
@@ -966,6 +973,7 @@ static void destroy(void *state)
     free(s->njob);
     free(s->ncum);
     free(s->nthr);
+    free(s->nlvl);
     free(s);
 }
 
