@@ -33,8 +33,8 @@ def read_table(path, keep_text=("job_id", "user", "vc", "model", "run_id")):
         return _pd.read_csv(path, dtype={k: str for k in keep_text},
                             keep_default_na=False, na_values=[""])
     with open(path, newline="") as f:
-        return [{k: (v if k in keep_text else _num(v)) for k, v in row.items()}
-                for row in csv.DictReader(f)]
+        return [{k: ((v if v != "" else None) if k in keep_text else _num(v))
+                 for k, v in row.items()} for row in csv.DictReader(f)]
 
 
 class Result:

@@ -80,6 +80,21 @@ def test_records_trace_equals_file(tmp_path):
     assert b.summary["jobs"] == 50
 
 
+def test_tables_without_pandas(tmp_path, monkeypatch):
+    """Without pandas: lists of dicts, numbers parsed, every empty field
+    None (text columns too: model, user, vc), ids kept as text."""
+    p = tmp_path / "jobs.csv"
+    p.write_text("job_id,submit_time,finish_time,model,user,vc\n"
+                 "007,0,1.5,resnet50,,\n8,2,,,alice,vc1\n")
+    monkeypatch.setattr(dlsim.tables, "_pd", None)
+    rows = dlsim.read_table(str(p))
+    assert rows == [
+        {"job_id": "007", "submit_time": 0, "finish_time": 1.5,
+         "model": "resnet50", "user": None, "vc": None},
+        {"job_id": "8", "submit_time": 2, "finish_time": None,
+         "model": None, "user": "alice", "vc": "vc1"}]
+
+
 def test_result_tables_and_load(tmp_path):
     t = gen(tmp_path, 6, jobs=60)
     out = str(tmp_path / "run")
