@@ -572,9 +572,10 @@ static void report(const struct imp *m, const struct trace *t,
                                 t->jobs[0].submit : 0;
     char sb[32];
     sim_fmt_seconds(sb, sizeof sb, span);
-    fprintf(to, "dlsim trace import: %s: read %llu jobs, kept %u -> %s "
+    fprintf(to, "dlsim trace import: %s: read %llu job%s, kept %u -> %s "
             "(%.1f GPU-hours, submit span %s s = %.2f days)\n", m->o->format,
-            (unsigned long long)m->nread, t->njobs, out, gpus / 3600,
+            (unsigned long long)m->nread, DL_PLURAL(m->nread), t->njobs, out,
+            gpus / 3600,
             sb, (double)span / SIM_US_PER_S / 86400);
     for (int k = 0; k < IMP_NSKIP; k++)
         if (m->skip[k])
