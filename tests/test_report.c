@@ -496,6 +496,18 @@ Test(report, tenants_and_fairness_by_hand, .fini = tu_tmp_cleanup)
                      "data-mean=\"0.76586"), "the fairness column");
     cr_expect(strstr(html, "Fairness over users (Jain) per policy"), "its figure");
     free(html);
+    /* tenants are read from the shown runs' summary.json: a malformed
+     * list is bad input there, located; a missing file a note */
+    cr_assert_eq(tu_sh("f=$(ls -d sw/runs/*-s1)/summary.json && cp $f keep.json && "
+                       "sed -i 's/\"users\": \\[/\"users\": [1, /' $f && "
+                       "$DLSIM report sw -o bad.html"), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "summary.json:") &&
+              strstr(tu_out, "'users'[0]: expected an object with a name"),
+              "%s", tu_out);
+    cr_expect(!tu_tmp_exists("bad.html"));
+    cr_assert_eq(tu_sh("f=$(ls -d sw/runs/*-s1)/summary.json && rm $f && "
+                       "$DLSIM report sw -o gone.html && grep -c 'no summary.json; "
+                       "no tenant tables' gone.html"), 0, "%s", tu_out);
     /* without users or VCs: no fairness columns, no tenant tables */
     tu_tmp_file("t2.csv", "job_id,submit_time,num_gpus,duration\na,0,1,10\n");
     cr_assert_eq(tu_dlsim("run --trace t2.csv --cluster c.yaml --out r --quiet"), 0);

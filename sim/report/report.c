@@ -48,9 +48,10 @@
  * demo directory (DIR/<policy>/summary.json ...) is read as a sweep of
  * its runs in name order, fifo first (the baseline, as the demo runs it).
  *
- * Tenants: summary.json's users and vcs lists (summary.csv: one field of
- * compact JSON each), per setting a table per policy of its smallest
- * seed, most GPU-hours first, at most RPT_TENANT_ROWS rows.  The fairness
+ * Tenants: the users and vcs lists of the summary.json of the runs shown
+ * (per setting, each policy's smallest seed at the reference load), read
+ * after grouping, so a sweep of many runs and tenants holds only those;
+ * a table per policy, most GPU-hours first, at most RPT_TENANT_ROWS rows.  The fairness
  * metrics (Jain's index over tenants' mean slowdowns, the worst of them)
  * are columns and, for users, bar charts, shown only where some run has
  * a value (met[].sparse).
@@ -184,16 +185,16 @@ enum { T_JOBS, T_FIN, T_QOS, T_AJCT, T_PJCT, T_AWAIT, T_PWAIT, T_SLOW, T_GPUH,
 static const struct tcol {
     const char *key, *head;
     double scale;               /* stored -> shown */
-    int decimals;
+    bool count;                 /* a whole number */
 } tcol[NTCOL] = {
-    { "jobs", "jobs", 1, 0 }, { "jobs_finished", "finished", 1, 0 },
-    { "qos_guarantee_rate", "QoS rate", 1, 3 },
-    { "avg_jct", "mean JCT (h)", 1.0 / 3600, 3 },
-    { "p99_jct", "p99 JCT (h)", 1.0 / 3600, 3 },
-    { "avg_wait", "mean wait (h)", 1.0 / 3600, 3 },
-    { "p99_wait", "p99 wait (h)", 1.0 / 3600, 3 },
-    { "mean_slowdown", "mean slowdown", 1, 3 },
-    { "gpu_hours", "GPU-hours", 1, 2 },
+    { "jobs", "jobs", 1, true }, { "jobs_finished", "finished", 1, true },
+    { "qos_guarantee_rate", "QoS rate", 1, false },
+    { "avg_jct", "mean JCT (h)", 1.0 / 3600, false },
+    { "p99_jct", "p99 JCT (h)", 1.0 / 3600, false },
+    { "avg_wait", "mean wait (h)", 1.0 / 3600, false },
+    { "p99_wait", "p99 wait (h)", 1.0 / 3600, false },
+    { "mean_slowdown", "mean slowdown", 1, false },
+    { "gpu_hours", "GPU-hours", 1, false },
 };
 struct tenant {
     const char *name;
@@ -212,7 +213,7 @@ struct run {
     long line, col;             /* of run_id in summary.csv */
     double v[NMET];             /* in shown units; NaN = none */
     uint32_t pol, set, grp;
-    struct tenant *ten[NTEN];   /* users, VCs (arena) */
+    struct tenant *ten[NTEN];   /* users, VCs (arena; load_tenants) */
     uint32_t nten[NTEN];
 };
 
@@ -457,27 +458,22 @@ static int unique_ids(struct rpt *R, const char *path)
     return rc;
 }
 
-/* A run's tenants from summary.json's users or vcs value v (an array of
- * objects; null or absent: none).  Errors are located at (line, col) of
- * file, offset by the value's own position (a summary.csv field). */
+/* A run's tenants from the users or vcs value v of its summary.json at
+ * path (an array of objects with a name; null or absent: none). */
 static int read_tenants(struct rpt *R, struct run *r, int k,
-                        const struct dl_json *v, const char *file, long line,
-                        long col)
+                        const struct dl_json *v, const char *path)
 {
     r->nten[k] = 0;
     if (!v || v->type == DL_JSON_NULL)
         return 0;
-    /* a file's own positions, or the field's plus the value's within it */
-#define TLINE(x) (line ? line + (x)->line - 1 : (x)->line)
-#define TCOL(x) (line && (x)->line == 1 ? col + (x)->col - 1 : (x)->col)
     if (v->type != DL_JSON_ARRAY)
-        return dl_fail(R->err, file, TLINE(v), TCOL(v),
+        return dl_fail(R->err, path, v->line, v->col,
                        "'%s': expected an array of tenants", ten_key[k]);
     r->ten[k] = arena_alloc(R->a, (v->n ? v->n : 1) * sizeof *r->ten[k]);
     for (uint32_t i = 0; i < v->n; i++) {
         const struct dl_json *o = &v->kid[i], *nm = dl_json_get(o, "name");
         if (o->type != DL_JSON_OBJECT || !nm || nm->type != DL_JSON_STRING)
-            return dl_fail(R->err, file, TLINE(o), TCOL(o),
+            return dl_fail(R->err, path, o->line, o->col,
                            "'%s'[%u]: expected an object with a name",
                            ten_key[k], i);
         struct tenant *t = &r->ten[k][r->nten[k]++];
@@ -488,8 +484,6 @@ static int read_tenants(struct rpt *R, struct run *r, int k,
                                                        : NAN;
         }
     }
-#undef TLINE
-#undef TCOL
     return 0;
 }
 
@@ -498,10 +492,10 @@ static int load_sweep(struct rpt *R, const char *path)
     /* the columns: run_id, policy, status, the metrics (required as
      * met[] says), then the optional coordinates */
     enum { I_ID, I_POL, I_STATUS, I_MET, I_SCEN = I_MET + NMET, I_TRACE,
-           I_CLU, I_MODELS, I_LOAD, I_SEED, I_ERROR, I_USERS, I_VCS, I_N };
+           I_CLU, I_MODELS, I_LOAD, I_SEED, I_ERROR, I_N };
     const char *names[I_N] = { "run_id", "policy", "status",
         [I_SCEN] = "scenario", "trace", "cluster", "models", "load", "seed",
-        "error", "users", "vcs" };
+        "error" };
     bool req[I_N] = { true, true, true };
     int idx[I_N];
     for (int m = 0; m < NMET; m++) {
@@ -593,23 +587,6 @@ static int load_sweep(struct rpt *R, const char *path)
                          dl_csv_fld(&c, i_met[M_QOS]));
             break;
         }
-        /* users and vcs: one field of compact JSON each */
-        for (int k = 0; k < NTEN && !rc; k++) {
-            int i = idx[I_USERS + k];
-            const char *txt = dl_csv_fld(&c, i);
-            if (i < 0 || !*txt)
-                continue;
-            struct dl_json_doc d;
-            if (dl_json_parse(path, txt, strlen(txt), &d, R->err)) {
-                rc = dl_fail(R->err, path, c.fline[i], c.fcol[i],
-                             "column '%s': not JSON", ten_key[k]);
-                break;
-            }
-            rc = read_tenants(R, r, k, d.root, path, c.fline[i], c.fcol[i]);
-            dl_json_free(&d);
-        }
-        if (rc)
-            break;
     }
     if (!rc && !R->nrun)
         rc = dl_fail(R->err, path, c.line, 0, "no runs to report");
@@ -699,8 +676,6 @@ static int load_json_run(struct rpt *R, const char *path, const char *id,
                                            &r->v[m], met[m].nullable)))
                 r->v[m] *= met[m].scale;
         }
-    for (int k = 0; k < NTEN && !rc; k++)
-        rc = read_tenants(R, r, k, dl_json_get(o, ten_key[k]), path, 0, 0);
     if (!rc && r->v[M_QOS] > 1) {      /* as summary.csv's rows */
         const struct dl_json *v = dl_json_get(o, met[M_QOS].col);
         rc = dl_fail(R->err, path, v->line, v->col, "'%s': above 1: %.17g",
@@ -2402,11 +2377,11 @@ static uint32_t tenant_order(const struct run *r, int k, uint32_t **ord)
 }
 
 /* A tenant's figure: counts whole, others to 4 significant digits. */
-static void fmt_tenant(char *b, size_t n, double x, int d)
+static void fmt_tenant(char *b, size_t n, double x, bool count)
 {
     if (isnan(x))
         snprintf(b, n, "–");
-    else if (!d || fabs(x) >= 1e4)
+    else if (count || fabs(x) >= 1e4)
         snprintf(b, n, "%.0f", x);
     else
         snprintf(b, n, "%.4g", x);
@@ -2460,7 +2435,7 @@ static void write_tenants(const struct rpt *R, FILE *f, uint32_t st, bool html)
                 html_esc(f, r->seed);
                 fprintf(f, ": %u %s%s</p>\n<table class=\"tenants\" "
                         "data-kind=\"%s\" data-policy=\"", r->nten[k],
-                        kind_name[k], r->nten[k] == 1 ? "" : "s", ten_key[k]);
+                        kind_name[k], DL_PLURAL(r->nten[k]), ten_key[k]);
                 html_esc(f, R->pol[p]);
                 fprintf(f, "\">\n<tr><th>%s</th>", kind_name[k]);
                 for (int c = 0; c < NTCOL; c++)
@@ -2470,7 +2445,7 @@ static void write_tenants(const struct rpt *R, FILE *f, uint32_t st, bool html)
                 fputs("\n", f);
                 md_esc(f, R->pol[p]);
                 fprintf(f, ", seed %s: %u %s%s\n\n| %s |", r->seed, r->nten[k],
-                        kind_name[k], r->nten[k] == 1 ? "" : "s", kind_name[k]);
+                        kind_name[k], DL_PLURAL(r->nten[k]), kind_name[k]);
                 for (int c = 0; c < NTCOL; c++)
                     fprintf(f, " %s |", tcol[c].head);
                 fputs("\n| :--- |", f);
@@ -2485,7 +2460,7 @@ static void write_tenants(const struct rpt *R, FILE *f, uint32_t st, bool html)
                 fputs(html ? "</td>" : " |", f);
                 for (int c = 0; c < NTCOL; c++) {
                     char b[64];
-                    fmt_tenant(b, sizeof b, t->v[c], tcol[c].decimals);
+                    fmt_tenant(b, sizeof b, t->v[c], tcol[c].count);
                     if (!html)
                         fprintf(f, " %s |", b);
                     else if (isnan(t->v[c]))
@@ -3068,6 +3043,37 @@ static int draw_all(struct rpt *R)
     return rc;
 }
 
+/* The tenants of the runs the tables show: per setting, each policy's
+ * smallest seed at the reference load, from its summary.json (a sweep's
+ * runs/<id>/, else the run's own directory).  A missing file is a note; a
+ * malformed one, bad input. */
+static int load_tenants(struct rpt *R)
+{
+    for (uint32_t st = 0; st < R->nset; st++)
+        for (uint32_t p = 0; p < R->npol; p++) {
+            const struct run *c = smallest_seed(R, R->set[st].ref, p);
+            if (!c)
+                continue;
+            struct run *r = &R->run[c - R->run];
+            char path[8192];
+            snprintf(path, sizeof path, "%s/summary.json", r->dir);
+            if (access(path, F_OK) && errno == ENOENT) {
+                note(R, "Run %s (%s, seed %s): no summary.json; no tenant "
+                     "tables for it.", r->id, r->policy, r->seed);
+                continue;
+            }
+            struct dl_json_doc d;
+            int rc = dl_json_load(path, &d, R->err);
+            for (int k = 0; k < NTEN && !rc; k++)
+                rc = read_tenants(R, r, k, d.root && d.root->type == DL_JSON_OBJECT
+                                  ? dl_json_get(d.root, ten_key[k]) : NULL, path);
+            dl_json_free(&d);
+            if (rc)
+                return rc;
+        }
+    return 0;
+}
+
 static int report_main(struct rpt *R, const char *out, const char *plots,
                        const char *figdir)
 {
@@ -3093,6 +3099,8 @@ static int report_main(struct rpt *R, const char *out, const char *plots,
     if (rc)
         return rc;
     build_groups(R);
+    if ((rc = load_tenants(R)))
+        return rc;
     char *gnuplot = find_gnuplot();
     if (!gnuplot) {
         fprintf(stderr, "dlsim report: gnuplot not found on PATH (install the "
