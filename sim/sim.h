@@ -214,4 +214,11 @@ int sim_run(const struct trace *t, struct cluster *c, const struct eng_opts *o,
             const struct out_prov *pv, const char *dir, struct sim_result *res,
             struct dl_error *err);
 
+/* The policies `dlsim demo` compares, in its order (its first is the
+ * baseline `dlsim report` of a demo directory pairs the others with): an
+ * initializer list, so that the report (which links no engine) and the
+ * command share it. */
+#define SIM_DEMO_POLICIES "fifo", "fifo:backfill=1", "sjf", "srtf", \
+    "srtf:preempt_cost=60", "edf", "tiresias", "qos", "horus"
+
 #endif

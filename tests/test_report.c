@@ -1162,7 +1162,7 @@ static bool svg_text(const char *svg, const char *s)
  * python3-pandas is there). */
 Test(report, demo_directory_in_every_format, .fini = tu_tmp_cleanup, .timeout = 300)
 {
-    /* in name order, fifo first (the baseline) */
+    /* (the demo's order puts fifo, the baseline, first) */
     static const char *const pol[] = { "fifo", "edf", "fifo:backfill=1", "horus",
         "qos", "sjf", "srtf", "srtf:preempt_cost=60", "tiresias" };
     static const char *const dir[] = { "fifo", "edf", "fifo_backfill_1", "horus",

@@ -394,10 +394,7 @@ static int cmd_demo(int argc, char **argv)
            "run time) at offered load %.2f on cluster %s (%u GPU%s)\n\n", t.njobs,
            (unsigned long long)g.seed, trc_offered_load(&t, &c), c.name, c.ngpus,
            DL_PLURAL(c.ngpus));
-    static const char *const policies[] = {
-        "fifo", "fifo:backfill=1", "sjf", "srtf", "srtf:preempt_cost=60",
-        "edf", "tiresias", "qos", "horus",
-    };
+    static const char *const policies[] = { SIM_DEMO_POLICIES };
     char *command = out_command_line(argc, argv);
     simtime_t mk_floor = 0, mk_lo = SIM_NEVER, mk_hi = 0;
     for (size_t i = 0; i < sizeof policies / sizeof *policies && !rc; i++) {

@@ -46,7 +46,8 @@
  * placement (exact unless preempted: preempted jobs are counted, not
  * drawn), cells = the mean number of jobs on a GPU over a time bin.  A
  * demo directory (DIR/<policy>/summary.json ...) is read as a sweep of
- * its runs in name order, fifo first (the baseline, as the demo runs it).
+ * its runs in dlsim demo's order (SIM_DEMO_POLICIES: its first, fifo, is
+ * the baseline), other directories after them by name.
  *
  * Tenants: the users and vcs lists of the summary.json of the runs shown
  * (per setting, each policy's smallest seed at the reference load), read
@@ -698,6 +699,26 @@ static int cmp_str(const void *a, const void *b)
 /* A directory of run directories (what `dlsim demo --out DIR` writes:
  * DIR/<policy>/summary.json ...): each subdirectory holding a
  * summary.json is a run, in name order; 1 when there is none. */
+/* A policy's place in dlsim demo's order (past its end: not one). */
+static size_t demo_rank(const char *policy)
+{
+    static const char *const demo[] = { SIM_DEMO_POLICIES };
+    size_t k = 0;
+    while (k < sizeof demo / sizeof *demo && strcmp(demo[k], policy))
+        k++;
+    return k;
+}
+
+/* The demo's order, then the directory name. */
+static int cmp_demo_run(const void *a, const void *b)
+{
+    const struct run *x = a, *y = b;
+    size_t rx = demo_rank(x->policy), ry = demo_rank(y->policy);
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
+
 static int load_demo(struct rpt *R)
 {
     DIR *d = opendir(R->dir);
@@ -722,15 +743,6 @@ static int load_demo(struct rpt *R)
         return 1;
     }
     qsort(names, n, sizeof *names, cmp_str);
-    /* fifo first: the baseline of the paired differences, as the demo
-     * runs it first (else edf, first by name, would be) */
-    for (size_t i = 1; i < n; i++)
-        if (!strcmp(names[i], "fifo")) {
-            const char *f = names[i];
-            memmove(names + 1, names, i * sizeof *names);
-            names[0] = f;
-            break;
-        }
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         size_t l = strlen(R->dir) + strlen(names[i]) + 2;
@@ -740,6 +752,9 @@ static int load_demo(struct rpt *R)
         rc = load_json_run(R, p, names[i], dir, true);
     }
     free(names);
+    /* in the demo's order, so that its first policy is the baseline */
+    if (!rc)
+        qsort(R->run, R->nrun, sizeof *R->run, cmp_demo_run);
     return rc ? rc : 0;
 }
 
