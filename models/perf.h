@@ -120,7 +120,8 @@ int mdl_zoo_default_dir(char *buf, size_t n);
 
 /* The default zoo's model names (its families, first spelling each),
  * comma-joined (malloc'd): what `--models zoo` of a generator means.
- * NULL with err when no zoo is found or it cannot be read. */
+ * NULL with err when no zoo is found (err's file empty) or one of its
+ * files cannot be read (err names it). */
 char *mdl_zoo_names(struct dl_error *err);
 
 /* A model by name ("resnet50"), or by name and batch ("resnet50@64").

@@ -667,8 +667,8 @@ char *mdl_zoo_names(struct dl_error *err)
 {
     char dir[4096];
     if (mdl_zoo_default_dir(dir, sizeof dir) < 0) {
-        dl_fail(err, "models: zoo", 0, 0, "no model zoo found (set "
-                "DLSIM_MODELS to the directory holding zoo.csv)");
+        dl_fail(err, NULL, 0, 0, "no model zoo found (set DLSIM_MODELS to "
+                "the directory holding zoo.csv)");
         return NULL;
     }
     struct mdl_zoo z;

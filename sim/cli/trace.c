@@ -311,7 +311,7 @@ static char *zoo_names(const char *cmd)
 {
     struct dl_error err = { 0 };
     char *s = mdl_zoo_names(&err);
-    if (!s && !strcmp(err.file, "models: zoo"))     /* none found */
+    if (!s && !err.file[0])                         /* none found */
         fprintf(stderr, "dlsim trace %s: --models zoo: %s\n", cmd, err.msg);
     else if (!s)
         dl_error_print(&err, stderr);

@@ -405,8 +405,7 @@ static int gen_option(struct yload *L, struct swp_gen *g, const char *key,
             char *names = mdl_zoo_names(&ze);
             if (!names)
                 return yl_fail(L, v, "models: zoo: %s%s%s", ze.msg,
-                               strcmp(ze.file, "models: zoo") ? " in " : "",
-                               strcmp(ze.file, "models: zoo") ? ze.file : "");
+                               ze.file[0] ? " in " : "", ze.file);
             g->models = names;
             if (g->like)
                 g->lo.models = names;
