@@ -293,7 +293,7 @@ struct qos {
     struct oset qq;             /* the QoS queue */
     simtime_t *qkey;            /* [njobs] a queued QoS job's key */
     bool priority;              /* priority=1: strict classes */
-    int32_t *qprio;             /* [njobs] a queued job's class (priority=1) */
+    const struct trc_job *jobs; /* the trace (a job's class: its priority) */
     struct iheap dh;            /* priority=1: the QoS queue by (L, job), for
                                    demotion (its front is no longer the
                                    smallest L) */
@@ -633,7 +633,6 @@ static void destroy(void *state)
     free(s->h);
     os_free(&s->qq);
     free(s->qkey);
-    free(s->qprio);
     free(s->dh.a);
     free(s->dpos);
     free(s->b);
@@ -681,8 +680,8 @@ static void ready(struct qos *s, const struct pol_view *v)
     s->qhome = xcalloc_big(nj, sizeof *s->qhome);
     s->qpos = xcalloc_big(nj, sizeof *s->qpos);
     s->qkey = xcalloc_big(nj, sizeof *s->qkey);
+    s->jobs = v->jobs;
     if (s->priority) {
-        s->qprio = xcalloc_big(nj, sizeof *s->qprio);
         s->dpos = xcalloc_big(nj, sizeof *s->dpos);
         s->dh.pos = s->dpos;
     }
@@ -740,13 +739,17 @@ static uint32_t be_heap(struct qos *s, uint32_t ngpus, uint32_t req)
     return (uint32_t)s->nh++;
 }
 
-/* job joins queue hid with key, in class prio (0 unless priority=1) */
-static void q_push(struct qos *s, uint32_t hid, simtime_t key, uint32_t job,
-                   int32_t prio)
+/* A job's class: the trace's priority under priority=1, else 0. */
+static int32_t class_of(const struct qos *s, uint32_t job)
 {
+    return s->priority ? s->jobs[job].priority : 0;
+}
+
+/* job joins queue hid with key, in its class */
+static void q_push(struct qos *s, uint32_t hid, simtime_t key, uint32_t job)
+{
+    int32_t prio = class_of(s, job);
     s->qhome[job] = hid;
-    if (s->priority)
-        s->qprio[job] = prio;
     if (hid == H_QOS) {
         s->qkey[job] = key;
         os_insert(&s->qq, (struct hitem){ key, job, prio });
@@ -760,7 +763,7 @@ static void q_push(struct qos *s, uint32_t hid, simtime_t key, uint32_t job,
 
 static void q_remove(struct qos *s, uint32_t job)
 {
-    int32_t prio = s->priority ? s->qprio[job] : 0;
+    int32_t prio = class_of(s, job);
     if (s->qhome[job] == H_QOS) {
         os_remove(&s->qq, (struct hitem){ s->qkey[job], job, prio });
         if (s->priority)
@@ -913,8 +916,7 @@ static void be_push(struct qos *s, const struct pol_view *v, uint32_t job)
 {
     s->be[job] = 1;
     simtime_t key = s->be_order == BE_SHORT ? t_best(s, v, job) : (simtime_t)job;
-    q_push(s, be_heap(s, v->jobs[job].num_gpus, v->rt[job].req_type), key, job,
-           s->priority ? v->jobs[job].priority : 0);
+    q_push(s, be_heap(s, v->jobs[job].num_gpus, v->rt[job].req_type), key, job);
 }
 
 static void enqueue(void *state, const struct pol_view *v, uint32_t job)
@@ -926,7 +928,7 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
     if (tj->deadline != SIM_NEVER && (s->demote == DEMOTE_NEVER || !s->be[job])) {
         simtime_t latest = tj->deadline - t_best(s, v, job);
         if (s->demote == DEMOTE_NEVER || latest >= v->now) {
-            q_push(s, H_QOS, latest, job, s->priority ? tj->priority : 0);
+            q_push(s, H_QOS, latest, job);
             return;
         }
     }
@@ -1191,10 +1193,10 @@ static bool victim(struct qos *s, const struct pol_view *v, const struct pctx *p
         return false;
     /* priority=1: classes are strict for victims too: never one of a
      * higher class; one of a lower class counts as best effort */
-    int32_t pr = v->jobs[p->job].priority;
-    if (s->priority && tj->priority > pr)
+    int32_t pr = class_of(s, p->job);
+    if (class_of(s, j) > pr)
         return false;
-    bool lower = s->priority && tj->priority < pr;
+    bool lower = class_of(s, j) < pr;
     double redo = s->cost > 0 ? pol_pred_runtime(v, j, p->type, false) *
                                 (s->cost / (double)tj->duration) : 0;
     it->job = j;
@@ -1544,8 +1546,9 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct qos *s = state;
     simtime_t now = v->now;
-    /* demotion: the jobs with now > L are exactly the QoS queue's front
-     * (be_push may move the heaps: no pointer into s->h is kept) */
+    /* demotion: the jobs with now > L are the front of the queue by L
+     * (latest_min; be_push may move the heaps: no pointer into s->h is
+     * kept) */
     const struct hitem *head;
     while (s->demote == DEMOTE_WA && (head = latest_min(s)) && head->key < now) {
         uint32_t j = head->job;
