@@ -131,15 +131,14 @@ int dl_in_fail(const struct dl_in *in, long line, struct dl_error *err);
 /* Bytes after the last gzip member that were skipped (0 = none). */
 uint64_t dl_in_trailing(const struct dl_in *in);
 /* "path: warning: N bytes after the last gzip member are not gzip data
- * and were not read (...)" on stderr when there were any. */
+ * and were not read (...)" when there were any: to the diag set with
+ * dl_in_set_diag (counted, kept for summary.json, an error under
+ * --strict), else to stderr.  The readers that take no struct dl_diag
+ * (the CSV and whole-file readers: model files, the cluster file, quota
+ * files) warn so.  dl_in_set_diag returns the diag it replaces: a command
+ * sets its own around its input loading and puts the previous one back. */
 struct dl_diag;
 void dl_in_warn_trailing(const char *path, const struct dl_in *in);
-/* The warnings of the readers that take no struct dl_diag (the CSV
- * reader's and the whole-file reader's trailing gzip bytes: model files,
- * the cluster file, quota files) go to d while it is set (counted, kept
- * for summary.json, an error under --strict), else to stderr.  Returns
- * the previous one: a command sets it around its input loading and puts
- * the previous one back. */
 struct dl_diag *dl_in_set_diag(struct dl_diag *d);
 void dl_in_close(struct dl_in *in);
 

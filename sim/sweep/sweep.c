@@ -1264,6 +1264,16 @@ int swp_gen_write(struct swp_spec *s, const uint32_t *todo, uint32_t n,
     return 0;
 }
 
+/* Item it's own warning context (its loading's warnings, kept for every
+ * run of it), set as the readers' (dl_in_set_diag); returns the one it
+ * replaced, to put back when it is loaded. */
+static struct dl_diag *item_diag(struct swp_item *it, FILE *msgs)
+{
+    it->diag = xmalloc(sizeof *it->diag);
+    dl_diag_init(it->diag, msgs, false);
+    return dl_in_set_diag(it->diag);
+}
+
 int swp_validate(struct swp_spec *s, FILE *msgs, struct dl_error *err)
 {
     struct dl_error sub;
@@ -1279,9 +1289,7 @@ int swp_validate(struct swp_spec *s, FILE *msgs, struct dl_error *err)
         mdl_spec_init(it->models);
         /* the readers' warnings (a gzip file's trailing bytes) are kept
          * for every run of it, as a trace's are */
-        it->diag = xmalloc(sizeof *it->diag);
-        dl_diag_init(it->diag, msgs, false);
-        struct dl_diag *prev = dl_in_set_diag(it->diag);
+        struct dl_diag *prev = item_diag(it, msgs);
         for (uint32_t a = 0; a < it->nargs && !rc; a++)
             rc = mdl_spec_add(it->models, it->args[a], &sub);
         if (!rc)
@@ -1293,9 +1301,7 @@ int swp_validate(struct swp_spec *s, FILE *msgs, struct dl_error *err)
     for (uint32_t i = 0; i < s->nitems[SWP_CLUSTER] && !rc; i++) {
         struct swp_item *it = &s->items[SWP_CLUSTER][i];
         memset(&sub, 0, sizeof sub);
-        it->diag = xmalloc(sizeof *it->diag);
-        dl_diag_init(it->diag, msgs, false);
-        struct dl_diag *prev = dl_in_set_diag(it->diag);
+        struct dl_diag *prev = item_diag(it, msgs);
         int lr = it->path ? cfg_load_cluster(it->path, &it->clu, &sub) : 0;
         dl_in_set_diag(prev);
         if (!it->path)
@@ -1316,9 +1322,10 @@ int swp_validate(struct swp_spec *s, FILE *msgs, struct dl_error *err)
             g->wl_loaded = g->like && !rc;
             continue;
         }
-        it->diag = xmalloc(sizeof *it->diag);
-        dl_diag_init(it->diag, msgs, false);
-        if (trc_load(it->path, &it->tr, &sub, it->diag)) {
+        struct dl_diag *prev = item_diag(it, msgs);
+        int lr = trc_load(it->path, &it->tr, &sub, it->diag);
+        dl_in_set_diag(prev);
+        if (lr) {
             rc = fail_at(s, it, msgs, &sub, err, "trace");
             break;
         }
@@ -1329,7 +1336,8 @@ int swp_validate(struct swp_spec *s, FILE *msgs, struct dl_error *err)
     static const int warned_axes[] = { SWP_TRACE, SWP_CLUSTER, SWP_MODELS };
     static const char *const warned_name[] = { "trace", "cluster", "models" };
     for (uint32_t c = 0; c < s->nsc && !rc; c++)
-        for (size_t a = 0; a < 3 && !rc && s->sc[c].strict; a++) {
+        for (size_t a = 0; a < sizeof warned_axes / sizeof *warned_axes && !rc &&
+                           s->sc[c].strict; a++) {
             int k = warned_axes[a];
             for (uint32_t t = 0; t < s->sc[c].n[k] && !rc; t++) {
                 const struct swp_item *ti = &s->items[k][s->sc[c].v[k][t]];

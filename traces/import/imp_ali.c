@@ -295,7 +295,7 @@ static int read_tasks(struct imp *m, const char *path, struct aggmap *map)
         }
         struct agg *g = agg_get(map, c.f[T_JOB], true);
         g->gpus += inst * gpu / 100;
-        if (!(g->gpus <= 4e9)) {        /* num_gpus is below 2^32 */
+        if (!(g->gpus <= IMP_MAX_GPUS)) {
             r = imp_bad(m, &c, "plan_gpu", "the job's tasks ask for over 4e9 "
                         "GPUs with", c.f[T_GPU]);
             break;

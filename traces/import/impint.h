@@ -54,6 +54,11 @@ enum imp_note {
 
 enum imp_unit { IMP_SEC, IMP_MS, IMP_MIN, IMP_HOUR };
 
+/* The largest GPU count of a job an importer takes (num_gpus is below
+ * 2^32); a count, or a job's summed fractional requests, above it is bad
+ * input. */
+#define IMP_MAX_GPUS 4e9
+
 
 /* What finish() sorts and deduplicates by, filled by imp_add while the
  * record is hot in cache: 16 bytes per job instead of the whole record. */

@@ -346,7 +346,7 @@ int imp_time(const char *s, enum imp_unit unit, int wall, simtime_t *out)
 int imp_count(const char *s, long *out)
 {
     double d;
-    if (sim_parse_double(s, &d) < 0 || d < 0 || d > 4e9 || d != floor(d))
+    if (sim_parse_double(s, &d) < 0 || d < 0 || d > IMP_MAX_GPUS || d != floor(d))
         return -1;
     *out = (long)d;
     return 0;
