@@ -299,6 +299,8 @@ static void note(struct rpt *R, const char *fmt, ...)
     va_end(ap);
     xgrow(&R->note, &R->capnote, R->nnote + 1, sizeof *R->note);
     R->note[R->nnote++] = arena_strndup(R->a, buf, strlen(buf));
+    /* what the page leaves out is said where the command runs, too */
+    fprintf(stderr, "dlsim report: note: %s\n", buf);
 }
 
 static const char *adup(struct rpt *R, const char *s)
