@@ -110,6 +110,14 @@ struct nheap {
     const double *cost;
 };
 
+/* Positions in a job heap, a min-heap in that heap's order: the look-ahead
+ * reads the first jobs of a queue in order without taking them out. */
+struct pheap {
+    uint32_t *a;
+    size_t n, cap;
+    const struct hheap *src;
+};
+
 struct horus {
     enum plc_mode mode;
     uint32_t lookahead, max_per_gpu, anchors, nq;
@@ -143,7 +151,13 @@ struct horus {
     uint32_t *plan, *best;      /* [ngpus] */
     uint32_t *gbuf;             /* [ngpus] */
     uint32_t *visit;            /* [nnodes] */
-    struct hitem *peek;         /* [lookahead] */
+    uint32_t *peek;             /* [lookahead] heap positions */
+    struct pheap pq;
+    /* A placement depends only on the job and on what the GPUs hold, which
+     * changes only when a job starts or ends (epoch counts them): a job
+     * whose placement failed is not tried again until then. */
+    uint64_t epoch;
+    uint64_t *failed;           /* [njobs] epoch of its last failure, 0 none */
 };
 
 /* ------------------------------------------------------------ heap */
@@ -163,6 +177,34 @@ static inline bool nbefore(const struct nheap *q, const uint32_t *x,
 }
 
 HEAP_DEFINE_AT(nh, struct nheap, uint32_t, nbefore, HEAP_NOPLACE)
+
+static inline bool pbefore(const struct pheap *p, const uint32_t *x,
+                           const uint32_t *y)
+{
+    return hless(&p->src->a[*x], &p->src->a[*y]);
+}
+
+HEAP_DEFINE_AT(ph, struct pheap, uint32_t, pbefore, HEAP_NOPLACE)
+
+/* The positions of the first k jobs of q in order, into pos; how many.
+ * O(k log k): a heap's i-th item in order is a child of one of the first
+ * i - 1, so only their children are candidates. */
+static uint32_t peek_first(struct pheap *p, const struct hheap *q, uint32_t k,
+                           uint32_t *pos)
+{
+    uint32_t n = 0;
+    p->src = q;
+    p->n = 0;
+    if (q->n)
+        ph_push(p, 0);
+    while (n < k && p->n) {
+        uint32_t i = ph_pop(p);
+        pos[n++] = i;
+        for (size_t c = 2 * (size_t)i + 1; c <= 2 * (size_t)i + 2 && c < q->n; c++)
+            ph_push(p, (uint32_t)c);
+    }
+    return n;
+}
 
 
 
@@ -234,6 +276,8 @@ static int create(void **state, const struct pol_args *args,
     h->q = xcalloc(h->nq, sizeof *h->q);
     h->centre = xcalloc(h->nq, sizeof *h->centre);
     h->peek = xcalloc(h->lookahead, sizeof *h->peek);
+    h->epoch = 1;
+    h->failed = xcalloc(v->njobs ? v->njobs : 1, sizeof *h->failed);
     setup(h, v);
     *state = h;
     return 0;
@@ -247,6 +291,8 @@ static void destroy(void *state)
     free(h->q);
     free(h->centre);
     free(h->peek);
+    free(h->pq.a);
+    free(h->failed);
     free(h->pen);
     free(h->pu);
     if (h->open)
@@ -381,6 +427,7 @@ static void open_del(struct horus *h, uint32_t t, uint32_t g)
 static void started(struct horus *h, const struct pol_view *v, uint32_t job)
 {
     double u = 100 * pol_pred_util_on(v, job, v->rt[job].type);
+    h->epoch++;
     for (uint32_t i = 0; i < v->rt[job].ngpus; i++) {
         uint32_t g = v->rt[job].gpus[i];
         h->pu[g] += u;
@@ -393,6 +440,7 @@ static void finished(void *state, const struct pol_view *v, uint32_t job)
 {
     struct horus *h = state;
     double u = 100 * pol_pred_util_on(v, job, v->rt[job].type);
+    h->epoch++;
     for (uint32_t i = 0; i < v->rt[job].ngpus; i++) {
         uint32_t g = v->rt[job].gpus[i];
         h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
@@ -634,30 +682,27 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
 static int try_queue(struct horus *h, struct hheap *q, const struct pol_view *v,
                      struct pol_ctx *x, uint32_t *gpus)
 {
-    uint32_t k = 0;
-    int rc = 0;
-    while (k < h->lookahead && q->n)
-        h->peek[k++] = hq_pop(q);
-    uint32_t i = 0;
-    for (; i < k; i++) {
-        uint32_t j = h->peek[i].job;
-        if (!place(h, v, j, gpus))
+    uint32_t k = peek_first(&h->pq, q, h->lookahead, h->peek);
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t j = q->a[h->peek[i]].job;
+        if (h->failed[j] == h->epoch)
+            continue;           /* nothing changed since it failed */
+        if (!place(h, v, j, gpus)) {
+            h->failed[j] = h->epoch;
             continue;
+        }
+        hq_delete(q, h->peek[i]);
         q->sum_since -= (double)v->rt[j].queued_since;
         h->size--;
         bool shared = false;
         for (uint32_t a = 0; a < v->jobs[j].num_gpus; a++)
             shared |= v->nocc[gpus[a]] > 0;
-        rc = shared ? pol_colocate(x, j, gpus) : pol_start(x, j, gpus);
+        int rc = shared ? pol_colocate(x, j, gpus) : pol_start(x, j, gpus);
         if (!rc)
             started(h, v, j);
-        rc = rc ? rc : 1;
-        break;
+        return rc ? rc : 1;
     }
-    for (uint32_t a = 0; a < k; a++)
-        if (a != i)
-            hq_push(q, h->peek[a]);
-    return rc;
+    return 0;
 }
 
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
