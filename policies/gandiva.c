@@ -133,6 +133,11 @@
 struct gd_ent {                 /* a waiting job in its shape's FIFO */
     uint64_t seq;               /* enqueue number: the FIFO order */
     uint32_t job, ver;
+    uint32_t skip;              /* once stale: an index past it such that
+                                   every entry between is stale (0: not
+                                   known; see next_waiting) */
+    double u, m;                /* its measured utilization and memory
+                                   (fixed while it waits) */
 };
 
 struct gd_val {                 /* a waiting job by one of its values */
@@ -309,7 +314,9 @@ HEAP_DEFINE(hp, struct gd_heap, struct gd_slice, sl_before)
 static inline bool sl_live(const struct gandiva *s, const struct pol_view *v,
                            const struct gd_slice *it)
 {
-    return v->rt[it->job].state == JOB_RUNNING && s->ver[it->job] == it->ver;
+    /* the version first: it settles most stale entries without the job's
+     * run state */
+    return s->ver[it->job] == it->ver && v->rt[it->job].state == JOB_RUNNING;
 }
 
 static inline bool val_before(const struct gd_val *a, const struct gd_val *b)
@@ -321,10 +328,15 @@ HEAP_DEFINE(vh, struct gd_vheap, struct gd_val, val_before)
 
 
 
+/* Whether an entry (job, ver) is live: a job's version changes at each of
+ * its starts and stops, and only this policy starts jobs. */
 static inline bool waiting(const struct gandiva *s, const struct pol_view *v,
                            uint32_t job, uint32_t ver)
 {
-    return v->rt[job].state == JOB_QUEUED && s->ver[job] == ver;
+    bool live = s->ver[job] == ver;
+    DL_ASSERT(!live || v->rt[job].state == JOB_QUEUED);
+    (void)v;
+    return live;
 }
 
 /* The lowest value among the waiting jobs of h (+inf if none). */
@@ -524,17 +536,20 @@ static void enqueue_at(struct gandiva *s, const struct pol_view *v, uint32_t j,
     uint32_t k = shape_of(s, v, j);     /* may move s->shapes */
     struct gd_shape *sh = &s->shapes[k];
     xgrow(&sh->q, &sh->cap, sh->n + 1, sizeof *sh->q);
+    double u = pol_measured_util(v, j), m = job_mem(v, j);
     if (!front) {
-        sh->q[sh->n++] = (struct gd_ent){ ++s->seq, j, s->ver[j] };
+        sh->q[sh->n++] = (struct gd_ent){ ++s->seq, j, s->ver[j], 0, u, m };
     } else {
         if (!sh->head) {        /* make room at the head */
             memmove(sh->q + 1, sh->q, sh->n * sizeof *sh->q);
             sh->n++, sh->head++, sh->cur++;
+            for (size_t i = 1; i < sh->n; i++)
+                sh->q[i].skip += sh->q[i].skip != 0;
         }
-        sh->q[--sh->head] = (struct gd_ent){ --s->fseq, j, s->ver[j] };
+        sh->q[--sh->head] = (struct gd_ent){ --s->fseq, j, s->ver[j], 0, u, m };
     }
-    vh_add(s, v, &sh->umin, sh->nwait, pol_measured_util(v, j), j);
-    vh_add(s, v, &sh->mmin, sh->nwait, job_mem(v, j), j);
+    vh_add(s, v, &sh->umin, sh->nwait, u, j);
+    vh_add(s, v, &sh->mmin, sh->nwait, m, j);
     sh->nwait++;
     s->nlive++;
 }
@@ -1190,10 +1205,10 @@ static void refresh(const struct gandiva *s, struct gd_shape *sh)
     }
 }
 
-/* Job j (waiting) gets in if it can: 1 on free GPUs or packed, 2 by a time
- * slice, 0 not, or an error. */
+/* Job j (waiting; measured utilization u, memory m) gets in if it can: 1
+ * on free GPUs or packed, 2 by a time slice, 0 not, or an error. */
 static int admit_one(struct gandiva *s, const struct pol_view *v,
-                     struct pol_ctx *x, uint32_t j)
+                     struct pol_ctx *x, uint32_t j, double u, double m)
 {
     struct gd_shape *sh = &s->shapes[s->shape[j]];
     refresh(s, sh);
@@ -1211,7 +1226,7 @@ static int admit_one(struct gandiva *s, const struct pol_view *v,
      * a slice only of GPUs it then holds alone; its failures say nothing
      * of measured jobs of the shape, so none is remembered */
     bool alone = s->profile && !s->profiled[j];
-    double u = pol_measured_util(v, j), m = job_mem(v, j), bound, fm;
+    double bound, fm;
     if (!alone && s->max_per_gpu > 1 &&
         !failed_at(sh->fu, sh->fm, sh->nfail, u, m, true)) {
         if (pack_shape(s, v, sh, u, m, &bound, &fm)) {
@@ -1282,13 +1297,31 @@ static void wake(struct gandiva *s, const struct pol_view *v, struct pol_ctx *x)
     }
 }
 
+/* The index of the first entry of sh at or after i that waits (sh->n if
+ * none).  Entries go stale in place and never wait again, so each stale
+ * one passed keeps a jump past the stale run it belongs to (compressed
+ * to the end of the run at every pass): a walk that starts again at the
+ * head does not step over the same started jobs again. */
+static size_t next_waiting(const struct gandiva *s, const struct pol_view *v,
+                           struct gd_shape *sh, size_t i)
+{
+    size_t r = i;
+    while (r < sh->n && !waiting(s, v, sh->q[r].job, sh->q[r].ver))
+        r = sh->q[r].skip > r ? sh->q[r].skip : r + 1;
+    for (size_t p = i; p < r;) {
+        size_t nx = sh->q[p].skip > p ? sh->q[p].skip : p + 1;
+        sh->q[p].skip = (uint32_t)r;
+        p = nx;
+    }
+    return r;
+}
+
 /* The first entry of sh at or after its cursor that waits and was
  * enqueued by end; NULL if none. */
 static const struct gd_ent *cursor(const struct gandiva *s, const struct pol_view *v,
                                    struct gd_shape *sh, uint64_t end)
 {
-    while (sh->cur < sh->n && !waiting(s, v, sh->q[sh->cur].job, sh->q[sh->cur].ver))
-        sh->cur++;
+    sh->cur = next_waiting(s, v, sh, sh->cur);
     return sh->cur < sh->n && sh->q[sh->cur].seq <= end ? &sh->q[sh->cur] : NULL;
 }
 
@@ -1298,15 +1331,16 @@ static void tidy(struct gandiva *s, const struct pol_view *v)
 {
     for (size_t k = 0; k < s->nshapes; k++) {
         struct gd_shape *sh = &s->shapes[k];
-        while (sh->head < sh->n && !waiting(s, v, sh->q[sh->head].job, sh->q[sh->head].ver))
-            sh->head++;
+        sh->head = next_waiting(s, v, sh, sh->head);
         if (sh->head == sh->n) {
             sh->head = sh->n = 0;
         } else if (sh->n - sh->head > 64 && sh->n - sh->head > 2 * (size_t)sh->nwait) {
             size_t m = 0;
             for (size_t i = sh->head; i < sh->n; i++)
-                if (waiting(s, v, sh->q[i].job, sh->q[i].ver))
-                    sh->q[m++] = sh->q[i];
+                if (waiting(s, v, sh->q[i].job, sh->q[i].ver)) {
+                    sh->q[m] = sh->q[i];
+                    sh->q[m++].skip = 0;
+                }
             sh->head = 0;
             sh->n = m;
         }
@@ -1402,7 +1436,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         uint32_t j = be->job;
         pos = be->seq;
         best->cur++;
-        int rc = admit_one(s, v, x, j);
+        int rc = admit_one(s, v, x, j, be->u, be->m);
         if (rc < 0)
             return;
         if (rc && s->one_start) {   /* the next one at the next instant */
