@@ -30,7 +30,10 @@
 #       --policies: only these, space-separated (fifo:backfill=1 always
 #                runs first: the reference)
 #
-# A run is stopped after $BENCH_LIMIT seconds (default 600) and listed so.
+# A run is stopped after $BENCH_LIMIT seconds (default 600) and listed so;
+# its cost per event is then read off the progress line of a second run on
+# a pseudo-terminal (script(1)) after $BENCH_PROBE seconds (default 60):
+# wall time in whole seconds over the events so far, marked as such.
 # Figures depend on the machine (noted at the top); compare the ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +59,7 @@ out=bench/out/policies
 mkdir -p "$out"
 div=$((quick ? 10 : 1))
 limit=${BENCH_LIMIT:-600}
+probe=${BENCH_PROBE:-60}
 
 policies=(
     fifo:backfill=1 fifo sjf edf "fifo:priority=1,backfill=1"
@@ -152,9 +156,33 @@ for c in "${cases[@]}"; do
                 --policy "$p" --out "$d" --quiet --sample 0 --timing 2>&1 >/dev/null |
             sed -n 's/.*engine \([0-9.]*\) (\([0-9]*\) events.*/\1 \2/p') || true
         if [ -z "$t" ]; then
-            printf '  %-44s %10s %9s\n' "$p" - "> ${limit} s (stopped)"
-            echo "$c $p timeout" >> "$sums"
+            # The run did not end in time: its cost per event so far, from
+            # the progress line a run on a terminal draws (engine wall time
+            # in whole seconds, events), for up to $BENCH_PROBE seconds.
             rm -rf "$d"
+            pl=$(timeout "$probe" script -qec "$(printf '%q ' "$dlsim" run \
+                    --trace "$trace" --cluster "$cluster" --policy "$p" \
+                    --sample 0)" /dev/null 2>/dev/null | tr '\r' '\n' |
+                 grep ' events, ' | tail -1) || true
+            per=$(awk -v l="$pl" 'BEGIN {
+                if (!match(l, /[0-9]+ events/)) exit
+                ev = substr(l, RSTART, RLENGTH) + 0
+                n = split(l, f, ", ")
+                d = f[n - 1]; s = 0
+                if (match(d, /[0-9]+h/)) s += 3600 * substr(d, RSTART, RLENGTH - 1)
+                if (match(d, /[0-9]+m/)) s += 60 * substr(d, RSTART, RLENGTH - 1)
+                if (match(d, /[0-9]+s/)) s += substr(d, RSTART, RLENGTH - 1)
+                if (ev > 0 && s > 0) printf "%d %.3f", ev, 1e6 * s / ev }')
+            if [ -n "$per" ]; then
+                read -r ev per <<<"$per"
+                printf '  %-44s %10s %9s %9s %8s  (stopped at %s s; events and wall time of the first %s s)\n' \
+                    "$p" "$ev" - "$per" \
+                    "$(awk -v a="$per" -v b="$ref" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')" \
+                    "$limit" "$probe"
+            else
+                printf '  %-44s %10s %9s\n' "$p" - "> ${limit} s (stopped)"
+            fi
+            echo "$c $p timeout" >> "$sums"
             continue
         fi
         read -r cpu ev <<<"$t"
