@@ -157,8 +157,11 @@ struct tiresias {
     size_t capblocked;
     uint32_t *vic;              /* victims being collected */
     size_t capvic;
-    struct cand *cands;         /* nodes ranked by room_multi */
+    struct cand *cands;         /* nodes ranked by room_multi, then scratch */
     size_t capcands;
+    uint32_t *taken;            /* [nnodes] room_multi's whole nodes: tstamp */
+    size_t captaken;
+    uint32_t tstamp;
     struct pq_item *items;      /* sweep */
     size_t capitems;
     /* consolidated placement without a preemption cost: per node, its jobs
@@ -518,7 +521,8 @@ static void node_refresh(struct tiresias *s, const struct pol_view *v, uint32_t 
 
 /* Victims on node nd to have `want` GPUs free there for a job of queue
  * lq: jobs of lower queues, least important first.  Writes them to vic
- * (room for the node's GPU count) and returns how many, or -1 if the node
+ * (room for the node's GPU count; NULL: only count them) and returns how
+ * many, or -1 if the node
  * cannot be freed so.  *most = the most important victim (SIM_NONE when
  * none is needed), *gpus = GPUs they hold there. */
 static int node_victims(struct tiresias *s, const struct pol_view *v,
@@ -537,13 +541,16 @@ static int node_victims(struct tiresias *s, const struct pol_view *v,
         /* eligible victims are a prefix: the jobs of lower queues */
         if (m == NTHR_NO || s->nlvl[n->first_gpu + m] <= lq)
             return -1;
-        memcpy(vic, s->njob + n->first_gpu, (m + 1) * sizeof *vic);
+        if (vic)
+            memcpy(vic, s->njob + n->first_gpu, (m + 1) * sizeof *vic);
         *most = s->njob[n->first_gpu + m];
         *gpus = s->ncum[n->first_gpu + m];
         return (int)m + 1;
     }
     uint32_t jobs[64], cnt[64], k = node_jobs(v, nd, jobs, cnt), e = 0;
-    uint32_t ecnt[64];
+    uint32_t ecnt[64], scratch[64];
+    if (!vic)
+        vic = scratch;
     uint32_t have = n->nfree;
     *most = SIM_NONE;
     *gpus = 0;
@@ -624,6 +631,27 @@ static int room_single(struct tiresias *s, const struct pol_view *v,
     return rc ? rc : 1;
 }
 
+/* Sorts a[0..n) best first (better: a total order), through tmp[0..n):
+ * a bottom-up merge sort, O(n log n) where insertion was O(n^2). */
+static void cand_sort(const struct tiresias *s, struct cand *a, size_t n,
+                      struct cand *tmp)
+{
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = better(s, a[j].most, a[j].gpus, a[j].node, a[i].most,
+                                  a[i].gpus, a[i].node) ? a[j++] : a[i++];
+            while (i < mid)
+                tmp[k++] = a[i++];
+            while (j < hi)
+                tmp[k++] = a[j++];
+        }
+        memcpy(a, tmp, n * sizeof *a);
+    }
+}
+
 /* Consolidated, a gang of g larger than every node of type t: whole nodes
  * of one size n plus a node of that size for the remainder. */
 static int room_multi(struct tiresias *s, const struct pol_view *v,
@@ -646,36 +674,36 @@ static int room_multi(struct tiresias *s, const struct pol_view *v,
         if (gr->nnodes < w + (r != 0))
             continue;
         /* every node of the group that can be emptied, best first */
-        xgrow(&s->cands, &s->capcands, gr->nnodes, sizeof *s->cands);
+        xgrow(&s->cands, &s->capcands, 2 * (size_t)gr->nnodes, sizeof *s->cands);
         struct cand *cs = s->cands;
         for (uint32_t f = 0; f <= n; f++)
             for (uint32_t nd = clu_bucket_first(c, gi, f); nd != SIM_NONE;
                  nd = clu_bucket_next(c, nd)) {
                 uint32_t most, gpus;
-                if (node_victims(s, v, nd, n, lq, tmp, &most, &gpus) < 0)
+                if (node_victims(s, v, nd, n, lq, NULL, &most, &gpus) < 0)
                     continue;
-                struct cand cd = { nd, most, gpus };
-                uint32_t p = nc++;
-                while (p > 0 && better(s, cd.most, cd.gpus, cd.node, cs[p - 1].most,
-                                       cs[p - 1].gpus, cs[p - 1].node)) {
-                    cs[p] = cs[p - 1];
-                    p--;
-                }
-                cs[p] = cd;
+                cs[nc++] = (struct cand){ nd, most, gpus };
             }
         if (nc < w)
             continue;
+        cand_sort(s, cs, nc, cs + gr->nnodes);
+        /* the w whole ones, marked */
+        xgrow(&s->taken, &s->captaken, c->nnodes, sizeof *s->taken);
+        if (++s->tstamp == 0) {
+            memset(s->taken, 0, c->nnodes * sizeof *s->taken);
+            s->tstamp = 1;
+        }
+        for (uint32_t i = 0; i < w; i++)
+            s->taken[cs[i].node] = s->tstamp;
         /* the remainder: the best node outside the w whole ones */
         uint32_t rem = SIM_NONE, rm = SIM_NONE, rg = 0;
         if (r) {
             for (uint32_t f = 0; f <= n; f++)
                 for (uint32_t nd = clu_bucket_first(c, gi, f); nd != SIM_NONE;
                      nd = clu_bucket_next(c, nd)) {
-                    bool taken = false;
-                    for (uint32_t i = 0; i < w && !taken; i++)
-                        taken = cs[i].node == nd;
                     uint32_t most, gpus;
-                    if (taken || node_victims(s, v, nd, r, lq, tmp, &most, &gpus) < 0)
+                    if (s->taken[nd] == s->tstamp ||
+                        node_victims(s, v, nd, r, lq, NULL, &most, &gpus) < 0)
                         continue;
                     if (rem == SIM_NONE || better(s, most, gpus, nd, rm, rg, rem))
                         rem = nd, rm = most, rg = gpus;
@@ -968,6 +996,7 @@ static void destroy(void *state)
     free(s->blocked);
     free(s->vic);
     free(s->cands);
+    free(s->taken);
     free(s->items);
     free(s->ndirty);
     free(s->njob);
