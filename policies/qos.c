@@ -332,7 +332,9 @@ struct qos {
                                    end of the instant */
     size_t nheld, capheld;
     /* elastic growth (see the header) */
-    uint32_t nshrunk;           /* running gangs smaller than num_gpus */
+    uint32_t nshrunk;           /* running gangs smaller than num_gpus: */
+    uint32_t *shrunk;           /* [nshrunk] those jobs, in no order */
+    uint32_t *shrunk_at;        /* [njobs] index in shrunk, or SIM_NONE */
     simtime_t *obs_t;           /* [njobs] start of the observed stretch */
     double *obs_w;              /* [njobs] work left at its start */
     uint32_t *grow_c;           /* candidates of one instant */
@@ -650,6 +652,8 @@ static void destroy(void *state)
     free(s->qw.a);
     free(s->rw.a);
     free(s->be);
+    free(s->shrunk);
+    free(s->shrunk_at);
     free(s->qv);
     free(s->by);
     free(s->pcand);
@@ -695,6 +699,10 @@ static void ready(struct qos *s, const struct pol_view *v)
     s->gpus = xcalloc(s->maxg ? s->maxg : 1, sizeof *s->gpus);
     s->ngpus_buf = xcalloc(s->maxg ? s->maxg : 1, sizeof *s->ngpus_buf);
     s->obs_t = xcalloc_big(nj, sizeof *s->obs_t);
+    s->shrunk = xmalloc(nj * sizeof *s->shrunk);
+    s->shrunk_at = xmalloc(nj * sizeof *s->shrunk_at);
+    for (uint32_t j = 0; j < nj; j++)
+        s->shrunk_at[j] = SIM_NONE;
     s->obs_w = xcalloc_big(nj, sizeof *s->obs_w);
     s->cand = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cand);
     s->cpred = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cpred);
@@ -937,6 +945,22 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
 
 /* A job started: index it by predicted finish on its type.  Its fraction
  * of work left is known (progress is observable); its speed is not. */
+/* Running job j is (still) smaller than num_gpus or not: the set of
+ * shrunk gangs, O(1) either way. */
+static void shrunk_set(struct qos *s, uint32_t j, bool in)
+{
+    uint32_t i = s->shrunk_at[j];
+    if (in && i == SIM_NONE) {
+        s->shrunk_at[j] = s->nshrunk;
+        s->shrunk[s->nshrunk++] = j;
+    } else if (!in && i != SIM_NONE) {
+        uint32_t last = s->shrunk[--s->nshrunk];
+        s->shrunk[i] = last;
+        s->shrunk_at[last] = i;
+        s->shrunk_at[j] = SIM_NONE;
+    }
+}
+
 static void on_started(struct qos *s, const struct pol_view *v, uint32_t job)
 {
     const struct job_rt *r = &v->rt[job];
@@ -948,7 +972,7 @@ static void on_started(struct qos *s, const struct pol_view *v, uint32_t job)
     h_push(&s->h[1 + r->type], v->now + to_us(p), job);
     s->obs_t[job] = v->now;
     s->obs_w[job] = r->remaining;
-    s->nshrunk += g < tj->num_gpus;
+    shrunk_set(s, job, g < tj->num_gpus);
     /* started where it is predicted to miss its deadline: best effort */
     if (tj->deadline == SIM_NEVER || v->now + pred(v, job, r->type) > tj->deadline)
         s->be[job] = 1;
@@ -958,7 +982,7 @@ static void finished(void *state, const struct pol_view *v, uint32_t job)
 {
     struct qos *s = state;
     h_remove(&s->h[1 + v->rt[job].type], job);
-    s->nshrunk -= v->rt[job].ngpus < v->jobs[job].num_gpus;
+    shrunk_set(s, job, false);
 }
 
 /* ------------------------------------------------------------ schedule */
@@ -1377,7 +1401,7 @@ static int try_preempt(struct qos *s, const struct pol_view *v, struct pol_ctx *
     for (size_t i = 0; i < nb; i++) {
         uint32_t j = s->best[i];
         h_remove(&s->h[1 + v->rt[j].type], j);
-        s->nshrunk -= v->rt[j].ngpus < v->jobs[j].num_gpus;
+        shrunk_set(s, j, false);
         if (!s->be[j])
             s->qv[j] = 1;
         s->by[j] = r;
@@ -1457,18 +1481,14 @@ static int cand_cmp_ctx(const struct pol_view *v, uint32_t a, uint32_t b)
 static int grow_gangs(struct qos *s, const struct pol_view *v, struct pol_ctx *x)
 {
     size_t n = 0;
-    for (uint32_t t = 0; t < s->ntypes; t++) {
-        if (!v->clu->types[t].free_gpus)
+    /* the shrunk gangs on types with free GPUs (their order is the sort's) */
+    for (uint32_t i = 0; i < s->nshrunk; i++) {
+        uint32_t j = s->shrunk[i];
+        if (!v->clu->types[v->rt[j].type].free_gpus ||
+            v->jobs[j].deadline == SIM_NEVER || s->be[j])
             continue;
-        const struct iheap *h = &s->h[1 + t];
-        for (size_t i = 0; i < h->n; i++) {
-            uint32_t j = h->a[i].job;
-            if (v->rt[j].ngpus >= v->jobs[j].num_gpus ||
-                v->jobs[j].deadline == SIM_NEVER || s->be[j])
-                continue;
-            xgrow(&s->grow_c, &s->capgrow, n + 1, sizeof *s->grow_c);
-            s->grow_c[n++] = j;
-        }
+        xgrow(&s->grow_c, &s->capgrow, n + 1, sizeof *s->grow_c);
+        s->grow_c[n++] = j;
     }
     /* earliest deadline first (insertion sort: candidates are few) */
     for (size_t i = 1; i < n; i++) {
@@ -1517,7 +1537,7 @@ static int grow_gangs(struct qos *s, const struct pol_view *v, struct pol_ctx *x
             h_push(&s->h[1 + t], v->now + to_us(pm), j);
             s->obs_t[j] = v->now;
             s->obs_w[j] = pol_remaining(v, j);
-            s->nshrunk -= m == g;
+            shrunk_set(s, j, m < g);
             break;
         }
     }
