@@ -88,8 +88,15 @@
  * per-node cache of that order and, per demand, of the victim where the
  * count of GPUs reaches it, recomputed only for nodes where a job started,
  * stopped or was demoted, makes each node of the scan O(1) instead of
- * O(GPUs of the node) plus a sort.  (With a cost, which jobs may be
- * stopped depends on the time: each node is examined afresh.)
+ * O(GPUs of the node) plus a sort.  Over that cache, per GPU type and
+ * demand d, a tournament tree of the nodes ranks their room for d as the
+ * scan does (the root is the best node), updated at each node refreshed
+ * (O(largest node x log nodes)): a room for a gang that fits a node, or
+ * for a larger one on a type of one node size (the first g / n roots,
+ * each left out while taken, then the remainder's root), costs O(log
+ * nodes) per node taken instead of a scan of every node.  (With a cost,
+ * which jobs may be stopped depends on the time: each node is examined
+ * afresh.)
  */
 #include "policies/policy.h"
 
@@ -160,7 +167,6 @@ struct tiresias {
     struct cand *cands;         /* nodes ranked by room_multi, then scratch */
     size_t capcands;
     uint32_t *taken;            /* [nnodes] room_multi's whole nodes: tstamp */
-    size_t captaken;
     uint32_t tstamp;
     struct pq_item *items;      /* sweep */
     size_t capitems;
@@ -176,6 +182,21 @@ struct tiresias {
                                    kept beside it: the node scans of an
                                    attempt read it without a random access
                                    into level[] */
+    uint32_t *dlist;            /* nodes made dirty since room_single last
+                                   refreshed them all (inlist set) */
+    size_t ndl;
+    uint8_t *inlist;            /* [nnodes] */
+    /* and per GPU type t and demand d <= its largest node, a tournament
+     * tree over its nodes of the best room for d (room_single's ranking:
+     * better()), updated at each refresh: the best node is its root */
+    struct tr_tree *trees;      /* [ntypes] */
+    uint32_t *tpos;             /* [nnodes] leaf index within its type */
+};
+
+struct tr_tree {
+    uint32_t leaves, depth;     /* leaves: a power of two; depth: demands */
+    uint32_t *win;              /* [depth][2 * leaves] winner node, or
+                                   SIM_NONE; node 1 the root */
 };
 
 #define NTHR_NO 0xFF            /* the node cannot free d GPUs */
@@ -259,6 +280,28 @@ static void ensure(struct tiresias *s, const struct pol_view *v)
         s->ncum = xmalloc(ng);
         s->nthr = xmalloc(ng);
         s->nlvl = xmalloc(ng);
+        s->dlist = xmalloc(nn * sizeof *s->dlist);
+        s->inlist = xmalloc(nn);
+        memset(s->inlist, 1, nn);
+        for (uint32_t i = 0; i < c->nnodes; i++)
+            s->dlist[s->ndl++] = i;
+        s->tpos = xmalloc(nn * sizeof *s->tpos);
+        s->trees = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->trees);
+        uint32_t *cnt = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *cnt);
+        for (uint32_t i = 0; i < c->nnodes; i++)
+            s->tpos[i] = cnt[c->nodes[i].type]++;
+        for (uint32_t t = 0; t < s->ntypes; t++) {
+            struct tr_tree *tr = &s->trees[t];
+            tr->leaves = 1;
+            while (tr->leaves < cnt[t])
+                tr->leaves *= 2;
+            tr->depth = c->types[t].max_node_gpus;
+            size_t w = (size_t)tr->depth * 2 * tr->leaves;
+            tr->win = xmalloc((w ? w : 1) * sizeof *tr->win);
+            for (size_t i = 0; i < w; i++)
+                tr->win[i] = SIM_NONE;
+        }
+        free(cnt);
     }
 }
 
@@ -269,8 +312,14 @@ static void touch_job(struct tiresias *s, const struct pol_view *v, uint32_t j)
     if (!s->ndirty)
         return;
     const struct job_rt *r = &v->rt[j];
-    for (uint32_t k = 0; k < r->ngpus; k++)
-        s->ndirty[v->clu->gpu_node[r->gpus[k]]] = 1;
+    for (uint32_t k = 0; k < r->ngpus; k++) {
+        uint32_t nd = v->clu->gpu_node[r->gpus[k]];
+        s->ndirty[nd] = 1;
+        if (!s->inlist[nd]) {
+            s->inlist[nd] = 1;
+            s->dlist[s->ndl++] = nd;
+        }
+    }
 }
 
 /* Brings a running job's counters up to now. */
@@ -487,6 +536,85 @@ static uint32_t node_jobs(const struct pol_view *v, uint32_t nd, uint32_t *jobs,
     return k;
 }
 
+/* Node nd's room for a demand of d GPUs, from its cache: false if it
+ * cannot free d GPUs (or has fewer); else *most = its most important
+ * victim (SIM_NONE: d GPUs are free), *lvl = that victim's queue, *gpus =
+ * the GPUs the victims hold there. */
+static bool room_key(const struct tiresias *s, const struct cluster *c,
+                     uint32_t nd, uint32_t d, uint32_t *most, uint32_t *lvl,
+                     uint32_t *gpus)
+{
+    const struct clu_node *n = &c->nodes[nd];
+    if (n->ngpus < d)
+        return false;
+    *most = SIM_NONE;
+    *lvl = 0;
+    *gpus = 0;
+    if (n->nfree >= d)
+        return true;
+    uint32_t o = n->first_gpu, m = s->nthr[o + d - 1];
+    if (m == NTHR_NO)
+        return false;
+    *most = s->njob[o + m];
+    *lvl = s->nlvl[o + m];
+    *gpus = s->ncum[o + m];
+    return true;
+}
+
+/* Of nodes a and b (either SIM_NONE), the better room for d (better():
+ * the least important most-important victim, then fewer GPUs, then the
+ * lower node), by the cached queues; SIM_NONE if neither has room. */
+static uint32_t room_pick(const struct tiresias *s, const struct cluster *c,
+                          uint32_t a, uint32_t b, uint32_t d)
+{
+    uint32_t ma, la, ga, mb, lb, gb;
+    bool oka = a != SIM_NONE && room_key(s, c, a, d, &ma, &la, &ga);
+    bool okb = b != SIM_NONE && room_key(s, c, b, d, &mb, &lb, &gb);
+    if (!oka || !okb)
+        return oka ? a : okb ? b : SIM_NONE;
+    if (ma != mb) {
+        if (ma == SIM_NONE || mb == SIM_NONE)
+            return ma == SIM_NONE ? a : b;
+        return la > lb || (la == lb && ma > mb) ? a : b;
+    }
+    return ga < gb || (ga == gb && a < b) ? a : b;
+}
+
+/* Sets node nd's leaf in the tree of demand d to x (nd, or SIM_NONE to
+ * leave it out for a while) and recomputes its path. */
+static void tree_set(const struct tiresias *s, const struct cluster *c,
+                     struct tr_tree *tr, uint32_t d, uint32_t nd, uint32_t x)
+{
+    uint32_t *w = tr->win + (size_t)(d - 1) * 2 * tr->leaves;
+    uint32_t i = tr->leaves + s->tpos[nd];
+    w[i] = x;
+    for (i /= 2; i; i /= 2)
+        w[i] = room_pick(s, c, w[2 * i], w[2 * i + 1], d);
+}
+
+/* The best room for d on type t (the tree's root): SIM_NONE if no node
+ * has room for d made of jobs of queues below lq. */
+static uint32_t tree_best(const struct tiresias *s, const struct cluster *c,
+                          uint32_t t, uint32_t d, uint32_t lq)
+{
+    const struct tr_tree *tr = &s->trees[t];
+    uint32_t most, lvl, gpus;
+    uint32_t nd = d <= tr->depth ? tr->win[(size_t)(d - 1) * 2 * tr->leaves + 1]
+                                 : SIM_NONE;
+    if (nd == SIM_NONE || !room_key(s, c, nd, d, &most, &lvl, &gpus) ||
+        (most != SIM_NONE && lvl <= lq))
+        return SIM_NONE;
+    return nd;
+}
+
+/* Node nd's leaves in its type's trees again, and their paths. */
+static void tree_update(struct tiresias *s, const struct cluster *c, uint32_t nd)
+{
+    struct tr_tree *tr = &s->trees[c->nodes[nd].type];
+    for (uint32_t d = 1; d <= tr->depth; d++)
+        tree_set(s, c, tr, d, nd, nd);
+}
+
 /* Recomputes the node cache of node nd: its jobs least important first
  * (as node_victims orders the eligible ones), the GPUs they hold there
  * counted in that order, and for each demand d above its free GPUs the
@@ -517,6 +645,7 @@ static void node_refresh(struct tiresias *s, const struct pol_view *v, uint32_t 
         st[d - 1] = d <= n->nfree ? 0 : m < k ? (uint8_t)m : NTHR_NO;
     }
     s->ndirty[nd] = 0;
+    tree_update(s, v->clu, nd);
 }
 
 /* Victims on node nd to have `want` GPUs free there for a job of queue
@@ -595,6 +724,18 @@ static bool better(const struct tiresias *s, uint32_t ma, uint32_t ga, uint32_t 
     return ga < gb || (ga == gb && na < nb);
 }
 
+/* Refreshes the dirty nodes: the trees hold the cluster as it is. */
+static void trees_fresh(struct tiresias *s, const struct pol_view *v)
+{
+    for (size_t i = 0; i < s->ndl; i++) {
+        uint32_t nd = s->dlist[i];
+        s->inlist[nd] = 0;
+        if (s->ndirty[nd])
+            node_refresh(s, v, nd);
+    }
+    s->ndl = 0;
+}
+
 /* Consolidated, a gang of g that fits a node of type t: 1 room made, 0
  * none, or an error. */
 static int room_single(struct tiresias *s, const struct pol_view *v,
@@ -602,6 +743,14 @@ static int room_single(struct tiresias *s, const struct pol_view *v,
 {
     const struct cluster *c = v->clu;
     uint32_t best = SIM_NONE, bm = SIM_NONE, bg = 0, tmp[64], most, gpus;
+    if (s->ndirty) {            /* the cache: the best node is the root */
+        trees_fresh(s, v);
+        if ((best = tree_best(s, c, t, g, lq)) == SIM_NONE)
+            return 0;
+        int nv = node_victims(s, v, best, g, lq, tmp, &most, &gpus);
+        int rc = stop_all(s, x, v, tmp, (uint32_t)(nv > 0 ? nv : 0));
+        return rc ? rc : 1;
+    }
     for (uint32_t gi = 0; gi < c->ngroups; gi++) {
         const struct clu_group *gr = &c->groups[gi];
         if (gr->type != t || gr->gpus_per_node < g)
@@ -652,6 +801,56 @@ static void cand_sort(const struct tiresias *s, struct cand *a, size_t n,
     }
 }
 
+/* room_multi on a type of one node size n, from the trees: the best w =
+ * g / n nodes to empty are the first w roots of the tree of demand n (each
+ * left out of it once taken), the remainder's node the root of the tree
+ * of demand g % n without them -- the ranking of the scan below. */
+static int room_multi_tree(struct tiresias *s, const struct pol_view *v,
+                           struct pol_ctx *x, uint32_t g, uint32_t lq,
+                           uint32_t t, uint32_t gi)
+{
+    const struct cluster *c = v->clu;
+    const struct clu_group *gr = &c->groups[gi];
+    struct tr_tree *tr = &s->trees[t];
+    uint32_t n = gr->gpus_per_node, w = g / n, r = g % n, tmp[64];
+    if (gr->nnodes < w + (r != 0))
+        return 0;
+    trees_fresh(s, v);
+    xgrow(&s->cands, &s->capcands, 2 * (size_t)gr->nnodes, sizeof *s->cands);
+    struct cand *cs = s->cands;
+    uint32_t k = 0, rem = SIM_NONE;
+    for (; k < w; k++) {
+        uint32_t nd = tree_best(s, c, t, n, lq);
+        if (nd == SIM_NONE)
+            break;
+        cs[k].node = nd;
+        tree_set(s, c, tr, n, nd, SIM_NONE);
+    }
+    if (k == w && r) {
+        for (uint32_t i = 0; i < w; i++)
+            tree_set(s, c, tr, r, cs[i].node, SIM_NONE);
+        rem = tree_best(s, c, t, r, lq);
+        for (uint32_t i = 0; i < w; i++)
+            tree_set(s, c, tr, r, cs[i].node, cs[i].node);
+    }
+    for (uint32_t i = 0; i < k; i++)
+        tree_set(s, c, tr, n, cs[i].node, cs[i].node);
+    if (k < w || (r && rem == SIM_NONE))
+        return 0;
+    int rc = 0;
+    for (uint32_t i = 0; i < w && !rc; i++) {
+        uint32_t most, gpus;
+        int nv = node_victims(s, v, cs[i].node, n, lq, tmp, &most, &gpus);
+        rc = stop_all(s, x, v, tmp, (uint32_t)(nv > 0 ? nv : 0));
+    }
+    if (!rc && r) {
+        uint32_t most, gpus;
+        int nv = node_victims(s, v, rem, r, lq, tmp, &most, &gpus);
+        rc = stop_all(s, x, v, tmp, (uint32_t)(nv > 0 ? nv : 0));
+    }
+    return rc ? rc : 1;
+}
+
 /* Consolidated, a gang of g larger than every node of type t: whole nodes
  * of one size n plus a node of that size for the remainder. */
 static int room_multi(struct tiresias *s, const struct pol_view *v,
@@ -659,6 +858,12 @@ static int room_multi(struct tiresias *s, const struct pol_view *v,
 {
     const struct cluster *c = v->clu;
     uint32_t done = UINT32_MAX, tmp[64];
+    uint32_t one = SIM_NONE, ng = 0;  /* the type's group, if it has one */
+    for (uint32_t k = 0; k < c->ngroups; k++)
+        if (c->groups[k].type == t)
+            one = k, ng++;
+    if (s->ndirty && ng == 1 && c->groups[one].gpus_per_node < g)
+        return room_multi_tree(s, v, x, g, lq, t, one);
     for (;;) {
         uint32_t gi = SIM_NONE, n = 0;
         for (uint32_t k = 0; k < c->ngroups; k++) {
@@ -688,7 +893,8 @@ static int room_multi(struct tiresias *s, const struct pol_view *v,
             continue;
         cand_sort(s, cs, nc, cs + gr->nnodes);
         /* the w whole ones, marked */
-        xgrow(&s->taken, &s->captaken, c->nnodes, sizeof *s->taken);
+        if (!s->taken)          /* zeroed: no node marked */
+            s->taken = xcalloc(c->nnodes, sizeof *s->taken);
         if (++s->tstamp == 0) {
             memset(s->taken, 0, c->nnodes * sizeof *s->taken);
             s->tstamp = 1;
@@ -997,6 +1203,13 @@ static void destroy(void *state)
     free(s->vic);
     free(s->cands);
     free(s->taken);
+    free(s->dlist);
+    free(s->inlist);
+    free(s->tpos);
+    if (s->trees)
+        for (uint32_t t = 0; t < s->ntypes; t++)
+            free(s->trees[t].win);
+    free(s->trees);
     free(s->items);
     free(s->ndirty);
     free(s->njob);
