@@ -58,6 +58,7 @@ policies=(
     qos qos:preempt=1 qos:elastic=1 "qos:preempt=1,elastic=1" qos:reserve=0
     horus horus:variant=plus horus:w_speed=1 horus:variant=authors
     gandiva gandiva:quantum=0 gandiva:placement=pool gandiva:variant=horus-paper
+    gandiva:profile_s=300 gandiva:backfill=0
 )
 ndiff=0
 nrun=0

@@ -113,8 +113,11 @@
  * until a slice passes GPUs that other jobs share).  A shape whose every
  * waiting job is covered by its failures (its lowest utilization and
  * lowest memory are: a probe settles it) is skipped for the rest of the
- * walk.  So an instant costs O(shapes) per job visited in shapes that may
- * still admit one, plus the probes: packing one GPU O(log nodes) through
+ * walk; and while nothing changed since a shape was last found alive, its
+ * next jobs that its failures cover are passed over in a tight loop (up to
+ * another shape's turn), as visiting them would change nothing.  So an
+ * instant costs O(shapes) per job visited in shapes that may still admit
+ * one (a few comparisons per job passed over), plus the probes: packing one GPU O(log nodes) through
  * the tree (more only where memory binds), a gang O(nodes with a passing
  * GPU x GPUs per node), a time slice O(expired jobs of the size) cached
  * records; plus O(GPUs x occupants) per start or stop.
@@ -217,6 +220,9 @@ struct gd_shape {               /* a gang shape: its waiting jobs, failures */
     /* probes that found room for the lowest utilization and memory, valid
      * while s->changes is unchanged */
     uint64_t pack_ok, slice_ok;
+    /* shape_dead found it alive at s->changes == quiet, and none of its
+     * jobs was tried since (UINT64_MAX: not so) */
+    uint64_t quiet;
     /* the walk */
     size_t cur;
     bool alive;
@@ -1287,6 +1293,19 @@ static bool shape_dead(struct gandiva *s, const struct pol_view *v,
     return true;
 }
 
+/* Whether a waiting job (u, m) of shape sh would be turned away by
+ * admit_one on sh's remembered failures alone, changing nothing: placement
+ * failed, packing and time-slicing are covered.  Only for measured jobs
+ * (no profile_s). */
+static bool covered(const struct gandiva *s, const struct gd_shape *sh, double u,
+                    double m)
+{
+    return sh->excl_failed &&
+           (s->max_per_gpu <= 1 || failed_at(sh->fu, sh->fm, sh->nfail, u, m, true)) &&
+           (!s->quantum || s->slice_all || sh->slice_failed ||
+            failed_at(sh->su, sh->sm, sh->nsfail, u, m, false));
+}
+
 /* ------------------------------------------------------------ schedule */
 
 static void wake(struct gandiva *s, const struct pol_view *v, struct pol_ctx *x)
@@ -1412,6 +1431,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         sh->nsfail = 0;
         sh->cur = sh->head;
         sh->alive = sh->nwait > 0;
+        sh->quiet = UINT64_MAX;
     }
     /* Each waiting job in FIFO order (jobs enqueued during the walk, the
      * victims of slices, wait for the next instant), merged from the
@@ -1421,21 +1441,41 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     for (;;) {
         struct gd_shape *best = NULL;
         const struct gd_ent *be = NULL;
+        uint64_t next = UINT64_MAX;     /* the other shapes' first seq */
         for (size_t k = 0; k < s->nshapes; k++) {
             struct gd_shape *sh = &s->shapes[k];
             if (!sh->alive)
                 continue;
             const struct gd_ent *e = cursor(s, v, sh, end);
-            if (!e)
+            if (!e) {
                 sh->alive = false;
-            else if (!be || e->seq < be->seq)
+            } else if (!be || e->seq < be->seq) {
+                if (be)
+                    next = be->seq;
                 best = sh, be = e;
+            } else if (e->seq < next) {
+                next = e->seq;
+            }
         }
         if (!best)
             break;
         uint32_t j = be->job;
         pos = be->seq;
         best->cur++;
+        /* A job its shape's failures turn away, while nothing changed
+         * since that shape was found alive, would change nothing (and
+         * leave the shape alive): so would the shape's next ones before
+         * another shape's turn.  Passed over at once. */
+        if (best->quiet == s->changes && !s->profile && covered(s, best, be->u, be->m)) {
+            const struct gd_ent *e;
+            while ((e = cursor(s, v, best, end)) && e->seq < next &&
+                   covered(s, best, e->u, e->m)) {
+                pos = e->seq;
+                best->cur++;
+            }
+            continue;
+        }
+        best->quiet = UINT64_MAX;
         int rc = admit_one(s, v, x, j, be->u, be->m);
         if (rc < 0)
             return;
@@ -1451,6 +1491,8 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
             break;
         } else if (shape_dead(s, v, best)) {
             best->alive = false;
+        } else {
+            best->quiet = s->changes;
         }
         if (rc == 2) {          /* a slice freed GPUs: every shape may again */
             for (size_t k = 0; k < s->nshapes; k++) {
