@@ -117,10 +117,11 @@
  * next jobs that its failures cover are passed over in a tight loop (up to
  * another shape's turn), as visiting them would change nothing.  So an
  * instant costs O(shapes) per job visited in shapes that may still admit
- * one (a few comparisons per job passed over), plus the probes: packing one GPU O(log nodes) through
- * the tree (more only where memory binds), a gang O(nodes with a passing
- * GPU x GPUs per node), a time slice O(expired jobs of the size) cached
- * records; plus O(GPUs x occupants) per start or stop.
+ * one (a few comparisons per job passed over), plus the probes: packing
+ * one GPU O(log nodes) through the tree (more only where memory binds), a
+ * gang O(nodes with a passing GPU x GPUs per node), a time slice O(expired
+ * jobs of the size) cached records; plus O(GPUs x occupants) per start or
+ * stop.  Started entries are jumped over (next_waiting).
  */
 #include "policies/policy.h"
 
