@@ -588,8 +588,14 @@ static void tree_set(const struct tiresias *s, const struct cluster *c,
     uint32_t *w = tr->win + (size_t)(d - 1) * 2 * tr->leaves;
     uint32_t i = tr->leaves + s->tpos[nd];
     w[i] = x;
-    for (i /= 2; i; i /= 2)
-        w[i] = room_pick(s, c, w[2 * i], w[2 * i + 1], d);
+    /* only nd's room changed: where another node still wins, nothing
+     * above changes */
+    for (i /= 2; i; i /= 2) {
+        uint32_t win = room_pick(s, c, w[2 * i], w[2 * i + 1], d);
+        if (win == w[i] && win != nd)
+            break;
+        w[i] = win;
+    }
 }
 
 /* The best room for d on type t (the tree's root): SIM_NONE if no node
@@ -801,6 +807,25 @@ static void cand_sort(const struct tiresias *s, struct cand *a, size_t n,
     }
 }
 
+/* Stops the victims (of queues below lq) on the w nodes cs[0..w) until n
+ * GPUs are free on each, then, when r > 0, on node rem until r are: 1, or
+ * an error. */
+static int empty_nodes(struct tiresias *s, const struct pol_view *v,
+                       struct pol_ctx *x, const struct cand *cs, uint32_t w,
+                       uint32_t n, uint32_t rem, uint32_t r, uint32_t lq)
+{
+    uint32_t tmp[64], most, gpus;
+    int rc = 0;
+    for (uint32_t i = 0; i <= w && !rc; i++) {
+        uint32_t nd = i < w ? cs[i].node : rem, want = i < w ? n : r;
+        if (!want)
+            break;
+        int nv = node_victims(s, v, nd, want, lq, tmp, &most, &gpus);
+        rc = stop_all(s, x, v, tmp, (uint32_t)(nv > 0 ? nv : 0));
+    }
+    return rc ? rc : 1;
+}
+
 /* room_multi on a type of one node size n, from the trees: the best w =
  * g / n nodes to empty are the first w roots of the tree of demand n (each
  * left out of it once taken), the remainder's node the root of the tree
@@ -812,7 +837,7 @@ static int room_multi_tree(struct tiresias *s, const struct pol_view *v,
     const struct cluster *c = v->clu;
     const struct clu_group *gr = &c->groups[gi];
     struct tr_tree *tr = &s->trees[t];
-    uint32_t n = gr->gpus_per_node, w = g / n, r = g % n, tmp[64];
+    uint32_t n = gr->gpus_per_node, w = g / n, r = g % n;
     if (gr->nnodes < w + (r != 0))
         return 0;
     trees_fresh(s, v);
@@ -837,18 +862,7 @@ static int room_multi_tree(struct tiresias *s, const struct pol_view *v,
         tree_set(s, c, tr, n, cs[i].node, cs[i].node);
     if (k < w || (r && rem == SIM_NONE))
         return 0;
-    int rc = 0;
-    for (uint32_t i = 0; i < w && !rc; i++) {
-        uint32_t most, gpus;
-        int nv = node_victims(s, v, cs[i].node, n, lq, tmp, &most, &gpus);
-        rc = stop_all(s, x, v, tmp, (uint32_t)(nv > 0 ? nv : 0));
-    }
-    if (!rc && r) {
-        uint32_t most, gpus;
-        int nv = node_victims(s, v, rem, r, lq, tmp, &most, &gpus);
-        rc = stop_all(s, x, v, tmp, (uint32_t)(nv > 0 ? nv : 0));
-    }
-    return rc ? rc : 1;
+    return empty_nodes(s, v, x, cs, w, n, rem, r, lq);
 }
 
 /* Consolidated, a gang of g larger than every node of type t: whole nodes
@@ -857,7 +871,7 @@ static int room_multi(struct tiresias *s, const struct pol_view *v,
                       struct pol_ctx *x, uint32_t g, uint32_t lq, uint32_t t)
 {
     const struct cluster *c = v->clu;
-    uint32_t done = UINT32_MAX, tmp[64];
+    uint32_t done = UINT32_MAX;
     uint32_t one = SIM_NONE, ng = 0;  /* the type's group, if it has one */
     for (uint32_t k = 0; k < c->ngroups; k++)
         if (c->groups[k].type == t)
@@ -917,18 +931,7 @@ static int room_multi(struct tiresias *s, const struct pol_view *v,
             if (rem == SIM_NONE)
                 continue;
         }
-        int rc = 0;
-        for (uint32_t i = 0; i < w && !rc; i++) {
-            uint32_t most, gpus;
-            int nv = node_victims(s, v, cs[i].node, n, lq, tmp, &most, &gpus);
-            rc = stop_all(s, x, v, tmp, (uint32_t)(nv > 0 ? nv : 0));
-        }
-        if (!rc && r) {
-            uint32_t most, gpus;
-            int nv = node_victims(s, v, rem, r, lq, tmp, &most, &gpus);
-            rc = stop_all(s, x, v, tmp, (uint32_t)(nv > 0 ? nv : 0));
-        }
-        return rc ? rc : 1;
+        return empty_nodes(s, v, x, cs, w, n, rem, r, lq);
     }
 }
 
