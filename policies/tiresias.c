@@ -190,13 +190,17 @@ struct tiresias {
      * tree over its nodes of the best room for d (room_single's ranking:
      * better()), updated at each refresh: the best node is its root */
     struct tr_tree *trees;      /* [ntypes] */
-    uint32_t *tpos;             /* [nnodes] leaf index within its type */
+    uint32_t *tpos;             /* [ngpus] a node's leaf in the tree of
+                                   demand d at first_gpu + d - 1 */
 };
 
-struct tr_tree {
-    uint32_t leaves, depth;     /* leaves: a power of two; depth: demands */
-    uint32_t *win;              /* [depth][2 * leaves] winner node, or
-                                   SIM_NONE; node 1 the root */
+struct tr_tree {                /* one GPU type's trees */
+    uint32_t depth;             /* demands: 1 .. its largest node */
+    uint32_t *leaves;           /* [depth] a power of two at least the
+                                   nodes with >= d GPUs, which it ranks */
+    size_t *off;                /* [depth] that tree in win: 2 * leaves
+                                   winner nodes (SIM_NONE: none), 1 the root */
+    uint32_t *win;              /* O(the type's GPUs) in all */
 };
 
 #define NTHR_NO 0xFF            /* the node cannot free d GPUs */
@@ -257,6 +261,37 @@ static void run_index(struct tiresias *s, const struct pol_view *v, uint32_t j)
     rh_push(h, (struct tr_run){ s->level[j], j, s->ver[j] });
 }
 
+/* The trees of each GPU type: for demand d, over its nodes of at least d
+ * GPUs in node order (so all of them take O(GPUs) in all), every leaf
+ * empty until its node is refreshed. */
+static void trees_setup(struct tiresias *s, const struct cluster *c)
+{
+    s->tpos = xmalloc((c->ngpus ? c->ngpus : 1) * sizeof *s->tpos);
+    s->trees = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->trees);
+    for (uint32_t t = 0; t < s->ntypes; t++) {
+        struct tr_tree *tr = &s->trees[t];
+        tr->depth = c->types[t].max_node_gpus;
+        tr->leaves = xcalloc(tr->depth ? tr->depth : 1, sizeof *tr->leaves);
+        tr->off = xcalloc(tr->depth ? tr->depth : 1, sizeof *tr->off);
+        for (uint32_t i = 0; i < c->nnodes; i++)    /* counts, then positions */
+            if (c->nodes[i].type == t)
+                for (uint32_t d = 1; d <= c->nodes[i].ngpus; d++)
+                    s->tpos[c->nodes[i].first_gpu + d - 1] = tr->leaves[d - 1]++;
+        size_t w = 0;
+        for (uint32_t d = 1; d <= tr->depth; d++) {
+            uint32_t l = 1;
+            while (l < tr->leaves[d - 1])
+                l *= 2;
+            tr->leaves[d - 1] = l;
+            tr->off[d - 1] = w;
+            w += 2 * (size_t)l;
+        }
+        tr->win = xmalloc((w ? w : 1) * sizeof *tr->win);
+        for (size_t i = 0; i < w; i++)
+            tr->win[i] = SIM_NONE;
+    }
+}
+
 static void ensure(struct tiresias *s, const struct pol_view *v)
 {
     uint32_t n = v->njobs ? v->njobs : 1;
@@ -285,23 +320,7 @@ static void ensure(struct tiresias *s, const struct pol_view *v)
         memset(s->inlist, 1, nn);
         for (uint32_t i = 0; i < c->nnodes; i++)
             s->dlist[s->ndl++] = i;
-        s->tpos = xmalloc(nn * sizeof *s->tpos);
-        s->trees = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->trees);
-        uint32_t *cnt = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *cnt);
-        for (uint32_t i = 0; i < c->nnodes; i++)
-            s->tpos[i] = cnt[c->nodes[i].type]++;
-        for (uint32_t t = 0; t < s->ntypes; t++) {
-            struct tr_tree *tr = &s->trees[t];
-            tr->leaves = 1;
-            while (tr->leaves < cnt[t])
-                tr->leaves *= 2;
-            tr->depth = c->types[t].max_node_gpus;
-            size_t w = (size_t)tr->depth * 2 * tr->leaves;
-            tr->win = xmalloc((w ? w : 1) * sizeof *tr->win);
-            for (size_t i = 0; i < w; i++)
-                tr->win[i] = SIM_NONE;
-        }
-        free(cnt);
+        trees_setup(s, c);
     }
 }
 
@@ -536,6 +555,20 @@ static uint32_t node_jobs(const struct pol_view *v, uint32_t nd, uint32_t *jobs,
     return k;
 }
 
+/* Whether victim set a (most important victim ma, gpus ga, node na) is
+ * better than b: the least important most-important victim, then fewer
+ * GPUs, then the lower node. */
+static bool better(const struct tiresias *s, uint32_t ma, uint32_t ga, uint32_t na,
+                   uint32_t mb, uint32_t gb, uint32_t nb)
+{
+    if (ma != mb) {
+        if (ma == SIM_NONE || mb == SIM_NONE)
+            return ma == SIM_NONE;
+        return lower(s, ma, mb);
+    }
+    return ga < gb || (ga == gb && na < nb);
+}
+
 /* Node nd's room for a demand of d GPUs, from its cache: false if it
  * cannot free d GPUs (or has fewer); else *most = its most important
  * victim (SIM_NONE: d GPUs are free), *lvl = that victim's queue, *gpus =
@@ -561,9 +594,8 @@ static bool room_key(const struct tiresias *s, const struct cluster *c,
     return true;
 }
 
-/* Of nodes a and b (either SIM_NONE), the better room for d (better():
- * the least important most-important victim, then fewer GPUs, then the
- * lower node), by the cached queues; SIM_NONE if neither has room. */
+/* Of nodes a and b (either SIM_NONE), the better room for d (better());
+ * SIM_NONE if neither has room. */
 static uint32_t room_pick(const struct tiresias *s, const struct cluster *c,
                           uint32_t a, uint32_t b, uint32_t d)
 {
@@ -572,12 +604,7 @@ static uint32_t room_pick(const struct tiresias *s, const struct cluster *c,
     bool okb = b != SIM_NONE && room_key(s, c, b, d, &mb, &lb, &gb);
     if (!oka || !okb)
         return oka ? a : okb ? b : SIM_NONE;
-    if (ma != mb) {
-        if (ma == SIM_NONE || mb == SIM_NONE)
-            return ma == SIM_NONE ? a : b;
-        return la > lb || (la == lb && ma > mb) ? a : b;
-    }
-    return ga < gb || (ga == gb && a < b) ? a : b;
+    return better(s, ma, ga, a, mb, gb, b) ? a : b;
 }
 
 /* Sets node nd's leaf in the tree of demand d to x (nd, or SIM_NONE to
@@ -585,8 +612,8 @@ static uint32_t room_pick(const struct tiresias *s, const struct cluster *c,
 static void tree_set(const struct tiresias *s, const struct cluster *c,
                      struct tr_tree *tr, uint32_t d, uint32_t nd, uint32_t x)
 {
-    uint32_t *w = tr->win + (size_t)(d - 1) * 2 * tr->leaves;
-    uint32_t i = tr->leaves + s->tpos[nd];
+    uint32_t *w = tr->win + tr->off[d - 1];
+    uint32_t i = tr->leaves[d - 1] + s->tpos[c->nodes[nd].first_gpu + d - 1];
     w[i] = x;
     /* only nd's room changed: where another node still wins, nothing
      * above changes */
@@ -605,8 +632,7 @@ static uint32_t tree_best(const struct tiresias *s, const struct cluster *c,
 {
     const struct tr_tree *tr = &s->trees[t];
     uint32_t most, lvl, gpus;
-    uint32_t nd = d <= tr->depth ? tr->win[(size_t)(d - 1) * 2 * tr->leaves + 1]
-                                 : SIM_NONE;
+    uint32_t nd = d <= tr->depth ? tr->win[tr->off[d - 1] + 1] : SIM_NONE;
     if (nd == SIM_NONE || !room_key(s, c, nd, d, &most, &lvl, &gpus) ||
         (most != SIM_NONE && lvl <= lq))
         return SIM_NONE;
@@ -617,7 +643,7 @@ static uint32_t tree_best(const struct tiresias *s, const struct cluster *c,
 static void tree_update(struct tiresias *s, const struct cluster *c, uint32_t nd)
 {
     struct tr_tree *tr = &s->trees[c->nodes[nd].type];
-    for (uint32_t d = 1; d <= tr->depth; d++)
+    for (uint32_t d = 1; d <= c->nodes[nd].ngpus; d++)
         tree_set(s, c, tr, d, nd, nd);
 }
 
@@ -716,20 +742,6 @@ static int node_victims(struct tiresias *s, const struct pol_view *v,
     return (int)used;
 }
 
-/* Whether victim set a (most important victim ma, gpus ga, node na) is
- * better than b: the least important most-important victim, then fewer
- * GPUs, then the lower node. */
-static bool better(const struct tiresias *s, uint32_t ma, uint32_t ga, uint32_t na,
-                   uint32_t mb, uint32_t gb, uint32_t nb)
-{
-    if (ma != mb) {
-        if (ma == SIM_NONE || mb == SIM_NONE)
-            return ma == SIM_NONE;
-        return lower(s, ma, mb);
-    }
-    return ga < gb || (ga == gb && na < nb);
-}
-
 /* Refreshes the dirty nodes: the trees hold the cluster as it is. */
 static void trees_fresh(struct tiresias *s, const struct pol_view *v)
 {
@@ -749,7 +761,8 @@ static int room_single(struct tiresias *s, const struct pol_view *v,
 {
     const struct cluster *c = v->clu;
     uint32_t best = SIM_NONE, bm = SIM_NONE, bg = 0, tmp[64], most, gpus;
-    if (s->ndirty) {            /* the cache: the best node is the root */
+    if (s->ndirty) {            /* the cache: the best node is the root;
+                                   else (a cost) every node afresh */
         trees_fresh(s, v);
         if ((best = tree_best(s, c, t, g, lq)) == SIM_NONE)
             return 0;
@@ -764,17 +777,8 @@ static int room_single(struct tiresias *s, const struct pol_view *v,
         for (uint32_t f = 0; f <= gr->gpus_per_node; f++)
             for (uint32_t nd = clu_bucket_first(c, gi, f); nd != SIM_NONE;
                  nd = clu_bucket_next(c, nd)) {
-                if (s->ndirty && f < g) {   /* node_victims from the cache */
-                    if (s->ndirty[nd])
-                        node_refresh(s, v, nd);
-                    uint32_t o = c->nodes[nd].first_gpu, m = s->nthr[o + g - 1];
-                    if (m == NTHR_NO || s->nlvl[o + m] <= lq)
-                        continue;
-                    most = s->njob[o + m];
-                    gpus = s->ncum[o + m];
-                } else if (node_victims(s, v, nd, g, lq, tmp, &most, &gpus) < 0) {
+                if (node_victims(s, v, nd, g, lq, tmp, &most, &gpus) < 0)
                     continue;
-                }
                 if (best == SIM_NONE || better(s, most, gpus, nd, bm, bg, best))
                     best = nd, bm = most, bg = gpus;
             }
@@ -1210,8 +1214,11 @@ static void destroy(void *state)
     free(s->inlist);
     free(s->tpos);
     if (s->trees)
-        for (uint32_t t = 0; t < s->ntypes; t++)
+        for (uint32_t t = 0; t < s->ntypes; t++) {
             free(s->trees[t].win);
+            free(s->trees[t].leaves);
+            free(s->trees[t].off);
+        }
     free(s->trees);
     free(s->items);
     free(s->ndirty);
