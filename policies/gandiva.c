@@ -137,7 +137,7 @@
 struct gd_ent {                 /* a waiting job in its shape's FIFO */
     uint64_t seq;               /* enqueue number: the FIFO order */
     uint32_t job, ver;
-    uint32_t skip;              /* once stale: an index past it such that
+    size_t skip;                /* once stale: an index past it such that
                                    every entry between is stale (0: not
                                    known; see next_waiting) */
     double u, m;                /* its measured utilization and memory
@@ -1212,6 +1212,23 @@ static void refresh(const struct gandiva *s, struct gd_shape *sh)
     }
 }
 
+/* Whether shape sh's remembered failures say a measured job (u, m) cannot
+ * be packed now (or packing is off), and cannot take a time slice (or
+ * slicing is off or done for this schedule(); alone: a job to be profiled,
+ * whose slice failures are not remembered). */
+static bool pack_covered(const struct gandiva *s, const struct gd_shape *sh,
+                         double u, double m)
+{
+    return s->max_per_gpu <= 1 || failed_at(sh->fu, sh->fm, sh->nfail, u, m, true);
+}
+
+static bool slice_covered(const struct gandiva *s, const struct gd_shape *sh,
+                          double u, double m, bool alone)
+{
+    return !s->quantum || s->slice_all || sh->slice_failed ||
+           (!alone && failed_at(sh->su, sh->sm, sh->nsfail, u, m, false));
+}
+
 /* Job j (waiting; measured utilization u, memory m) gets in if it can: 1
  * on free GPUs or packed, 2 by a time slice, 0 not, or an error. */
 static int admit_one(struct gandiva *s, const struct pol_view *v,
@@ -1234,8 +1251,7 @@ static int admit_one(struct gandiva *s, const struct pol_view *v,
      * of measured jobs of the shape, so none is remembered */
     bool alone = s->profile && !s->profiled[j];
     double bound, fm;
-    if (!alone && s->max_per_gpu > 1 &&
-        !failed_at(sh->fu, sh->fm, sh->nfail, u, m, true)) {
+    if (!alone && !pack_covered(s, sh, u, m)) {
         if (pack_shape(s, v, sh, u, m, &bound, &fm)) {
             int rc = pol_colocate(x, j, s->gpus);
             if (!rc)
@@ -1244,8 +1260,7 @@ static int admit_one(struct gandiva *s, const struct pol_view *v,
         }
         fail_at(sh->fu, sh->fm, &sh->nfail, bound, fm);
     }
-    if (!s->quantum || s->slice_all || sh->slice_failed ||
-        (!alone && failed_at(sh->su, sh->sm, sh->nsfail, u, m, false)))
+    if (slice_covered(s, sh, u, m, alone))
         return 0;
     bool any;
     uint32_t victim = slice_find(s, v, sh, u, m, alone, &any);
@@ -1269,7 +1284,7 @@ static bool shape_dead(struct gandiva *s, const struct pol_view *v,
     if (!sh->excl_failed)
         return false;
     double u = vh_min(s, v, &sh->umin), m = vh_min(s, v, &sh->mmin), bound, fm;
-    if (s->max_per_gpu > 1 && !failed_at(sh->fu, sh->fm, sh->nfail, u, m, true)) {
+    if (!pack_covered(s, sh, u, m)) {
         if (sh->pack_ok == s->changes)
             return false;
         if (pack_shape(s, v, sh, u, m, &bound, &fm)) {
@@ -1278,8 +1293,7 @@ static bool shape_dead(struct gandiva *s, const struct pol_view *v,
         }
         fail_at(sh->fu, sh->fm, &sh->nfail, bound, fm);
     }
-    if (s->quantum && !s->slice_all && !sh->slice_failed &&
-        !failed_at(sh->su, sh->sm, sh->nsfail, u, m, false)) {
+    if (!slice_covered(s, sh, u, m, false)) {
         if (sh->slice_ok == s->changes)
             return false;
         bool any;
@@ -1301,10 +1315,8 @@ static bool shape_dead(struct gandiva *s, const struct pol_view *v,
 static bool covered(const struct gandiva *s, const struct gd_shape *sh, double u,
                     double m)
 {
-    return sh->excl_failed &&
-           (s->max_per_gpu <= 1 || failed_at(sh->fu, sh->fm, sh->nfail, u, m, true)) &&
-           (!s->quantum || s->slice_all || sh->slice_failed ||
-            failed_at(sh->su, sh->sm, sh->nsfail, u, m, false));
+    return sh->excl_failed && pack_covered(s, sh, u, m) &&
+           slice_covered(s, sh, u, m, false);
 }
 
 /* ------------------------------------------------------------ schedule */
@@ -1330,7 +1342,7 @@ static size_t next_waiting(const struct gandiva *s, const struct pol_view *v,
         r = sh->q[r].skip > r ? sh->q[r].skip : r + 1;
     for (size_t p = i; p < r;) {
         size_t nx = sh->q[p].skip > p ? sh->q[p].skip : p + 1;
-        sh->q[p].skip = (uint32_t)r;
+        sh->q[p].skip = r;
         p = nx;
     }
     return r;
