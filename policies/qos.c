@@ -334,7 +334,8 @@ struct qos {
     /* elastic growth (see the header) */
     uint32_t nshrunk;           /* running gangs smaller than num_gpus: */
     uint32_t *shrunk;           /* [nshrunk] those jobs, in no order */
-    uint32_t *shrunk_at;        /* [njobs] index in shrunk, or SIM_NONE */
+    uint32_t *shrunk_at;        /* [njobs] index in shrunk, or SIM_NONE;
+                                   both NULL without elastic=1 */
     simtime_t *obs_t;           /* [njobs] start of the observed stretch */
     double *obs_w;              /* [njobs] work left at its start */
     uint32_t *grow_c;           /* candidates of one instant */
@@ -699,10 +700,12 @@ static void ready(struct qos *s, const struct pol_view *v)
     s->gpus = xcalloc(s->maxg ? s->maxg : 1, sizeof *s->gpus);
     s->ngpus_buf = xcalloc(s->maxg ? s->maxg : 1, sizeof *s->ngpus_buf);
     s->obs_t = xcalloc_big(nj, sizeof *s->obs_t);
-    s->shrunk = xmalloc(nj * sizeof *s->shrunk);
-    s->shrunk_at = xmalloc(nj * sizeof *s->shrunk_at);
-    for (uint32_t j = 0; j < nj; j++)
-        s->shrunk_at[j] = SIM_NONE;
+    if (s->elastic) {
+        s->shrunk = xmalloc(nj * sizeof *s->shrunk);
+        s->shrunk_at = xmalloc(nj * sizeof *s->shrunk_at);
+        for (uint32_t j = 0; j < nj; j++)
+            s->shrunk_at[j] = SIM_NONE;
+    }
     s->obs_w = xcalloc_big(nj, sizeof *s->obs_w);
     s->cand = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cand);
     s->cpred = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cpred);
@@ -943,12 +946,12 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
     be_push(s, v, job);
 }
 
-/* A job started: index it by predicted finish on its type.  Its fraction
- * of work left is known (progress is observable); its speed is not. */
 /* Running job j is (still) smaller than num_gpus or not: the set of
- * shrunk gangs, O(1) either way. */
+ * shrunk gangs, O(1) either way (elastic=1 only: none grows otherwise). */
 static void shrunk_set(struct qos *s, uint32_t j, bool in)
 {
+    if (!s->shrunk_at)
+        return;
     uint32_t i = s->shrunk_at[j];
     if (in && i == SIM_NONE) {
         s->shrunk_at[j] = s->nshrunk;
@@ -961,6 +964,8 @@ static void shrunk_set(struct qos *s, uint32_t j, bool in)
     }
 }
 
+/* A job started: index it by predicted finish on its type.  Its fraction
+ * of work left is known (progress is observable); its speed is not. */
 static void on_started(struct qos *s, const struct pol_view *v, uint32_t job)
 {
     const struct job_rt *r = &v->rt[job];
