@@ -595,13 +595,15 @@ static bool room_key(const struct tiresias *s, const struct cluster *c,
 }
 
 /* Of nodes a and b (either SIM_NONE), the better room for d (better());
- * SIM_NONE if neither has room. */
+ * SIM_NONE if neither has room.  A dirty node counts as none: its cache
+ * is out of date (and may name jobs no longer there) until its refresh,
+ * which puts it back in the trees. */
 static uint32_t room_pick(const struct tiresias *s, const struct cluster *c,
                           uint32_t a, uint32_t b, uint32_t d)
 {
     uint32_t ma, la, ga, mb, lb, gb;
-    bool oka = a != SIM_NONE && room_key(s, c, a, d, &ma, &la, &ga);
-    bool okb = b != SIM_NONE && room_key(s, c, b, d, &mb, &lb, &gb);
+    bool oka = a != SIM_NONE && !s->ndirty[a] && room_key(s, c, a, d, &ma, &la, &ga);
+    bool okb = b != SIM_NONE && !s->ndirty[b] && room_key(s, c, b, d, &mb, &lb, &gb);
     if (!oka || !okb)
         return oka ? a : okb ? b : SIM_NONE;
     return better(s, ma, ga, a, mb, gb, b) ? a : b;
