@@ -90,8 +90,10 @@
  * stopped or was demoted, makes each node of the scan O(1) instead of
  * O(GPUs of the node) plus a sort.  Over that cache, per GPU type and
  * demand d, a tournament tree of the nodes ranks their room for d as the
- * scan does (the root is the best node), updated at each node refreshed
- * (O(largest node x log nodes)): a room for a gang that fits a node, or
+ * scan does (the root is the best node; the tree of demand d holds the
+ * nodes of at least d GPUs, so all take O(GPUs)), updated at each node
+ * refreshed (O(its GPUs x log nodes), less where the path stops changing;
+ * a node dirty until then counts as having no room): a room for a gang that fits a node, or
  * for a larger one on a type of one node size (the first g / n roots,
  * each left out while taken, then the remainder's root), costs O(log
  * nodes) per node taken instead of a scan of every node.  (With a cost,
