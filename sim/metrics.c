@@ -32,13 +32,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double pct_s(const uint64_t *sorted, size_t n, double p)
+/* Nearest rank: the ceil(p n)-th smallest of a[0..n), in seconds. */
+static size_t rank_of(size_t n, double p)
 {
-    if (!n)
-        return 0;
     size_t rank = (size_t)ceil(p / 100.0 * (double)n);
-    rank = rank < 1 ? 1 : rank > n ? n : rank;
-    return (double)sorted[rank - 1] / SIM_US_PER_S;
+    return rank < 1 ? 0 : rank > n ? n - 1 : rank - 1;
+}
+
+/* Percentiles ps[0..np) (descending) of a[0..n) into out[], in seconds:
+ * each is selected among the values at or below the one before it. */
+static void pcts(uint64_t *a, size_t n, const double *ps, int np, double *out)
+{
+    size_t end = n;
+    for (int i = 0; i < np; i++) {
+        if (!n) {
+            out[i] = 0;
+            continue;
+        }
+        size_t k = rank_of(n, ps[i]);
+        out[i] = (double)dl_select_u64(a, end, k) / SIM_US_PER_S;
+        end = k + 1;
+    }
 }
 
 /* The makespan no policy can beat: every finished job alone, from its
@@ -208,25 +222,29 @@ static void fairness(const struct eng *e, bool by_vc, double *jain,
     free(g);
 }
 
-static int dcmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The runtime prediction errors the engine recorded at first starts. */
+/* The runtime prediction errors the engine recorded at first starts:
+ * |log ratio|, non-negative, so their bit patterns order as the values. */
 static void pred_errors(const struct eng *e, struct met_summary *m)
 {
     uint32_t nj = e->tr->njobs, n = 0;
-    double *v = xmalloc((nj ? nj : 1) * sizeof *v);
-    for (uint32_t j = 0; j < nj; j++)
-        if (!isnan(e->perr[j]))
-            v[n++] = fabs((double)e->perr[j]);
-    qsort(v, n, sizeof *v, dcmp);
+    uint64_t *v = xmalloc((nj ? nj : 1) * sizeof *v);
+    for (uint32_t j = 0; j < nj; j++) {
+        if (isnan(e->perr[j]))
+            continue;
+        double x = fabs((double)e->perr[j]);
+        memcpy(&v[n++], &x, sizeof x);
+    }
     m->pred_jobs = n;
-    /* nearest rank: the ceil(p n)-th smallest */
-    m->pred_err_median = n ? v[(size_t)ceil(0.5 * n) - 1] : NAN;
-    m->pred_err_p90 = n ? v[(size_t)ceil(0.9 * n) - 1] : NAN;
+    double q[2] = { NAN, NAN };
+    size_t end = n;
+    for (int i = 0; i < 2 && n; i++) {  /* p90, then the median below it */
+        size_t k = rank_of(n, i ? 50 : 90);
+        uint64_t b = dl_select_u64(v, end, k);
+        memcpy(&q[i], &b, sizeof b);
+        end = k + 1;
+    }
+    m->pred_err_p90 = q[0];
+    m->pred_err_median = q[1];
     free(v);
 }
 
@@ -262,15 +280,16 @@ void met_summarize(const struct eng *e, struct met_summary *m)
         n++;
     }
     m->finished = (uint32_t)n;
-    dl_sort_u64(jct, n, NULL);
-    dl_sort_u64(wait, n, NULL);
+    double pj[3], pw[2];
+    pcts(jct, n, (const double[]){ 99, 95, 50 }, 3, pj);
+    pcts(wait, n, (const double[]){ 99, 50 }, 2, pw);
     m->avg_jct = n ? sj / (double)n / SIM_US_PER_S : 0;
     m->avg_wait = n ? sw / (double)n / SIM_US_PER_S : 0;
-    m->p50_jct = pct_s(jct, n, 50);
-    m->p95_jct = pct_s(jct, n, 95);
-    m->p99_jct = pct_s(jct, n, 99);
-    m->p50_wait = pct_s(wait, n, 50);
-    m->p99_wait = pct_s(wait, n, 99);
+    m->p99_jct = pj[0];
+    m->p95_jct = pj[1];
+    m->p50_jct = pj[2];
+    m->p99_wait = pw[0];
+    m->p50_wait = pw[1];
     m->makespan = n ? e->last_finish - e->first_submit : 0;
     m->qos_rate = m->qos_jobs ? (double)m->qos_met / m->qos_jobs : 0;
     double denom = (double)e->clu->ngpus * (double)m->makespan;

@@ -122,6 +122,45 @@ Test(base, radix_sorts_agree_with_qsort)
         }
 }
 
+/* Selection gives the sorted array's k-th value, with nothing greater
+ * before it and nothing smaller after it, on random keys, on few distinct
+ * keys (ties), on sorted, reversed and organ-pipe inputs (the patterns
+ * that defeat simple pivots), and on every k of a small array. */
+Test(base, select_agrees_with_sort)
+{
+    static const size_t sizes[] = { 1, 2, 3, 17, 100, 4099 };
+    uint64_t x = 2463534242ull;
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (int pat = 0; pat < 5; pat++) {
+            size_t n = sizes[s];
+            uint64_t *a = xmalloc(n * 8), *sorted = xmalloc(n * 8);
+            for (size_t i = 0; i < n; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                sorted[i] = pat == 0 ? x : pat == 1 ? x % 3 : pat == 2 ? i :
+                            pat == 3 ? n - i : (i < n / 2 ? i : n - i);
+            }
+            memcpy(a, sorted, n * 8);
+            dl_sort_u64(sorted, n, NULL);
+            size_t ks[] = { 0, n / 2, n - 1, (size_t)(0.99 * (double)n) };
+            size_t nk = n <= 100 ? n : 4;
+            for (size_t q = 0; q < nk; q++) {
+                size_t k = n <= 100 ? q : ks[q];
+                uint64_t *b = xmalloc(n * 8);
+                memcpy(b, a, n * 8);
+                uint64_t v = dl_select_u64(b, n, k);
+                cr_assert_eq(v, sorted[k], "n %zu pattern %d k %zu", n, pat, k);
+                cr_assert_eq(b[k], v);
+                for (size_t i = 0; i < n; i++)
+                    cr_assert(i < k ? b[i] <= v : b[i] >= v,
+                              "n %zu pattern %d k %zu: a[%zu]", n, pat, k, i);
+                dl_sort_u64(b, n, NULL);
+                cr_assert(!memcmp(b, sorted, n * 8), "a permutation");
+                free(b);
+            }
+            free(a), free(sorted);
+        }
+}
+
 Test(base, evq_orders_by_time_then_insertion)
 {
     struct evq q;

@@ -1399,3 +1399,51 @@ void dl_dir_to_prefix(char *dir)
     }
 DL_RADIX(dl_sort_u32, uint32_t)
 DL_RADIX(dl_sort_u64, uint64_t)
+
+static uint64_t med3(uint64_t x, uint64_t y, uint64_t z)
+{
+    if (x > y) {
+        uint64_t t = x;
+        x = y;
+        y = t;
+    }
+    return z <= x ? x : z >= y ? y : z;
+}
+
+uint64_t dl_select_u64(uint64_t *a, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n;      /* a[k] lies in [lo, hi) */
+    /* a pass that keeps less than 3/4 of the range is a good one; after
+     * 2 log2(n) + 8 bad ones the rest is sorted */
+    unsigned bad = 16;
+    for (size_t m = n; m > 1; m >>= 1)
+        bad += 2;
+    while (hi - lo > 16) {
+        size_t len = hi - lo;
+        uint64_t p = med3(a[lo], a[lo + len / 2], a[hi - 1]);
+        /* three-way partition: [lo, lt) < p, [lt, gt) == p, [gt, hi) > p */
+        size_t lt = lo, i = lo, gt = hi;
+        while (i < gt) {
+            uint64_t v = a[i];
+            if (v < p) {
+                a[i++] = a[lt];
+                a[lt++] = v;
+            } else if (v > p) {
+                a[i] = a[--gt];
+                a[gt] = v;
+            } else {
+                i++;
+            }
+        }
+        if (k < lt)
+            hi = lt;
+        else if (k >= gt)
+            lo = gt;
+        else
+            return a[k];
+        if ((hi - lo) * 4 > len * 3 && --bad == 0)
+            break;
+    }
+    dl_sort_u64(a + lo, hi - lo, NULL);
+    return a[k];
+}

@@ -92,6 +92,12 @@ void xgrow(void *arrp, size_t *cap, size_t need, size_t elt);
  * several times faster than qsort on many keys, and deterministic. */
 void dl_sort_u32(uint32_t *a, size_t n, uint32_t *tmp);
 void dl_sort_u64(uint64_t *a, size_t n, uint64_t *tmp);
+/* The k-th smallest of a[0..n) (k < n, 0-based), leaving it at a[k], the
+ * smaller-or-equal before it and the greater-or-equal after it (the rest
+ * reordered): quickselect, O(n) on average, falling back to the radix
+ * sort of what is left when pivots keep failing, so no input costs more
+ * than a sort.  Percentiles of a run need a few ranks, not the order. */
+uint64_t dl_select_u64(uint64_t *a, size_t n, size_t k);
 
 /* Limits of every text input (docs/validation.md, Reliability).  A line of a real
  * trace or machine list is under 1 KB and the longest line dlsim writes
