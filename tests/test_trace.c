@@ -200,7 +200,8 @@ Test(trace, duplicate_id)
 
 Test(trace, duplicate_id_reported_before_later_errors)
 {
-    /* ids are checked in batches: an earlier duplicate must still win */
+    /* ids are checked once the rows are read: an earlier duplicate must
+     * still win over a later error */
     expect_fail(H "a,0,1,10\na,1,1,10\nb,2,0,10\n", 3, "duplicate");
 }
 
@@ -214,6 +215,24 @@ Test(trace, duplicate_id_far_apart)
     n += (size_t)snprintf(buf + n, cap - n, "id-17,9999,1,10\n");
     expect_fail(buf, 5002, "first on line 19");
     free(buf);
+}
+
+/* Ids whose 32-bit hashes collide (found by a birthday search over
+ * "id-N" with the reader's hash) are distinct jobs; among three equal ids
+ * the second is the duplicate, named against the first. */
+Test(trace, duplicate_ids_under_hash_collisions)
+{
+    struct trace t;
+    struct dl_error e;
+    cr_assert_eq(load_text(H "id-35019,0,1,10\nid-82651,1,1,10\n"
+                           "id-80722,2,1,10\nid-115166,3,1,10\n", &t, &e), 0,
+                 "%s", e.msg);
+    cr_assert_eq(t.njobs, 4);
+    trc_free(&t);
+    expect_fail(H "id-35019,0,1,10\nid-82651,1,1,10\nid-35019,2,1,10\n"
+                "id-35019,3,1,10\nid-82651,4,1,10\n", 4, "first on line 2");
+    expect_fail(H "id-82651,0,1,10\nid-35019,1,1,10\nid-82651,2,1,10\n",
+                4, "first on line 2");
 }
 
 Test(trace, quoting_errors)

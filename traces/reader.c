@@ -319,25 +319,6 @@ static void hset_grow(struct hset *h)
     h->mask = ncap - 1;
 }
 
-/* Id set over jobs[]: returns the index of a job with id s[0..n) (hash
- * hv), or inserts idx and returns SIM_NONE.  The caller has made room. */
-static uint32_t ids_insert(struct hset *h, const struct trc_job *jobs,
-                           uint32_t idx, const char *s, size_t n, uint32_t hv)
-{
-    size_t j = hv & h->mask;
-    for (; h->slot[j].idx1; j = (j + 1) & h->mask) {
-        if (h->slot[j].hash != hv)
-            continue;
-        const char *o = jobs[h->slot[j].idx1 - 1].id;
-        if (!memcmp(o, s, n) && o[n] == '\0')
-            return h->slot[j].idx1 - 1;
-    }
-    h->slot[j].idx1 = idx + 1;
-    h->slot[j].hash = hv;
-    h->used++;
-    return SIM_NONE;
-}
-
 /* String interning for the repetitive columns (model, gpu_type, user). */
 struct interner {
     struct hset h;
@@ -370,8 +351,6 @@ static const char *intern(struct interner *in, struct arena *a,
 
 /* ---------------------------------------------------------------- loader */
 
-enum { ID_BATCH = 64 };
-
 struct loader {
     const char *path;           /* for messages (in the trace's arena) */
     struct trace *t;
@@ -383,14 +362,13 @@ struct loader {
     size_t ncols;               /* fields in the header */
     long header_line;
     size_t jcap;
-    /* Duplicate ids are checked in batches: jobs [pend, njobs) are not yet
-     * in the id set; their hashes are in pend_hash.  A batch prefetches all
-     * its slots first, which hides most cache misses of a large set.  Every
-     * error path flushes first, so the error reported is still the first
+    /* Duplicate ids are found once, by sorting: idkey[i] is job i's id
+     * hash << 32 | i (a hash set of millions of ids misses the cache at
+     * every insert; a radix sort streams).  Every error path checks the
+     * jobs read so far first, so the error reported is still the first
      * one in file order. */
-    uint32_t pend;
-    uint32_t pend_hash[ID_BATCH];
-    struct hset ids;
+    uint64_t *idkey;
+    size_t idcap;
     struct interner strs;
 };
 
@@ -404,31 +382,48 @@ static int parse_time(const struct field *f, simtime_t *out)
 
 #define BAD(L, ...) dl_fail(ld->err, ld->path, (L), 0, __VA_ARGS__)
 
-/* Adds the pending jobs' ids to the set.  0 or DL_EINPUT (a duplicate). */
-static int ids_flush(struct loader *ld)
+static int id_cmp(const void *x, const void *y, void *ctx)
+{
+    const struct trc_job *jobs = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    int c = strcmp(jobs[a].id, jobs[b].id);
+    return c ? c : (a > b) - (a < b);
+}
+
+/* The first job in file order whose id an earlier job has.  0 or
+ * DL_EINPUT (that duplicate, naming the first line of its id). */
+static int ids_check(struct loader *ld)
 {
     struct trace *t = ld->t;
-    struct hset *h = &ld->ids;
-    uint32_t n = t->njobs - ld->pend;
-    while ((h->used + n) * 2 > h->mask + 1)
-        hset_grow(h);
-    for (uint32_t k = 0; k < n; k++)
-        __builtin_prefetch(&h->slot[ld->pend_hash[k] & h->mask], 1);
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t i = ld->pend + k;
-        const char *id = t->jobs[i].id;
-        uint32_t dup = ids_insert(h, t->jobs, i, id, strlen(id),
-                                  ld->pend_hash[k]);
-        if (dup != SIM_NONE) {
-            char vb[64];
-            struct field f = {(char *)id, strlen(id)};
-            ld->pend = t->njobs;
-            return BAD(t->jobs[i].line, "duplicate job_id '%s' (first on "
-                       "line %u)", show(&f, vb, sizeof vb), t->jobs[dup].line);
-        }
+    uint32_t n = t->njobs, dup = SIM_NONE, first = 0, *run = NULL;
+    size_t caprun = 0;
+    dl_sort_u64_high(ld->idkey, n, NULL, 32);  /* by hash, stable by index */
+    for (uint32_t a = 0, b; a < n; a = b) {
+        for (b = a + 1; b < n && ld->idkey[b] >> 32 == ld->idkey[a] >> 32; b++)
+            ;
+        if (b - a < 2)
+            continue;
+        /* equal hashes: by id, then index; in each run of equal ids the
+         * first is the original, the second the earliest duplicate */
+        xgrow(&run, &caprun, b - a, sizeof *run);
+        for (uint32_t i = a; i < b; i++)
+            run[i - a] = (uint32_t)ld->idkey[i];
+        qsort_r(run, b - a, sizeof *run, id_cmp, t->jobs);
+        for (uint32_t i = 1; i < b - a; i++)
+            if (run[i] < dup && !strcmp(t->jobs[run[i]].id, t->jobs[run[i - 1]].id) &&
+                (i < 2 || strcmp(t->jobs[run[i]].id, t->jobs[run[i - 2]].id))) {
+                dup = run[i];
+                first = run[i - 1];
+            }
     }
-    ld->pend = t->njobs;
-    return 0;
+    free(run);
+    if (dup == SIM_NONE)
+        return 0;
+    char vb[64];
+    const char *id = t->jobs[dup].id;
+    struct field f = {(char *)id, strlen(id)};
+    return BAD(t->jobs[dup].line, "duplicate job_id '%s' (first on line %u)",
+               show(&f, vb, sizeof vb), t->jobs[first].line);
 }
 
 /* The error of rd_record's r < 0: the stream's (on the line where the
@@ -627,10 +622,12 @@ static int read_row(struct loader *ld, char *rec, size_t n, long line)
     if (f[C_VC] && f[C_VC]->n)
         j.vc = intern(&ld->strs, t->arena, f[C_VC]->s, f[C_VC]->n);
     xgrow(&t->jobs, &ld->jcap, (size_t)t->njobs + 1, sizeof *t->jobs);
-    ld->pend_hash[t->njobs - ld->pend] =
-        (uint32_t)hash_bytes(f[C_JOB_ID]->s, f[C_JOB_ID]->n);
+    xgrow(&ld->idkey, &ld->idcap, (size_t)t->njobs + 1, sizeof *ld->idkey);
+    ld->idkey[t->njobs] = (uint64_t)(uint32_t)hash_bytes(f[C_JOB_ID]->s,
+                                                         f[C_JOB_ID]->n) << 32 |
+                          t->njobs;
     t->jobs[t->njobs++] = j;
-    return t->njobs - ld->pend == ID_BATCH ? ids_flush(ld) : 0;
+    return 0;
 }
 
 static int load(struct loader *ld)
@@ -651,11 +648,11 @@ static int load(struct loader *ld)
             continue;
         int e = read_row(ld, rec, n, line);
         if (e) {
-            int d = ids_flush(ld);  /* a duplicate on an earlier line wins */
+            int d = ids_check(ld);  /* a duplicate on an earlier line wins */
             return d ? d : e;
         }
     }
-    int d = ids_flush(ld);
+    int d = ids_check(ld);
     if (d)
         return d;
     if (r < 0)
@@ -683,7 +680,6 @@ int trc_load_fd(int fd, const char *name, struct trace *t,
     ld.rd.in = in;
     ld.rd.cap = RD_INIT;
     ld.rd.buf = xmalloc(ld.rd.cap);
-    hset_init(&ld.ids);
     hset_init(&ld.strs.h);
 
     int r = load(&ld);
@@ -696,7 +692,7 @@ int trc_load_fd(int fd, const char *name, struct trace *t,
     dl_in_close(in);
     free(ld.rd.buf);
     free(ld.fs.f);
-    free(ld.ids.slot);
+    free(ld.idkey);
     free(ld.strs.h.slot);
     free(ld.strs.str);
     if (r) {

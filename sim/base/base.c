@@ -1375,11 +1375,11 @@ void dl_dir_to_prefix(char *dir)
 }
 
 #define DL_RADIX(name, T)                                                   \
-    void name(T *a, size_t n, T *tmp)                                       \
+    static void name(T *a, size_t n, T *tmp, unsigned from)                 \
     {                                                                       \
         T *own = tmp ? NULL : xmalloc((n ? n : 1) * sizeof *a);             \
         T *src = a, *dst = tmp ? tmp : own;                                 \
-        for (unsigned shift = 0; shift < 8 * sizeof(T) && n; shift += 8) {  \
+        for (unsigned shift = from; shift < 8 * sizeof(T) && n; shift += 8) {  \
             size_t count[257] = { 0 };                                      \
             for (size_t i = 0; i < n; i++)                                  \
                 count[((src[i] >> shift) & 0xff) + 1]++;                    \
@@ -1397,8 +1397,23 @@ void dl_dir_to_prefix(char *dir)
             memcpy(a, src, n * sizeof *a);                                  \
         free(own);                                                          \
     }
-DL_RADIX(dl_sort_u32, uint32_t)
-DL_RADIX(dl_sort_u64, uint64_t)
+DL_RADIX(radix_u32, uint32_t)
+DL_RADIX(radix_u64, uint64_t)
+
+void dl_sort_u32(uint32_t *a, size_t n, uint32_t *tmp)
+{
+    radix_u32(a, n, tmp, 0);
+}
+
+void dl_sort_u64(uint64_t *a, size_t n, uint64_t *tmp)
+{
+    radix_u64(a, n, tmp, 0);
+}
+
+void dl_sort_u64_high(uint64_t *a, size_t n, uint64_t *tmp, unsigned from)
+{
+    radix_u64(a, n, tmp, from);
+}
 
 static uint64_t med3(uint64_t x, uint64_t y, uint64_t z)
 {

@@ -92,6 +92,9 @@ void xgrow(void *arrp, size_t *cap, size_t need, size_t elt);
  * several times faster than qsort on many keys, and deterministic. */
 void dl_sort_u32(uint32_t *a, size_t n, uint32_t *tmp);
 void dl_sort_u64(uint64_t *a, size_t n, uint64_t *tmp);
+/* The same by the bits from bit `from` (a multiple of 8) up only: stable,
+ * so keys equal there keep their order (a payload in the low bits). */
+void dl_sort_u64_high(uint64_t *a, size_t n, uint64_t *tmp, unsigned from);
 /* The k-th smallest of a[0..n) (k < n, 0-based), leaving it at a[k], the
  * smaller-or-equal before it and the greater-or-equal after it (the rest
  * reordered): quickselect, O(n) on average, falling back to the radix
