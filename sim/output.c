@@ -85,13 +85,7 @@ static char *b_str(char *p, const char *s)
 
 static char *b_u(char *p, uint64_t v)
 {
-    char tmp[24], *e = tmp + sizeof tmp, *q = e;
-    do {
-        *--q = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    memcpy(p, q, (size_t)(e - q));
-    return p + (e - q);
+    return p + dl_fmt_u64(p, v);
 }
 
 static char *b_time(char *p, simtime_t t)
@@ -134,7 +128,7 @@ static void write_jobs(const struct eng *e, FILE *f)
             cap = need;
     }
     cap += 2 * typelen + 16 * 32 + 512;
-    char *line = xmalloc(cap), *place = xmalloc(cap);
+    char *line = xmalloc(cap);
     fputs("job_id,submit_time,start_time,finish_time,wait_time,jct,num_gpus,"
           "gpu_type,placement,preemptions,deadline,qos_met,isolated_runtime,"
           "slowdown,model,user,vc\n", f);
@@ -167,9 +161,11 @@ static void write_jobs(const struct eng *e, FILE *f)
         *p++ = ',';
         if (first) {
             p = b_str(p, c->types[type].name);
-            clu_fmt_placement(c, first, r->first_ngpus, place, cap);
             *p++ = ',';
-            p = b_str(p, place);
+            /* never a comma or a quote: no quoting needed */
+            clu_fmt_placement(c, first, r->first_ngpus, p,
+                              cap - (size_t)(p - line));
+            p += strlen(p);
         } else {
             *p++ = ',';
         }
@@ -204,7 +200,6 @@ static void write_jobs(const struct eng *e, FILE *f)
         fwrite(line, 1, (size_t)(p - line), f);
     }
     free(line);
-    free(place);
 }
 
 static void write_ts(const struct eng *e, FILE *f)

@@ -905,6 +905,13 @@ static char *udigits(char *end, uint64_t v)
     return end;
 }
 
+size_t dl_fmt_u64(char *buf, uint64_t v)
+{
+    char tmp[20], *end = tmp + sizeof tmp, *p = udigits(end, v);
+    memcpy(buf, p, (size_t)(end - p));
+    return (size_t)(end - p);
+}
+
 size_t sim_fmt_seconds_raw(char *buf, simtime_t t)
 {
     /* hand-rolled: this runs a few million times per output file */

@@ -304,6 +304,9 @@ int sim_parse_interval(const char *s, simtime_t *out);
 void sim_fmt_seconds(char *buf, size_t n, simtime_t t);
 /* The same into a buffer of at least 32 bytes; returns the length. */
 size_t sim_fmt_seconds_raw(char *buf, simtime_t t);
+/* The decimal digits of v into buf (at least 20 bytes, no NUL); returns
+ * their count. */
+size_t dl_fmt_u64(char *buf, uint64_t v);
 /* A wall-clock duration for people (progress lines, ETAs): "42s",
  * "3m07s", "2h05m", rounded to the second. */
 void sim_fmt_duration(char *buf, size_t n, double seconds);

@@ -392,10 +392,10 @@ void clu_fmt_placement(const struct cluster *c, const uint32_t *gpus,
                        uint32_t n, char *buf, size_t len)
 {
     /* segments "nNODE:LO-HI" (or "nNODE:G") joined by '+'; never a comma,
-     * so the field needs no CSV quoting */
+     * so the field needs no CSV quoting.  By hand: one per output row. */
     size_t off = 0;
     buf[0] = 0;
-    for (uint32_t i = 0; i < n && off < len;) {
+    for (uint32_t i = 0; i < n;) {
         uint32_t node = c->gpu_node[gpus[i]];
         uint32_t lo = gpus[i] - c->nodes[node].first_gpu, hi = lo;
         while (i + 1 < n && gpus[i + 1] == gpus[i] + 1 &&
@@ -404,11 +404,24 @@ void clu_fmt_placement(const struct cluster *c, const uint32_t *gpus,
             hi++;
         }
         i++;
-        if (lo == hi)
-            off += snprintf(buf + off, len - off, "%sn%u:%u", off ? "+" : "", node, lo);
-        else
-            off += snprintf(buf + off, len - off, "%sn%u:%u-%u", off ? "+" : "", node,
-                            lo, hi);
+        char seg[40], *p = seg;
+        if (off)
+            *p++ = '+';
+        *p++ = 'n';
+        p += dl_fmt_u64(p, node);
+        *p++ = ':';
+        p += dl_fmt_u64(p, lo);
+        if (lo != hi) {
+            *p++ = '-';
+            p += dl_fmt_u64(p, hi);
+        }
+        size_t k = (size_t)(p - seg);
+        if (off + k >= len)     /* cut where it no longer fits */
+            k = len - 1 - off;
+        memcpy(buf + off, seg, k);
+        buf[off += k] = 0;
+        if (off == len - 1)
+            break;
     }
 }
 
