@@ -273,6 +273,8 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
         r->type = SIM_NONE;
         r->req_type = SIM_NONE;
         r->state = JOB_FUTURE;
+        e->any_user |= tj->user != NULL;
+        e->any_vc |= tj->vc != NULL;
     }
     e->nfuture = n;
     /* the offered load of the trace that runs, at each job's speeds under

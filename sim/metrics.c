@@ -130,6 +130,8 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
     const struct trace *t = e->tr;
     uint32_t k = 0;
     *n = 0;
+    if (!(by_vc ? e->any_vc : e->any_user))
+        return NULL;
     for (uint32_t j = 0; j < t->njobs; j++)
         k += group_of(e, j, by_vc) != NULL;
     if (!k)

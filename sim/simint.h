@@ -56,6 +56,8 @@ struct eng {
     uint32_t *pending_mark;     /* [njobs] npending + 1 at when listed */
     struct mdl_perf *perf;      /* the run's models (owned) */
     struct job_rt *rt;          /* [njobs] */
+    bool any_user, any_vc;      /* some job names a user (a vc): the
+                                   tenant tables are not empty */
     /* occupancy: occ[g * max_share + k], k < nocc[g]; the cluster's
      * gpu_job[g] is occ[g * max_share] (SIM_NONE when empty) */
     uint8_t *nocc;
