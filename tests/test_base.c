@@ -4,7 +4,9 @@
 #include "testutil.h"
 
 #include <signal.h>
+#include <unistd.h>
 #include <yaml.h>
+#include <zlib.h>
 
 Test(base, parse_seconds_exact)
 {
@@ -253,7 +255,9 @@ Test(base_io, read_file_limits_are_located)
     cr_expect(strstr(e.msg, "NUL byte"), "%s", e.msg);
 }
 
-Test(base_io, gzip_members_trailing_bytes_and_truncation)
+/* Members, trailing bytes, a cut stream and the size limit, read by
+ * whichever path dl_in takes (see the two tests below). */
+static void gzip_cases(void)
 {
     tu_tmp_file("a.txt", "first\n");
     tu_tmp_file("b.txt", "second\n");
@@ -298,6 +302,76 @@ Test(base_io, gzip_members_trailing_bytes_and_truncation)
     cr_assert_eq(r, -1);
     cr_expect_eq(dl_in_fail(in, 0, &e), DL_EINPUT);
     cr_expect(strstr(e.msg, "larger than 8 bytes unpacked"), "%s", e.msg);
+    dl_in_close(in);
+}
+
+Test(base_io, gzip_members_trailing_bytes_and_truncation)
+{
+    gzip_cases();
+}
+
+/* The same with the inflating helper thread started at the first read. */
+Test(base_io, gzip_cases_through_the_helper_thread)
+{
+    dl_in_thread_after(0);
+    gzip_cases();
+}
+
+/* Reads path whole: bytes before the end or error into *n, their CRC into
+ * *crc; returns dl_in_read's last result. */
+static long read_all(const char *path, size_t *n, uLong *crc, int *code,
+                     struct dl_error *e)
+{
+    struct dl_in *in = dl_in_open(path, UINT64_MAX, e);
+    cr_assert(in);
+    static char buf[100000];
+    long r;
+    *n = 0;
+    *crc = crc32(0, NULL, 0);
+    while ((r = dl_in_read(in, buf, sizeof buf)) > 0) {
+        *n += (size_t)r;
+        *crc = crc32(*crc, (const Bytef *)buf, (uInt)r);
+    }
+    *code = r < 0 ? dl_in_fail(in, 7, e) : 0;
+    dl_in_close(in);
+    return r;
+}
+
+/* A 13 MB input, whole and with a byte spoiled past the helper's start:
+ * the same bytes and the same error with the helper as without it; and
+ * closing early while the helper waits on full buffers returns. */
+Test(base_io, large_gzip_same_bytes_and_errors_with_the_helper)
+{
+    sh_ok("seq 1 1800000 > big.txt && gzip -c big.txt > big.gz && cp big.gz bad.gz && "
+          "printf 'X' | dd of=bad.gz bs=1 seek=3000000 conv=notrunc 2>/dev/null%s", "");
+    const char *names[] = { "big.gz", "bad.gz" };
+    for (int f = 0; f < 2; f++) {
+        size_t n[2];
+        uLong crc[2];
+        int code[2];
+        long r[2];
+        struct dl_error e[2];
+        for (int mode = 0; mode < 2; mode++) {
+            dl_in_thread_after(mode ? 1u << 20 : UINT64_MAX);
+            r[mode] = read_all(tu_tmp_path(names[f]), &n[mode], &crc[mode],
+                               &code[mode], &e[mode]);
+        }
+        cr_expect_eq(r[0], r[1], "%s", names[f]);
+        cr_expect_eq(n[0], n[1], "%s: %zu and %zu bytes", names[f], n[0], n[1]);
+        cr_expect_eq(crc[0], crc[1], "%s", names[f]);
+        cr_expect_eq(code[0], code[1], "%s", names[f]);
+        if (f == 0)
+            cr_expect(r[0] == 0 && n[0] > 12000000, "%zu bytes", n[0]);
+        else
+            cr_expect(r[0] == -1 && n[0] > (1u << 20) &&
+                      !strcmp(e[0].msg, e[1].msg), "%s / %s", e[0].msg, e[1].msg);
+    }
+    dl_in_thread_after(0);
+    struct dl_error e;
+    struct dl_in *in = dl_in_open(tu_tmp_path("big.gz"), UINT64_MAX, &e);
+    char b[1000];
+    cr_assert(dl_in_read(in, b, sizeof b) > 0);
+    usleep(100000);             /* the helper fills its buffers and waits */
     dl_in_close(in);
 }
 

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -230,6 +231,29 @@ enum { IN_RAW = 1 << 16 };
 enum { IN_PLAIN = 1, IN_GZIP };
 enum { IN_OK, IN_IO, IN_TRUNCATED, IN_CORRUPT, IN_LARGE };
 
+/* A gzip input that goes on past in_thread_after bytes is inflated by a
+ * helper thread into IN_NBUF buffers ahead of the reader (inflating is
+ * about a third of reading a large trace; parsing overlaps it on a second
+ * core).  The helper runs the same code the reader would (in_read_gzip),
+ * so the bytes, the errors and where they are seen do not change; small
+ * inputs and pipes never start it. */
+enum { IN_BUF = 1 << 20, IN_NBUF = 4 };
+static uint64_t in_thread_after = 8u << 20;
+
+struct in_pipe {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;          /* a buffer filled, or one freed, or stop */
+    char *buf[IN_NBUF];
+    size_t len[IN_NBUF];
+    long end[IN_NBUF];          /* 1: more follows; else the last buffer,
+                                   then what in_read_gzip returned: 0 the
+                                   end, -1 a failure (in->fail set) */
+    unsigned head, tail;        /* filled: [tail, head), counting up */
+    bool stop;                  /* the reader closed early */
+    size_t off;                 /* read so far of buf[tail % IN_NBUF] */
+};
+
 struct dl_in {
     char *name;                 /* for messages */
     int fd;
@@ -245,6 +269,10 @@ struct dl_in {
     int fail;                   /* IN_* of the error, IN_OK */
     int errnum;
     char zmsg[96];
+    bool regular;               /* a regular file: reads never block long */
+    struct in_pipe *pipe;       /* the helper, once started; while it
+                                   runs, it alone touches the fields
+                                   above but total and max */
 };
 
 struct dl_in *dl_in_fdopen(int fd, const char *name, uint64_t max)
@@ -254,6 +282,8 @@ struct dl_in *dl_in_fdopen(int fd, const char *name, uint64_t max)
     in->fd = fd;
     in->max = max;
     in->raw = xmalloc(IN_RAW);
+    struct stat st;
+    in->regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
     return in;
 }
 
@@ -367,17 +397,135 @@ static long in_read_gzip(struct dl_in *in, void *buf, size_t n)
     return (long)(want - in->z.avail_out);
 }
 
+void dl_in_thread_after(uint64_t bytes)
+{
+    in_thread_after = bytes;
+}
+
+static void *in_pump(void *arg)
+{
+    struct dl_in *in = arg;
+    struct in_pipe *p = in->pipe;
+    for (long more = 1; more == 1;) {
+        pthread_mutex_lock(&p->mu);
+        while (p->head - p->tail == IN_NBUF && !p->stop)
+            pthread_cond_wait(&p->cv, &p->mu);
+        bool stop = p->stop;
+        unsigned k = p->head % IN_NBUF;
+        pthread_mutex_unlock(&p->mu);
+        if (stop)
+            break;
+        /* at least half a buffer at a time, fewer handovers */
+        size_t len = 0;
+        while (more == 1 && len < IN_BUF / 2) {
+            long got = in_read_gzip(in, p->buf[k] + len, IN_BUF - len);
+            if (got > 0)
+                len += (size_t)got;
+            else
+                more = got;
+        }
+        pthread_mutex_lock(&p->mu);
+        p->len[k] = len;
+        p->end[k] = more;
+        p->head++;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+    }
+    return NULL;
+}
+
+/* Starts the helper; false (and reading goes on here) if it cannot. */
+static bool in_pipe_start(struct dl_in *in)
+{
+    struct in_pipe *p = xcalloc(1, sizeof *p);
+    for (int k = 0; k < IN_NBUF; k++)
+        p->buf[k] = xmalloc(IN_BUF);
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    in->pipe = p;
+    /* signals go to the thread that was there (its handlers remove
+     * temporary files): the helper starts with every signal blocked */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&p->th, NULL, in_pump, in);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!rc)
+        return true;
+    in->pipe = NULL;
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    for (int k = 0; k < IN_NBUF; k++)
+        free(p->buf[k]);
+    free(p);
+    return false;
+}
+
+/* Stops the helper and waits for it; its buffers are dropped. */
+static void in_pipe_stop(struct dl_in *in)
+{
+    struct in_pipe *p = in->pipe;
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->stop = true;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    pthread_join(p->th, NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    for (int k = 0; k < IN_NBUF; k++)
+        free(p->buf[k]);
+    free(p);
+    in->pipe = NULL;
+}
+
+/* dl_in_read from the helper's buffers. */
+static long in_pipe_read(struct dl_in *in, void *buf, size_t n)
+{
+    struct in_pipe *p = in->pipe;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        while (p->head == p->tail)
+            pthread_cond_wait(&p->cv, &p->mu);
+        unsigned k = p->tail % IN_NBUF;
+        size_t len = p->len[k];
+        long end = p->end[k];
+        pthread_mutex_unlock(&p->mu);
+        if (p->off < len) {
+            size_t c = len - p->off < n ? len - p->off : n;
+            memcpy(buf, p->buf[k] + p->off, c);
+            p->off += c;
+            return (long)c;
+        }
+        if (end != 1)
+            return end;         /* the helper has ended: in->fail is set */
+        pthread_mutex_lock(&p->mu);
+        p->tail++;
+        p->off = 0;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
 long dl_in_read(struct dl_in *in, void *buf, size_t n)
 {
-    if (in->fail)
+    if (!in->pipe && in->fail)
         return -1;
     if (!n)
         return 0;
     if (!in->mode && in_sniff(in))
         return -1;
     long got;
-    if (in->mode == IN_GZIP) {
+    if (in->pipe) {
+        got = in_pipe_read(in, buf, n);
+    } else if (in->mode == IN_GZIP) {
         got = in_read_gzip(in, buf, n);
+        /* not on a pipe: closing early must not wait on its writer */
+        if (got > 0 && in->regular &&
+            in->total + (uint64_t)got >= in_thread_after &&
+            in->total + (uint64_t)got <= in->max)
+            in_pipe_start(in);
     } else if (in->plain_pending) {
         size_t k = in->plain_pending < n ? in->plain_pending : n;
         memcpy(buf, in->z.next_in, k);
@@ -397,6 +545,7 @@ long dl_in_read(struct dl_in *in, void *buf, size_t n)
         got = r;
     }
     if (got > 0 && (in->total += (uint64_t)got) > in->max) {
+        in_pipe_stop(in);       /* what it found beyond is not read */
         in->fail = IN_LARGE;
         return -1;
     }
@@ -457,6 +606,7 @@ void dl_in_close(struct dl_in *in)
 {
     if (!in)
         return;
+    in_pipe_stop(in);
     if (in->zinit)
         inflateEnd(&in->z);
     close(in->fd);

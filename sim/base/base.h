@@ -132,6 +132,9 @@ struct dl_in *dl_in_fdopen(int fd, const char *name, uint64_t max);
 /* Up to n bytes into buf: the count (> 0), 0 at the end, or -1 on an
  * error, which dl_in_fail then reports. */
 long dl_in_read(struct dl_in *in, void *buf, size_t n);
+/* gzip inputs longer than this many unpacked bytes are inflated ahead on a
+ * helper thread (default 8 MiB; tests set 0 to exercise it). */
+void dl_in_thread_after(uint64_t bytes);
 /* Fills err with "name[:line]: what went wrong" for the error that made
  * dl_in_read return -1 (line 0 = not known) and returns its code:
  * DL_EINPUT for a truncated or corrupt gzip stream or an input over its
