@@ -163,6 +163,41 @@ Test(base, select_agrees_with_sort)
         }
 }
 
+/* Plain decimals take a 64-bit short path; with "e0" appended the same
+ * text takes the general one: both must agree, on every digit count,
+ * fraction length (rounding past the microsecond included) and sign. */
+Test(base, seconds_short_path_agrees_with_the_general_one)
+{
+    uint64_t x = 977;
+    for (int i = 0; i < 200000; i++) {
+        char s[64], g[80];
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int whole = (int)(x % 20), frac = (int)(x >> 8) % 15, k = 0;
+        if (x >> 20 & 1)
+            s[k++] = (x >> 21 & 1) ? '-' : '+';
+        for (int d = 0; d < whole; d++)
+            s[k++] = (char)('0' + (x >> (24 + d % 30)) % 10);
+        if (frac || !whole) {
+            s[k++] = '.';
+            for (int d = 0; d < frac; d++)
+                s[k++] = (char)('0' + ((x >> (d * 4)) ^ (uint64_t)i) % 10);
+        }
+        s[k] = 0;
+        snprintf(g, sizeof g, "%se0", s);
+        simtime_t a = -1, b = -1;
+        int ra = sim_parse_seconds(s, &a), rb = sim_parse_seconds(g, &b);
+        cr_assert_eq(ra, rb, "'%s': %d against %d", s, ra, rb);
+        if (!ra)
+            cr_assert_eq(a, b, "'%s': %lld against %lld", s, (long long)a,
+                         (long long)b);
+    }
+    simtime_t t;
+    cr_assert(!sim_parse_seconds("333.6766715", &t) && t == 333676672);
+    cr_assert(!sim_parse_seconds("-0.0000005", &t) && t == -1);
+    cr_assert(!sim_parse_seconds("9223372036854.775807", &t) && t == INT64_MAX);
+    cr_assert_eq(sim_parse_seconds("9223372036854.775808", &t), -1);
+}
+
 Test(base, evq_orders_by_time_then_insertion)
 {
     struct evq q;

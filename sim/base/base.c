@@ -976,11 +976,48 @@ void arena_free(struct arena *a)
 
 /* ----------------------------------------------------------------- time */
 
+/* The common form, [+-]digits[.digits] with at most 18 digits in all and
+ * nothing after: in 64 bits, the same value as the general path below.
+ * 1 when it does not apply. */
+static int parse_seconds_short(const char *p, simtime_t *out)
+{
+    static const uint64_t pow10[] = {
+        1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+        1000000000, 10000000000ull, 100000000000ull, 1000000000000ull,
+    };
+    int neg = 0;
+    if (*p == '+' || *p == '-')
+        neg = *p++ == '-';
+    uint64_t mant = 0;
+    int digits = 0, frac = 0;
+    for (; *p >= '0' && *p <= '9'; p++, digits++)
+        mant = mant * 10 + (uint64_t)(*p - '0');
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, digits++, frac++)
+            mant = mant * 10 + (uint64_t)(*p - '0');
+    if (*p || !digits || digits > 18 || frac > 12)
+        return 1;
+    uint64_t v;
+    if (frac <= 6) {
+        if (digits - frac + 6 > 18)     /* could pass 2^63: the general */
+            return 1;
+        v = mant * pow10[6 - frac];
+    } else {
+        uint64_t div = pow10[frac - 6];
+        v = mant / div + (mant % div * 2 >= div);  /* half away from 0 */
+    }
+    *out = neg ? -(simtime_t)v : (simtime_t)v;
+    return 0;
+}
+
 int sim_parse_seconds(const char *s, simtime_t *out)
 {
     /* sign, digits, optional fraction, optional exponent; exact in us */
     const char *p = s;
     int neg = 0;
+    int r = parse_seconds_short(s, out);
+    if (r <= 0)
+        return r;
     if (*p == '+' || *p == '-')
         neg = *p++ == '-';
     __int128 mant = 0;
@@ -1045,13 +1082,27 @@ int sim_parse_seconds(const char *s, simtime_t *out)
     return 0;
 }
 
+/* "00".."99", two digits at a time for the writers below */
+static const char digits2[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 /* Writes the decimal digits of v backwards ending at end; returns start. */
 static char *udigits(char *end, uint64_t v)
 {
-    do {
-        *--end = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--end = digits2[d + 1];
+        *--end = digits2[d];
+    }
+    if (v >= 10) {
+        *--end = digits2[v * 2 + 1];
+        *--end = digits2[v * 2];
+    } else {
+        *--end = (char)('0' + v);
+    }
     return end;
 }
 
@@ -1070,13 +1121,18 @@ size_t sim_fmt_seconds_raw(char *buf, simtime_t t)
     uint64_t whole = a / SIM_US_PER_S, frac = a % SIM_US_PER_S;
     p = end;
     if (frac) {
+        /* the six digits, then the trailing zeros dropped */
+        char f[6];
+        unsigned hi = (unsigned)(frac / 10000), mid = (unsigned)(frac / 100 % 100),
+                 lo = (unsigned)(frac % 100);
+        memcpy(f, digits2 + hi * 2, 2);
+        memcpy(f + 2, digits2 + mid * 2, 2);
+        memcpy(f + 4, digits2 + lo * 2, 2);
         int digits = 6;
-        while (frac % 10 == 0) {
-            frac /= 10;
+        while (f[digits - 1] == '0')
             digits--;
-        }
-        for (int i = 0; i < digits; i++, frac /= 10)
-            *--p = (char)('0' + frac % 10);
+        p -= digits;
+        memcpy(p, f, (size_t)digits);
         *--p = '.';
     }
     p = udigits(p, whole);
