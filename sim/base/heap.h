@@ -68,11 +68,23 @@
         xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);                      \
         pfx##_up(h, h->n++, it);                                            \
     }                                                                       \
+    /* bottom-up (Floyd): the hole at the top sinks along the earlier     \
+     * child to a leaf, one comparison a level, and the last item rises     \
+     * into it from there (a few levels: it was a leaf)                     \
+     */                                                                     \
     static inline T pfx##_pop(H *h)                                         \
     {                                                                       \
         T top = h->a[0], last = h->a[--h->n];                               \
-        if (h->n)                                                           \
-            pfx##_down(h, 0, last);                                         \
+        size_t i = 0, n = h->n;                                             \
+        if (!n)                                                             \
+            return top;                                                     \
+        for (size_t l; (l = 2 * i + 1) < n;) {                              \
+            size_t m = l + 1 < n && before_h(h, &h->a[l + 1], &h->a[l])     \
+                           ? l + 1 : l;                                     \
+            pfx##_set(h, i, h->a[m]);                                       \
+            i = m;                                                          \
+        }                                                                   \
+        pfx##_up(h, i, last);                                               \
         return top;                                                         \
     }                                                                       \
     static inline void pfx##_delete(H *h, size_t i)                         \
