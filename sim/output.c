@@ -14,6 +14,8 @@
 #endif
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
@@ -471,11 +473,46 @@ static void write_summary(const struct eng *e, const struct met_summary *m,
     fprintf(f, "  \"wall_seconds\": %.3f\n}\n", e->wall_seconds);
 }
 
-int out_write_run(const struct eng *e, const struct met_summary *m,
-                  const char *dir, const char *policy, const char *trace,
-                  const char *cluster, const struct out_prov *pv,
-                  struct dl_error *err)
+/* The metrics (read-only over the engine, like jobs.csv) are taken on a
+ * second thread while jobs.csv is written, and waited for before
+ * summary.json; without a thread, at once. */
+struct met_job {
+    const struct eng *e;
+    struct met_summary *m;
+    pthread_t th;
+    bool running;
+};
+
+static void *met_main(void *arg)
 {
+    struct met_job *mj = arg;
+    met_summarize(mj->e, mj->m);
+    return NULL;
+}
+
+static void met_start(struct met_job *mj)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);   /* signals stay here */
+    mj->running = !pthread_create(&mj->th, NULL, met_main, mj);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!mj->running)
+        met_summarize(mj->e, mj->m);
+}
+
+static void met_wait(struct met_job *mj)
+{
+    if (mj->running)
+        pthread_join(mj->th, NULL);
+    mj->running = false;
+}
+
+static int write_files(struct met_job *mj, const char *dir, const char *policy,
+                       const char *trace, const char *cluster,
+                       const struct out_prov *pv, struct dl_error *err)
+{
+    const struct eng *e = mj->e;
     if (out_mkdirs(dir))
         return dl_fail_io(err, dir, "cannot create directory: %s", strerror(errno));
     /* summary.json marks a whole set: remove the old one first, write every
@@ -493,12 +530,14 @@ int out_write_run(const struct eng *e, const struct met_summary *m,
             rc = DL_EIO;
             break;
         }
-        if (i == 0)
+        if (i == 0) {
             write_jobs(e, f);
-        else if (i == 1)
+        } else if (i == 1) {
             write_ts(e, f);
-        else
-            write_summary(e, m, f, policy, trace, cluster, pv);
+        } else {
+            met_wait(mj);
+            write_summary(e, mj->m, f, policy, trace, cluster, pv);
+        }
         if ((rc = dl_tmp_commit(f, tmp[i], path[i], false, err)))
             tmp[i] = NULL;      /* removed and freed by dl_tmp_commit */
     }
@@ -518,6 +557,18 @@ int out_write_run(const struct eng *e, const struct met_summary *m,
         }
         free(tmp[k]);
     }
+    return rc;
+}
+
+int out_write_run(const struct eng *e, struct met_summary *m,
+                  const char *dir, const char *policy, const char *trace,
+                  const char *cluster, const struct out_prov *pv,
+                  struct dl_error *err)
+{
+    struct met_job mj = { .e = e, .m = m };
+    met_start(&mj);
+    int rc = write_files(&mj, dir, policy, trace, cluster, pv, err);
+    met_wait(&mj);
     return rc;
 }
 

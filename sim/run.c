@@ -51,10 +51,11 @@ int sim_run(const struct trace *t, struct cluster *c, const struct eng_opts *o,
     res->cpu_engine = e->cpu_seconds;
     res->events = e->events;
     c0 = sim_cpu_seconds();
-    met_summarize(e, &res->m);
     if (dir)
         rc = out_write_run(e, &res->m, dir, o->policy, t->path, c->name, pv,
                            err);
+    else
+        met_summarize(e, &res->m);
     res->cpu_write = sim_cpu_seconds() - c0;
 out:
     eng_free(e);

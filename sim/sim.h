@@ -173,10 +173,12 @@ void out_json_str(FILE *f, const char *s);
 extern const char *const out_summary_keys[];
 extern const size_t out_nsummary_keys;
 
-/* Writes jobs.csv, timeseries.csv and summary.json into dir (created if
- * missing), each through a temporary file renamed into place, summary.json
- * last.  pv may be NULL (no provenance known).  0 or DL_EIO with err. */
-int out_write_run(const struct eng *e, const struct met_summary *m,
+/* Takes the run's metrics into *m (met_summarize, on a second thread
+ * while jobs.csv is written) and writes jobs.csv, timeseries.csv and
+ * summary.json into dir (created if missing), each through a temporary
+ * file renamed into place, summary.json last.  *m is filled whatever
+ * happens.  pv may be NULL (no provenance known).  0 or DL_EIO with err. */
+int out_write_run(const struct eng *e, struct met_summary *m,
                   const char *dir, const char *policy, const char *trace,
                   const char *cluster, const struct out_prov *pv,
                   struct dl_error *err);
