@@ -517,30 +517,39 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     if (n < 1 || n > tj->num_gpus || n > c->ngpus)
         return eng_fail(e, "policy %s started job %s on %u GPUs (it asks for %u)",
                     pn, tj->id, n, tj->num_gpus);
+    /* the node's type is looked up once per node (a gang's GPUs come
+     * node by node) */
+    uint32_t node = SIM_NONE, t = SIM_NONE;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i];
         if (g >= c->ngpus || (i && g <= gpus[i - 1]))
             return eng_fail(e, "policy %s started job %s on GPU %u, which is "
                         "repeated, unsorted or absent", pn, tj->id, g);
-        if (e->nocc[g] && !share)
-            return eng_fail(e, "policy %s started job %s on GPU %u, which is busy",
-                        pn, tj->id, g);
-        if (e->nocc[g] >= e->max_share)
-            return eng_fail(e, "policy %s put job %s on GPU %u, which already "
-                        "holds %u jobs (max_jobs_per_gpu)", pn, tj->id, g,
-                        e->nocc[g]);
-        uint32_t t = c->nodes[c->gpu_node[g]].type;
-        if (e->nocc[g] && mem > 0 && c->types[t].memory_gb > 0 &&
-            e->mem_used[g] + mem > c->types[t].memory_gb + 1e-9)
-            return eng_fail(e, "policy %s put job %s (%g GB) on GPU %u, which has "
-                        "%g of %g GB in use", pn, tj->id, mem, g,
-                        e->mem_used[g], c->types[t].memory_gb);
+        if (c->gpu_node[g] != node) {
+            node = c->gpu_node[g];
+            t = c->nodes[node].type;
+        }
+        uint32_t k = e->nocc[g];
+        if (k) {
+            if (!share)
+                return eng_fail(e, "policy %s started job %s on GPU %u, which "
+                                "is busy", pn, tj->id, g);
+            if (k >= e->max_share)
+                return eng_fail(e, "policy %s put job %s on GPU %u, which "
+                                "already holds %u jobs (max_jobs_per_gpu)", pn,
+                                tj->id, g, k);
+            if (mem > 0 && c->types[t].memory_gb > 0 &&
+                e->mem_used[g] + mem > c->types[t].memory_gb + 1e-9)
+                return eng_fail(e, "policy %s put job %s (%g GB) on GPU %u, "
+                                "which has %g of %g GB in use", pn, tj->id, mem,
+                                g, e->mem_used[g], c->types[t].memory_gb);
+            nshared++;
+        }
         if (type == SIM_NONE)
             type = t;
         if (t != type || (r->req_type != SIM_NONE && t != r->req_type))
             return eng_fail(e, "policy %s started job %s on the wrong GPU type",
                         pn, tj->id);
-        nshared += e->nocc[g] > 0;
     }
     /* preempted and restarted within one instant on the same GPUs: the
      * preemption is undone.  On other GPUs the job moved (a checkpoint and
