@@ -49,7 +49,18 @@ static uint32_t take(const struct cluster *c, uint32_t node, uint32_t want,
 static void give_sorted(const struct cluster *c, uint32_t *nd, uint32_t m,
                         uint32_t last, uint32_t last_want, uint32_t ngpus)
 {
-    qsort(nd, m, sizeof *nd, cmp_u32);
+    if (m <= 16) {              /* insertion: a few nodes */
+        for (uint32_t i = 1; i < m; i++) {
+            uint32_t x = nd[i], k = i;
+            for (; k > 0 && nd[k - 1] > x; k--)
+                nd[k] = nd[k - 1];
+            nd[k] = x;
+        }
+    } else if (ngpus - m >= m) {
+        dl_sort_u32(nd, m, nd + m); /* the GPUs' room past the ids */
+    } else {
+        qsort(nd, m, sizeof *nd, cmp_u32);
+    }
     uint32_t off = ngpus;
     for (uint32_t i = m; i-- > 0;) {
         uint32_t node = nd[i];
