@@ -154,6 +154,8 @@ static void seg_set(struct seg *s, uint32_t p, uint32_t leaf, simtime_t t,
                     uint32_t job, uint32_t node)
 {
     uint32_t i = p + leaf;
+    if (s->t[i] == t && s->job[i] == job && s->node[i] == node)
+        return;
     s->t[i] = t;
     s->job[i] = job;
     s->node[i] = node;
@@ -162,6 +164,12 @@ static void seg_set(struct seg *s, uint32_t p, uint32_t leaf, simtime_t t,
         /* larger threshold wins; ties: the lower node, for determinism */
         uint32_t w = s->t[r] > s->t[l] ||
                      (s->t[r] == s->t[l] && s->node[r] < s->node[l]) ? r : l;
+        /* an ancestor that keeps its winner keeps the rest of the path:
+         * each position is a function of its children alone (a gang
+         * leaving 125 nodes no longer pays 125 full paths per demand) */
+        if (s->t[i] == s->t[w] && s->job[i] == s->job[w] &&
+            s->node[i] == s->node[w])
+            return;
         s->t[i] = s->t[w];
         s->job[i] = s->job[w];
         s->node[i] = s->node[w];
