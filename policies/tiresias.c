@@ -196,6 +196,15 @@ struct tiresias {
                                    demand d at first_gpu + d - 1 */
 };
 
+/* A node's room for a demand, packed so that better() is one comparison
+ * of (hi, lo), smaller first: hi = 0 when d GPUs are free, else 1 << 63
+ * | (the inverted queue level of its most important victim) << 32 | the
+ * inverted job index (a lower queue, then a later job, is better); lo =
+ * the GPUs its victims hold there << 32 | the node.  No room: all ones. */
+struct tkey {
+    uint64_t hi, lo;
+};
+
 struct tr_tree {                /* one GPU type's trees */
     uint32_t depth;             /* demands: 1 .. its largest node */
     uint32_t *leaves;           /* [depth] a power of two at least the
@@ -203,6 +212,7 @@ struct tr_tree {                /* one GPU type's trees */
     size_t *off;                /* [depth] that tree in win: 2 * leaves
                                    winner nodes (SIM_NONE: none), 1 the root */
     uint32_t *win;              /* O(the type's GPUs) in all */
+    struct tkey *key;           /* [as win] the winner's room, packed */
 };
 
 #define NTHR_NO 0xFF            /* the node cannot free d GPUs */
@@ -289,8 +299,11 @@ static void trees_setup(struct tiresias *s, const struct cluster *c)
             w += 2 * (size_t)l;
         }
         tr->win = xmalloc((w ? w : 1) * sizeof *tr->win);
-        for (size_t i = 0; i < w; i++)
+        tr->key = xmalloc((w ? w : 1) * sizeof *tr->key);
+        for (size_t i = 0; i < w; i++) {
             tr->win[i] = SIM_NONE;
+            tr->key[i] = (struct tkey){ UINT64_MAX, UINT64_MAX };
+        }
     }
 }
 
@@ -596,36 +609,51 @@ static bool room_key(const struct tiresias *s, const struct cluster *c,
     return true;
 }
 
-/* Of nodes a and b (either SIM_NONE), the better room for d (better());
- * SIM_NONE if neither has room.  A dirty node counts as none: its cache
- * is out of date (and may name jobs no longer there) until its refresh,
- * which puts it back in the trees. */
-static uint32_t room_pick(const struct tiresias *s, const struct cluster *c,
-                          uint32_t a, uint32_t b, uint32_t d)
+/* Node nd's room for d as a key (struct tkey), from its cache. */
+static struct tkey room_pack(const struct tiresias *s, const struct cluster *c,
+                             uint32_t nd, uint32_t d)
 {
-    uint32_t ma, la, ga, mb, lb, gb;
-    bool oka = a != SIM_NONE && !s->ndirty[a] && room_key(s, c, a, d, &ma, &la, &ga);
-    bool okb = b != SIM_NONE && !s->ndirty[b] && room_key(s, c, b, d, &mb, &lb, &gb);
-    if (!oka || !okb)
-        return oka ? a : okb ? b : SIM_NONE;
-    return better(s, ma, ga, a, mb, gb, b) ? a : b;
+    uint32_t most, lvl, gpus;
+    if (nd == SIM_NONE || !room_key(s, c, nd, d, &most, &lvl, &gpus))
+        return (struct tkey){ UINT64_MAX, UINT64_MAX };
+    uint64_t hi = most == SIM_NONE ? 0
+                  : UINT64_C(1) << 63 |
+                    (uint64_t)(~s->level[most] & 0x7FFFFFFFu) << 32 |
+                    (uint32_t)~most;
+    return (struct tkey){ hi, (uint64_t)gpus << 32 | nd };
+}
+
+static inline bool tkey_less(struct tkey a, struct tkey b)
+{
+    return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
 }
 
 /* Sets node nd's leaf in the tree of demand d to x (nd, or SIM_NONE to
- * leave it out for a while) and recomputes its path. */
+ * leave it out for a while) and recomputes its path.  Each position keeps
+ * its winner's key, so a step is one comparison of two keys; the path
+ * stops where a position keeps its winner and key (it depends on its
+ * children alone).  A node's leaf key is taken when its cache is
+ * refreshed: while it is dirty, its stale key stays in the tree, and
+ * every dirty node is refreshed before the trees are read (trees_fresh),
+ * so each position is then the best of its subtree as it is. */
 static void tree_set(const struct tiresias *s, const struct cluster *c,
                      struct tr_tree *tr, uint32_t d, uint32_t nd, uint32_t x)
 {
     uint32_t *w = tr->win + tr->off[d - 1];
+    struct tkey *k = tr->key + tr->off[d - 1];
     uint32_t i = tr->leaves[d - 1] + s->tpos[c->nodes[nd].first_gpu + d - 1];
+    struct tkey nk = room_pack(s, c, x, d);
+    x = nk.hi == UINT64_MAX ? SIM_NONE : x;
+    if (w[i] == x && k[i].hi == nk.hi && k[i].lo == nk.lo)
+        return;
     w[i] = x;
-    /* only nd's room changed: where another node still wins, nothing
-     * above changes */
+    k[i] = nk;
     for (i /= 2; i; i /= 2) {
-        uint32_t win = room_pick(s, c, w[2 * i], w[2 * i + 1], d);
-        if (win == w[i] && win != nd)
+        uint32_t b = tkey_less(k[2 * i + 1], k[2 * i]) ? 2 * i + 1 : 2 * i;
+        if (w[i] == w[b] && k[i].hi == k[b].hi && k[i].lo == k[b].lo)
             break;
-        w[i] = win;
+        w[i] = w[b];
+        k[i] = k[b];
     }
 }
 
@@ -1220,6 +1248,7 @@ static void destroy(void *state)
     if (s->trees)
         for (uint32_t t = 0; t < s->ntypes; t++) {
             free(s->trees[t].win);
+            free(s->trees[t].key);
             free(s->trees[t].leaves);
             free(s->trees[t].off);
         }
