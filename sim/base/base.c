@@ -102,12 +102,31 @@ static _Noreturn void oom(size_t n)
     abort();
 }
 
+/* A block of 4 MiB or more is marked for transparent huge pages over its
+ * 2 MiB-aligned interior (the pages it has not touched yet come as huge
+ * pages): the arrays of a run over millions of jobs (the trace's records,
+ * the models' and metrics' per-job arrays) otherwise take a page fault
+ * every 4 KiB, which on a virtual machine costs more than the zeroing.
+ * Advice only: where the kernel does not give huge pages, nothing
+ * changes. */
+static void *advise_huge(void *p, size_t n)
+{
+    size_t huge = (size_t)2 << 20;
+    if (n < (size_t)4 << 20)
+        return p;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1);
+    uintptr_t b = ((uintptr_t)p + n) & ~(uintptr_t)(huge - 1);
+    if (b > a)
+        madvise((void *)a, b - a, MADV_HUGEPAGE);
+    return p;
+}
+
 void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p)
         oom(n);
-    return p;
+    return advise_huge(p, n);
 }
 
 void *xcalloc(size_t n, size_t size)
@@ -115,7 +134,7 @@ void *xcalloc(size_t n, size_t size)
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p)
         oom(n * size);
-    return p;
+    return advise_huge(p, n * size);
 }
 
 void *xrealloc(void *p, size_t n)
@@ -123,7 +142,7 @@ void *xrealloc(void *p, size_t n)
     void *q = realloc(p, n ? n : 1);
     if (!q)
         oom(n);
-    return q;
+    return advise_huge(q, n);
 }
 
 void *xcalloc_big(size_t n, size_t size)
