@@ -704,8 +704,10 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
     p->cls = xmalloc(n * sizeof *p->cls);
     p->row = xmalloc(n * sizeof *p->row);
     p->util = xmalloc(n * sizeof *p->util);
-    p->unoise = xmalloc(n * sizeof *p->unoise);
-    p->prt = xmalloc(n * sizeof *p->prt);
+    /* the noise factors only where there is noise (else NULL: 1) */
+    bool unoise = s && s->util_noise > 0, rnoise = s && s->rt_noise > 0;
+    p->unoise = unoise ? xmalloc(n * sizeof *p->unoise) : NULL;
+    p->prt = rnoise ? xmalloc(n * sizeof *p->prt) : NULL;
     p->mem = xmalloc(n * sizeof *p->mem);
     struct name_map nm = { xcalloc(8192, sizeof(char *)),
                            xcalloc(8192, sizeof(uint32_t)), 8192 };
@@ -751,10 +753,10 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
         }
         /* utilization: the trace's here; the zoo's per type in util_tables */
         p->util[j] = tj->util < 0 ? -1.0f : (float)clamp(tj->util, 0, 1);
-        p->unoise[j] = s && s->util_noise > 0
-                           ? exp(s->util_noise * normal(seed, 1, j)) : 1.0;
-        p->prt[j] = s && s->rt_noise > 0
-                        ? (float)exp(s->rt_noise * normal(seed, 2, j)) : 1.0f;
+        if (unoise)
+            p->unoise[j] = exp(s->util_noise * normal(seed, 1, j));
+        if (rnoise)
+            p->prt[j] = (float)exp(s->rt_noise * normal(seed, 2, j));
         double mem = tj->mem_gb >= 0 ? tj->mem_gb : m ? m->mem_gb : -1;
         p->mem[j] = (float)(mem >= 0 ? mem : -1);
     }
@@ -866,7 +868,7 @@ double mdl_perf_pred_runtime(const struct mdl_perf *p, uint32_t j, uint32_t t,
     uint32_t c = p->cls[j];
     double r = c == SIM_NONE ? p->clu->types[t].speed
                              : p->pratio[((size_t)c * p->ntypes + t) * 2 + spread];
-    return (double)p->tr->jobs[j].duration * p->prt[j] / r;
+    return (double)p->tr->jobs[j].duration * (p->prt ? p->prt[j] : 1.0f) / r;
 }
 
 /* Ratio of job j's throughput on n GPUs of t to its throughput on the
@@ -934,5 +936,5 @@ double mdl_perf_pred_runtime_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
     }
     if (!(r > 0))
         r = mdl_perf_rate_n(p, j, t, n, spread);
-    return (double)p->tr->jobs[j].duration * p->prt[j] / r;
+    return (double)p->tr->jobs[j].duration * (p->prt ? p->prt[j] : 1.0f) / r;
 }

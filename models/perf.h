@@ -517,12 +517,14 @@ struct mdl_perf {
                                    SIM_NONE: cluster speeds */
     uint32_t *row;              /* [njobs] zoo row, or SIM_NONE */
     float *util;                /* [njobs] the trace's solo util, -1 none */
-    double *unoise;             /* [njobs] predicted-util noise factor */
+    double *unoise;             /* [njobs] predicted-util noise factor
+                                   (NULL: no noise, 1) */
     /* per zoo row and cluster type: [row * ntypes + t], -1 unknown */
     double *tutil;              /* true solo util (MODELS.md) */
     double *putil;              /* predicted (the regressor), before noise */
     bool util_reg;              /* predictions come from the regressor */
-    float *prt;                 /* [njobs] runtime prediction noise factor */
+    float *prt;                 /* [njobs] runtime prediction noise factor
+                                   (NULL: no noise, 1) */
     float *mem;                 /* [njobs] GB per GPU, -1 unknown */
     /* per class: [cls][type][spread] */
     uint32_t nclass;
@@ -636,7 +638,8 @@ static inline double mdl_perf_pred_util(const struct mdl_perf *p, uint32_t j,
                    ? p->putil[(size_t)r * p->ntypes + t] : -1;
     if (u < 0)
         u = mdl_perf_util(p, j, t);
-    u *= p->unoise[j];
+    if (p->unoise)
+        u *= p->unoise[j];
     return (double)(float)(u < 0.01 ? 0.01 : u > 1 ? 1 : u);
 }
 

@@ -290,7 +290,8 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     e->last_finish = e->first_submit;
     e->last_instant = e->first_submit;
     e->next_sample = e->first_submit;
-    e->pending_mark = xcalloc_big(n ? n : 1, sizeof *e->pending_mark);
+    if (pol->rate_changed)      /* only a policy told of rate changes */
+        e->pending_mark = xcalloc_big(n ? n : 1, sizeof *e->pending_mark);
     e->now = e->first_submit;
     struct pol_view v = view(e);
     if (pol->create(&e->pst, &e->args, &v, err)) {

@@ -53,7 +53,8 @@ struct eng {
     uint32_t *pending;          /* jobs whose rate changed meanwhile, to
                                    tell the policy after it returns */
     size_t npending, cappending;
-    uint32_t *pending_mark;     /* [njobs] npending + 1 at when listed */
+    uint32_t *pending_mark;     /* [njobs] npending + 1 at when listed
+                                   (NULL: the policy has no rate_changed) */
     struct mdl_perf *perf;      /* the run's models (owned) */
     struct job_rt *rt;          /* [njobs] */
     bool any_user, any_vc;      /* some job names a user (a vc): the
