@@ -76,6 +76,9 @@ struct srtf {
     size_t capmemo;
     uint32_t *scratch;          /* node lists of room_consolidated */
     size_t capscratch;
+    uint32_t *taken;            /* [nnodes] stamp: a whole node chosen by
+                                   this room_consolidated try */
+    uint32_t stamp;
     uint32_t *live;             /* [ntypes] live entries in running[t] */
 };
 
@@ -128,8 +131,10 @@ static int create(void **state, const struct pol_args *a,
     s->running = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->running);
     s->live = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->live);
     s->started_gpus = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->started_gpus);
-    if (s->mode == PLC_CONSOLIDATED)
+    if (s->mode == PLC_CONSOLIDATED) {
         s->vic = vic_new(v->clu);
+        s->taken = xcalloc(v->clu->nnodes ? v->clu->nnodes : 1, sizeof *s->taken);
+    }
     *state = s;
     return 0;
 }
@@ -148,6 +153,7 @@ static void destroy(void *state)
     free(s->started_gpus);
     free(s->memo);
     free(s->scratch);
+    free(s->taken);
     vic_free(s->vic);
     free(s);
 }
@@ -304,13 +310,15 @@ static int room_consolidated(struct srtf *s, const struct pol_view *v,
             uint32_t *rn = tjs + w + 1, *rt = rn + w + 1;
             uint32_t rtop = vic_top_nodes(s->vic, v, gi, r, w + 1, rn, rt,
                                           may_stop_cb, &key);
-            for (uint32_t i = 0; i < rtop && remnode == SIM_NONE; i++) {
-                bool taken = false;
-                for (uint32_t k = 0; k < w; k++)
-                    taken |= rn[i] == nodes[k];
-                if (!taken)
-                    remnode = rn[i];
+            if (++s->stamp == 0) {      /* wrapped: no stale stamp left */
+                memset(s->taken, 0, c->nnodes * sizeof *s->taken);
+                s->stamp = 1;
             }
+            for (uint32_t k = 0; k < w; k++)
+                s->taken[nodes[k]] = s->stamp;
+            for (uint32_t i = 0; i < rtop && remnode == SIM_NONE; i++)
+                if (s->taken[rn[i]] != s->stamp)
+                    remnode = rn[i];
             ok = remnode != SIM_NONE;
         }
         if (ok) {
