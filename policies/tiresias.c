@@ -198,9 +198,10 @@ struct tiresias {
 
 /* A node's room for a demand, packed so that better() is one comparison
  * of (hi, lo), smaller first: hi = 0 when d GPUs are free, else 1 << 63
- * | (the inverted queue level of its most important victim) << 32 | the
- * inverted job index (a lower queue, then a later job, is better); lo =
- * the GPUs its victims hold there << 32 | the node.  No room: all ones. */
+ * | (the inverted queue level of its most important victim, 30 bits) <<
+ * 32 | the inverted job index (a lower queue, then a later job, is
+ * better); lo = the GPUs its victims hold there << 32 | the node.  No
+ * room: all ones, which no room's hi reaches (bit 62 is clear). */
 struct tkey {
     uint64_t hi, lo;
 };
@@ -618,7 +619,7 @@ static struct tkey room_pack(const struct tiresias *s, const struct cluster *c,
         return (struct tkey){ UINT64_MAX, UINT64_MAX };
     uint64_t hi = most == SIM_NONE ? 0
                   : UINT64_C(1) << 63 |
-                    (uint64_t)(~s->level[most] & 0x7FFFFFFFu) << 32 |
+                    (uint64_t)(~s->level[most] & 0x3FFFFFFFu) << 32 |
                     (uint32_t)~most;
     return (struct tkey){ hi, (uint64_t)gpus << 32 | nd };
 }

@@ -116,8 +116,11 @@ static void *advise_huge(void *p, size_t n)
         return p;
     uintptr_t a = ((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1);
     uintptr_t b = ((uintptr_t)p + n) & ~(uintptr_t)(huge - 1);
-    if (b > a)
+    if (b > a) {
+        int e = errno;          /* no trace of a refusal (no THP here) */
         madvise((void *)a, b - a, MADV_HUGEPAGE);
+        errno = e;
+    }
     return p;
 }
 

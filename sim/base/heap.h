@@ -21,7 +21,11 @@
  * a[i], for heaps that keep each item's position (HEAP_NOPLACE: none).
  * The order must be total on the items present (break ties with a job
  * index or a sequence number), so that what comes out never depends on
- * the heap's layout: schedules stay reproducible.  Nothing is allocated
+ * the heap's layout: schedules stay reproducible.  Where equal items can
+ * be present they must be interchangeable (a live entry of a job and a
+ * stale copy of it, which the user skips whichever pops first): the pop
+ * below is bottom-up, and which of two equal items comes out first
+ * depends on the layout.  Nothing is allocated
  * but the array, which grows geometrically (xgrow).
  */
 #ifndef DLSIM_HEAP_H
