@@ -374,8 +374,13 @@ static void save_first(struct eng *e, uint32_t j)
     const struct job_rt *r = &e->rt[j];
     if (r->first_start == SIM_NEVER || e->first_off[j])
         return;
+    bool moves = e->stream && e->nfirst_pool + r->first_ngpus > e->capfirst_pool;
+    if (moves)                  /* jobs.csv's writer reads the pool */
+        out_stream_lock(e->stream);
     xgrow(&e->first_pool, &e->capfirst_pool, e->nfirst_pool + r->first_ngpus,
           sizeof *e->first_pool);
+    if (moves)
+        out_stream_unlock(e->stream);
     memcpy(e->first_pool + e->nfirst_pool, r->gpus,
            r->first_ngpus * sizeof *r->gpus);
     e->first_off[j] = e->nfirst_pool + 1;
@@ -848,11 +853,26 @@ static void progress(struct eng *e, const struct timespec *t0, double *last,
     *shown = true;
 }
 
+/* Tells jobs.csv's writer how many rows from the first are final: every
+ * job up to there done or rejected (each job is passed over once; told
+ * in steps of 1,024 rows, and at the last). */
+static void stream_rows(struct eng *e)
+{
+    uint32_t r = e->ready, n = e->tr->njobs;
+    while (r < n && (e->rt[r].state == JOB_DONE || e->rt[r].state == JOB_REJECTED))
+        r++;
+    e->ready = r;
+    if (r - e->published >= 1024 || (r == n && r != e->published)) {
+        out_stream_publish(e->stream, r);
+        e->published = r;
+    }
+}
+
 int eng_run(struct eng *e)
 {
     struct timespec t0, t1, c0, c1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
     double last_progress = 0;
     bool progress_shown = false;
     const struct trace *tr = e->tr;
@@ -928,6 +948,8 @@ int eng_run(struct eng *e)
             }
         }
         e->npending = 0;
+        if (e->stream)
+            stream_rows(e);
         if (e->o.check && eng_check(e, prev))
             break;
         prev = t;
@@ -958,7 +980,7 @@ int eng_run(struct eng *e)
                 "(listed in jobs.csv with no start)", tr->path, e->nrefused,
                 e->pol->name);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
     e->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     e->cpu_seconds = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
     return e->failed;

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
@@ -109,12 +110,13 @@ static char *b_fixed6(char *p, double x)
     return p;
 }
 
-static void write_jobs(const struct eng *e, FILE *f)
+/* The longest jobs.csv row of the run: quoted id and type name (each char
+ * may double), a placement segment of up to ~24 chars per GPU, and ten
+ * numbers. */
+static size_t jobs_line_cap(const struct eng *e)
 {
     const struct trace *t = e->tr;
     const struct cluster *c = e->clu;
-    /* the longest line: quoted id and type name (each char may double),
-     * a placement segment of up to ~24 chars per GPU, and ten numbers */
     size_t cap = 0, typelen = 0;
     for (uint32_t t2 = 0; t2 < c->ntypes; t2++)
         if (strlen(c->types[t2].name) > typelen)
@@ -129,79 +131,287 @@ static void write_jobs(const struct eng *e, FILE *f)
         if (need > cap)
             cap = need;
     }
-    cap += 2 * typelen + 16 * 32 + 512;
-    char *line = xmalloc(cap);
-    fputs("job_id,submit_time,start_time,finish_time,wait_time,jct,num_gpus,"
-          "gpu_type,placement,preemptions,deadline,qos_met,isolated_runtime,"
-          "slowdown,model,user,vc\n", f);
-    for (uint32_t j = 0; j < t->njobs; j++) {
-        const struct trc_job *tj = &t->jobs[j];
-        const struct job_rt *r = &e->rt[j];
-        const uint32_t *first = eng_first_gpus(e, j);
-        bool done = r->state == JOB_DONE;
-        uint32_t type = first ? c->nodes[c->gpu_node[first[0]]].type : SIM_NONE;
-        char *p = line;
-        p = b_str(p, tj->id);
+    return cap + 2 * typelen + 16 * 32 + 512;
+}
+
+static const char jobs_header[] =
+    "job_id,submit_time,start_time,finish_time,wait_time,jct,num_gpus,"
+    "gpu_type,placement,preemptions,deadline,qos_met,isolated_runtime,"
+    "slowdown,model,user,vc\n";
+
+/* Job j's row into line (of cap bytes, jobs_line_cap); returns its end.
+ * Reads only what the engine no longer changes once j is done or
+ * rejected. */
+static char *job_row(const struct eng *e, uint32_t j, char *line, size_t cap)
+{
+    const struct cluster *c = e->clu;
+    const struct trc_job *tj = &e->tr->jobs[j];
+    const struct job_rt *r = &e->rt[j];
+    const uint32_t *first = eng_first_gpus(e, j);
+    bool done = r->state == JOB_DONE;
+    uint32_t type = first ? c->nodes[c->gpu_node[first[0]]].type : SIM_NONE;
+    char *p = line;
+    p = b_str(p, tj->id);
+    *p++ = ',';
+    p = b_time(p, tj->submit);
+    *p++ = ',';
+    if (first)
+        p = b_time(p, r->first_start);
+    *p++ = ',';
+    if (done) {
+        p = b_time(p, r->finish);
         *p++ = ',';
-        p = b_time(p, tj->submit);
+        p = b_time(p, r->wait);
         *p++ = ',';
-        if (first)
-            p = b_time(p, r->first_start);
+        p = b_time(p, r->finish - tj->submit);
+    } else {
         *p++ = ',';
-        if (done) {
-            p = b_time(p, r->finish);
-            *p++ = ',';
-            p = b_time(p, r->wait);
-            *p++ = ',';
-            p = b_time(p, r->finish - tj->submit);
-        } else {
-            *p++ = ',';
-            *p++ = ',';
-        }
         *p++ = ',';
-        p = b_u(p, tj->num_gpus);
-        *p++ = ',';
-        if (first) {
-            p = b_str(p, c->types[type].name);
-            *p++ = ',';
-            /* never a comma or a quote: no quoting needed */
-            clu_fmt_placement(c, first, r->first_ngpus, p,
-                              cap - (size_t)(p - line));
-            p += strlen(p);
-        } else {
-            *p++ = ',';
-        }
-        *p++ = ',';
-        p = b_u(p, r->preemptions);
-        *p++ = ',';
-        if (tj->deadline != SIM_NEVER) {
-            p = b_time(p, tj->deadline);
-            *p++ = ',';
-            *p++ = done && r->finish <= tj->deadline ? '1' : '0';
-        } else {
-            *p++ = ',';
-        }
-        *p++ = ',';
-        if (first) {
-            /* alone on the type of its first start */
-            double iso = (double)tj->duration / r->iso_rate / SIM_US_PER_S;
-            p = b_fixed6(p, iso);
-            *p++ = ',';
-            if (done)
-                p = b_fixed6(p, (double)(r->finish - tj->submit) / SIM_US_PER_S / iso);
-        } else {
-            *p++ = ',';
-        }
-        for (int k = 0; k < 3; k++) {   /* model, user, vc */
-            const char *v = k == 0 ? tj->model : k == 1 ? tj->user : tj->vc;
-            *p++ = ',';
-            if (v)
-                p = b_str(p, v);
-        }
-        *p++ = '\n';
-        fwrite(line, 1, (size_t)(p - line), f);
     }
-    free(line);
+    *p++ = ',';
+    p = b_u(p, tj->num_gpus);
+    *p++ = ',';
+    if (first) {
+        p = b_str(p, c->types[type].name);
+        *p++ = ',';
+        /* never a comma or a quote: no quoting needed */
+        clu_fmt_placement(c, first, r->first_ngpus, p,
+                          cap - (size_t)(p - line));
+        p += strlen(p);
+    } else {
+        *p++ = ',';
+    }
+    *p++ = ',';
+    p = b_u(p, r->preemptions);
+    *p++ = ',';
+    if (tj->deadline != SIM_NEVER) {
+        p = b_time(p, tj->deadline);
+        *p++ = ',';
+        *p++ = done && r->finish <= tj->deadline ? '1' : '0';
+    } else {
+        *p++ = ',';
+    }
+    *p++ = ',';
+    if (first) {
+        /* alone on the type of its first start */
+        double iso = (double)tj->duration / r->iso_rate / SIM_US_PER_S;
+        p = b_fixed6(p, iso);
+        *p++ = ',';
+        if (done)
+            p = b_fixed6(p, (double)(r->finish - tj->submit) / SIM_US_PER_S / iso);
+    } else {
+        *p++ = ',';
+    }
+    for (int k = 0; k < 3; k++) {   /* model, user, vc */
+        const char *v = k == 0 ? tj->model : k == 1 ? tj->user : tj->vc;
+        *p++ = ',';
+        if (v)
+            p = b_str(p, v);
+    }
+    *p++ = '\n';
+    return p;
+}
+
+/* ---- jobs.csv, streamed while the run goes on.  The engine publishes
+ * how many rows from the first are final (every job up to there done or
+ * rejected: out_stream_publish); a writer thread formats and writes them
+ * meanwhile, so a run over millions of jobs writes most of jobs.csv on
+ * the second core, and the rest once the run is over (out_write_run).
+ * The writer reads the trace, the cluster's topology and the run state of
+ * jobs that no longer change, never what the engine is changing, except
+ * the engine's pool of first placements, which may move when it grows:
+ * the engine grows it holding the stream's lock (out_stream_lock), the
+ * writer formats its rows holding it. */
+struct out_stream {
+    const struct eng *e;
+    char path[4096];
+    char *tmp;                  /* the temporary file's name */
+    FILE *f;
+    size_t keep;                /* the length of dir's deepest existing
+                                   ancestor (or of dir): what was there */
+    pthread_t th;
+    bool running;
+    pthread_mutex_t lock;
+    _Atomic uint32_t avail;     /* rows [0, avail) are final */
+    _Atomic bool final;         /* avail will not grow (set after it) */
+    _Atomic bool stop;          /* give up: the run failed */
+    uint32_t next;              /* rows written */
+    int werr;                   /* errno of the first failed write, else 0
+                                   (the writer's errno is its own) */
+    char *line, *buf;           /* one row; a batch of rows */
+    size_t cap, bufcap;
+};
+
+enum { OUT_BATCH_ROWS = 4096 };
+
+/* fwrite, keeping the first failure's errno; nothing more once one
+ * failed (the file is dropped: no need to fill a full disk further). */
+static void stream_put(struct out_stream *s, const char *p, size_t n)
+{
+    if (!s->werr && n && fwrite(p, 1, n, s->f) != n)
+        s->werr = errno ? errno : EIO;
+}
+
+/* Writes the final rows [s->next, avail), OUT_BATCH_ROWS at a time;
+ * whether there were any. */
+static bool stream_some(struct out_stream *s)
+{
+    uint32_t a = atomic_load_explicit(&s->avail, memory_order_acquire);
+    if (s->next >= a)
+        return false;
+    uint32_t end = a - s->next > OUT_BATCH_ROWS ? s->next + OUT_BATCH_ROWS : a;
+    size_t n = 0;
+    pthread_mutex_lock(&s->lock);
+    for (; s->next < end; s->next++) {
+        char *p = job_row(s->e, s->next, s->line, s->cap);
+        size_t k = (size_t)(p - s->line);
+        if (n + k > s->bufcap) {
+            stream_put(s, s->buf, n);
+            n = 0;
+        }
+        if (k > s->bufcap)
+            stream_put(s, s->line, k);
+        else
+            memcpy(s->buf + n, s->line, k), n += k;
+    }
+    pthread_mutex_unlock(&s->lock);
+    stream_put(s, s->buf, n);
+    return true;
+}
+
+static void *stream_main(void *arg)
+{
+    struct out_stream *s = arg;
+    const struct timespec nap = { 0, 200000 };   /* 0.2 ms */
+    while (!atomic_load_explicit(&s->stop, memory_order_acquire)) {
+        bool fin = atomic_load_explicit(&s->final, memory_order_acquire);
+        if (stream_some(s))
+            continue;
+        if (fin)
+            break;
+        nanosleep(&nap, NULL);
+    }
+    return NULL;
+}
+
+/* The length of dir's deepest ancestor that exists (dir's own when it
+ * does; 0 when none named in it does). */
+static size_t existing_len(const char *dir)
+{
+    char buf[4096];
+    struct stat st;
+    snprintf(buf, sizeof buf, "%s", dir);
+    size_t n = strlen(buf);
+    while (n > 0) {
+        buf[n] = 0;
+        if (!stat(buf, &st))
+            return n;
+        while (n > 0 && buf[n - 1] != '/')
+            n--;
+        while (n > 0 && buf[n - 1] == '/')
+            n--;
+    }
+    return 0;
+}
+
+/* Removes the directories out_mkdirs made for dir, deepest first: those
+ * past its first keep bytes (rmdir: only if empty). */
+static void remove_made_dirs(const char *dir, size_t keep)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    size_t n = strlen(buf);
+    while (n > keep) {
+        buf[n] = 0;
+        if (rmdir(buf))
+            return;
+        while (n > keep && buf[n - 1] != '/')
+            n--;
+        while (n > keep && buf[n - 1] == '/')
+            n--;
+    }
+}
+
+struct out_stream *out_stream_start(const struct eng *e, const char *dir,
+                                    struct dl_error *err)
+{
+    struct out_stream *s = xcalloc(1, sizeof *s);
+    s->e = e;
+    s->keep = existing_len(dir);
+    if (out_mkdirs(dir)) {
+        dl_fail_io(err, dir, "cannot create directory: %s", strerror(errno));
+        remove_made_dirs(dir, s->keep);
+        free(s);
+        return NULL;
+    }
+    snprintf(s->path, sizeof s->path, "%s/jobs.csv", dir);
+    if (!(s->f = dl_tmp_open(s->path, &s->tmp, err))) {
+        remove_made_dirs(dir, s->keep);
+        free(s);
+        return NULL;
+    }
+    fputs(jobs_header, s->f);
+    s->cap = jobs_line_cap(e);
+    s->line = xmalloc(s->cap);
+    s->bufcap = (size_t)1 << 18;
+    s->buf = xmalloc(s->bufcap);
+    pthread_mutex_init(&s->lock, NULL);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);   /* signals stay here */
+    s->running = !pthread_create(&s->th, NULL, stream_main, s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return s;                   /* without a thread: all rows at the end */
+}
+
+void out_stream_publish(struct out_stream *s, uint32_t rows)
+{
+    atomic_store_explicit(&s->avail, rows, memory_order_release);
+}
+
+void out_stream_lock(struct out_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+}
+
+void out_stream_unlock(struct out_stream *s)
+{
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Every row written (the run is over); the writer is gone. */
+static void stream_finish(struct out_stream *s)
+{
+    out_stream_publish(s, s->e->tr->njobs);
+    atomic_store_explicit(&s->final, true, memory_order_release);
+    if (s->running)
+        pthread_join(s->th, NULL);
+    s->running = false;
+    while (stream_some(s))
+        ;
+}
+
+static void stream_free(struct out_stream *s)
+{
+    pthread_mutex_destroy(&s->lock);
+    free(s->line);
+    free(s->buf);
+    free(s->tmp);
+    free(s);
+}
+
+void out_stream_abort(struct out_stream *s, const char *dir)
+{
+    if (!s)
+        return;
+    atomic_store_explicit(&s->stop, true, memory_order_release);
+    if (s->running)
+        pthread_join(s->th, NULL);
+    fclose(s->f);
+    unlink(s->tmp);
+    dl_tmp_forget(s->tmp);
+    remove_made_dirs(dir, s->keep);     /* what the run made, if empty */
+    stream_free(s);
 }
 
 static void write_ts(const struct eng *e, FILE *f)
@@ -508,33 +718,35 @@ static void met_wait(struct met_job *mj)
     mj->running = false;
 }
 
-static int write_files(struct met_job *mj, const char *dir, const char *policy,
+static int write_files(struct met_job *mj, FILE *jobs, char *jobs_tmp,
+                       int jobs_errno, const char *dir, const char *policy,
                        const char *trace, const char *cluster,
                        const struct out_prov *pv, struct dl_error *err)
 {
     const struct eng *e = mj->e;
-    if (out_mkdirs(dir))
-        return dl_fail_io(err, dir, "cannot create directory: %s", strerror(errno));
     /* summary.json marks a whole set: remove the old one first, write every
-     * file under a temporary name, then rename them, summary.json last */
+     * file under a temporary name (jobs.csv's is written already), then
+     * rename them, summary.json last */
     static const char *const names[] = { "jobs.csv", "timeseries.csv", "summary.json" };
-    char path[3][4096], *tmp[3] = { NULL, NULL, NULL };
+    char path[3][4096], *tmp[3] = { jobs_tmp, NULL, NULL };
     int rc = 0, i;
     for (i = 0; i < 3; i++)
         snprintf(path[i], sizeof path[i], "%s/%s", dir, names[i]);
     if (unlink(path[2]) && errno != ENOENT)
-        return dl_fail_io(err, path[2], "cannot replace: %s", strerror(errno));
+        rc = dl_fail_io(err, path[2], "cannot replace: %s", strerror(errno));
+    if (rc)
+        fclose(jobs);           /* tmp[0] is removed below */
     for (i = 0; i < 3 && !rc; i++) {
-        FILE *f = dl_tmp_open(path[i], &tmp[i], err);
+        FILE *f = i == 0 ? jobs : dl_tmp_open(path[i], &tmp[i], err);
         if (!f) {
             rc = DL_EIO;
             break;
         }
-        if (i == 0) {
-            write_jobs(e, f);
+        if (i == 0 && jobs_errno) {
+            errno = jobs_errno; /* what the writer's write met */
         } else if (i == 1) {
             write_ts(e, f);
-        } else {
+        } else if (i == 2) {
             met_wait(mj);
             write_summary(e, mj->m, f, policy, trace, cluster, pv);
         }
@@ -561,13 +773,20 @@ static int write_files(struct met_job *mj, const char *dir, const char *policy,
 }
 
 int out_write_run(const struct eng *e, struct met_summary *m,
-                  const char *dir, const char *policy, const char *trace,
-                  const char *cluster, const struct out_prov *pv,
-                  struct dl_error *err)
+                  struct out_stream *js, const char *dir, const char *policy,
+                  const char *trace, const char *cluster,
+                  const struct out_prov *pv, struct dl_error *err)
 {
     struct met_job mj = { .e = e, .m = m };
     met_start(&mj);
-    int rc = write_files(&mj, dir, policy, trace, cluster, pv, err);
+    stream_finish(js);
+    FILE *jobs = js->f;
+    char *jobs_tmp = js->tmp;   /* write_files owns both from here */
+    int werr = js->werr;
+    js->tmp = NULL;
+    stream_free(js);
+    int rc = write_files(&mj, jobs, jobs_tmp, werr, dir, policy, trace,
+                         cluster, pv, err);
     met_wait(&mj);
     return rc;
 }

@@ -4,7 +4,8 @@
  * strict run (--strict: o->diag->strict) stops with DL_EINPUT at the
  * first warning, before the run (the models' fallbacks) or after it (a
  * rejected job); the metrics are computed; the outputs, when asked for,
- * are written with their provenance.  Nothing is written unless the run
+ * are written with their provenance: jobs.csv while the engine runs
+ * (out_stream_start), the rest after it.  Nothing is left unless the run
  * succeeded.
  */
 #include "sim/simint.h"
@@ -38,8 +39,14 @@ int sim_run(const struct trace *t, struct cluster *c, const struct eng_opts *o,
         return DL_EINPUT;
     res->cpu_setup = sim_cpu_seconds() - c0;
     int rc = 0;
+    struct out_stream *js = NULL;   /* jobs.csv, written as the run goes */
     if ((rc = strict_stop(o->diag, err)))
         goto out;
+    if (dir && !(js = out_stream_start(e, dir, err))) {
+        rc = DL_EIO;
+        goto out;
+    }
+    e->stream = js;
     if (eng_run(e)) {
         rc = DL_ECHECK;
         dl_fail(err, NULL, 0, 0, "run failed: %s", e->fail_msg);
@@ -51,13 +58,16 @@ int sim_run(const struct trace *t, struct cluster *c, const struct eng_opts *o,
     res->cpu_engine = e->cpu_seconds;
     res->events = e->events;
     c0 = sim_cpu_seconds();
-    if (dir)
-        rc = out_write_run(e, &res->m, dir, o->policy, t->path, c->name, pv,
-                           err);
-    else
+    if (dir) {
+        rc = out_write_run(e, &res->m, js, dir, o->policy, t->path, c->name,
+                           pv, err);
+        js = NULL;              /* finished and freed */
+    } else {
         met_summarize(e, &res->m);
+    }
     res->cpu_write = sim_cpu_seconds() - c0;
 out:
+    out_stream_abort(js, dir);  /* a failed run leaves nothing */
     eng_free(e);
     return rc;
 }

@@ -173,15 +173,30 @@ void out_json_str(FILE *f, const char *s);
 extern const char *const out_summary_keys[];
 extern const size_t out_nsummary_keys;
 
+/* jobs.csv of a run, written while it runs (sim/output.c says how):
+ * out_stream_start opens DIR/jobs.csv's temporary file (creating DIR)
+ * and starts the writer; the engine calls out_stream_publish as rows
+ * become final and holds out_stream_lock while it moves its pool of first
+ * placements; out_stream_abort removes the file (and the directories it
+ * made, if empty) and frees the stream.  NULL with err on an I/O
+ * error. */
+struct out_stream;
+struct out_stream *out_stream_start(const struct eng *e, const char *dir,
+                                    struct dl_error *err);
+void out_stream_publish(struct out_stream *s, uint32_t rows);
+void out_stream_lock(struct out_stream *s);
+void out_stream_unlock(struct out_stream *s);
+void out_stream_abort(struct out_stream *s, const char *dir);
 /* Takes the run's metrics into *m (met_summarize, on a second thread
- * while jobs.csv is written) and writes jobs.csv, timeseries.csv and
- * summary.json into dir (created if missing), each through a temporary
- * file renamed into place, summary.json last.  *m is filled whatever
- * happens.  pv may be NULL (no provenance known).  0 or DL_EIO with err. */
+ * while the last of jobs.csv is written), finishes and frees js, and
+ * writes timeseries.csv and summary.json into dir, each through a
+ * temporary file renamed into place, jobs.csv first, summary.json last.
+ * *m is filled whatever happens.  pv may be NULL (no provenance known).
+ * 0 or DL_EIO with err. */
 int out_write_run(const struct eng *e, struct met_summary *m,
-                  const char *dir, const char *policy, const char *trace,
-                  const char *cluster, const struct out_prov *pv,
-                  struct dl_error *err);
+                  struct out_stream *js, const char *dir, const char *policy,
+                  const char *trace, const char *cluster,
+                  const struct out_prov *pv, struct dl_error *err);
 /* mkdir -p: dir and its missing parents (mode 0777).  0, or -1 with
  * errno. */
 int out_mkdirs(const char *dir);

@@ -56,6 +56,10 @@ struct eng {
     uint32_t *pending_mark;     /* [njobs] npending + 1 at when listed
                                    (NULL: the policy has no rate_changed) */
     struct mdl_perf *perf;      /* the run's models (owned) */
+    struct out_stream *stream;  /* jobs.csv as the run goes, or NULL (not
+                                   owned) */
+    uint32_t ready;             /* jobs [0, ready) are done or rejected */
+    uint32_t published;         /* the last ready told to the stream */
     struct job_rt *rt;          /* [njobs] */
     bool any_user, any_vc;      /* some job names a user (a vc): the
                                    tenant tables are not empty */
@@ -83,7 +87,8 @@ struct eng {
      * first_pool, at first_off[j] - 1 (first_off is calloc'd: pages of
      * jobs never restarted are never touched) */
     uint64_t *first_off;        /* [njobs] 0 = not saved */
-    uint32_t *first_pool;
+    uint32_t *first_pool;       /* moves as it grows: under the stream's
+                                   lock while jobs.csv is streamed */
     size_t nfirst_pool, capfirst_pool;
     uint32_t *running;          /* ids of running jobs (unordered) */
     uint32_t *running_pos;      /* [njobs] index into running */
@@ -123,7 +128,8 @@ struct eng {
     int failed;
     char fail_msg[512];
     double wall_seconds;
-    double cpu_seconds;         /* process CPU time of eng_run */
+    double cpu_seconds;         /* CPU time of eng_run's thread (jobs.csv
+                                   written meanwhile is not counted) */
 };
 
 /* Inside sim/: the engine's failure (fills fail_msg, returns DL_ECHECK),

@@ -668,3 +668,65 @@ Test(cli, messages_a_user_reads)
     }
     cr_expect_gt(n, 40);
 }
+
+/* jobs.csv is written while the run goes (in batches of rows whose jobs
+ * are all done): with jobs finishing far out of order (srtf on an
+ * overloaded cluster, 20,000 jobs: many batches and many steps of the
+ * engine's publication), every job has exactly one row, in trace order,
+ * and a rerun gives the same bytes. */
+Test(cli, jobs_csv_streamed_in_trace_order)
+{
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("trace gen --cluster c.yaml --jobs 20000 --load 3 "
+                          "--seed 5 -o t.csv.gz"), 0, "%s", tu_out);
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(tu_dlsim("run --trace t.csv.gz --cluster c.yaml --policy "
+                              "srtf --sample 0 --quiet --out r%d", i), 0, "%s",
+                     tu_out);
+    cr_expect_eq(tu_sh("zcat t.csv.gz | tail -n +2 | cut -d, -f1 > ids && "
+                       "tail -n +2 r0/jobs.csv | cut -d, -f1 | cmp - ids && "
+                       "test $(wc -l < r0/jobs.csv) = 20001"), 0,
+                 "jobs.csv rows are not the trace's jobs in order: %s", tu_out);
+    cr_expect(tu_same_file(tu_tmp_path("r0/jobs.csv"), tu_tmp_path("r1/jobs.csv")));
+    /* srtf did reorder the finishes: the streaming had to wait */
+    cr_expect_eq(tu_sh("tail -n +2 r0/jobs.csv | cut -d, -f4 | sort -c -g "
+                       "2>/dev/null"), 1, "finishes in trace order: a weak test");
+}
+
+/* A run that fails after jobs.csv was begun (--strict, a warning at the
+ * end of the run) leaves neither the file nor the directories it made;
+ * a directory that was there stays. */
+Test(cli, failed_run_leaves_no_stream)
+{
+    tu_tmp_file("t.csv", "job_id,submit_time,duration,num_gpus\n"
+                         "a,0,10,1\nb,1,10,999\n");
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_expect_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --strict --quiet "
+                          "--out new/deeper/o"), 2, "%s", tu_out);
+    cr_expect(!tu_tmp_exists("new"), "directories made for a failed run stay");
+    cr_assert_eq(mkdir(tu_tmp_path("was"), 0777), 0);
+    cr_expect_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --strict --quiet "
+                          "--out was/o/"), 2, "%s", tu_out);
+    cr_expect(tu_tmp_exists("was") && !tu_tmp_exists("was/o"));
+}
+
+/* SIGTERM while the run writes jobs.csv: the temporary file goes, the
+ * process ends by the signal. */
+Test(cli, signal_during_streamed_run_removes_the_file)
+{
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_dlsim("trace gen --cluster c.yaml --jobs 500000 --load 0.9 "
+                          "--seed 5 -o t.csv.gz"), 0, "%s", tu_out);
+    /* wait (up to 60 s) for rows in the temporary file, then SIGTERM
+     * (fifo: the rows become final as the run goes) */
+    int rc = tu_sh("true; \"$DLSIM\" run --trace t.csv.gz --cluster c.yaml "
+                   "--policy fifo --sample 0 --quiet --out o & p=$!; "
+                   "for i in $(seq 6000); do "
+                   "  [ -n \"$(find o -name 'jobs.csv.tmp.*' -size +1k 2>/dev/null)\" ] && break; "
+                   "  sleep 0.01; done; "
+                   "kill -TERM $p; wait $p; echo status=$?; ls o");
+    cr_expect(strstr(tu_out, "status=143"), "not ended by the signal: %s",
+              tu_out);
+    cr_expect_eq(rc, 0, "%s", tu_out);
+    cr_expect(!strstr(tu_out, "tmp"), "temporary file left: %s", tu_out);
+}
