@@ -47,7 +47,9 @@ int sim_run(const struct trace *t, struct cluster *c, const struct eng_opts *o,
         goto out;
     }
     e->stream = js;
-    if (eng_run(e)) {
+    int failed = eng_run(e);
+    e->stream = NULL;           /* js is finished or aborted below */
+    if (failed) {
         rc = DL_ECHECK;
         dl_fail(err, NULL, 0, 0, "run failed: %s", e->fail_msg);
         goto out;
