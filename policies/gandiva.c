@@ -107,21 +107,32 @@
  * among the GPUs that pass the count and memory rules; where the memory
  * rule turned no GPU away, it holds for any memory) -- both true until a
  * job completes, since starts only take room and a slice leaves the free
- * GPUs as they were (it widens the packing bounds of one-GPU shapes by
- * what the passed GPUs now take, and drops those of gangs); time-slicing
- * failed for at least a utilization and memory, within one schedule() (and
- * until a slice passes GPUs that other jobs share).  A shape whose every
+ * GPUs as they were (it widens the packing bounds by what the passed GPUs
+ * now take: with only those changed, a g-th lowest utilization falls no
+ * lower than theirs); time-slicing fails above a utilization for at least
+ * a memory (the scan over the expired jobs finds that bound too: the most
+ * utilization the GPUs of one of them leave room for; where the memory
+ * rule turned none away, for any memory), true while no job of the size
+ * may take a slice it could not before: a counter per size (sgrow) counts
+ * slices running out and changes of occupants beside a job whose slice is
+ * over (under preempt_cost, also each schedule(): gains grow with time),
+ * and until a slice passes GPUs that other jobs share.  A shape whose every
  * waiting job is covered by its failures (its lowest utilization and
  * lowest memory are: a probe settles it) is skipped for the rest of the
  * walk; and while nothing changed since a shape was last found alive, its
  * next jobs that its failures cover are passed over in a tight loop (up to
  * another shape's turn), as visiting them would change nothing.  So an
  * instant costs O(shapes) per job visited in shapes that may still admit
- * one (a few comparisons per job passed over), plus the probes: packing
+ * one (a few comparisons per job passed over; the merge keeps each shape's
+ * next enqueue number until its cursor moves), plus the probes: packing
  * one GPU O(log nodes) through the tree (more only where memory binds), a
- * gang O(nodes with a passing GPU x GPUs per node), a time slice O(expired
- * jobs of the size) cached records; plus O(GPUs x occupants) per start or
- * stop.  Started entries are jumped over (next_waiting).
+ * gang that must fit one node O(1) where no node has g GPUs of room, memory
+ * aside (a tree per gang size over the nodes' g-th lowest utilization,
+ * O(largest node x log nodes) per node changed), else O(nodes with a
+ * passing GPU x GPUs per node), a time slice O(expired jobs of the size)
+ * cached records, the stale ones dropped as they are passed; plus
+ * O(GPUs x occupants) per start or stop.  Started entries are jumped over
+ * (next_waiting).
  */
 #include "policies/policy.h"
 
@@ -196,6 +207,10 @@ struct gd_ncache {
 struct gd_tree {
     uint32_t leaves;            /* a power of two */
     double *us, *mem;           /* [2 * leaves], node 1 the root */
+    /* [g * 2 * leaves + i], 2 <= g <= the type's largest node: the lowest
+     * g-th lowest summed utilization among a node's passing GPUs (memory
+     * aside), for gangs that must fit one node */
+    double *kth;
 };
 
 struct gd_shape {               /* a gang shape: its waiting jobs, failures */
@@ -211,21 +226,26 @@ struct gd_shape {               /* a gang shape: its waiting jobs, failures */
     /* packing fails for a job of util > fu[i] and memory >= fm[i] */
     double fu[GD_NFAIL], fm[GD_NFAIL];
     uint32_t nfail;
-    /* Within one schedule(), until a slice passes (expired jobs only get
-     * fewer, GPUs only fuller): no expired job of this size at all
-     * (slice_failed), or none a job of util >= su[i] and memory >= sm[i]
-     * may replace. */
+    /* While no job of this size may take a slice it could not before
+     * (s->sgrow[si] == sseen; with preempt_cost, within one schedule()),
+     * and until a slice passes GPUs that other jobs share: no expired job
+     * of this size at all (slice_failed), or none a job of util > su[i]
+     * and memory >= sm[i] may replace. */
     bool slice_failed;
     double su[GD_NFAIL], sm[GD_NFAIL];
     uint32_t nsfail;
+    uint32_t si;                /* its size's heaps (SIM_NONE: none yet) */
+    uint64_t sseen;
     /* probes that found room for the lowest utilization and memory, valid
      * while s->changes is unchanged */
     uint64_t pack_ok, slice_ok;
     /* shape_dead found it alive at s->changes == quiet, and none of its
      * jobs was tried since (UINT64_MAX: not so) */
     uint64_t quiet;
-    /* the walk */
-    size_t cur;
+    /* the walk: its cursor; the enqueue number of the entry cursor()
+     * found there, while the cursor is still at hcur (SIZE_MAX: none) */
+    size_t cur, hcur;
+    uint64_t hseq;
     bool alive;
 };
 
@@ -288,6 +308,11 @@ struct gandiva {
     struct gd_shape *shapes;
     size_t nshapes, capshapes;
     uint32_t *sizes;            /* distinct GPU counts seen at a start */
+    uint64_t *sgrow;            /* [size index] bumped whenever a waiting
+                                   job of the size may take a slice it could
+                                   not before: a job's slice ran out, or the
+                                   GPUs of a running job of the size changed
+                                   occupants (or ended a profiling run) */
     struct gd_heap *heaps;      /* [size index * ntypes + type] */
     size_t nsizes, capsizes;
     uint32_t ntypes;
@@ -442,6 +467,10 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
         tr->mem = xmalloc(2 * tr->leaves * sizeof *tr->mem);
         for (uint32_t i = 0; i < 2 * tr->leaves; i++)
             tr->us[i] = tr->mem[i] = HUGE_VAL;
+        size_t nk = ((size_t)s->tbig[t] + 1) * 2 * tr->leaves;
+        tr->kth = xmalloc(nk * sizeof *tr->kth);
+        for (size_t i = 0; i < nk; i++)
+            tr->kth[i] = HUGE_VAL;
     }
     for (uint32_t nd = 0; nd < c->nnodes; nd++)      /* cached when asked */
         node_dirty(s, nd);
@@ -467,8 +496,14 @@ static void acc_void(struct gandiva *s, const struct pol_view *v, uint32_t j)
         uint32_t n;
         node_dirty(s, v->clu->gpu_node[r->gpus[i]]);
         const uint32_t *o = pol_gpu_jobs(v, r->gpus[i], &n);
-        for (uint32_t k = 0; k < n; k++)
+        for (uint32_t k = 0; k < n; k++) {
+            /* only a job whose slice is over is a slice to take: another
+             * one counts when it expires (sgrow) */
             s->acc[o[k]].valid = 0;
+            if (s->quantum && s->size[o[k]] != SIM_NONE &&
+                v->rt[o[k]].last_start + s->quantum <= v->now)
+                s->sgrow[s->size[o[k]]]++;
+        }
     }
 }
 
@@ -492,6 +527,7 @@ static uint32_t shape_of(struct gandiva *s, const struct pol_view *v, uint32_t j
     if (k == s->nshapes) {
         xgrow(&s->shapes, &s->capshapes, k + 1, sizeof *s->shapes);
         s->shapes[k] = (struct gd_shape){ .ngpus = g, .req_type = req,
+                                          .si = SIM_NONE,
                                           .pack_ok = UINT64_MAX,
                                           .slice_ok = UINT64_MAX };
         s->nshapes++;
@@ -514,8 +550,10 @@ static uint32_t size_of(struct gandiva *s, uint32_t g, bool create)
             s->heaps = xrealloc(s->heaps, s->capsizes * s->ntypes * sizeof *s->heaps);
             memset(s->heaps + old * s->ntypes, 0,
                    (s->capsizes - old) * s->ntypes * sizeof *s->heaps);
+            s->sgrow = xrealloc(s->sgrow, s->capsizes * sizeof *s->sgrow);
         }
         s->sizes[k] = g;
+        s->sgrow[k] = 1;
         s->nsizes++;
     }
     return (uint32_t)k;
@@ -618,9 +656,11 @@ static void started(struct gandiva *s, const struct pol_view *v,
     }
     /* slice=all: the slice begins when this policy (re)starts the job,
      * also when the engine undoes a preemption of the same instant */
-    hp_push(h, (struct gd_slice){ s->slice_all ? v->now : v->rt[j].last_start,
-                                  j, s->ver[j] });
+    simtime_t at = s->slice_all ? v->now : v->rt[j].last_start;
+    hp_push(h, (struct gd_slice){ at, j, s->ver[j] });
     h->live++;
+    if (s->quantum && at + s->quantum <= v->now)
+        s->sgrow[s->size[j]]++;         /* a slice over already */
 }
 
 static void finished(void *state, const struct pol_view *v, uint32_t j)
@@ -701,6 +741,12 @@ static void node_cache(struct gandiva *s, const struct pol_view *v, uint32_t nd)
     }
 }
 
+/* The lower of a and b (no NaN here: fmin's call is not needed). */
+static inline double dmin(double a, double b)
+{
+    return b < a ? b : a;
+}
+
 /* Brings the caches of the nodes that changed, and their tree leaves, up
  * to date. */
 static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
@@ -716,10 +762,17 @@ static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
         tr->us[i] = e->n ? e->us[0] : HUGE_VAL;
         tr->mem[i] = HUGE_VAL;
         for (uint32_t q = 0; q < e->n; q++)
-            tr->mem[i] = fmin(tr->mem[i], e->mem[q]);
+            tr->mem[i] = dmin(tr->mem[i], e->mem[q]);
+        size_t w = 2 * (size_t)tr->leaves;
+        uint32_t big = s->tbig[t];
+        for (uint32_t g = 2; g <= big; g++)
+            tr->kth[g * w + i] = e->n >= g ? e->us[g - 1] : HUGE_VAL;
         for (i /= 2; i; i /= 2) {
-            tr->us[i] = fmin(tr->us[2 * i], tr->us[2 * i + 1]);
-            tr->mem[i] = fmin(tr->mem[2 * i], tr->mem[2 * i + 1]);
+            tr->us[i] = dmin(tr->us[2 * i], tr->us[2 * i + 1]);
+            tr->mem[i] = dmin(tr->mem[2 * i], tr->mem[2 * i + 1]);
+            for (uint32_t g = 2; g <= big; g++)
+                tr->kth[g * w + i] = dmin(tr->kth[g * w + 2 * i],
+                                          tr->kth[g * w + 2 * i + 1]);
         }
     }
     s->ndirt = 0;
@@ -857,7 +910,20 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
         *mfree = false;         /* not asked */
         return pack_one(s, t, m, gb, lim, bound);
     }
-    size_t nn = 0, nall = 0;
+    big = s->tbig[t];
+    bool single = s->mode == PLC_CONSOLIDATED && g <= big;
+    if (single) {
+        /* no node has g passing GPUs of utilization at most lim, memory
+         * aside: then not with it either, and the bound holds for any
+         * memory (a hair above the difference, against rounding) */
+        const struct gd_tree *tr = &s->trees[t];
+        double low = tr->kth[(size_t)g * 2 * tr->leaves + 1];
+        if (low > lim) {
+            *bound = s->util_cap + 1e-9 - low + 1e-12;
+            return false;
+        }
+    }
+    size_t nn = 0, nall = 0, ntake = 0;
     uint32_t best = SIM_NONE;   /* single node holding the whole gang */
     /* the nodes with a GPU that passes the rules and has room for m, in
      * node order (the others offer nothing) */
@@ -866,7 +932,6 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
     xgrow(&s->nodes, &s->capnodes, nt ? nt : 1, sizeof *s->nodes);
     xgrow(&s->all, &s->capall, c->types[t].total_gpus, sizeof *s->all);
     tree_nodes(s, &s->trees[t], s->tfirst[t], 1, m, gb, &ncand, mfree);
-    big = s->tbig[t];
     for (uint32_t k = 0; k < ncand; k++) {
         uint32_t nd = s->cand[k];
         struct gd_node *e = &s->nodes[nn];
@@ -889,6 +954,7 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
             e->n++;
         if (!e->n)
             continue;
+        ntake += e->n;
         e->usum = 0;
         for (uint32_t i = 0; i < e->n && i < g; i++)
             e->usum += e->us[i];
@@ -896,12 +962,11 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
             best = (uint32_t)nn;
         nn++;
     }
-    bool single = s->mode == PLC_CONSOLIDATED && g <= big;
     if (best != SIM_NONE) {
         memcpy(s->gpus, s->nodes[best].gpu, g * sizeof *s->gpus);
     } else {
         uint32_t k = 0;
-        if (!single) {
+        if (!single && ntake >= g) {   /* else too few: no order needed */
             qsort(s->nodes, nn, sizeof *s->nodes, cmp_spread);
             for (size_t i = 0; i < nn && k < g; i++)
                 for (uint32_t q = 0; q < s->nodes[i].n && k < g; q++)
@@ -990,9 +1055,14 @@ static const struct gd_acc *acc_of(struct gandiva *s, const struct pol_view *v,
 /* Whether a job of utilization u and memory m (alone: it must have them to
  * itself) may take the GPUs of running job c: gpu_takes on each, through
  * the cached record (a sum rises with its larger term, so the largest
- * utilization and memory decide). */
+ * utilization and memory decide).  When not, for a job not alone: where
+ * the memory rule turned it away (then so it does any job of more memory),
+ * *mfree is cleared; where only the utilization did, *bound is raised to
+ * at least the utilization above which every job is turned away (a hair
+ * above the difference, so that no rounding of the sum lets one in). */
 static bool slice_takes(struct gandiva *s, const struct pol_view *v, uint32_t c,
-                        double u, double m, bool alone)
+                        double u, double m, bool alone, double *bound,
+                        bool *mfree)
 {
     if (!pol_may_preempt(v, c, s->cost) || s->profiling[c])
         return false;
@@ -1002,12 +1072,21 @@ static bool slice_takes(struct gandiva *s, const struct pol_view *v, uint32_t c,
     if (alone)
         return false;
     double gb = v->clu->types[v->rt[c].type].memory_gb;
-    return a->us + u <= s->util_cap + 1e-9 &&
-           (m <= 0 || gb <= 0 || a->mem + m <= gb + 1e-9);
+    if (!(m <= 0 || gb <= 0 || a->mem + m <= gb + 1e-9)) {
+        *mfree = false;
+        return false;
+    }
+    if (a->us + u <= s->util_cap + 1e-9)
+        return true;
+    double b = s->util_cap + 1e-9 - a->us + 1e-12;
+    if (b > *bound)
+        *bound = b;
+    return false;
 }
 
 /* Moves the entries of h whose slice is over by now into h->ex, in order. */
-static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *h)
+static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *h,
+                   uint32_t si)
 {
     for (;;) {
         while (h->n && !sl_live(s, v, &h->a[0]))
@@ -1015,6 +1094,7 @@ static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *
         if (!h->n || h->a[0].start + s->quantum > v->now)
             return;
         struct gd_slice it = hp_pop(h);
+        s->sgrow[si]++;
         xgrow(&h->ex, &h->capex, h->nex + 1, sizeof *h->ex);
         size_t lo = h->nex;     /* usually the last: else its place */
         if (lo && sl_before(&it, &h->ex[lo - 1])) {
@@ -1037,14 +1117,19 @@ static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *
 /* The running job of shape sh's size, on a type it may use, whose slice is
  * over and whose GPUs a job of utilization u and memory m may take: the
  * one that started first, then the lowest index; SIM_NONE if none.  *any:
- * whether any job's slice is over.  Changes nothing but stale entries. */
+ * whether any job's slice is over.  None (and not alone): every job of
+ * utilization above *bound and memory at least *mem is turned away too
+ * (*mem -inf: of any memory; slice_takes).  Changes nothing but stale
+ * entries. */
 static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
                            const struct gd_shape *sh, double u, double m,
-                           bool alone, bool *any)
+                           bool alone, bool *any, double *bound, double *mem)
 {
     const struct cluster *c = v->clu;
     uint32_t g = sh->ngpus, req = sh->req_type, si = size_of(s, g, false);
+    bool mfree = true;
     *any = false;
+    *bound = *mem = -HUGE_VAL;
     if (si == SIM_NONE)
         return SIM_NONE;
     struct gd_slice best = { 0, SIM_NONE, 0 };
@@ -1052,47 +1137,44 @@ static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
         if (req != SIM_NONE && t != req)
             continue;
         struct gd_heap *h = &s->heaps[(size_t)si * s->ntypes + t];
-        expire(s, v, h);
-        size_t stale = 0, i;
+        expire(s, v, h, si);
+        /* the stale entries passed are dropped (they never run again under
+         * this entry): the live ones passed close up behind w */
+        size_t w = 0, i;
         for (i = 0; i < h->nex; i++) {
             const struct gd_slice *it = &h->ex[i];
-            if (!sl_live(s, v, it)) {
-                stale++;
+            if (!sl_live(s, v, it))
                 continue;
-            }
             *any = true;
             if (best.job != SIM_NONE && sl_before(&best, it))
                 break;          /* another type's is first */
-            if (slice_takes(s, v, it->job, u, m, alone)) {
+            if (slice_takes(s, v, it->job, u, m, alone, bound, &mfree)) {
                 best = *it;
                 break;
             }
+            h->ex[w++] = *it;
         }
-        if (stale > 32 && 2 * stale > i) {      /* sweep the stale */
-            size_t k = 0;
-            for (size_t q = 0; q < h->nex; q++)
-                if (sl_live(s, v, &h->ex[q]))
-                    h->ex[k++] = h->ex[q];
-            h->nex = k;
+        if (w < i) {
+            memmove(h->ex + w, h->ex + i, (h->nex - i) * sizeof *h->ex);
+            h->nex -= i - w;
         }
     }
+    if (!mfree)
+        *mem = m;
     return best.job;
 }
 
 /* After a slice passed GPUs gpus[0..g) to another job: packing failures
- * of one-GPU shapes widen by what those GPUs now take, and those of gangs
- * are forgotten (free GPUs are as before: the job took all of the
- * victim's). */
+ * widen by what those GPUs now take (free GPUs are as before: the job took
+ * all of the victim's).  A gang's bound is the g-th lowest summed
+ * utilization on a node (or over them all), and with only these GPUs
+ * changed it is now at least the lower of the old one and theirs. */
 static void slice_passed(struct gandiva *s, const struct pol_view *v,
                          const uint32_t *gpus, uint32_t g)
 {
     const struct cluster *c = v->clu;
     for (size_t k = 0; k < s->nshapes; k++) {
         struct gd_shape *sh = &s->shapes[k];
-        if (sh->ngpus > 1) {
-            sh->nfail = 0;
-            continue;
-        }
         for (uint32_t i = 0; i < sh->nfail; i++)
             for (uint32_t q = 0; q < g; q++) {
                 double us;
@@ -1203,12 +1285,20 @@ static void fail_at(double *fu, double *fm, uint32_t *n, double u, double m)
     *n = k;
 }
 
-static void refresh(const struct gandiva *s, struct gd_shape *sh)
+static void refresh(struct gandiva *s, struct gd_shape *sh)
 {
     if (sh->epoch != s->emptied) {      /* GPUs were freed since: retry */
         sh->epoch = s->emptied;
         sh->excl_failed = false;
         sh->nfail = 0;
+    }
+    if (sh->si == SIM_NONE)
+        sh->si = size_of(s, sh->ngpus, false);
+    uint64_t grow = sh->si == SIM_NONE ? 0 : s->sgrow[sh->si];
+    if (sh->sseen != grow) {            /* a slice may pass now: retry */
+        sh->sseen = grow;
+        sh->slice_failed = false;
+        sh->nsfail = 0;
     }
 }
 
@@ -1226,7 +1316,7 @@ static bool slice_covered(const struct gandiva *s, const struct gd_shape *sh,
                           double u, double m, bool alone)
 {
     return !s->quantum || s->slice_all || sh->slice_failed ||
-           (!alone && failed_at(sh->su, sh->sm, sh->nsfail, u, m, false));
+           (!alone && failed_at(sh->su, sh->sm, sh->nsfail, u, m, true));
 }
 
 /* Job j (waiting; measured utilization u, memory m) gets in if it can: 1
@@ -1263,12 +1353,12 @@ static int admit_one(struct gandiva *s, const struct pol_view *v,
     if (slice_covered(s, sh, u, m, alone))
         return 0;
     bool any;
-    uint32_t victim = slice_find(s, v, sh, u, m, alone, &any);
+    uint32_t victim = slice_find(s, v, sh, u, m, alone, &any, &bound, &fm);
     if (victim == SIM_NONE) {
         if (!any)
             sh->slice_failed = true;
         if (!alone)
-            fail_at(sh->su, sh->sm, &sh->nsfail, u, m);
+            fail_at(sh->su, sh->sm, &sh->nsfail, bound, fm);
         return 0;
     }
     int rc = slice_take(s, v, x, j, victim);
@@ -1297,13 +1387,13 @@ static bool shape_dead(struct gandiva *s, const struct pol_view *v,
         if (sh->slice_ok == s->changes)
             return false;
         bool any;
-        if (slice_find(s, v, sh, u, m, false, &any) != SIM_NONE) {
+        if (slice_find(s, v, sh, u, m, false, &any, &bound, &fm) != SIM_NONE) {
             sh->slice_ok = s->changes;
             return false;
         }
         if (!any)
             sh->slice_failed = true;
-        fail_at(sh->su, sh->sm, &sh->nsfail, u, m);
+        fail_at(sh->su, sh->sm, &sh->nsfail, bound, fm);
     }
     return true;
 }
@@ -1438,11 +1528,19 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     if (s->slice_all && s->quantum && slice_all(s, v, x) < 0)
         return;
     s->changes++;               /* slices may have expired since */
+    if (s->quantum && !s->slice_all)    /* and sgrow says so, before refresh */
+        for (uint32_t si = 0; si < s->nsizes; si++)
+            for (uint32_t t = 0; t < s->ntypes; t++)
+                expire(s, v, &s->heaps[(size_t)si * s->ntypes + t], si);
     for (size_t k = 0; k < s->nshapes; k++) {
         struct gd_shape *sh = &s->shapes[k];
-        sh->slice_failed = false;
-        sh->nsfail = 0;
+        if (s->cost > 0) {      /* may_preempt: gains count with time */
+            sh->slice_failed = false;
+            sh->nsfail = 0;
+        }
+        refresh(s, sh);
         sh->cur = sh->head;
+        sh->hcur = SIZE_MAX;
         sh->alive = sh->nwait > 0;
         sh->quiet = UINT64_MAX;
     }
@@ -1453,25 +1551,34 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     uint64_t end = s->seq, pos = 0;
     for (;;) {
         struct gd_shape *best = NULL;
-        const struct gd_ent *be = NULL;
-        uint64_t next = UINT64_MAX;     /* the other shapes' first seq */
+        uint64_t bseq = 0, next = UINT64_MAX;     /* the other shapes' first seq */
         for (size_t k = 0; k < s->nshapes; k++) {
             struct gd_shape *sh = &s->shapes[k];
             if (!sh->alive)
                 continue;
-            const struct gd_ent *e = cursor(s, v, sh, end);
-            if (!e) {
-                sh->alive = false;
-            } else if (!be || e->seq < be->seq) {
-                if (be)
-                    next = be->seq;
-                best = sh, be = e;
-            } else if (e->seq < next) {
-                next = e->seq;
+            if (sh->hcur != sh->cur) {
+                /* the entry at the cursor changes only as it moves (only
+                 * the job visited starts; an entry put at the front moves
+                 * the cursor too) */
+                const struct gd_ent *e = cursor(s, v, sh, end);
+                if (!e) {
+                    sh->alive = false;
+                    continue;
+                }
+                sh->hcur = sh->cur;
+                sh->hseq = e->seq;
+            }
+            if (!best || sh->hseq < bseq) {
+                if (best)
+                    next = bseq;
+                best = sh, bseq = sh->hseq;
+            } else if (sh->hseq < next) {
+                next = sh->hseq;
             }
         }
         if (!best)
             break;
+        const struct gd_ent *be = &best->q[best->cur];
         uint32_t j = be->job;
         pos = be->seq;
         best->cur++;
@@ -1617,6 +1724,7 @@ static void destroy(void *state)
     for (uint32_t t = 0; s->trees && t < s->ntypes; t++) {
         free(s->trees[t].us);
         free(s->trees[t].mem);
+        free(s->trees[t].kth);
     }
     free(s->trees);
     free(s->tbig);
@@ -1633,6 +1741,7 @@ static void destroy(void *state)
     }
     free(s->heaps);
     free(s->sizes);
+    free(s->sgrow);
     free(s->gpus);
     free(s->held);
     free(s->vict);
