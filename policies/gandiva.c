@@ -217,6 +217,15 @@ struct gd_shape {               /* a gang shape: its waiting jobs, failures */
     uint32_t ngpus, req_type;
     struct gd_ent *q;           /* FIFO: q[head..n) */
     size_t head, n, cap;
+    /* A tournament tree over the places of q (leaf i: node tleaves + i)
+     * of the lowest utilization and memory of the waiting jobs there
+     * (+inf where none), so that the walk passes a run of jobs its
+     * failures cover at once; tstale: to be built again from q (after it
+     * moved or outgrew the tree), once the walk has passed more jobs one
+     * by one (tpassed) than q holds: a tree pays only where runs are long. */
+    double *tu, *tm;
+    size_t tleaves, tpassed;
+    bool tstale;
     uint32_t nwait;             /* waiting jobs (live entries) */
     struct gd_vheap umin, mmin; /* waiting jobs by utilization, memory */
     /* Placement and packing failures stay true until a job leaves its GPUs
@@ -394,6 +403,60 @@ static void vh_add(const struct gandiva *s, const struct pol_view *v,
             vh_push(h, h->a[i]);
     }
     vh_push(h, (struct gd_val){ val, j, s->ver[j] });
+}
+
+/* The lower of a and b (no NaN here: fmin's call is not needed). */
+static inline double dmin(double a, double b)
+{
+    return b < a ? b : a;
+}
+
+/* Place i of sh's FIFO now holds a waiting job (u, m), or none (+inf). */
+static void qt_set(struct gd_shape *sh, size_t i, double u, double m)
+{
+    if (sh->tstale || i >= sh->tleaves) {
+        sh->tstale = true;
+        return;
+    }
+    size_t k = sh->tleaves + i;
+    sh->tu[k] = u;
+    sh->tm[k] = m;
+    for (k /= 2; k; k /= 2) {
+        double nu = dmin(sh->tu[2 * k], sh->tu[2 * k + 1]);
+        double nm = dmin(sh->tm[2 * k], sh->tm[2 * k + 1]);
+        if (nu == sh->tu[k] && nm == sh->tm[k])
+            break;              /* and so every node above */
+        sh->tu[k] = nu;
+        sh->tm[k] = nm;
+    }
+}
+
+/* sh's tree again from its FIFO. */
+static void qt_build(const struct gandiva *s, const struct pol_view *v,
+                     struct gd_shape *sh)
+{
+    size_t want = 64;           /* room to grow, and to shrink to */
+    while (want < sh->n)
+        want *= 2;
+    if (want > sh->tleaves || 4 * want <= sh->tleaves) {
+        free(sh->tu);
+        free(sh->tm);
+        sh->tu = xmalloc(2 * want * sizeof *sh->tu);
+        sh->tm = xmalloc(2 * want * sizeof *sh->tm);
+        sh->tleaves = want;
+    }
+    size_t w = sh->tleaves;
+    for (size_t i = 0; i < w; i++) {
+        bool live = i < sh->n && waiting(s, v, sh->q[i].job, sh->q[i].ver);
+        sh->tu[w + i] = live ? sh->q[i].u : HUGE_VAL;
+        sh->tm[w + i] = live ? sh->q[i].m : HUGE_VAL;
+    }
+    for (size_t k = w - 1; k; k--) {
+        sh->tu[k] = dmin(sh->tu[2 * k], sh->tu[2 * k + 1]);
+        sh->tm[k] = dmin(sh->tm[2 * k], sh->tm[2 * k + 1]);
+    }
+    sh->tstale = false;
+    sh->tpassed = 0;
 }
 
 /* ------------------------------------------------------------- setup */
@@ -584,14 +647,17 @@ static void enqueue_at(struct gandiva *s, const struct pol_view *v, uint32_t j,
     double u = pol_measured_util(v, j), m = job_mem(v, j);
     if (!front) {
         sh->q[sh->n++] = (struct gd_ent){ ++s->seq, j, s->ver[j], 0, u, m };
+        qt_set(sh, sh->n - 1, u, m);
     } else {
         if (!sh->head) {        /* make room at the head */
             memmove(sh->q + 1, sh->q, sh->n * sizeof *sh->q);
             sh->n++, sh->head++, sh->cur++;
             for (size_t i = 1; i < sh->n; i++)
                 sh->q[i].skip += sh->q[i].skip != 0;
+            sh->tstale = true;
         }
         sh->q[--sh->head] = (struct gd_ent){ --s->fseq, j, s->ver[j], 0, u, m };
+        qt_set(sh, sh->head, u, m);
     }
     vh_add(s, v, &sh->umin, sh->nwait, u, j);
     vh_add(s, v, &sh->mmin, sh->nwait, m, j);
@@ -741,12 +807,6 @@ static void node_cache(struct gandiva *s, const struct pol_view *v, uint32_t nd)
     }
 }
 
-/* The lower of a and b (no NaN here: fmin's call is not needed). */
-static inline double dmin(double a, double b)
-{
-    return b < a ? b : a;
-}
-
 /* Brings the caches of the nodes that changed, and their tree leaves, up
  * to date. */
 static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
@@ -823,9 +883,10 @@ static void tree_nodes(struct gandiva *s, const struct gd_tree *tr,
 
 /* pack_on for one GPU: the lowest summed utilization among the passing
  * GPUs of type t with room for m (then the first in node order, then the
- * lowest index) decides, through the tree. */
+ * lowest index) decides, through the tree.  *mfree: that is the lowest of
+ * all passing GPUs (the root's), so the bound holds for any memory. */
 static bool pack_one(struct gandiva *s, uint32_t t, double m, double gb,
-                     double lim, double *bound)
+                     double lim, double *bound, bool *mfree)
 {
     double best = HUGE_VAL;
     uint32_t gpu = SIM_NONE;
@@ -835,6 +896,7 @@ static bool pack_one(struct gandiva *s, uint32_t t, double m, double gb,
         return true;
     }
     *bound = s->util_cap + 1e-9 - best;
+    *mfree = best <= s->trees[t].us[1];
     return false;
 }
 
@@ -906,10 +968,8 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
     xgrow(&s->gpus, &s->capgpus, g, sizeof *s->gpus);
     nodes_fresh(s, v);
     double gb = c->types[t].memory_gb;
-    if (g == 1) {
-        *mfree = false;         /* not asked */
-        return pack_one(s, t, m, gb, lim, bound);
-    }
+    if (g == 1)
+        return pack_one(s, t, m, gb, lim, bound, mfree);
     big = s->tbig[t];
     bool single = s->mode == PLC_CONSOLIDATED && g <= big;
     if (single) {
@@ -1465,8 +1525,64 @@ static void tidy(struct gandiva *s, const struct pol_view *v)
                 }
             sh->head = 0;
             sh->n = m;
+            sh->tstale = true;
         }
     }
+}
+
+/* The first place in [from, to) of sh's FIFO whose job its failures may
+ * not cover, through the tree below node k (places [lo, hi)); to if none.
+ * A node whose lowest utilization and memory one failure covers holds
+ * only covered jobs (failures cover all above a point). */
+static size_t qt_first(const struct gandiva *s, const struct gd_shape *sh,
+                       size_t k, size_t lo, size_t hi, size_t from, size_t to)
+{
+    if (hi <= from || lo >= to || covered(s, sh, sh->tu[k], sh->tm[k]))
+        return to;
+    if (hi - lo == 1)
+        return lo;
+    size_t mid = lo + (hi - lo) / 2;
+    size_t r = qt_first(s, sh, 2 * k, lo, mid, from, to);
+    return r != to ? r : qt_first(s, sh, 2 * k + 1, mid, hi, from, to);
+}
+
+/* The walk passes over the jobs of sh from its cursor that its failures
+ * cover, while nothing changed, up to the first enqueued at or after
+ * bound (another shape's turn, or a job enqueued during the walk); *pos:
+ * the last of them.  One by one, or through the tree; where the tree stops
+ * short (failures that cover a run only together), the walk comes back
+ * here for the rest. */
+static void pass_covered(struct gandiva *s, const struct pol_view *v,
+                         struct gd_shape *sh, uint64_t bound, uint64_t *pos)
+{
+    size_t lo = sh->cur, hi = sh->n;    /* the first place at bound */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sh->q[mid].seq < bound)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo <= sh->cur)
+        return;
+    if (sh->tstale && sh->tpassed < sh->n) {
+        const struct gd_ent *e;
+        while ((e = cursor(s, v, sh, bound - 1)) && covered(s, sh, e->u, e->m)) {
+            *pos = e->seq;
+            sh->cur++;
+            sh->tpassed++;
+        }
+        return;
+    }
+    if (sh->tstale || sh->tleaves < sh->n)
+        qt_build(s, v, sh);
+    size_t to = qt_first(s, sh, 1, 0, sh->tleaves, sh->cur, lo);
+    for (size_t i = to; i > sh->cur; i--)
+        if (waiting(s, v, sh->q[i - 1].job, sh->q[i - 1].ver)) {
+            *pos = sh->q[i - 1].seq;
+            break;
+        }
+    sh->cur = to;
 }
 
 static int slice_cmp(const void *pa, const void *pb)
@@ -1587,18 +1703,15 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
          * leave the shape alive): so would the shape's next ones before
          * another shape's turn.  Passed over at once. */
         if (best->quiet == s->changes && !s->profile && covered(s, best, be->u, be->m)) {
-            const struct gd_ent *e;
-            while ((e = cursor(s, v, best, end)) && e->seq < next &&
-                   covered(s, best, e->u, e->m)) {
-                pos = e->seq;
-                best->cur++;
-            }
+            pass_covered(s, v, best, next < end + 1 ? next : end + 1, &pos);
             continue;
         }
         best->quiet = UINT64_MAX;
         int rc = admit_one(s, v, x, j, be->u, be->m);
         if (rc < 0)
             return;
+        if (rc)                 /* j started: its place holds none now */
+            qt_set(best, best->cur - 1, HUGE_VAL, HUGE_VAL);
         if (rc && s->one_start) {   /* the next one at the next instant */
             wake(s, v, x);
             if (s->nlive && s->tick)
@@ -1731,6 +1844,8 @@ static void destroy(void *state)
     free(s->cand);
     for (size_t k = 0; k < s->nshapes; k++) {
         free(s->shapes[k].q);
+        free(s->shapes[k].tu);
+        free(s->shapes[k].tm);
         free(s->shapes[k].umin.a);
         free(s->shapes[k].mmin.a);
     }
