@@ -120,13 +120,16 @@
  * waiting job is covered by its failures (its lowest utilization and
  * lowest memory are: a probe settles it) is skipped for the rest of the
  * walk; and while nothing changed since a shape was last found alive, its
- * next jobs that its failures cover are passed over in a tight loop (up to
- * another shape's turn), as visiting them would change nothing.  So an
- * instant costs O(shapes) per job visited in shapes that may still admit
- * one (a few comparisons per job passed over; the merge keeps each shape's
- * next enqueue number until its cursor moves), plus the probes: packing
- * one GPU O(log nodes) through the tree (more only where memory binds), a
- * gang that must fit one node O(1) where no node has g GPUs of room, memory
+ * next jobs that its failures cover are passed over at once (up to another
+ * shape's turn), as visiting them would change nothing: one by one, or,
+ * once a shape's walks have passed more jobs so than its FIFO holds,
+ * through a tree over the FIFO of its jobs' lowest utilization and memory
+ * (O(log jobs) per run passed, and per enqueue and start).  So an instant
+ * costs O(shapes) per job visited in shapes that may still admit one (the
+ * merge keeps each shape's next enqueue number until its cursor moves),
+ * plus the probes: packing one GPU O(log nodes) through the tree (more
+ * only where memory binds), a gang that must fit one node O(1) where no
+ * node has g GPUs of room, memory
  * aside (a tree per gang size over the nodes' g-th lowest utilization,
  * O(largest node x log nodes) per node changed), else O(nodes with a
  * passing GPU x GPUs per node), a time slice O(expired jobs of the size)
