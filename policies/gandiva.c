@@ -150,7 +150,8 @@
 
 struct gd_ent {                 /* a waiting job in its shape's FIFO */
     uint64_t seq;               /* enqueue number: the FIFO order */
-    uint32_t job, ver;
+    uint32_t job, ver;          /* job SIM_NONE once it started (only the
+                                   walk starts a job, at its entry) */
     size_t skip;                /* once stale: an index past it such that
                                    every entry between is stale (0: not
                                    known; see next_waiting) */
@@ -383,6 +384,19 @@ static inline bool waiting(const struct gandiva *s, const struct pol_view *v,
     return live;
 }
 
+/* Whether FIFO entry e still waits (waiting() by the entry alone: its job
+ * is cleared where the walk starts it). */
+static inline bool ent_waiting(const struct gandiva *s, const struct pol_view *v,
+                               const struct gd_ent *e)
+{
+#ifdef GD_CHECK_ENT
+    DL_ASSERT(e->job == SIM_NONE || waiting(s, v, e->job, e->ver));
+#endif
+    (void)s;
+    (void)v;
+    return e->job != SIM_NONE;
+}
+
 /* The lowest value among the waiting jobs of h (+inf if none). */
 static double vh_min(const struct gandiva *s, const struct pol_view *v,
                      struct gd_vheap *h)
@@ -450,7 +464,7 @@ static void qt_build(const struct gandiva *s, const struct pol_view *v,
     }
     size_t w = sh->tleaves;
     for (size_t i = 0; i < w; i++) {
-        bool live = i < sh->n && waiting(s, v, sh->q[i].job, sh->q[i].ver);
+        bool live = i < sh->n && ent_waiting(s, v, &sh->q[i]);
         sh->tu[w + i] = live ? sh->q[i].u : HUGE_VAL;
         sh->tm[w + i] = live ? sh->q[i].m : HUGE_VAL;
     }
@@ -1491,7 +1505,7 @@ static size_t next_waiting(const struct gandiva *s, const struct pol_view *v,
                            struct gd_shape *sh, size_t i)
 {
     size_t r = i;
-    while (r < sh->n && !waiting(s, v, sh->q[r].job, sh->q[r].ver))
+    while (r < sh->n && !ent_waiting(s, v, &sh->q[r]))
         r = sh->q[r].skip > r ? sh->q[r].skip : r + 1;
     for (size_t p = i; p < r;) {
         size_t nx = sh->q[p].skip > p ? sh->q[p].skip : p + 1;
@@ -1522,7 +1536,7 @@ static void tidy(struct gandiva *s, const struct pol_view *v)
         } else if (sh->n - sh->head > 64 && sh->n - sh->head > 2 * (size_t)sh->nwait) {
             size_t m = 0;
             for (size_t i = sh->head; i < sh->n; i++)
-                if (waiting(s, v, sh->q[i].job, sh->q[i].ver)) {
+                if (ent_waiting(s, v, &sh->q[i])) {
                     sh->q[m] = sh->q[i];
                     sh->q[m++].skip = 0;
                 }
@@ -1581,7 +1595,7 @@ static void pass_covered(struct gandiva *s, const struct pol_view *v,
         qt_build(s, v, sh);
     size_t to = qt_first(s, sh, 1, 0, sh->tleaves, sh->cur, lo);
     for (size_t i = to; i > sh->cur; i--)
-        if (waiting(s, v, sh->q[i - 1].job, sh->q[i - 1].ver)) {
+        if (ent_waiting(s, v, &sh->q[i - 1])) {
             *pos = sh->q[i - 1].seq;
             break;
         }
@@ -1713,8 +1727,11 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         int rc = admit_one(s, v, x, j, be->u, be->m);
         if (rc < 0)
             return;
-        if (rc)                 /* j started: its place holds none now */
+        if (rc) {               /* j started: its place holds none now */
+            DL_ASSERT(best->q[best->cur - 1].job == j);
+            best->q[best->cur - 1].job = SIM_NONE;
             qt_set(best, best->cur - 1, HUGE_VAL, HUGE_VAL);
+        }
         if (rc && s->one_start) {   /* the next one at the next instant */
             wake(s, v, x);
             if (s->nlive && s->tick)
