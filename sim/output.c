@@ -279,13 +279,17 @@ static bool stream_some(struct out_stream *s)
     return true;
 }
 
+/* The writer wakes every millisecond and writes when a whole batch is
+ * final (or the run is over): few wake-ups and few writes, so that it
+ * disturbs the engine's core as little as it can. */
 static void *stream_main(void *arg)
 {
     struct out_stream *s = arg;
-    const struct timespec nap = { 0, 200000 };   /* 0.2 ms */
+    const struct timespec nap = { 0, 1000000 };  /* 1 ms */
     while (!atomic_load_explicit(&s->stop, memory_order_acquire)) {
         bool fin = atomic_load_explicit(&s->final, memory_order_acquire);
-        if (stream_some(s))
+        uint32_t a = atomic_load_explicit(&s->avail, memory_order_acquire);
+        if ((fin || a - s->next >= OUT_BATCH_ROWS) && stream_some(s))
             continue;
         if (fin)
             break;
