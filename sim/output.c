@@ -242,7 +242,9 @@ struct out_stream {
     size_t cap, bufcap;
 };
 
-enum { OUT_BATCH_ROWS = 4096 };
+/* A run of fewer jobs writes its outputs on its own thread: a thread
+ * costs more than it saves there (start-up of a small run). */
+enum { OUT_BATCH_ROWS = 4096, OUT_THREAD_MIN_JOBS = 16384 };
 
 /* fwrite, keeping the first failure's errno; nothing more once one
  * failed (the file is dropped: no need to fill a full disk further). */
@@ -360,12 +362,14 @@ struct out_stream *out_stream_start(const struct eng *e, const char *dir,
     s->bufcap = (size_t)1 << 18;
     s->buf = xmalloc(s->bufcap);
     pthread_mutex_init(&s->lock, NULL);
+    if (e->tr->njobs < OUT_THREAD_MIN_JOBS)
+        return s;               /* without a thread: all rows at the end */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);   /* signals stay here */
     s->running = !pthread_create(&s->th, NULL, stream_main, s);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return s;                   /* without a thread: all rows at the end */
+    return s;
 }
 
 void out_stream_publish(struct out_stream *s, uint32_t rows)
@@ -706,6 +710,11 @@ static void *met_main(void *arg)
 
 static void met_start(struct met_job *mj)
 {
+    if (mj->e->tr->njobs < OUT_THREAD_MIN_JOBS) {
+        mj->running = false;
+        met_summarize(mj->e, mj->m);
+        return;
+    }
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);   /* signals stay here */
