@@ -320,22 +320,44 @@ static size_t existing_len(const char *dir)
     return 0;
 }
 
-/* Removes the directories out_mkdirs made for dir, deepest first: those
- * past its first keep bytes (rmdir: only if empty). */
-static void remove_made_dirs(const char *dir, size_t keep)
+/* Each directory out_mkdirs made for dir (those past its first keep
+ * bytes), deepest first, through what(): removed (rmdir: only if empty),
+ * registered with the signal clean-up, or forgotten by it.  Stops at the
+ * first failure of what (a directory not empty). */
+static void made_dirs(const char *dir, size_t keep, int (*what)(const char *))
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", dir);
     size_t n = strlen(buf);
     while (n > keep) {
         buf[n] = 0;
-        if (rmdir(buf))
+        if (what(buf))
             return;
         while (n > keep && buf[n - 1] != '/')
             n--;
         while (n > keep && buf[n - 1] == '/')
             n--;
     }
+}
+
+static int dir_register(const char *d)
+{
+    dl_tmp_register(d);
+    return 0;
+}
+
+static int dir_forget(const char *d)
+{
+    dl_tmp_forget(d);
+    return 0;
+}
+
+/* The directories made for dir go: removed if empty, and forgotten by
+ * the signal clean-up. */
+static void remove_made_dirs(const char *dir, size_t keep)
+{
+    made_dirs(dir, keep, rmdir);
+    made_dirs(dir, keep, dir_forget);
 }
 
 struct out_stream *out_stream_start(const struct eng *e, const char *dir,
@@ -350,6 +372,7 @@ struct out_stream *out_stream_start(const struct eng *e, const char *dir,
         free(s);
         return NULL;
     }
+    made_dirs(dir, s->keep, dir_register);  /* a signal removes them too */
     snprintf(s->path, sizeof s->path, "%s/jobs.csv", dir);
     if (!(s->f = dl_tmp_open(s->path, &s->tmp, err))) {
         remove_made_dirs(dir, s->keep);
@@ -793,6 +816,7 @@ int out_write_run(const struct eng *e, struct met_summary *m,
     struct met_job mj = { .e = e, .m = m };
     met_start(&mj);
     stream_finish(js);
+    made_dirs(dir, js->keep, dir_forget);  /* the run's: kept from here */
     FILE *jobs = js->f;
     char *jobs_tmp = js->tmp;   /* write_files owns both from here */
     int werr = js->werr;

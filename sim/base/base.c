@@ -809,8 +809,8 @@ int dl_out_check(const char *path, struct dl_error *err)
  * without locks or allocation: a slot holds a malloc'd path published by
  * one atomic store (NULL = free) and the pid that made it, since a forked
  * child inherits the table but must not remove its parent's files.  The
- * handler only calls getpid, unlink, sigaction and raise, which are
- * async-signal-safe. */
+ * handler only calls getpid, unlink, rmdir, sigaction and raise, which
+ * are async-signal-safe. */
 
 static char *volatile tmp_slot[DL_TMP_MAX];
 static volatile pid_t tmp_pid[DL_TMP_MAX];
@@ -820,11 +820,20 @@ static void tmp_on_signal(int sig)
 {
     int saved = errno;
     pid_t me = getpid();
+    bool dirs = false;
     for (int i = 0; i < DL_TMP_MAX; i++) {
         char *p = __atomic_load_n(&tmp_slot[i], __ATOMIC_SEQ_CST);
-        if (p && tmp_pid[i] == me)
-            unlink(p);
+        if (p && tmp_pid[i] == me && unlink(p) && errno == EISDIR)
+            dirs = true;
     }
+    /* then the directories, emptied: a pass per level of nesting (rmdir
+     * is async-signal-safe too) */
+    for (int pass = 0; dirs && pass < 8; pass++)
+        for (int i = 0; i < DL_TMP_MAX; i++) {
+            char *p = __atomic_load_n(&tmp_slot[i], __ATOMIC_SEQ_CST);
+            if (p && tmp_pid[i] == me)
+                rmdir(p);
+        }
     /* SA_RESETHAND put the default action back: once this handler
      * returns, the signal raised here ends the process as it would have */
     raise(sig);

@@ -276,6 +276,8 @@ FILE *dl_tmp_open(const char *path, char **tmp, struct dl_error *err);
  * dl_tmp_open and trc_write register theirs and dl_tmp_commit forgets a
  * file it renamed or removed; a caller that renames a file later (after
  * dl_tmp_commit without rename_now) calls dl_tmp_forget once it has.
+ * A registered directory (one made for outputs not yet in place) is
+ * removed after the files, if it is empty by then.
  * At most DL_TMP_MAX files are registered at once (beyond that a file is
  * simply not removed on a signal). */
 #define DL_TMP_MAX 64
