@@ -41,30 +41,15 @@ double shr_factor(const struct eng *e, uint32_t j, uint32_t type,
     return f;
 }
 
-/* GPU g's sum[g] changes by du, and total by the change of its capped
- * contribution min(1, sum[g]) (zero again once the GPU is empty: no
- * drift). */
-static inline void capped_update(const struct eng *e, double *sum,
-                                 double *total, uint32_t g, double du)
+/* A GPU's sum (of solo utilizations, effective; or of solo utilization
+ * x rate / solo rate, useful) changes by du, and total by the change of
+ * its capped contribution min(1, sum).  For a GPU that keeps a job; one
+ * that empties has its sums reset to zero instead (shr_leave: no drift). */
+static inline void cap_add(double *sum, double du, double *total)
 {
-    double before = sum[g] < 1 ? sum[g] : 1;
-    sum[g] += du;
-    if (e->nocc[g] == 0)
-        sum[g] = 0;
-    double after = sum[g] < 1 ? sum[g] : 1;
-    *total += after - before;
-}
-
-/* Effective: the GPU's summed solo utilization. */
-static inline void eff_update(struct eng *e, uint32_t g, double du)
-{
-    capped_update(e, e->usum, &e->eff_gpus, g, du);
-}
-
-/* Useful: the same, each job at its rate over its solo rate. */
-static inline void useful_update(struct eng *e, uint32_t g, double du)
-{
-    capped_update(e, e->uuse, &e->useful_gpus, g, du);
+    double before = *sum < 1 ? *sum : 1;
+    *sum += du;
+    *total += (*sum < 1 ? *sum : 1) - before;
 }
 
 /* Credits running job j's useful work at its current rate over its solo
@@ -77,14 +62,14 @@ void shr_credit(struct eng *e, uint32_t j)
         return;
     double du = mdl_perf_util(e->perf, j, r->type) * (f - r->ufac);
     for (uint32_t i = 0; i < r->ngpus; i++)
-        useful_update(e, r->gpus[i], du);
+        cap_add(&e->uuse[r->gpus[i]], du, &e->useful_gpus);
     r->ufac = f;
 }
 
 /* Both loops below keep the per-GPU arrays and running sums in locals
  * (the compiler cannot, as the double arrays might alias the engine's
- * fields) and add to the sums GPU by GPU in the order capped_update
- * does, so the figures are the same to the last bit; a gang of thousands
+ * fields) and add to the sums GPU by GPU in one order, so the figures
+ * are the same to the last bit whatever the gang; a gang of thousands
  * of GPUs is placed and released at a few ns per GPU. */
 uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
                   double f)
@@ -109,13 +94,8 @@ uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
         occ[(size_t)g * ms + k] = j;
         nocc[g] = (uint8_t)(k + 1);
         mem_used[g] += m;
-        /* capped_update for both sums; the GPU is not empty */
-        double b = usum[g] < 1 ? usum[g] : 1;
-        usum[g] += u;
-        eff += (usum[g] < 1 ? usum[g] : 1) - b;
-        b = uuse[g] < 1 ? uuse[g] : 1;
-        uuse[g] += uf;
-        use += (uuse[g] < 1 ? uuse[g] : 1) - b;
+        cap_add(&usum[g], u, &eff);
+        cap_add(&uuse[g], uf, &use);
     }
     e->eff_gpus = eff;
     e->useful_gpus = use;
@@ -138,14 +118,13 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
     size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i], c = nocc[g];
-        double bu = usum[g] < 1 ? usum[g] : 1, bv = uuse[g] < 1 ? uuse[g] : 1;
         if (c == 1) {           /* alone: the GPU empties, its sums reset */
+            eff += 0 - (usum[g] < 1 ? usum[g] : 1);
+            use += 0 - (uuse[g] < 1 ? uuse[g] : 1);
             nocc[g] = 0;
             mem_used[g] = 0;
             usum[g] = 0;
             uuse[g] = 0;
-            eff += 0 - bu;
-            use += 0 - bv;
             scratch[nfree++] = g;
             continue;
         }
@@ -158,10 +137,8 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
         if (c == 1)
             shared--;
         mem_used[g] -= m;
-        usum[g] += -u;
-        eff += (usum[g] < 1 ? usum[g] : 1) - bu;
-        uuse[g] += uf;
-        use += (uuse[g] < 1 ? uuse[g] : 1) - bv;
+        cap_add(&usum[g], -u, &eff);
+        cap_add(&uuse[g], uf, &use);
         gpu_job[g] = o[0];
         nsh++;
     }
