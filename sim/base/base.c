@@ -460,6 +460,18 @@ static void *in_pump(void *arg)
     return NULL;
 }
 
+bool dl_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+    /* signals go to the thread that was there (its handlers remove
+     * temporary files): the helper starts with every signal blocked */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(th, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc == 0;
+}
+
 /* Starts the helper; false (and reading goes on here) if it cannot. */
 static bool in_pipe_start(struct dl_in *in)
 {
@@ -469,14 +481,7 @@ static bool in_pipe_start(struct dl_in *in)
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     in->pipe = p;
-    /* signals go to the thread that was there (its handlers remove
-     * temporary files): the helper starts with every signal blocked */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&p->th, NULL, in_pump, in);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!rc)
+    if (dl_thread_start(&p->th, in_pump, in))
         return true;
     in->pipe = NULL;
     pthread_mutex_destroy(&p->mu);

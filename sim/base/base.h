@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
 
 /* ------------------------------------------------------------------ base */
@@ -270,6 +271,11 @@ bool dl_diag_stop(const struct dl_diag *d, const char *cmd, FILE *to);
  * it later, so that several files can appear together.  On failure it
  * removes tmp.  0 or DL_EIO (also when path is not a regular file). */
 FILE *dl_tmp_open(const char *path, char **tmp, struct dl_error *err);
+/* Starts a helper thread running fn(arg) with every signal blocked, so
+ * that signals (and the temporary-file clean-up below) stay with the
+ * thread that was there; false if it cannot (the caller does the work
+ * itself). */
+bool dl_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 /* Temporary files are registered while they exist: SIGINT, SIGTERM and
  * SIGHUP (when not caught or ignored by the program) remove this
  * process's registered files, then end it by the same signal.
