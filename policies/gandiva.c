@@ -386,14 +386,8 @@ static inline bool waiting(const struct gandiva *s, const struct pol_view *v,
 
 /* Whether FIFO entry e still waits (waiting() by the entry alone: its job
  * is cleared where the walk starts it). */
-static inline bool ent_waiting(const struct gandiva *s, const struct pol_view *v,
-                               const struct gd_ent *e)
+static inline bool ent_waiting(const struct gd_ent *e)
 {
-#ifdef GD_CHECK_ENT
-    DL_ASSERT(e->job == SIM_NONE || waiting(s, v, e->job, e->ver));
-#endif
-    (void)s;
-    (void)v;
     return e->job != SIM_NONE;
 }
 
@@ -449,8 +443,7 @@ static void qt_set(struct gd_shape *sh, size_t i, double u, double m)
 }
 
 /* sh's tree again from its FIFO. */
-static void qt_build(const struct gandiva *s, const struct pol_view *v,
-                     struct gd_shape *sh)
+static void qt_build(struct gd_shape *sh)
 {
     size_t want = 64;           /* room to grow, and to shrink to */
     while (want < sh->n)
@@ -464,7 +457,7 @@ static void qt_build(const struct gandiva *s, const struct pol_view *v,
     }
     size_t w = sh->tleaves;
     for (size_t i = 0; i < w; i++) {
-        bool live = i < sh->n && ent_waiting(s, v, &sh->q[i]);
+        bool live = i < sh->n && ent_waiting(&sh->q[i]);
         sh->tu[w + i] = live ? sh->q[i].u : HUGE_VAL;
         sh->tm[w + i] = live ? sh->q[i].m : HUGE_VAL;
     }
@@ -1501,11 +1494,10 @@ static void wake(struct gandiva *s, const struct pol_view *v, struct pol_ctx *x)
  * one passed keeps a jump past the stale run it belongs to (compressed
  * to the end of the run at every pass): a walk that starts again at the
  * head does not step over the same started jobs again. */
-static size_t next_waiting(const struct gandiva *s, const struct pol_view *v,
-                           struct gd_shape *sh, size_t i)
+static size_t next_waiting(struct gd_shape *sh, size_t i)
 {
     size_t r = i;
-    while (r < sh->n && !ent_waiting(s, v, &sh->q[r]))
+    while (r < sh->n && !ent_waiting(&sh->q[r]))
         r = sh->q[r].skip > r ? sh->q[r].skip : r + 1;
     for (size_t p = i; p < r;) {
         size_t nx = sh->q[p].skip > p ? sh->q[p].skip : p + 1;
@@ -1517,26 +1509,25 @@ static size_t next_waiting(const struct gandiva *s, const struct pol_view *v,
 
 /* The first entry of sh at or after its cursor that waits and was
  * enqueued by end; NULL if none. */
-static const struct gd_ent *cursor(const struct gandiva *s, const struct pol_view *v,
-                                   struct gd_shape *sh, uint64_t end)
+static const struct gd_ent *cursor(struct gd_shape *sh, uint64_t end)
 {
-    sh->cur = next_waiting(s, v, sh, sh->cur);
+    sh->cur = next_waiting(sh, sh->cur);
     return sh->cur < sh->n && sh->q[sh->cur].seq <= end ? &sh->q[sh->cur] : NULL;
 }
 
 /* Drops started entries from the front of each FIFO; compacts one when
  * they dominate. */
-static void tidy(struct gandiva *s, const struct pol_view *v)
+static void tidy(struct gandiva *s)
 {
     for (size_t k = 0; k < s->nshapes; k++) {
         struct gd_shape *sh = &s->shapes[k];
-        sh->head = next_waiting(s, v, sh, sh->head);
+        sh->head = next_waiting(sh, sh->head);
         if (sh->head == sh->n) {
             sh->head = sh->n = 0;
         } else if (sh->n - sh->head > 64 && sh->n - sh->head > 2 * (size_t)sh->nwait) {
             size_t m = 0;
             for (size_t i = sh->head; i < sh->n; i++)
-                if (ent_waiting(s, v, &sh->q[i])) {
+                if (ent_waiting(&sh->q[i])) {
                     sh->q[m] = sh->q[i];
                     sh->q[m++].skip = 0;
                 }
@@ -1569,8 +1560,8 @@ static size_t qt_first(const struct gandiva *s, const struct gd_shape *sh,
  * the last of them.  One by one, or through the tree; where the tree stops
  * short (failures that cover a run only together), the walk comes back
  * here for the rest. */
-static void pass_covered(struct gandiva *s, const struct pol_view *v,
-                         struct gd_shape *sh, uint64_t bound, uint64_t *pos)
+static void pass_covered(struct gandiva *s, struct gd_shape *sh,
+                         uint64_t bound, uint64_t *pos)
 {
     size_t lo = sh->cur, hi = sh->n;    /* the first place at bound */
     while (lo < hi) {
@@ -1584,7 +1575,7 @@ static void pass_covered(struct gandiva *s, const struct pol_view *v,
         return;
     if (sh->tstale && sh->tpassed < sh->n) {
         const struct gd_ent *e;
-        while ((e = cursor(s, v, sh, bound - 1)) && covered(s, sh, e->u, e->m)) {
+        while ((e = cursor(sh, bound - 1)) && covered(s, sh, e->u, e->m)) {
             *pos = e->seq;
             sh->cur++;
             sh->tpassed++;
@@ -1592,10 +1583,10 @@ static void pass_covered(struct gandiva *s, const struct pol_view *v,
         return;
     }
     if (sh->tstale || sh->tleaves < sh->n)
-        qt_build(s, v, sh);
+        qt_build(sh);
     size_t to = qt_first(s, sh, 1, 0, sh->tleaves, sh->cur, lo);
     for (size_t i = to; i > sh->cur; i--)
-        if (ent_waiting(s, v, &sh->q[i - 1])) {
+        if (ent_waiting(&sh->q[i - 1])) {
             *pos = sh->q[i - 1].seq;
             break;
         }
@@ -1693,7 +1684,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
                 /* the entry at the cursor changes only as it moves (only
                  * the job visited starts; an entry put at the front moves
                  * the cursor too) */
-                const struct gd_ent *e = cursor(s, v, sh, end);
+                const struct gd_ent *e = cursor(sh, end);
                 if (!e) {
                     sh->alive = false;
                     continue;
@@ -1720,7 +1711,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
          * leave the shape alive): so would the shape's next ones before
          * another shape's turn.  Passed over at once. */
         if (best->quiet == s->changes && !s->profile && covered(s, best, be->u, be->m)) {
-            pass_covered(s, v, best, next < end + 1 ? next : end + 1, &pos);
+            pass_covered(s, best, next < end + 1 ? next : end + 1, &pos);
             continue;
         }
         best->quiet = UINT64_MAX;
@@ -1765,7 +1756,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
             }
         }
     }
-    tidy(s, v);
+    tidy(s);
 }
 
 static uint32_t queued(void *state)
