@@ -15,7 +15,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <math.h>
@@ -300,6 +299,17 @@ static void *stream_main(void *arg)
     return NULL;
 }
 
+/* The length of the path buf[0..n) without its last component (and the
+ * slashes before it), not below keep. */
+static size_t path_up(const char *buf, size_t n, size_t keep)
+{
+    while (n > keep && buf[n - 1] != '/')
+        n--;
+    while (n > keep && buf[n - 1] == '/')
+        n--;
+    return n;
+}
+
 /* The length of dir's deepest ancestor that exists (dir's own when it
  * does; 0 when none named in it does). */
 static size_t existing_len(const char *dir)
@@ -307,15 +317,10 @@ static size_t existing_len(const char *dir)
     char buf[4096];
     struct stat st;
     snprintf(buf, sizeof buf, "%s", dir);
-    size_t n = strlen(buf);
-    while (n > 0) {
+    for (size_t n = strlen(buf); n > 0; n = path_up(buf, n, 0)) {
         buf[n] = 0;
         if (!stat(buf, &st))
             return n;
-        while (n > 0 && buf[n - 1] != '/')
-            n--;
-        while (n > 0 && buf[n - 1] == '/')
-            n--;
     }
     return 0;
 }
@@ -328,15 +333,10 @@ static void made_dirs(const char *dir, size_t keep, int (*what)(const char *))
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", dir);
-    size_t n = strlen(buf);
-    while (n > keep) {
+    for (size_t n = strlen(buf); n > keep; n = path_up(buf, n, keep)) {
         buf[n] = 0;
         if (what(buf))
             return;
-        while (n > keep && buf[n - 1] != '/')
-            n--;
-        while (n > keep && buf[n - 1] == '/')
-            n--;
     }
 }
 
@@ -360,24 +360,36 @@ static void remove_made_dirs(const char *dir, size_t keep)
     made_dirs(dir, keep, dir_forget);
 }
 
-struct out_stream *out_stream_start(const struct eng *e, const char *dir,
-                                    struct dl_error *err)
+int out_stream_start(const struct eng *e, const char *dir,
+                     struct out_stream **out, struct dl_error *err)
 {
+    *out = NULL;
+    /* the longest name made below it ("/summary.json.tmp.PID") must fit
+     * the path buffers here and in out_mkdirs, or a cut name would be
+     * made and written instead */
+    size_t len = strlen(dir);
+    if (!len)
+        return dl_fail(err, NULL, 0, 0, "the output directory has an empty "
+                       "name");
+    if (len > 4000)
+        return dl_fail(err, NULL, 0, 0, "the output directory's name is %zu "
+                       "bytes long (at most 4,000)", len);
     struct out_stream *s = xcalloc(1, sizeof *s);
     s->e = e;
     s->keep = existing_len(dir);
     if (out_mkdirs(dir)) {
-        dl_fail_io(err, dir, "cannot create directory: %s", strerror(errno));
+        int rc = dl_fail_io(err, dir, "cannot create directory: %s",
+                            strerror(errno));
         remove_made_dirs(dir, s->keep);
         free(s);
-        return NULL;
+        return rc;
     }
     made_dirs(dir, s->keep, dir_register);  /* a signal removes them too */
     snprintf(s->path, sizeof s->path, "%s/jobs.csv", dir);
     if (!(s->f = dl_tmp_open(s->path, &s->tmp, err))) {
         remove_made_dirs(dir, s->keep);
         free(s);
-        return NULL;
+        return DL_EIO;
     }
     fputs(jobs_header, s->f);
     s->cap = jobs_line_cap(e);
@@ -385,14 +397,16 @@ struct out_stream *out_stream_start(const struct eng *e, const char *dir,
     s->bufcap = (size_t)1 << 18;
     s->buf = xmalloc(s->bufcap);
     pthread_mutex_init(&s->lock, NULL);
-    if (e->tr->njobs < OUT_THREAD_MIN_JOBS)
-        return s;               /* without a thread: all rows at the end */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);   /* signals stay here */
-    s->running = !pthread_create(&s->th, NULL, stream_main, s);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return s;
+    /* without a thread: all rows at the end */
+    s->running = e->tr->njobs >= OUT_THREAD_MIN_JOBS &&
+                 dl_thread_start(&s->th, stream_main, s);
+    *out = s;
+    return 0;
+}
+
+bool out_stream_threaded(const struct out_stream *s)
+{
+    return s->running;
 }
 
 void out_stream_publish(struct out_stream *s, uint32_t rows)
@@ -733,16 +747,8 @@ static void *met_main(void *arg)
 
 static void met_start(struct met_job *mj)
 {
-    if (mj->e->tr->njobs < OUT_THREAD_MIN_JOBS) {
-        mj->running = false;
-        met_summarize(mj->e, mj->m);
-        return;
-    }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);   /* signals stay here */
-    mj->running = !pthread_create(&mj->th, NULL, met_main, mj);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    mj->running = mj->e->tr->njobs >= OUT_THREAD_MIN_JOBS &&
+                  dl_thread_start(&mj->th, met_main, mj);
     if (!mj->running)
         met_summarize(mj->e, mj->m);
 }

@@ -42,11 +42,9 @@ int sim_run(const struct trace *t, struct cluster *c, const struct eng_opts *o,
     struct out_stream *js = NULL;   /* jobs.csv, written as the run goes */
     if ((rc = strict_stop(o->diag, err)))
         goto out;
-    if (dir && !(js = out_stream_start(e, dir, err))) {
-        rc = DL_EIO;
+    if (dir && (rc = out_stream_start(e, dir, &js, err)))
         goto out;
-    }
-    e->stream = js;
+    e->stream = js && out_stream_threaded(js) ? js : NULL;
     int failed = eng_run(e);
     e->stream = NULL;           /* js is finished or aborted below */
     if (failed) {

@@ -178,11 +178,14 @@ extern const size_t out_nsummary_keys;
  * and starts the writer; the engine calls out_stream_publish as rows
  * become final and holds out_stream_lock while it moves its pool of first
  * placements; out_stream_abort removes the file (and the directories it
- * made, if empty) and frees the stream.  NULL with err on an I/O
- * error. */
+ * made, if empty) and frees the stream.  out_stream_start: 0, or
+ * DL_EINPUT (an empty or over-long directory name) or DL_EIO with err. */
 struct out_stream;
-struct out_stream *out_stream_start(const struct eng *e, const char *dir,
-                                    struct dl_error *err);
+int out_stream_start(const struct eng *e, const char *dir,
+                     struct out_stream **out, struct dl_error *err);
+/* Whether a writer thread runs (a run of fewer jobs writes every row at
+ * the end, and its engine need not publish or lock). */
+bool out_stream_threaded(const struct out_stream *s);
 void out_stream_publish(struct out_stream *s, uint32_t rows);
 void out_stream_lock(struct out_stream *s);
 void out_stream_unlock(struct out_stream *s);

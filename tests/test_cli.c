@@ -732,3 +732,24 @@ Test(cli, signal_during_streamed_run_removes_the_file)
     cr_expect(!tu_tmp_exists("o"), "the run's directory (or a file in it) "
               "was left");
 }
+
+/* An --out name that is empty, or too long for the paths made below it,
+ * is bad input (exit 2, a message, nothing made), not a cut name. */
+Test(cli, out_names_empty_or_too_long)
+{
+    tu_tmp_file("t.csv", good_trace);
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_expect_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --quiet --out ''"),
+                 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "empty name"), "%s", tu_out);
+    char name[4200];
+    memset(name, 'a', sizeof name - 1);
+    name[sizeof name - 1] = 0;
+    for (size_t i = 200; i < sizeof name - 1; i += 200)
+        name[i] = '/';
+    cr_expect_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --quiet --out %s",
+                          name), 2, "%s", tu_out);
+    cr_expect(strstr(tu_out, "at most 4,000"), "%s", tu_out);
+    cr_expect_neq(tu_sh("ls | grep -q aaaa"), 0,
+                  "directories made for a refused name");
+}
