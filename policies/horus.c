@@ -151,6 +151,17 @@ struct horus {
     uint32_t *plan, *best;      /* [ngpus] */
     uint32_t *gbuf;             /* [ngpus] */
     uint32_t *visit;            /* [nnodes] */
+    /* each type's nodes in index order, a bit for each set when the node
+     * holds a free GPU (kept by started and finished) */
+    uint32_t **tnodes;          /* [ntypes][ntn[t]] */
+    uint32_t *ntn;              /* [ntypes] */
+    uint32_t *tpos;             /* [nnodes] position in tnodes[its type] */
+    uint64_t **freebits;        /* [ntypes][ntn[t] / 64 + 1] */
+    /* the plan being made: job's util (percent), GB, type, its capacity
+     * and speed term; reading only the nodes with a free GPU, from scan */
+    double ju, jm, jcap, jpen;
+    uint32_t jt, scan;
+    bool lazy;
     uint32_t *peek;             /* [lookahead] heap positions */
     struct pheap pq;
     /* A placement depends only on the job and on what the GPUs hold, which
@@ -311,6 +322,15 @@ static void destroy(void *state)
     free(h->best);
     free(h->gbuf);
     free(h->visit);
+    if (h->tnodes)
+        for (uint32_t t = 0; t < h->c->ntypes; t++) {
+            free(h->tnodes[t]);
+            free(h->freebits[t]);
+        }
+    free(h->tnodes);
+    free(h->freebits);
+    free(h->ntn);
+    free(h->tpos);
     free(h);
 }
 
@@ -356,6 +376,15 @@ static void cluster_queues(struct horus *h, const struct pol_view *v)
     free(u);
 }
 
+/* Node nd's bit: whether it holds a free GPU now. */
+static void mark_free(struct horus *h, uint32_t nd)
+{
+    const struct clu_node *n = &h->c->nodes[nd];
+    uint32_t i = h->tpos[nd];
+    uint64_t *w = &h->freebits[n->type][i / 64], bit = UINT64_C(1) << (i % 64);
+    *w = n->nfree ? *w | bit : *w & ~bit;
+}
+
 static void setup(struct horus *h, const struct pol_view *v)
 {
     const struct cluster *c = v->clu;
@@ -384,6 +413,23 @@ static void setup(struct horus *h, const struct pol_view *v)
     h->gbuf = xmalloc(c->ngpus * sizeof *h->gbuf);
     h->visit = xmalloc(c->nnodes * sizeof *h->visit);
     h->pen = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *h->pen);
+    h->tnodes = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *h->tnodes);
+    h->freebits = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *h->freebits);
+    h->ntn = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *h->ntn);
+    h->tpos = xmalloc((c->nnodes ? c->nnodes : 1) * sizeof *h->tpos);
+    for (uint32_t nd = 0; nd < c->nnodes; nd++)
+        h->ntn[c->nodes[nd].type]++;
+    for (uint32_t t = 0; t < c->ntypes; t++) {
+        h->tnodes[t] = xmalloc((h->ntn[t] + 1) * sizeof **h->tnodes);
+        h->freebits[t] = xcalloc(h->ntn[t] / 64 + 1, sizeof **h->freebits);
+        h->ntn[t] = 0;
+    }
+    for (uint32_t nd = 0; nd < c->nnodes; nd++) {
+        uint32_t t = c->nodes[nd].type;
+        h->tpos[nd] = h->ntn[t];
+        h->tnodes[t][h->ntn[t]++] = nd;
+        mark_free(h, nd);
+    }
     if (h->plus)
         cluster_queues(h, v);
 }
@@ -433,6 +479,8 @@ static void started(struct horus *h, const struct pol_view *v, uint32_t job)
         h->pu[g] += u;
         if (v->nocc[g] == h->limit)
             open_del(h, v->rt[job].type, g);
+        if (v->nocc[g] == 1)
+            mark_free(h, v->clu->gpu_node[g]);
     }
 }
 
@@ -446,6 +494,8 @@ static void finished(void *state, const struct pol_view *v, uint32_t job)
         h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
         if ((uint32_t)v->nocc[g] + 1 == h->limit)
             open_add(h, v->rt[job].type, g);
+        if (!v->nocc[g])
+            mark_free(h, v->clu->gpu_node[g]);
     }
 }
 
@@ -457,23 +507,21 @@ static double job_mem(const struct pol_view *v, uint32_t j)
     return m > 0 ? m : 0;
 }
 
-/* Device cost of job j (util u percent, mem m GB) on GPU g, or INFINITY
- * when g is no candidate. */
-static double device_cost(const struct horus *h, const struct pol_view *v,
-                          uint32_t g, double u, double m)
+/* Device cost of job j (util u percent, mem m GB) on GPU g of a type with
+ * cap GB (0: unknown) and speed term pen, or INFINITY when g is no
+ * candidate; g holds fewer than h->limit jobs (it is open). */
+static inline double device_cost(const struct horus *h, const struct pol_view *v,
+                                 uint32_t g, double u, double m, double cap,
+                                 double pen)
 {
-    const struct cluster *c = v->clu;
     uint32_t r = v->nocc[g];
-    double cap = c->types[c->nodes[c->gpu_node[g]].type].memory_gb;
-    if (r >= h->max_per_gpu || r >= v->max_share)
-        return INFINITY;
-    if (cap > 0 && (r ? v->mem_used[g] + m > cap - h->mem_reserve : m > cap))
+    double used = v->mem_used[g];
+    if (cap > 0 && (r ? used + m > cap - h->mem_reserve : m > cap))
         return INFINITY;
     double U = h->cap_util && h->pu[g] > 100 ? 100 : h->pu[g];
     double s = U + u - 100;
-    double mem = cap > 0 ? (v->mem_used[g] + m) / cap : 0;
-    return h->w_mem * mem + (s > 0 ? h->w_over * s : -s) / 100 + r +
-           h->pen[c->nodes[c->gpu_node[g]].type];
+    double mem = cap > 0 ? (used + m) / cap : 0;
+    return h->w_mem * mem + (s > 0 ? h->w_over * s : -s) / 100 + r + pen;
 }
 
 struct plan {
@@ -505,14 +553,41 @@ static void sort_by_cost(uint32_t *g, uint32_t k, const double *cost)
     }
 }
 
+/* Costs of the job being planned (h->ju, h->jm, type h->jt) on node nd's
+ * GPUs into gcost, its candidate count and minimum cost; stamps it. */
+static void node_eval(struct horus *h, const struct pol_view *v, uint32_t nd)
+{
+    const struct clu_node *n = &h->c->nodes[nd];
+    double best = INFINITY;
+    uint32_t cnt = 0;
+    for (uint32_t i = 0; i < n->ngpus; i++) {
+        uint32_t gpu = n->first_gpu + i;
+        if (h->opos[gpu] == SIM_NONE)
+            continue;
+        double x = device_cost(h, v, gpu, h->ju, h->jm, h->jcap, h->jpen);
+        h->gcost[gpu] = x;
+        if (x < INFINITY) {
+            cnt++;
+            if (x < best)
+                best = x;
+        }
+    }
+    h->ncost[nd] = best;
+    h->ncand[nd] = cnt;
+    h->stamp[nd] = h->cur;
+}
+
 /* Takes node nd's candidate GPUs cheapest first into out (up to want). */
-static uint32_t fill_node(struct horus *h, uint32_t nd, uint32_t want,
-                          uint32_t *out)
+static uint32_t fill_node(struct horus *h, const struct pol_view *v,
+                          uint32_t nd, uint32_t want, uint32_t *out)
 {
     const struct clu_node *n = &h->c->nodes[nd];
     uint32_t g[64], k = 0;
-    for (uint32_t i = 0; i < n->ngpus; i++)
-        if (h->gcost[n->first_gpu + i] < INFINITY)
+    if (h->stamp[nd] != h->cur)
+        node_eval(h, v, nd);
+    for (uint32_t i = 0; i < n->ngpus; i++)     /* gcost: of the open */
+        if (h->opos[n->first_gpu + i] != SIM_NONE &&
+            h->gcost[n->first_gpu + i] < INFINITY)
             g[k++] = n->first_gpu + i;
     if (!h->index_order) {      /* gpu_order=index: as they are */
         sort_by_cost(g, k, h->gcost);
@@ -523,12 +598,118 @@ static uint32_t fill_node(struct horus *h, uint32_t nd, uint32_t want,
     return k;
 }
 
-/* The i-th node with candidates in plan order (i below their count). */
+/* The next node of type h->jt holding a free GPU, in index order, after
+ * the one at position *at of tnodes (SIM_NONE to start); SIM_NONE: none. */
+static uint32_t next_free_node(const struct horus *h, uint32_t t, uint32_t *at)
+{
+    uint32_t i = *at == SIM_NONE ? 0 : *at + 1, n = h->ntn[t];
+    const uint64_t *bits = h->freebits[t];
+    while (i < n) {
+        uint64_t w = bits[i / 64] >> (i % 64);
+        if (w) {
+            i += (uint32_t)__builtin_ctzll(w);
+            *at = i;
+            return h->tnodes[t][i];
+        }
+        i = (i / 64 + 1) * 64;
+    }
+    *at = n;
+    return SIM_NONE;
+}
+
+/* The i-th node with candidates in plan order (i below their count).
+ * Reading the nodes with a free GPU (h->lazy): SIM_NONE past them. */
 static uint32_t node_at(struct horus *h, uint32_t i)
 {
-    while (h->nsorted <= i)
-        h->order[h->nsorted++] = nh_pop(&h->nodeq);
+    while (h->nsorted <= i) {
+        if (!h->lazy) {
+            h->order[h->nsorted++] = nh_pop(&h->nodeq);
+            continue;
+        }
+        uint32_t nd = next_free_node(h, h->jt, &h->scan);
+        if (nd == SIM_NONE)
+            return SIM_NONE;
+        h->order[h->nsorted++] = nd;
+    }
     return h->order[i];
+}
+
+/* Horus's plans from the first anchors on the nodes in plan order (no of
+ * them, node_at): the best into *best and its GPUs into h->plan.  false
+ * when node_at ran out of the nodes it knows (lazy reading). */
+static bool plan_anchors(struct horus *h, const struct pol_view *v, uint32_t g,
+                         uint32_t t, uint32_t no, struct plan *best)
+{
+    const struct cluster *c = v->clu;
+    uint32_t want = h->anchors_tasks ? g : h->anchors;
+    uint32_t na = want < no ? want : no;
+    *best = (struct plan){ 0, 0, SIM_NONE, t };
+    for (uint32_t a = 0; a < na; a++) {
+        uint32_t anchor = node_at(h, a), got = 0, used = 0;
+        if (anchor == SIM_NONE)
+            return false;
+        uint32_t rack = c->nodes[anchor].rack;
+        uint32_t *out = h->best;        /* candidate plan, then kept */
+        got += fill_node(h, v, anchor, g, out);
+        used++;
+        for (int pass = 0; pass < 2 && got < g; pass++)
+            for (uint32_t i = 0; i < no && got < g; i++) {
+                uint32_t nd = node_at(h, i);
+                if (nd == SIM_NONE)
+                    return false;
+                if (nd == anchor || (c->nodes[nd].rack == rack) != (pass == 0))
+                    continue;
+                uint32_t k = fill_node(h, v, nd, g - got, out + got);
+                got += k;
+                used += k > 0;
+            }
+        if (got < g)
+            continue;
+        struct plan p = { used, h->ncost[anchor], anchor, t };
+        if (best->nodes == 0 || plan_better(&p, best)) {
+            *best = p;
+            memcpy(h->plan, out, g * sizeof *out);
+        }
+    }
+    return true;
+}
+
+/* The plan when nodes with a free GPU come first.  A free GPU costs c0 =
+ * w_mem * m / cap + (100 - u) / 100 (+ the speed term), the same on every
+ * free GPU of the type (an empty GPU holds 0 GB and 0 % predicted), and a
+ * shared one at least LB = w_mem * m / cap + 1 (+ the speed term), each
+ * rounding step of its cost being monotone in the terms it adds.  When
+ * c0 < LB the nodes with a free GPU are the first in plan order, all at
+ * cost c0, so in index order: the plans are read from them alone, their
+ * GPUs costed as read, unless a plan reads past them.  true: decided. */
+static bool plan_free_first(struct horus *h, const struct pol_view *v,
+                            uint32_t g, uint32_t t, struct plan *best)
+{
+    const struct clu_node *n;
+    uint32_t at = SIM_NONE, nd = next_free_node(h, t, &at);
+    if (nd == SIM_NONE)
+        return false;
+    n = &h->c->nodes[nd];
+    uint32_t free0 = n->first_gpu + (uint32_t)__builtin_ctzll(n->free_mask);
+    double c0 = device_cost(h, v, free0, h->ju, h->jm, h->jcap, h->jpen);
+    double mem0 = h->jcap > 0 ? h->jm / h->jcap : 0;
+    double lb = h->w_mem * mem0 + 0.0 / 100 + 1 + h->jpen;
+    if (!(c0 < lb))
+        return false;
+    h->lazy = true;
+    h->scan = SIM_NONE;
+    h->nsorted = 0;
+    uint32_t first = node_at(h, 0);
+    node_eval(h, v, first);
+    if (h->ncand[first] >= g) {     /* see plan_type */
+        fill_node(h, v, first, g, h->plan);
+        *best = (struct plan){ 1, h->ncost[first], first, t };
+        h->lazy = false;
+        return true;
+    }
+    bool done = plan_anchors(h, v, g, t, UINT32_MAX, best);
+    h->lazy = false;
+    return done;
 }
 
 /* The full Horus plan for j on type t; writes it to h->plan and returns
@@ -539,76 +720,66 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
     const struct cluster *c = v->clu;
     uint32_t g = v->jobs[j].num_gpus, nn = 0;
     uint32_t *nodes = h->visit;
-    double u = 100 * pol_pred_util_on(v, j, t), m = job_mem(v, j);
     uint64_t total = 0;
-    /* only nodes with a GPU that has room can hold candidates */
+    struct plan best = { 0, 0, SIM_NONE, t };
+    h->ju = 100 * pol_pred_util_on(v, j, t);
+    h->jm = job_mem(v, j);
+    h->jt = t;
+    h->jcap = c->types[t].memory_gb;
+    h->jpen = h->pen[t];
     if (++h->cur == 0) {
         memset(h->stamp, 0, c->nnodes * sizeof *h->stamp);
         h->cur = 1;
     }
+    if (plan_free_first(h, v, g, t, &best))
+        return best;
+    if (++h->cur == 0) {
+        memset(h->stamp, 0, c->nnodes * sizeof *h->stamp);
+        h->cur = 1;
+    }
+    /* only the GPUs with room (open[t]) can be candidates; their nodes
+     * are the plan's, each with its minimum cost and candidate count */
     for (uint32_t i = 0; i < h->nopen[t]; i++) {
-        uint32_t nd = c->gpu_node[h->open[t][i]];
+        uint32_t gpu = h->open[t][i], nd = c->gpu_node[gpu];
         if (h->stamp[nd] != h->cur) {
             h->stamp[nd] = h->cur;
             nodes[nn++] = nd;
+            h->ncost[nd] = INFINITY;
+            h->ncand[nd] = 0;
+        }
+        double x = device_cost(h, v, gpu, h->ju, h->jm, h->jcap, h->jpen);
+        h->gcost[gpu] = x;
+        if (x < INFINITY) {
+            h->ncand[nd]++;
+            total++;
+            if (x < h->ncost[nd])
+                h->ncost[nd] = x;
         }
     }
-    for (uint32_t i = 0; i < nn; i++) {
-        const struct clu_node *n = &c->nodes[nodes[i]];
-        double best = INFINITY;
-        uint32_t cnt = 0;
-        for (uint32_t k = 0; k < n->ngpus; k++) {
-            uint32_t gpu = n->first_gpu + k;
-            double x = device_cost(h, v, gpu, u, m);
-            h->gcost[gpu] = x;
-            if (x < INFINITY) {
-                cnt++;
-                if (x < best)
-                    best = x;
-            }
-        }
-        h->ncost[nodes[i]] = best;
-        h->ncand[nodes[i]] = cnt;
-        total += cnt;
-    }
-    struct plan none = { 0, 0, SIM_NONE, t };
     if (total < g)
-        return none;
+        return best;
     /* nodes with candidates, by minimum cost then index: sorted as far as
      * the plans read them (node_at), from a heap built in O(nodes) */
-    uint32_t no = 0;
-    for (uint32_t i = 0; i < nn; i++)
-        if (h->ncand[nodes[i]])
-            h->nodeq.a[no++] = nodes[i];
+    uint32_t no = 0, first = SIM_NONE;
+    for (uint32_t i = 0; i < nn; i++) {
+        uint32_t nd = nodes[i];
+        if (!h->ncand[nd])
+            continue;
+        h->nodeq.a[no++] = nd;
+        if (first == SIM_NONE || h->ncost[nd] < h->ncost[first] ||
+            (h->ncost[nd] == h->ncost[first] && nd < first))
+            first = nd;
+    }
+    /* the first anchor holds the whole gang: one node at the lowest anchor
+     * cost, a plan no other anchor can beat (plan_better) */
+    if (h->ncand[first] >= g) {
+        fill_node(h, v, first, g, h->plan);
+        return (struct plan){ 1, h->ncost[first], first, t };
+    }
     h->nodeq.n = no;
     nh_heapify(&h->nodeq);
     h->nsorted = 0;
-    struct plan best = none;
-    uint32_t want = h->anchors_tasks ? g : h->anchors;
-    uint32_t na = want < no ? want : no;
-    for (uint32_t a = 0; a < na; a++) {
-        uint32_t anchor = node_at(h, a), got = 0, used = 0;
-        uint32_t rack = c->nodes[anchor].rack;
-        uint32_t *out = h->best;        /* candidate plan, then kept */
-        got += fill_node(h, anchor, g, out);
-        used++;
-        for (int pass = 0; pass < 2 && got < g; pass++)
-            for (uint32_t i = 0; i < no && got < g; i++) {
-                uint32_t nd = node_at(h, i);
-                if (nd == anchor || (c->nodes[nd].rack == rack) != (pass == 0))
-                    continue;
-                uint32_t k = fill_node(h, nd, g - got, out + got);
-                got += k;
-                used += k > 0;
-            }
-        if (got < g)
-            continue;
-        struct plan p = { used, h->ncost[anchor], anchor, t };
-        if (best.nodes == 0 || plan_better(&p, &best)) {
-            best = p;
-            memcpy(h->plan, out, g * sizeof *out);
-        }
-    }
+    plan_anchors(h, v, g, t, no, &best);
     return best;
 }
 

@@ -165,6 +165,62 @@ Test(horus, gang_plan_prefers_the_anchors_rack)
     clu_free(&c);
 }
 
+/* Gangs beside running jobs: nodes with a free GPU come first in plan
+ * order (a free GPU costs less than any shared one), and a plan still
+ * takes the anchor's shared GPUs and its rack's before another rack's
+ * free nodes.  Three nodes of 2 GPUs, n0 and n1 in rack A, n2 in rack B,
+ * memory unknown (0 GB).  At 0: a (0.1), b (0.2), c (0.3) take n0:0,
+ * n0:1, n1:0 (fullest node first).  At 1, g (4 GPUs, util 0.5), larger
+ * than a node: costs are 0.5 on a free GPU (s = -50), 1.4 on a's, 1.3 on
+ * b's, 1.2 on c's; nodes by minimum cost: n1 (0.5), n2 (0.5), n0 (1.3).
+ * From n1: n1:1, n1:0, then rack A's n0 (n0:1, n0:0): 2 nodes.  From n2:
+ * n2:0-1, then n1: 2 nodes.  Tie on nodes and anchor cost: n1, the
+ * earlier.  So g shares four GPUs while n2 stays idle -- with 1, 2 or 3
+ * anchors, and whether the plan can be read from the free nodes alone
+ * (it cannot here: rack A's n0 comes after them). */
+Test(horus, gang_plan_reads_past_the_free_nodes)
+{
+    static const char *const pols[] = { "horus", "horus:anchors=2",
+                                        "horus:anchors=1" };
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
+             "a,0,1,100,0.1\nb,0,1,100,0.2\nc,0,1,100,0.3\ng,1,4,10,0.5\n");
+    tu_cluster(&c, "name: racks\ngpu_types: [{name: G, memory_gb: 16}]\n"
+               "nodes:\n  - {count: 2, gpus: 2, gpu_type: G, rack: A}\n"
+               "  - {count: 1, gpus: 2, gpu_type: G, rack: B}\n");
+    for (int k = 0; k < 3; k++) {
+        struct eng *e = horus_run(&t, &c, pols[k]);
+        tu_placement(e, "a", "n0:0");
+        tu_placement(e, "c", "n1:0");
+        tu_placement(e, "g", "n0:0-1+n1:0-1");
+        cr_expect_eq(e->rt[tu_job(&t, "g")].first_start, US(1), "%s", pols[k]);
+        eng_free(e);
+    }
+    trc_free(&t);
+    clu_free(&c);
+}
+
+/* The same read from the free nodes alone: two nodes of 2 GPUs in one
+ * rack, a (0.1) on n0:0; g (3 GPUs, 0.5) at 1 with 2 anchors.  From n0:
+ * n0:1 (0.5), n0:0 (1.4), then n1:0: 2 nodes; from n1: n1:0-1, then n0:1:
+ * 2 nodes; tie: n0.  g takes a's GPU although n1:1 is free. */
+Test(horus, gang_plan_from_the_free_nodes)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
+             "a,0,1,100,0.1\ng,1,3,10,0.5\n");
+    tu_cluster(&c, "name: one\ngpu_types: [{name: G, memory_gb: 16}]\n"
+               "nodes:\n  - {count: 2, gpus: 2, gpu_type: G, rack: A}\n");
+    struct eng *e = horus_run(&t, &c, "horus:anchors=2");
+    tu_placement(e, "a", "n0:0");
+    tu_placement(e, "g", "n0:0-1+n1:0");
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
 /* Horus+: utilizations 0.1 and 0.9 fall into two queues.  One GPU, no
  * sharing, every job 10 s, all submitted at 0: l1, l2 (0.1) and h1, h2, h3
  * (0.9).  At 0 both credits are 0: the first queue (low utilization)
