@@ -97,10 +97,11 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The radix sorts agree with qsort on random keys of every width (bytes
- * that are all equal skip their pass), on ties, and on 0 and 1 keys. */
+ * that are all equal skip their pass), on ties, on 0 and 1 keys, and on
+ * each side of the insertion sort's 32. */
 Test(base, radix_sorts_agree_with_qsort)
 {
-    static const size_t sizes[] = { 0, 1, 2, 7, 300, 5000 };
+    static const size_t sizes[] = { 0, 1, 2, 7, 32, 33, 300, 5000 };
     uint64_t x = 88172645463325252ull;
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
         for (int width = 1; width <= 64; width += 9) {
@@ -122,6 +123,26 @@ Test(base, radix_sorts_agree_with_qsort)
             cr_expect(!n || !memcmp(c, d, n * 8), "u64 n %zu width %d", n, width);
             free(a), free(b), free(tmp), free(c), free(d);
         }
+}
+
+/* The sort by high bits keeps keys equal there in their order: with the
+ * index in the low bits, the result is the full sort (insertion below 33
+ * keys, radix above). */
+Test(base, high_bits_sort_is_stable)
+{
+    static const size_t sizes[] = { 5, 32, 33, 300 };
+    uint64_t x = 1181783497276652981ull;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t n = sizes[k];
+        uint64_t a[300], b[300];
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            a[i] = b[i] = (x % 4) << 32 | i;
+        }
+        dl_sort_u64_high(a, n, NULL, 32);
+        dl_sort_u64(b, n, NULL);
+        cr_expect(!memcmp(a, b, n * 8), "n %zu", n);
+    }
 }
 
 /* Selection gives the sorted array's k-th value, with nothing greater

@@ -1630,6 +1630,18 @@ void dl_dir_to_prefix(char *dir)
 #define DL_RADIX(name, T)                                                   \
     static void name(T *a, size_t n, T *tmp, unsigned from)                 \
     {                                                                       \
+        if (from >= 8 * sizeof(T))                                          \
+            return;                                                         \
+        if (n <= 32) {  /* insertion: the counts cost more */              \
+            for (size_t i = 1; i < n; i++) {                                \
+                T x = a[i], k = x >> from;                                  \
+                size_t p = i;                                               \
+                for (; p > 0 && (a[p - 1] >> from) > k; p--)                \
+                    a[p] = a[p - 1];                                        \
+                a[p] = x;                                                   \
+            }                                                               \
+            return;                                                         \
+        }                                                                   \
         T *own = tmp ? NULL : xmalloc((n ? n : 1) * sizeof *a);             \
         T *src = a, *dst = tmp ? tmp : own;                                 \
         for (unsigned shift = from; shift < 8 * sizeof(T) && n; shift += 8) {  \

@@ -298,7 +298,7 @@ static int cmd_run_with(int argc, char **argv, struct mdl_spec *spec,
     }
     if (timing)
         fprintf(stderr, "dlsim run: CPU seconds: read %.3f, setup %.3f, engine "
-                "%.3f (%llu events, %.3f us/event), metrics and files %.3f, "
+                "%.3f (%llu events, %.4f us/event), metrics and files %.3f, "
                 "total %.3f\n", c1 - c0, res.cpu_setup, res.cpu_engine,
                 (unsigned long long)res.events,
                 res.events ? 1e6 * res.cpu_engine / (double)res.events : 0.0,
