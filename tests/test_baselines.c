@@ -407,6 +407,39 @@ Test(baselines, gandiva_packs_a_gang_on_one_node)
     clu_free(&c);
 }
 
+/* A gang's node: the lowest sum of its GPUs' utilizations among the GPUs
+ * with room.  Two nodes of 2 GPUs of 16 GB, all busy from 0: a (0.1,
+ * 12 GB) on n0:0, b on n0:1, c on n1:0, d on n1:1 (0.3 and 2 GB each).
+ * At 1, g (2 GPUs, 0.3): n0 sums 0.4, n1 0.6.  With 2 GB g packs on n0;
+ * with 6 GB a's GPU has no room (12 + 6 > 16), n0 holds one GPU for it,
+ * and g packs on n1 -- although n0's sum, memory aside, is the lowest. */
+Test(baselines, gandiva_gang_packing_passes_a_node_short_of_memory)
+{
+    static const char *const mem[] = { "2", "6" };
+    static const char *const want[] = { "n0:0-1", "n1:0-1" };
+    for (int k = 0; k < 2; k++) {
+        char csv[320];
+        snprintf(csv, sizeof csv, "job_id,submit_time,num_gpus,duration,util,"
+                 "mem_gb\na,0,1,100,0.1,12\nb,0,1,100,0.3,2\nc,0,1,100,0.3,2\n"
+                 "d,0,1,100,0.3,2\ng,1,2,10,0.3,%s\n", mem[k]);
+        struct trace t;
+        struct cluster c;
+        struct mdl_spec s;
+        tu_trace(&t, csv);
+        tu_simple_cluster(&c, 2, 2);
+        tu_spec_from(&s, "sd.yaml", half_rate);
+        struct eng *e = tu_run_models(&t, &c, "gandiva:quantum=0", &s);
+        tu_placement(e, "a", "n0:0");
+        tu_placement(e, "d", "n1:1");
+        tu_placement(e, "g", want[k]);
+        cr_expect_eq(e->rt[tu_job(&t, "g")].first_start, US(1), "mem %s", mem[k]);
+        eng_free(e);
+        mdl_spec_free(&s);
+        trc_free(&t);
+        clu_free(&c);
+    }
+}
+
 /* Memory: a (10 GB) and b (8 GB) would exceed the 16 GB GPU, so b is not
  * packed although their utilizations fit: b waits for a (10-12). */
 Test(baselines, gandiva_memory_limits_packing)
