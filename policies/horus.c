@@ -162,6 +162,16 @@ struct horus {
     double ju, jm, jcap, jpen;
     uint32_t jt, scan;
     bool lazy;
+    /* per type, a tree over its nodes (leaf i: tnodes[t][i]) of what the
+     * GPUs with room hold: the fewest jobs, the least memory, the least and
+     * most predicted utilization (as the cost reads it); each a bound on
+     * the device cost of any such GPU below (+inf r: none) */
+    struct hbound {
+        uint32_t leaves;        /* a power of two */
+        double *r, *used, *lo, *hi;     /* [2 * leaves], node 1 the root */
+    } *bt;
+    uint8_t *bdirty;            /* [nnodes] a node's leaf is to be redone */
+    uint32_t *dirty, ndirty;    /* [nnodes] those nodes */
     uint32_t *peek;             /* [lookahead] heap positions */
     struct pheap pq;
     /* A placement depends only on the job and on what the GPUs hold, which
@@ -327,6 +337,15 @@ static void destroy(void *state)
             free(h->tnodes[t]);
             free(h->freebits[t]);
         }
+    for (uint32_t t = 0; h->bt && t < h->c->ntypes; t++) {
+        free(h->bt[t].r);
+        free(h->bt[t].used);
+        free(h->bt[t].lo);
+        free(h->bt[t].hi);
+    }
+    free(h->bt);
+    free(h->bdirty);
+    free(h->dirty);
     free(h->tnodes);
     free(h->freebits);
     free(h->ntn);
@@ -376,13 +395,71 @@ static void cluster_queues(struct horus *h, const struct pol_view *v)
     free(u);
 }
 
-/* Node nd's bit: whether it holds a free GPU now. */
-static void mark_free(struct horus *h, uint32_t nd)
+static inline double dmin(double a, double b) { return a < b ? a : b; }
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+
+/* Node nd's leaf of the bound tree from its GPUs now, and its ancestors
+ * while they change. */
+static void bound_leaf(struct horus *h, const struct pol_view *v, uint32_t nd)
+{
+    const struct clu_node *n = &h->c->nodes[nd];
+    struct hbound *b = &h->bt[n->type];
+    double r = INFINITY, used = INFINITY, lo = INFINITY, hi = -INFINITY;
+    for (uint32_t k = 0; k < n->ngpus; k++) {
+        uint32_t g = n->first_gpu + k;
+        if (h->opos[g] == SIM_NONE)
+            continue;
+        double U = h->cap_util && h->pu[g] > 100 ? 100 : h->pu[g];
+        r = dmin(r, v->nocc[g]);
+        used = dmin(used, v->mem_used[g]);
+        lo = dmin(lo, U);
+        hi = dmax(hi, U);
+    }
+    uint32_t i = b->leaves + h->tpos[nd];
+    b->r[i] = r, b->used[i] = used, b->lo[i] = lo, b->hi[i] = hi;
+    for (i /= 2; i; i /= 2) {
+        r = dmin(b->r[2 * i], b->r[2 * i + 1]);
+        used = dmin(b->used[2 * i], b->used[2 * i + 1]);
+        lo = dmin(b->lo[2 * i], b->lo[2 * i + 1]);
+        hi = dmax(b->hi[2 * i], b->hi[2 * i + 1]);
+        if (r == b->r[i] && used == b->used[i] && lo == b->lo[i] &&
+            hi == b->hi[i])
+            break;
+        b->r[i] = r, b->used[i] = used, b->lo[i] = lo, b->hi[i] = hi;
+    }
+}
+
+/* Node nd's GPUs changed: its bit (whether it holds a free GPU) now, its
+ * bounds when next read (bounds_fresh). */
+static void node_touched(struct horus *h, uint32_t nd)
 {
     const struct clu_node *n = &h->c->nodes[nd];
     uint32_t i = h->tpos[nd];
     uint64_t *w = &h->freebits[n->type][i / 64], bit = UINT64_C(1) << (i % 64);
     *w = n->nfree ? *w | bit : *w & ~bit;
+    if (!h->bdirty[nd]) {
+        h->bdirty[nd] = 1;
+        h->dirty[h->ndirty++] = nd;
+    }
+}
+
+static void bounds_fresh(struct horus *h, const struct pol_view *v)
+{
+    for (uint32_t k = 0; k < h->ndirty; k++) {
+        h->bdirty[h->dirty[k]] = 0;
+        bound_leaf(h, v, h->dirty[k]);
+    }
+    h->ndirty = 0;
+}
+
+/* After a job's GPUs (sorted, so a node's are together) changed. */
+static void gpus_touched(struct horus *h, const uint32_t *gpus, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t nd = h->c->gpu_node[gpus[i]];
+        if (i + 1 == n || h->c->gpu_node[gpus[i + 1]] != nd)
+            node_touched(h, nd);
+    }
 }
 
 static void setup(struct horus *h, const struct pol_view *v)
@@ -419,17 +496,31 @@ static void setup(struct horus *h, const struct pol_view *v)
     h->tpos = xmalloc((c->nnodes ? c->nnodes : 1) * sizeof *h->tpos);
     for (uint32_t nd = 0; nd < c->nnodes; nd++)
         h->ntn[c->nodes[nd].type]++;
+    h->bt = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *h->bt);
+    h->bdirty = xcalloc(c->nnodes ? c->nnodes : 1, 1);
+    h->dirty = xmalloc((c->nnodes ? c->nnodes : 1) * sizeof *h->dirty);
     for (uint32_t t = 0; t < c->ntypes; t++) {
+        struct hbound *b = &h->bt[t];
         h->tnodes[t] = xmalloc((h->ntn[t] + 1) * sizeof **h->tnodes);
         h->freebits[t] = xcalloc(h->ntn[t] / 64 + 1, sizeof **h->freebits);
+        b->leaves = 1;
+        while (b->leaves < h->ntn[t])
+            b->leaves *= 2;
+        b->r = xmalloc(2 * b->leaves * sizeof *b->r);
+        b->used = xmalloc(2 * b->leaves * sizeof *b->used);
+        b->lo = xmalloc(2 * b->leaves * sizeof *b->lo);
+        b->hi = xmalloc(2 * b->leaves * sizeof *b->hi);
+        for (uint32_t i = 0; i < 2 * b->leaves; i++)
+            b->r[i] = b->used[i] = b->lo[i] = INFINITY, b->hi[i] = -INFINITY;
         h->ntn[t] = 0;
     }
     for (uint32_t nd = 0; nd < c->nnodes; nd++) {
         uint32_t t = c->nodes[nd].type;
         h->tpos[nd] = h->ntn[t];
         h->tnodes[t][h->ntn[t]++] = nd;
-        mark_free(h, nd);
+        node_touched(h, nd);
     }
+    bounds_fresh(h, v);
     if (h->plus)
         cluster_queues(h, v);
 }
@@ -479,9 +570,8 @@ static void started(struct horus *h, const struct pol_view *v, uint32_t job)
         h->pu[g] += u;
         if (v->nocc[g] == h->limit)
             open_del(h, v->rt[job].type, g);
-        if (v->nocc[g] == 1)
-            mark_free(h, v->clu->gpu_node[g]);
     }
+    gpus_touched(h, v->rt[job].gpus, v->rt[job].ngpus);
 }
 
 static void finished(void *state, const struct pol_view *v, uint32_t job)
@@ -494,9 +584,8 @@ static void finished(void *state, const struct pol_view *v, uint32_t job)
         h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
         if ((uint32_t)v->nocc[g] + 1 == h->limit)
             open_add(h, v->rt[job].type, g);
-        if (!v->nocc[g])
-            mark_free(h, v->clu->gpu_node[g]);
     }
+    gpus_touched(h, v->rt[job].gpus, v->rt[job].ngpus);
 }
 
 /* ------------------------------------------------------------ placement */
@@ -712,6 +801,43 @@ static bool plan_free_first(struct horus *h, const struct pol_view *v,
     return done;
 }
 
+/* The least device cost any GPU with room below bound-tree node i can
+ * have for the job being planned: each term of device_cost from the least
+ * (or nearest) of what those GPUs hold, every rounding step monotone in
+ * the terms it adds, so never above the exact cost. */
+static double node_bound(const struct horus *h, const struct hbound *b,
+                         uint32_t i)
+{
+    double cap = h->jcap, u = h->ju;
+    double mem = cap > 0 ? (b->used[i] + h->jm) / cap : 0;
+    double slo = b->lo[i] + u - 100, shi = b->hi[i] + u - 100;
+    double f = slo > 0 ? h->w_over * slo : shi < 0 ? -shi : 0;
+    return h->w_mem * mem + f / 100 + b->r[i] + h->jpen;
+}
+
+/* The first node in index order of the lowest minimum cost (the plan's
+ * first anchor) below bound-tree node i, below *best (it and *first
+ * updated); a subtree whose bound is not below *best is passed: it holds
+ * no lower cost, and an equal one only on later nodes. */
+static void first_node(struct horus *h, const struct pol_view *v,
+                       const struct hbound *b, uint32_t i, double *best,
+                       uint32_t *first)
+{
+    if (b->r[i] == INFINITY || !(node_bound(h, b, i) < *best))
+        return;
+    if (i < b->leaves) {
+        first_node(h, v, b, 2 * i, best, first);
+        first_node(h, v, b, 2 * i + 1, best, first);
+        return;
+    }
+    uint32_t nd = h->tnodes[h->jt][i - b->leaves];
+    node_eval(h, v, nd);
+    if (h->ncand[nd] && h->ncost[nd] < *best) {
+        *best = h->ncost[nd];
+        *first = nd;
+    }
+}
+
 /* The full Horus plan for j on type t; writes it to h->plan and returns
  * its measure (nodes = 0: none). */
 static struct plan plan_type(struct horus *h, const struct pol_view *v,
@@ -733,6 +859,22 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
     }
     if (plan_free_first(h, v, g, t, &best))
         return best;
+    if (g <= c->types[t].max_node_gpus) {
+        /* the first anchor, through the bound tree: when it holds the gang
+         * the plan is its (see below) */
+        double bc = INFINITY;
+        uint32_t first = SIM_NONE;
+        if (++h->cur == 0) {
+            memset(h->stamp, 0, c->nnodes * sizeof *h->stamp);
+            h->cur = 1;
+        }
+        bounds_fresh(h, v);
+        first_node(h, v, &h->bt[t], 1, &bc, &first);
+        if (first != SIM_NONE && h->ncand[first] >= g) {
+            fill_node(h, v, first, g, h->plan);
+            return (struct plan){ 1, h->ncost[first], first, t };
+        }
+    }
     if (++h->cur == 0) {
         memset(h->stamp, 0, c->nnodes * sizeof *h->stamp);
         h->cur = 1;

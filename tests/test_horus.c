@@ -165,6 +165,27 @@ Test(horus, gang_plan_prefers_the_anchors_rack)
     clu_free(&c);
 }
 
+/* No GPU free: the cheapest node, ties to the lower index.  Two nodes of
+ * one GPU: a (0.5) on n0, b (0.5) on n1 at 0.  At 1, c (0.3) costs 0.2 +
+ * 1 = 1.2 on both: n0; then d (0.3): n0 now 2.16 (s = 80 + 30 - 100 = 10,
+ * 1.6 * 0.1 + 2), n1 still 1.2: n1. */
+Test(horus, busy_cluster_ties_go_to_the_lower_node)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
+             "a,0,1,100,0.5\nb,0,1,100,0.5\nc,1,1,10,0.3\nd,1,1,10,0.3\n");
+    tu_simple_cluster(&c, 2, 1);
+    struct eng *e = horus_run(&t, &c, "horus");
+    tu_placement(e, "a", "n0:0");
+    tu_placement(e, "b", "n1:0");
+    tu_placement(e, "c", "n0:0");
+    tu_placement(e, "d", "n1:0");
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
 /* Gangs beside running jobs: nodes with a free GPU come first in plan
  * order (a free GPU costs less than any shared one), and a plan still
  * takes the anchor's shared GPUs and its rack's before another rack's
