@@ -37,7 +37,16 @@
  * GPUs is the best plan: the fast path asks the shared placement
  * (pol_place, fullest node first) for it, on the type whose exclusive cost
  * is lowest; only otherwise, and for gangs larger than a node (whose plan
- * follows racks), is the full plan computed (O(GPUs of the type)).
+ * follows racks), is the full plan computed.  Two readings find it without
+ * costing every GPU of the type with room, each exact (the same plan;
+ * scan=full costs every one, the reference the tests compare with): while
+ * a free GPU costs less than any shared one can (c0 below a lower bound of
+ * the shared cost), the nodes with a free GPU lead the plan order, all at
+ * c0, in index order, so a plan that reads only them is read from them
+ * (plan_free_first); and where many GPUs have room, the first anchor (the
+ * cheapest node) is found by a branch and bound over a tree of per-node
+ * bounds on the cost (first_node): when it holds the gang, the plan is
+ * its.  Otherwise the full scan (O(GPUs of the type with room)).
  *
  * Both readings.  The defaults above are the paper's evident intent.
  * variant=authors reads the authors' public simulator literally, through
@@ -127,6 +136,7 @@ struct horus {
     bool cap_util;              /* U(d) capped at 100 */
     bool anchors_tasks;         /* anchors=tasks: the job's GPU count */
     bool one_start;             /* at most one start per instant */
+    bool full_scan;             /* scan=full: every plan by the full scan */
     simtime_t tick;             /* one_start: wake this long after a start */
     double *pen;                /* [ntypes] w_speed term of the job placed */
     struct hheap *q;            /* [nq] */
@@ -255,6 +265,10 @@ static int create(void **state, const struct pol_args *args,
         rc = pol_arg_placement(a, &h->mode, err);
     if (!rc)
         rc = pol_arg_enum(a, "gpu_order", orders, &order, err);
+    static const char *const scans[] = { "auto", "full", NULL };
+    int scan = 0;
+    if (!rc)
+        rc = pol_arg_enum(a, "scan", scans, &scan, err);
     if (!rc)
         rc = pol_arg_long(a, "lookahead", 1, 1000, &la, err);
     if (!rc)
@@ -286,6 +300,7 @@ static int create(void **state, const struct pol_args *args,
         return rc;
     }
     h->index_order = order == 1;
+    h->full_scan = scan == 1;
     h->lookahead = (uint32_t)la;
     h->max_per_gpu = (uint32_t)mx;
     h->anchors = (uint32_t)an;
@@ -857,11 +872,13 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
         memset(h->stamp, 0, c->nnodes * sizeof *h->stamp);
         h->cur = 1;
     }
-    if (plan_free_first(h, v, g, t, &best))
+    if (!h->full_scan && plan_free_first(h, v, g, t, &best))
         return best;
-    if (g <= c->types[t].max_node_gpus) {
+    if (!h->full_scan && g <= c->types[t].max_node_gpus && h->nopen[t] >= 128) {
         /* the first anchor, through the bound tree: when it holds the gang
-         * the plan is its (see below) */
+         * the plan is its (see below); none: no GPU is a candidate, no
+         * plan (the tree saves more than its walk costs only where many
+         * GPUs have room) */
         double bc = INFINITY;
         uint32_t first = SIM_NONE;
         if (++h->cur == 0) {
@@ -870,7 +887,9 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
         }
         bounds_fresh(h, v);
         first_node(h, v, &h->bt[t], 1, &bc, &first);
-        if (first != SIM_NONE && h->ncand[first] >= g) {
+        if (first == SIM_NONE)
+            return best;
+        if (h->ncand[first] >= g) {
             fill_node(h, v, first, g, h->plan);
             return (struct plan){ 1, h->ncost[first], first, t };
         }
@@ -1098,6 +1117,10 @@ static const struct pol_opt horus_opts[] = {
                          "event); variant: 0, authors: 1" },
     { "w_speed", "0", "weight of the speed term w * (T_type / T_fastest - 1) "
                       "of the device cost (predicted run times; 0 = off)" },
+    { "scan", "auto", "how plans are found, the same plans either way: auto "
+                      "(from the nodes with a free GPU, or the cheapest node "
+                      "through a bound tree, when they decide) or full (every "
+                      "GPU with room, each plan: the reference)" },
     { NULL, NULL, NULL },
 };
 

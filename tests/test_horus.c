@@ -510,6 +510,64 @@ Test(horus, bad_options)
     cr_expect_eq(pol_parse("horus:depth=2", &p, &a, &err), DL_EINPUT);
 }
 
+/* The fast readings of a plan (from the nodes with a free GPU; the
+ * cheapest node through the bound tree, used where 128 GPUs or more have
+ * room) give the full scan's plans: random busy workloads on 352 GPUs in
+ * three racks, every job's start, end and first GPUs equal under
+ * scan=auto and scan=full, for several option sets. */
+Test(horus, fast_plans_equal_the_full_scan)
+{
+    static const char *const opts[] = { "", "anchors=1,", "w_speed=1,",
+                                        "cap_util=1,max_per_gpu=2,",
+                                        "mem_reserve=0,anchors=tasks,",
+                                        "variant=plus,lookahead=1," };
+    for (int seed = 1; seed <= 6; seed++) {
+        srand((unsigned)seed);
+        char *csv = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&csv, &len);
+        fputs("job_id,submit_time,num_gpus,duration,util,mem_gb\n", f);
+        for (int j = 0, ts = 0; j < 900; j++) {
+            static const int g[] = { 1, 1, 1, 1, 2, 2, 3, 4, 5, 8, 12, 16 };
+            ts += rand() % 3;
+            fprintf(f, "j%d,%d,%d,%d,%.2f,%d\n", j, ts, g[rand() % 12],
+                    20 + rand() % 400, 0.05 + (rand() % 95) / 100.0,
+                    rand() % 14);
+        }
+        fclose(f);
+        struct trace t;
+        struct cluster c;
+        tu_trace(&t, csv);
+        free(csv);
+        tu_cluster(&c, "name: big\ngpu_types: [{name: A, memory_gb: 16, speed: 1},"
+                   " {name: B, memory_gb: 32, speed: 1.5}]\n"
+                   "nodes:\n  - {count: 24, gpus: 4, gpu_type: A, rack: x}\n"
+                   "  - {count: 16, gpus: 4, gpu_type: A, rack: y}\n"
+                   "  - {count: 24, gpus: 8, gpu_type: B, rack: z}\n");
+        for (size_t k = 0; k < sizeof opts / sizeof *opts; k++) {
+            char pa[128], pf[128];
+            snprintf(pa, sizeof pa, "horus:%sscan=auto", opts[k]);
+            snprintf(pf, sizeof pf, "horus:%sscan=full", opts[k]);
+            struct eng *a = horus_run(&t, &c, pa), *b = horus_run(&t, &c, pf);
+            for (uint32_t j = 0; j < t.njobs; j++) {
+                const struct job_rt *x = &a->rt[j], *y = &b->rt[j];
+                cr_assert_eq(x->first_start, y->first_start, "seed %d %s job %u",
+                             seed, pa, j);
+                cr_assert_eq(x->finish, y->finish, "seed %d %s job %u", seed,
+                             pa, j);
+                const uint32_t *ga = eng_first_gpus(a, j), *gb = eng_first_gpus(b, j);
+                cr_assert(ga && gb && x->first_ngpus == y->first_ngpus &&
+                          !memcmp(ga, gb, x->first_ngpus * sizeof *ga),
+                          "seed %d %s job %u: other GPUs", seed, pa, j);
+            }
+            eng_free(a);
+            eng_free(b);
+        }
+        trc_free(&t);
+        clu_free(&c);
+    }
+}
+
 /* Random small traces on small clusters, with utilizations and memory:
  * every job finishes and the invariants hold at every instant. */
 Test(horus, random_runs_finish)
