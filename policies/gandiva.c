@@ -215,11 +215,6 @@ struct gd_tree {
      * g-th lowest summed utilization among a node's passing GPUs (memory
      * aside), for gangs that must fit one node */
     double *kth;
-    /* the same layout: the lowest sum of a node's g lowest (in order, as
-     * pack_on adds them), memory aside; and per leaf the most memory a
-     * passing GPU holds (-inf: none held) */
-    double *psum;
-    double *mmax;               /* [2 * leaves], leaves only */
 };
 
 struct gd_shape {               /* a gang shape: its waiting jobs, failures */
@@ -547,12 +542,8 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
             tr->us[i] = tr->mem[i] = HUGE_VAL;
         size_t nk = ((size_t)s->tbig[t] + 1) * 2 * tr->leaves;
         tr->kth = xmalloc(nk * sizeof *tr->kth);
-        tr->psum = xmalloc(nk * sizeof *tr->psum);
         for (size_t i = 0; i < nk; i++)
-            tr->kth[i] = tr->psum[i] = HUGE_VAL;
-        tr->mmax = xmalloc(2 * tr->leaves * sizeof *tr->mmax);
-        for (uint32_t i = 0; i < 2 * tr->leaves; i++)
-            tr->mmax[i] = -HUGE_VAL;
+            tr->kth[i] = HUGE_VAL;
     }
     for (uint32_t nd = 0; nd < c->nnodes; nd++)      /* cached when asked */
         node_dirty(s, nd);
@@ -840,30 +831,18 @@ static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
         uint32_t i = tr->leaves + s->tpos[nd] - s->tfirst[t];
         tr->us[i] = e->n ? e->us[0] : HUGE_VAL;
         tr->mem[i] = HUGE_VAL;
-        tr->mmax[i] = -HUGE_VAL;
-        for (uint32_t q = 0; q < e->n; q++) {
+        for (uint32_t q = 0; q < e->n; q++)
             tr->mem[i] = dmin(tr->mem[i], e->mem[q]);
-            if (e->mem[q] > tr->mmax[i])
-                tr->mmax[i] = e->mem[q];
-        }
         size_t w = 2 * (size_t)tr->leaves;
         uint32_t big = s->tbig[t];
-        double sum = e->n ? e->us[0] : 0;
-        for (uint32_t g = 2; g <= big; g++) {
+        for (uint32_t g = 2; g <= big; g++)
             tr->kth[g * w + i] = e->n >= g ? e->us[g - 1] : HUGE_VAL;
-            if (e->n >= g)
-                sum += e->us[g - 1];
-            tr->psum[g * w + i] = e->n >= g ? sum : HUGE_VAL;
-        }
         for (i /= 2; i; i /= 2) {
             tr->us[i] = dmin(tr->us[2 * i], tr->us[2 * i + 1]);
             tr->mem[i] = dmin(tr->mem[2 * i], tr->mem[2 * i + 1]);
-            for (uint32_t g = 2; g <= big; g++) {
+            for (uint32_t g = 2; g <= big; g++)
                 tr->kth[g * w + i] = dmin(tr->kth[g * w + 2 * i],
                                           tr->kth[g * w + 2 * i + 1]);
-                tr->psum[g * w + i] = dmin(tr->psum[g * w + 2 * i],
-                                           tr->psum[g * w + 2 * i + 1]);
-            }
         }
     }
     s->ndirt = 0;
@@ -909,49 +888,6 @@ static void tree_nodes(struct gandiva *s, const struct gd_tree *tr,
         tree_nodes(s, tr, tfirst, 2 * i + 1, m, gb, n, mfree);
     } else {
         s->cand[(*n)++] = s->tnodes[tfirst + i - tr->leaves];
-    }
-}
-
-/* The first node in node order, below tree node i, of the lowest sum of
- * its g lowest passing GPUs with room for m, when each of those is at most
- * lim, and that sum below *best (it and *node updated): what pack_on's
- * walk over every node picks for a gang one node holds.  A subtree whose
- * lowest g-th utilization exceeds lim, or whose lowest sum is not below
- * *best, is passed: the memory rule only takes GPUs away, which raises
- * both (the sums adding larger terms in the same order). */
-static void tree_single(const struct gandiva *s, const struct gd_tree *tr,
-                        uint32_t tfirst, uint32_t i, uint32_t g, double m,
-                        double gb, double lim, double *best, uint32_t *node)
-{
-    size_t at = (size_t)g * 2 * tr->leaves + i;
-    if (tr->kth[at] > lim || !(tr->psum[at] < *best) ||
-        !mem_fits(tr->mem[i], m, gb))
-        return;
-    if (i < tr->leaves) {
-        tree_single(s, tr, tfirst, 2 * i, g, m, gb, lim, best, node);
-        tree_single(s, tr, tfirst, 2 * i + 1, g, m, gb, lim, best, node);
-        return;
-    }
-    uint32_t nd = s->tnodes[tfirst + i - tr->leaves];
-    if (mem_fits(tr->mmax[i], m, gb)) {     /* every one has room */
-        *best = tr->psum[at];
-        *node = nd;
-        return;
-    }
-    const struct gd_ncache *e = &s->nc[nd];
-    double sum = 0;
-    uint32_t k = 0;
-    for (uint32_t q = 0; q < e->n && k < g; q++) {
-        if (!mem_fits(e->mem[q], m, gb))
-            continue;
-        if (e->us[q] > lim)
-            break;              /* by utilization: so are the rest */
-        sum += e->us[q];
-        k++;
-    }
-    if (k == g && sum < *best) {
-        *best = sum;
-        *node = nd;
     }
 }
 
@@ -1055,19 +991,6 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
         if (low > lim) {
             *bound = s->util_cap + 1e-9 - low + 1e-12;
             return false;
-        }
-    }
-    if (g <= big) {             /* a node that holds it, through the tree */
-        double bs = HUGE_VAL;
-        uint32_t nd = SIM_NONE, k = 0;
-        tree_single(s, &s->trees[t], s->tfirst[t], 1, g, m, gb, lim, &bs, &nd);
-        const struct gd_ncache *e = nd == SIM_NONE ? NULL : &s->nc[nd];
-        for (uint32_t q = 0; e && q < e->n && k < g; q++)
-            if (mem_fits(e->mem[q], m, gb))
-                s->gpus[k++] = e->gpu[q];
-        if (e) {
-            qsort(s->gpus, g, sizeof *s->gpus, cmp_u32);
-            return true;
         }
     }
     size_t nn = 0, nall = 0, ntake = 0;
@@ -1926,8 +1849,6 @@ static void destroy(void *state)
         free(s->trees[t].us);
         free(s->trees[t].mem);
         free(s->trees[t].kth);
-        free(s->trees[t].psum);
-        free(s->trees[t].mmax);
     }
     free(s->trees);
     free(s->tbig);
