@@ -63,8 +63,8 @@ int eng_check(struct eng *e, simtime_t prev)
         if (!(w >= -1e-6 * (r->rate + 1)) || r->finish_at <= e->now)
             return eng_fail(e, "job %s has negative remaining work %g", tj->id, w);
         /* its rate is its solo rate at its slowest GPU's slowdown */
-        double want = r->base_rate * shr_factor(e, j, r->type, r->gpus,
-                                                  r->ngpus);
+        double want = r->base_rate * shr_factor_fresh(e, j, r->type, r->gpus,
+                                                        r->ngpus);
         if (r->rate != want)
             return eng_fail(e, "job %s runs at rate %.17g, its co-runners allow "
                         "%.17g", tj->id, r->rate, want);

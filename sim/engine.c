@@ -241,6 +241,11 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     e->usum = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->usum);
     e->uuse = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->uuse);
     e->mem_used = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->mem_used);
+    e->sfac = xcalloc_big((size_t)(c->ngpus ? c->ngpus : 1) * e->max_share,
+                          sizeof *e->sfac);
+    e->sstamp = xcalloc_big((size_t)(c->ngpus ? c->ngpus : 1) * e->max_share,
+                            sizeof *e->sstamp);
+    e->sver = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->sver);
     e->scratch = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->scratch);
     e->tr = t;
     e->clu = c;
@@ -342,6 +347,9 @@ void eng_free(struct eng *e)
     mdl_perf_free(e->perf);
     free(e->nocc);
     free(e->occ);
+    free(e->sfac);
+    free(e->sstamp);
+    free(e->sver);
     free(e->usum);
     free(e->uuse);
     free(e->mem_used);

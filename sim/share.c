@@ -17,12 +17,14 @@
 
 #include <string.h>
 
-double shr_factor(const struct eng *e, uint32_t j, uint32_t type,
-                  const uint32_t *gpus, uint32_t n)
+/* shr_factor's walk; cache: whether to read and keep sfac. */
+static inline double factor(struct eng *e, uint32_t j, uint32_t type,
+                            const uint32_t *gpus, uint32_t n, bool cache)
 {
     double f = 1;
     const uint32_t *prev = NULL;        /* the last GPU's co-runners */
     uint32_t nprev = 0;
+    size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i], c = e->nocc[g];
         const uint32_t *o = eng_gpu_jobs(e, g);
@@ -31,7 +33,20 @@ double shr_factor(const struct eng *e, uint32_t j, uint32_t type,
              * and the model (a function of them) the same factor */
             if (prev && c == nprev && !memcmp(o, prev, c * sizeof *o))
                 continue;
-            double x = mdl_perf_shared(e->perf, type, j, o, c);
+            uint32_t k = 0;
+            while (cache && k < c && o[k] != j)
+                k++;
+            size_t at = (size_t)g * ms + k;
+            double x;
+            if (cache && k < c && e->sstamp[at] == e->sver[g] + 1) {
+                x = e->sfac[at];
+            } else {
+                x = mdl_perf_shared(e->perf, type, j, o, c);
+                if (cache && k < c) {
+                    e->sfac[at] = x;
+                    e->sstamp[at] = e->sver[g] + 1;
+                }
+            }
             if (x < f)
                 f = x;
             prev = o;
@@ -39,6 +54,18 @@ double shr_factor(const struct eng *e, uint32_t j, uint32_t type,
         }
     }
     return f;
+}
+
+double shr_factor(struct eng *e, uint32_t j, uint32_t type,
+                  const uint32_t *gpus, uint32_t n)
+{
+    return factor(e, j, type, gpus, n, true);
+}
+
+double shr_factor_fresh(const struct eng *e, uint32_t j, uint32_t type,
+                        const uint32_t *gpus, uint32_t n)
+{
+    return factor((struct eng *)e, j, type, gpus, n, false);
 }
 
 /* A GPU's sum (of solo utilizations, effective; or of solo utilization
@@ -84,6 +111,7 @@ uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     double *usum = e->usum, *uuse = e->uuse, *mem_used = e->mem_used;
     uint8_t *nocc = e->nocc;
     uint32_t *occ = e->occ, *scratch = e->scratch;
+    uint64_t *sver = e->sver;
     size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i], k = nocc[g];
@@ -93,6 +121,7 @@ uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
             shared++;
         occ[(size_t)g * ms + k] = j;
         nocc[g] = (uint8_t)(k + 1);
+        sver[g]++;
         mem_used[g] += m;
         cap_add(&usum[g], u, &eff);
         cap_add(&uuse[g], uf, &use);
@@ -114,10 +143,12 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
     double *usum = e->usum, *uuse = e->uuse, *mem_used = e->mem_used;
     uint8_t *nocc = e->nocc;
     uint32_t *occ = e->occ, *scratch = e->scratch, *gpu_job = e->clu->gpu_job;
+    uint64_t *sver = e->sver;
     const uint32_t *gpus = r->gpus;
     size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i], c = nocc[g];
+        sver[g]++;
         if (c == 1) {           /* alone: the GPU empties, its sums reset */
             eff += 0 - (usum[g] < 1 ? usum[g] : 1);
             use += 0 - (uuse[g] < 1 ? uuse[g] : 1);

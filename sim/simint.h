@@ -73,6 +73,11 @@ struct eng {
                                    rate of the jobs on the GPU (each
                                    job's credited factor: job_rt.ufac) */
     double *mem_used;           /* [ngpus] GB (unknown = 0) */
+    /* the slowdown of the job in occ slot k of GPU g given its co-runners
+     * there, sfac[g * max_share + k], while sstamp of it is sver[g] + 1
+     * (sver[g] counts the changes of g's jobs; calloc'd: all unknown) */
+    double *sfac;
+    uint64_t *sstamp, *sver;
     uint32_t *touched;          /* scratch: jobs whose co-runners changed */
     size_t ntouched, captouched;
     uint32_t *touch_mark;       /* [njobs] touch_cur when listed in touched
@@ -146,9 +151,14 @@ int eng_check_final(struct eng *e);
 /* ------------------------------------------------- co-location (share.c) */
 
 /* The factor in (0, 1] job j runs at on gpus[0..n) of type: that of its
- * slowest GPU given the co-runners there (j itself skipped). */
-double shr_factor(const struct eng *e, uint32_t j, uint32_t type,
+ * slowest GPU given the co-runners there (j itself skipped).  A GPU that
+ * j occupies and whose jobs did not change since the last call reuses the
+ * model's answer (sfac). */
+double shr_factor(struct eng *e, uint32_t j, uint32_t type,
                   const uint32_t *gpus, uint32_t n);
+/* The same, every factor asked of the model again (--check's reference). */
+double shr_factor_fresh(const struct eng *e, uint32_t j, uint32_t type,
+                        const uint32_t *gpus, uint32_t n);
 /* Job j joins gpus[0..n), credited at factor f (rate / solo rate); the
  * GPUs that were empty are left in e->scratch, their count returned. */
 uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
