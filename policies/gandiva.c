@@ -416,12 +416,6 @@ static void vh_add(const struct gandiva *s, const struct pol_view *v,
     vh_push(h, (struct gd_val){ val, j, s->ver[j] });
 }
 
-/* The lower of a and b (no NaN here: fmin's call is not needed). */
-static inline double dmin(double a, double b)
-{
-    return b < a ? b : a;
-}
-
 /* Place i of sh's FIFO now holds a waiting job (u, m), or none (+inf). */
 static void qt_set(struct gd_shape *sh, size_t i, double u, double m)
 {
@@ -433,8 +427,8 @@ static void qt_set(struct gd_shape *sh, size_t i, double u, double m)
     sh->tu[k] = u;
     sh->tm[k] = m;
     for (k /= 2; k; k /= 2) {
-        double nu = dmin(sh->tu[2 * k], sh->tu[2 * k + 1]);
-        double nm = dmin(sh->tm[2 * k], sh->tm[2 * k + 1]);
+        double nu = pol_dmin(sh->tu[2 * k], sh->tu[2 * k + 1]);
+        double nm = pol_dmin(sh->tm[2 * k], sh->tm[2 * k + 1]);
         if (nu == sh->tu[k] && nm == sh->tm[k])
             break;              /* and so every node above */
         sh->tu[k] = nu;
@@ -462,8 +456,8 @@ static void qt_build(struct gd_shape *sh)
         sh->tm[w + i] = live ? sh->q[i].m : HUGE_VAL;
     }
     for (size_t k = w - 1; k; k--) {
-        sh->tu[k] = dmin(sh->tu[2 * k], sh->tu[2 * k + 1]);
-        sh->tm[k] = dmin(sh->tm[2 * k], sh->tm[2 * k + 1]);
+        sh->tu[k] = pol_dmin(sh->tu[2 * k], sh->tu[2 * k + 1]);
+        sh->tm[k] = pol_dmin(sh->tm[2 * k], sh->tm[2 * k + 1]);
     }
     sh->tstale = false;
     sh->tpassed = 0;
@@ -832,16 +826,16 @@ static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
         tr->us[i] = e->n ? e->us[0] : HUGE_VAL;
         tr->mem[i] = HUGE_VAL;
         for (uint32_t q = 0; q < e->n; q++)
-            tr->mem[i] = dmin(tr->mem[i], e->mem[q]);
+            tr->mem[i] = pol_dmin(tr->mem[i], e->mem[q]);
         size_t w = 2 * (size_t)tr->leaves;
         uint32_t big = s->tbig[t];
         for (uint32_t g = 2; g <= big; g++)
             tr->kth[g * w + i] = e->n >= g ? e->us[g - 1] : HUGE_VAL;
         for (i /= 2; i; i /= 2) {
-            tr->us[i] = dmin(tr->us[2 * i], tr->us[2 * i + 1]);
-            tr->mem[i] = dmin(tr->mem[2 * i], tr->mem[2 * i + 1]);
+            tr->us[i] = pol_dmin(tr->us[2 * i], tr->us[2 * i + 1]);
+            tr->mem[i] = pol_dmin(tr->mem[2 * i], tr->mem[2 * i + 1]);
             for (uint32_t g = 2; g <= big; g++)
-                tr->kth[g * w + i] = dmin(tr->kth[g * w + 2 * i],
+                tr->kth[g * w + i] = pol_dmin(tr->kth[g * w + 2 * i],
                                           tr->kth[g * w + 2 * i + 1]);
         }
     }

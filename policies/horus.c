@@ -347,12 +347,9 @@ static void destroy(void *state)
     free(h->best);
     free(h->gbuf);
     free(h->visit);
-    if (h->tnodes)
-        for (uint32_t t = 0; t < h->c->ntypes; t++) {
-            free(h->tnodes[t]);
-            free(h->freebits[t]);
-        }
     for (uint32_t t = 0; h->bt && t < h->c->ntypes; t++) {
+        free(h->tnodes[t]);
+        free(h->freebits[t]);
         free(h->bt[t].r);
         free(h->bt[t].used);
         free(h->bt[t].lo);
@@ -410,9 +407,6 @@ static void cluster_queues(struct horus *h, const struct pol_view *v)
     free(u);
 }
 
-static inline double dmin(double a, double b) { return a < b ? a : b; }
-static inline double dmax(double a, double b) { return a > b ? a : b; }
-
 /* Node nd's leaf of the bound tree from its GPUs now, and its ancestors
  * while they change. */
 static void bound_leaf(struct horus *h, const struct pol_view *v, uint32_t nd)
@@ -425,18 +419,18 @@ static void bound_leaf(struct horus *h, const struct pol_view *v, uint32_t nd)
         if (h->opos[g] == SIM_NONE)
             continue;
         double U = h->cap_util && h->pu[g] > 100 ? 100 : h->pu[g];
-        r = dmin(r, v->nocc[g]);
-        used = dmin(used, v->mem_used[g]);
-        lo = dmin(lo, U);
-        hi = dmax(hi, U);
+        r = pol_dmin(r, v->nocc[g]);
+        used = pol_dmin(used, v->mem_used[g]);
+        lo = pol_dmin(lo, U);
+        hi = pol_dmax(hi, U);
     }
     uint32_t i = b->leaves + h->tpos[nd];
     b->r[i] = r, b->used[i] = used, b->lo[i] = lo, b->hi[i] = hi;
     for (i /= 2; i; i /= 2) {
-        r = dmin(b->r[2 * i], b->r[2 * i + 1]);
-        used = dmin(b->used[2 * i], b->used[2 * i + 1]);
-        lo = dmin(b->lo[2 * i], b->lo[2 * i + 1]);
-        hi = dmax(b->hi[2 * i], b->hi[2 * i + 1]);
+        r = pol_dmin(b->r[2 * i], b->r[2 * i + 1]);
+        used = pol_dmin(b->used[2 * i], b->used[2 * i + 1]);
+        lo = pol_dmin(b->lo[2 * i], b->lo[2 * i + 1]);
+        hi = pol_dmax(b->hi[2 * i], b->hi[2 * i + 1]);
         if (r == b->r[i] && used == b->used[i] && lo == b->lo[i] &&
             hi == b->hi[i])
             break;
@@ -853,6 +847,15 @@ static void first_node(struct horus *h, const struct pol_view *v,
     }
 }
 
+/* A new visit mark: no node is costed (stamp) for the plan begun. */
+static void new_marks(struct horus *h)
+{
+    if (++h->cur == 0) {
+        memset(h->stamp, 0, h->c->nnodes * sizeof *h->stamp);
+        h->cur = 1;
+    }
+}
+
 /* The full Horus plan for j on type t; writes it to h->plan and returns
  * its measure (nodes = 0: none). */
 static struct plan plan_type(struct horus *h, const struct pol_view *v,
@@ -868,10 +871,7 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
     h->jt = t;
     h->jcap = c->types[t].memory_gb;
     h->jpen = h->pen[t];
-    if (++h->cur == 0) {
-        memset(h->stamp, 0, c->nnodes * sizeof *h->stamp);
-        h->cur = 1;
-    }
+    new_marks(h);
     if (!h->full_scan && plan_free_first(h, v, g, t, &best))
         return best;
     if (!h->full_scan && g <= c->types[t].max_node_gpus && h->nopen[t] >= 128) {
@@ -881,10 +881,6 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
          * GPUs have room) */
         double bc = INFINITY;
         uint32_t first = SIM_NONE;
-        if (++h->cur == 0) {
-            memset(h->stamp, 0, c->nnodes * sizeof *h->stamp);
-            h->cur = 1;
-        }
         bounds_fresh(h, v);
         first_node(h, v, &h->bt[t], 1, &bc, &first);
         if (first == SIM_NONE)
@@ -894,10 +890,7 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
             return (struct plan){ 1, h->ncost[first], first, t };
         }
     }
-    if (++h->cur == 0) {
-        memset(h->stamp, 0, c->nnodes * sizeof *h->stamp);
-        h->cur = 1;
-    }
+    new_marks(h);
     /* only the GPUs with room (open[t]) can be candidates; their nodes
      * are the plan's, each with its minimum cost and candidate count */
     for (uint32_t i = 0; i < h->nopen[t]; i++) {

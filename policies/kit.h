@@ -132,4 +132,16 @@ uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
 
 #include "sim/base/heap.h"     /* HEAP_DEFINE: one heap for everything */
 
+/* The lower and the higher of a and b (no NaN in a policy's sums and
+ * bounds: fmin's library call is not needed). */
+static inline double pol_dmin(double a, double b)
+{
+    return b < a ? b : a;
+}
+
+static inline double pol_dmax(double a, double b)
+{
+    return b > a ? b : a;
+}
+
 #endif
