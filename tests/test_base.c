@@ -286,7 +286,21 @@ Test(base_io, read_file_limits_are_located)
     cr_expect_eq(dl_read_file(tu_tmp_path("long.txt"), 100, 10, &b, &n, &e),
                  DL_EINPUT);
     cr_expect_eq(e.line, 2);
+    cr_expect_eq(e.col, 11);
     cr_expect(strstr(e.msg, "line longer than 10 bytes"), "%s", e.msg);
+    /* a gzip stream cut short: where its data ended (the fuzzer's input
+     * was the two magic bytes alone) */
+    sh_ok("printf 'ab\\ncde\\n' | gzip -c | head -c 12 > cut2.gz && "
+          "printf '\\037\\213' > magic.gz%s", "");
+    cr_expect_eq(dl_read_file(tu_tmp_path("cut2.gz"), 100, 10, &b, &n, &e),
+                 DL_EINPUT);
+    cr_expect(strstr(e.msg, "truncated gzip stream"), "%s", e.msg);
+    cr_expect(e.line >= 1 && e.col >= 1, "%ld:%ld", e.line, e.col);
+    cr_expect_eq(dl_read_file(tu_tmp_path("magic.gz"), 100, 0, &b, &n, &e),
+                 DL_EINPUT);
+    cr_expect_eq(e.line, 1);
+    cr_expect_eq(e.col, 1);
+    cr_expect_null(b);
     /* a NUL byte past the first buffer: line and column */
     FILE *f = fopen(tu_tmp_path("nul.txt"), "wb");
     for (int i = 0; i < 20000; i++)
@@ -347,7 +361,7 @@ static void gzip_cases(void)
     while ((r = dl_in_read(in, buf, sizeof buf)) > 0)
         ;
     cr_assert_eq(r, -1);
-    cr_expect_eq(dl_in_fail(in, 3, &e), DL_EINPUT);
+    cr_expect_eq(dl_in_fail(in, 3, 0, &e), DL_EINPUT);
     cr_expect_eq(e.line, 3);
     cr_expect(strstr(e.msg, "truncated gzip stream"), "%s", e.msg);
     dl_in_close(in);
@@ -356,8 +370,9 @@ static void gzip_cases(void)
     while ((r = dl_in_read(in, buf, sizeof buf)) > 0)
         ;
     cr_assert_eq(r, -1);
-    cr_expect_eq(dl_in_fail(in, 0, &e), DL_EINPUT);
+    cr_expect_eq(dl_in_fail(in, 7, 2, &e), DL_EINPUT);
     cr_expect(strstr(e.msg, "larger than 8 bytes unpacked"), "%s", e.msg);
+    cr_expect_eq(e.line, 0);
     dl_in_close(in);
 }
 
@@ -388,7 +403,7 @@ static long read_all(const char *path, size_t *n, uLong *crc, int *code,
         *n += (size_t)r;
         *crc = crc32(*crc, (const Bytef *)buf, (uInt)r);
     }
-    *code = r < 0 ? dl_in_fail(in, 7, e) : 0;
+    *code = r < 0 ? dl_in_fail(in, 7, 0, e) : 0;
     dl_in_close(in);
     return r;
 }

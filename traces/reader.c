@@ -432,7 +432,7 @@ static int ids_check(struct loader *ld)
 static int rd_failure(struct loader *ld, int r, long line, size_t spans)
 {
     if (r == -1)
-        return dl_in_fail(ld->rd.in, ld->rd.line + 1, ld->err);
+        return dl_in_fail(ld->rd.in, ld->rd.line + 1, 0, ld->err);
     if (spans)
         return BAD(line, "record longer than %zu bytes (a quoted field "
                    "that never ends?)", DL_MAX_LINE);

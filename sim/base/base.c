@@ -583,7 +583,8 @@ long dl_in_read(struct dl_in *in, void *buf, size_t n)
     return got;
 }
 
-int dl_in_fail(const struct dl_in *in, long line, struct dl_error *err)
+int dl_in_fail(const struct dl_in *in, long line, long col,
+               struct dl_error *err)
 {
     switch (in->fail) {
     case IN_IO:
@@ -591,10 +592,10 @@ int dl_in_fail(const struct dl_in *in, long line, struct dl_error *err)
                           line > 0 ? " (at this line)" : "",
                           strerror(in->errnum));
     case IN_TRUNCATED:
-        return dl_fail(err, in->name, line, 0, "truncated gzip stream "
+        return dl_fail(err, in->name, line, col, "truncated gzip stream "
                        "(unexpected end of file)");
     case IN_CORRUPT:
-        return dl_fail(err, in->name, line, 0, "corrupt gzip stream (%s)",
+        return dl_fail(err, in->name, line, col, "corrupt gzip stream (%s)",
                        in->zmsg);
     default:
         return dl_fail(err, in->name, 0, 0, "larger than %llu bytes%s",
@@ -668,7 +669,8 @@ static int text_scan(const char *name, const char *b, size_t n,
             return dl_fail(err, name, p->line, (long)((size_t)(z - b) -
                            p->bol) + 1, "NUL byte (not a text file?)");
         if (p->scanned + seg - p->bol > maxline)
-            return dl_fail(err, name, p->line, 0, "line longer than %zu "
+            return dl_fail(err, name, p->line, (long)maxline + 1, "line "
+                           "longer than %zu "
                            "bytes", maxline);
         if (!nl) {
             p->scanned = n;
@@ -707,7 +709,16 @@ int dl_read_file(const char *path, size_t max, size_t maxline, char **buf,
         }
         long r = dl_in_read(in, b + n, cap - n);
         if (r < 0) {
-            rc = dl_in_fail(in, 0, err);
+            /* located where the data ended: the next byte was wanted */
+            long line = 1, col = 1;
+            for (size_t i = 0; i < n; i++)
+                if (b[i] == '\n') {
+                    line++;
+                    col = 1;
+                } else {
+                    col++;
+                }
+            rc = dl_in_fail(in, line, col, err);
             break;
         }
         if (r == 0)

@@ -137,11 +137,13 @@ long dl_in_read(struct dl_in *in, void *buf, size_t n);
 /* gzip inputs longer than this many unpacked bytes are inflated ahead on a
  * helper thread (default 8 MiB; tests set 0 to exercise it). */
 void dl_in_thread_after(uint64_t bytes);
-/* Fills err with "name[:line]: what went wrong" for the error that made
- * dl_in_read return -1 (line 0 = not known) and returns its code:
+/* Fills err with "name[:line[:col]]: what went wrong" for the error that
+ * made dl_in_read return -1 (line 0 = not known, col 0 = no column; an
+ * input over its limit is the file's, never a line's).  Returns its code:
  * DL_EINPUT for a truncated or corrupt gzip stream or an input over its
  * limit, DL_EIO for a read error. */
-int dl_in_fail(const struct dl_in *in, long line, struct dl_error *err);
+int dl_in_fail(const struct dl_in *in, long line, long col,
+               struct dl_error *err);
 /* Bytes after the last gzip member that were skipped (0 = none). */
 uint64_t dl_in_trailing(const struct dl_in *in);
 /* "path: warning: N bytes after the last gzip member are not gzip data

@@ -428,7 +428,7 @@ int dl_csv_row(struct dl_csv *c, struct dl_error *err)
             end = (size_t)(nl - c->buf);
         } else {
             if (c->failed)
-                return dl_in_fail(c->in, c->lines + 1, err);
+                return dl_in_fail(c->in, c->lines + 1, 0, err);
             if (c->pos == c->len)
                 return 0;
             end = c->len;

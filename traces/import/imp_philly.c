@@ -275,7 +275,7 @@ int imp_philly_json(struct imp *m, const char *path)
         i++;
     }
     if (!r && s.failed)
-        r = dl_in_fail(s.in, line, m->err);
+        r = dl_in_fail(s.in, line, 0, m->err);
     if (!r && !closed)
         r = dl_fail(m->err, path, line, 0, "unexpected end of input inside "
                     "the array");
