@@ -884,44 +884,45 @@ static void wait_for(const char *name)
     cr_assert(tu_tmp_exists(name), "%s never appeared", name);
 }
 
-/* The newest run process of the sweep pid (its child with the largest
- * pid), or 0. */
-static long newest_child(pid_t pid)
+/* The process of run id of the sweep writing to out, once it is running:
+ * each run writes into out/runs/.tmp-<id>.<pid>/ until it is renamed
+ * into place, so the pid there is the run's own (the sweep's newest child
+ * may still be the run before, which has renamed its directory and is
+ * about to be reaped).  Waits up to 60 s. */
+static pid_t run_pid(const char *out, const char *id)
 {
-    char cp[128], buf[256] = "";
-    snprintf(cp, sizeof cp, "/proc/%ld/task/%ld/children", (long)pid, (long)pid);
-    FILE *f = fopen(cp, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = 0;
-    fclose(f);
-    long victim = 0;
-    for (char *q = buf, *e; *q; q = e) {
-        long v = strtol(q, &e, 10);
-        if (e == q)
-            break;
-        if (v > victim)
-            victim = v;
-    }
-    return victim;
-}
-
-/* gandiva swapping every 6 s on a 3x overloaded cluster: a run of about
- * 1.5 s (jobs 2000) or 2 s (3000) of a 2026 server's CPU, long enough to
- * be caught alive; the tests that need it alive for longer stop it
- * (hold_run) */
-/* The run process of sweep pid, once there is one, stopped (SIGSTOP) so
- * that it stays alive for as long as the test needs; SIGCONT it after. */
-static pid_t hold_run(pid_t pid)
-{
-    long run = 0;
-    for (int k = 0; k < 6000 && !(run = newest_child(pid)); k++) {
+    char pre[256];
+    snprintf(pre, sizeof pre, ".tmp-%s.", id);
+    size_t np = strlen(pre);
+    for (int k = 0; k < 6000; k++) {
+        DIR *d = opendir(tu_tmp_pathf("%s/runs", out));
+        struct dirent *e;
+        long pid = 0;
+        while (d && (e = readdir(d)))
+            if (!strncmp(e->d_name, pre, np))
+                pid = strtol(e->d_name + np, NULL, 10);
+        if (d)
+            closedir(d);
+        if (pid > 0)
+            return (pid_t)pid;
         struct timespec ts = { 0, 10000000 };
         nanosleep(&ts, NULL);
     }
-    cr_assert(run > 0 && !kill((pid_t)run, SIGSTOP), "no run to hold");
-    return (pid_t)run;
+    cr_assert_fail("run %s of %s never started", id, out);
+    return 0;
+}
+
+/* gandiva swapping every 6 s on a 3x overloaded cluster: a run of about
+ * 1 s (jobs 3000) of a 2026 server's CPU, long enough to be caught alive;
+ * the tests that need it alive for longer stop it (hold_run) */
+/* Run id of the sweep writing to out, stopped (SIGSTOP) so that it stays
+ * alive for as long as the test needs; SIGCONT it after. */
+static pid_t hold_run(const char *out, const char *id)
+{
+    pid_t run = run_pid(out, id);
+    cr_assert(!kill(run, SIGSTOP), "run %s (pid %ld) ended before it could "
+              "be held", id, (long)run);
+    return run;
 }
 
 static void make_slow_spec(int jobs)
@@ -944,15 +945,8 @@ Test(sweep, run_killed_by_a_signal_is_retried, .timeout = 300)
     cr_assert_eq(tu_sh("$DLSIM sweep k.yaml --jobs 1 --out full --quiet"), 0, "%s",
                  tu_out);
     pid_t pid = sweep_bg("k.yaml", "o", "--jobs=2", "o.log");
-    long victim = 0;
-    for (int k = 0; k < 5000 && !victim; k++) {
-        struct timespec ts = { 0, 10000000 };
-        nanosleep(&ts, NULL);
-        if (tu_tmp_exists("o/runs/0000-fifo-k-l3-s1"))
-            victim = newest_child(pid);     /* gandiva's */
-    }
-    cr_assert(victim > 0, "no run process to kill");
-    kill((pid_t)victim, SIGKILL);
+    pid_t victim = hold_run("o", "0001-gandiva_quantum_6-k-l3-s1");
+    kill(victim, SIGKILL);
     int st;
     waitpid(pid, &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "sweep status %d", st);
@@ -994,8 +988,7 @@ Test(sweep, a_second_live_sweep_is_refused, .timeout = 300)
 {
     make_slow_spec(3000);
     pid_t pid = sweep_bg("k.yaml", "o", "--jobs=1", "o.log");
-    wait_for("o/runs/0000-fifo-k-l3-s1");       /* gandiva is running now */
-    pid_t held = hold_run(pid);
+    pid_t held = hold_run("o", "0001-gandiva_quantum_6-k-l3-s1");
     char want[128];
     snprintf(want, sizeof want, "o is in use by another dlsim sweep (pid %ld on "
              "host ", (long)pid);
@@ -1013,7 +1006,7 @@ Test(sweep, a_second_live_sweep_is_refused, .timeout = 300)
                  tu_out);
     /* killed: its lock dies with it, and --resume takes the directory */
     pid = sweep_bg("k.yaml", "cut", "--jobs=1", "cut.log");
-    wait_for("cut/runs/0000-fifo-k-l3-s1");
+    hold_run("cut", "0001-gandiva_quantum_6-k-l3-s1");
     kill(-pid, SIGKILL);
     waitpid(pid, &st, 0);
     cr_assert(WIFSIGNALED(st));
@@ -1032,8 +1025,7 @@ Test(sweep, shards_share_the_directory_lock, .timeout = 300)
                 "traces: [k.csv.gz]\nloads: [3]\nsample: 0\n");
     pid_t a = sweep_bg("k2.yaml", "sh", "--shard=0/2", "a.log");
     wait_for("sh/shard-0-of-2.lock");
-    wait_for("sh/grid.csv");
-    pid_t held = hold_run(a);
+    pid_t held = hold_run("sh", "0000-gandiva_quantum_6-k-l3-s1");
     cr_assert_eq(tu_sh("$DLSIM sweep k2.yaml --out sh --shard 1/2"), 0,
                  "a shard was refused beside another: %s", tu_out);
     char want[128];
