@@ -582,3 +582,33 @@ Test(base_io, signals_remove_temporary_files)
     cr_assert_eq(dl_tmp_commit(f, t, tu_tmp_path("kept.csv"), true, NULL), 0);
     cr_expect(tu_tmp_exists("kept.csv"));
 }
+
+/* xbig_reserve keeps what was written as it grows (by mremap, never a
+ * copy of ours), gives zeros where nothing was written, trims and frees;
+ * the trace reader holds its records there. */
+Test(base_mem, big_block_grows_keeps_and_trims)
+{
+    uint64_t *a = NULL;
+    size_t n = 0;
+    for (size_t want = 1; want <= (size_t)3 << 20; want = want * 3 + 1) {
+        xbig_reserve(&a, want * sizeof *a);
+        for (; n < want; n++)
+            a[n] = n * 2654435761u;
+    }
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(a[i], i * 2654435761u, "element %zu lost", i);
+    xbig_trim(&a, 1000 * sizeof *a);
+    for (size_t i = 0; i < 1000; i++)
+        cr_assert_eq(a[i], i * 2654435761u, "element %zu lost by the trim", i);
+    xbig_reserve(&a, 5000 * sizeof *a);     /* grows again after a trim */
+    cr_expect_eq(a[999], (uint64_t)999 * 2654435761u);
+    xbig_free(a);
+    uint32_t *z = NULL;
+    xbig_reserve(&z, 1 << 20);
+#if !defined(__SANITIZE_ADDRESS__)
+    for (size_t i = 0; i < (1 << 20) / sizeof *z; i++)
+        cr_assert_eq(z[i], 0);
+#endif
+    xbig_free(z);
+    xbig_free(NULL);
+}

@@ -361,14 +361,12 @@ struct loader {
     int colidx[NCOLS];          /* header position of each column, or -1 */
     size_t ncols;               /* fields in the header */
     long header_line;
-    size_t jcap;
     /* Duplicate ids are found once, by sorting: idkey[i] is job i's id
      * hash << 32 | i (a hash set of millions of ids misses the cache at
      * every insert; a radix sort streams).  Every error path checks the
      * jobs read so far first, so the error reported is still the first
      * one in file order. */
-    uint64_t *idkey;
-    size_t idcap;
+    uint64_t *idkey;            /* xbig_reserve'd */
     struct interner strs;
 };
 
@@ -621,8 +619,8 @@ static int read_row(struct loader *ld, char *rec, size_t n, long line)
         j.user = intern(&ld->strs, t->arena, f[C_USER]->s, f[C_USER]->n);
     if (f[C_VC] && f[C_VC]->n)
         j.vc = intern(&ld->strs, t->arena, f[C_VC]->s, f[C_VC]->n);
-    xgrow(&t->jobs, &ld->jcap, (size_t)t->njobs + 1, sizeof *t->jobs);
-    xgrow(&ld->idkey, &ld->idcap, (size_t)t->njobs + 1, sizeof *ld->idkey);
+    xbig_reserve(&t->jobs, ((size_t)t->njobs + 1) * sizeof *t->jobs);
+    xbig_reserve(&ld->idkey, ((size_t)t->njobs + 1) * sizeof *ld->idkey);
     ld->idkey[t->njobs] = (uint64_t)(uint32_t)hash_bytes(f[C_JOB_ID]->s,
                                                          f[C_JOB_ID]->n) << 32 |
                           t->njobs;
@@ -692,15 +690,14 @@ int trc_load_fd(int fd, const char *name, struct trace *t,
     dl_in_close(in);
     free(ld.rd.buf);
     free(ld.fs.f);
-    free(ld.idkey);
+    xbig_free(ld.idkey);
     free(ld.strs.h.slot);
     free(ld.strs.str);
     if (r) {
         trc_free(t);
         return r;
     }
-    if (ld.jcap > t->njobs)     /* give back the geometric slack */
-        t->jobs = xrealloc(t->jobs, t->njobs * sizeof *t->jobs);
+    xbig_trim(&t->jobs, t->njobs * sizeof *t->jobs);   /* the slack */
     return 0;
 }
 
@@ -721,7 +718,8 @@ void trc_init(struct trace *t, const char *name, uint32_t njobs)
     memset(t, 0, sizeof *t);
     t->arena = arena_new();
     t->path = arena_strndup(t->arena, name, strlen(name));
-    t->jobs = xcalloc(njobs ? njobs : 1, sizeof *t->jobs);
+    xbig_reserve(&t->jobs, (njobs ? njobs : 1) * sizeof *t->jobs);
+    memset(t->jobs, 0, (njobs ? njobs : 1) * sizeof *t->jobs);
     t->njobs = njobs;
     for (uint32_t i = 0; i < njobs; i++) {
         t->jobs[i].deadline = SIM_NEVER;
@@ -733,7 +731,7 @@ void trc_init(struct trace *t, const char *name, uint32_t njobs)
 
 void trc_free(struct trace *t)
 {
-    free(t->jobs);
+    xbig_free(t->jobs);
     arena_free(t->arena);
     memset(t, 0, sizeof *t);
 }

@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -169,6 +170,80 @@ void *xcalloc_big(size_t n, size_t size)
     madvise(p, bytes, MADV_HUGEPAGE);
     memset(p, 0, bytes);
     return p;
+}
+
+/* The block's mapping starts BIG_HEAD bytes before it, with the
+ * mapping's length there.  Under AddressSanitizer a plain realloc'd block
+ * (checked bounds). */
+enum { BIG_HEAD = 64 };
+
+#if defined(__SANITIZE_ADDRESS__)
+void xbig_reserve(void *p, size_t need)
+{
+    void **a = p;
+    if (!*a || need > malloc_usable_size(*a))
+        *a = xrealloc(*a, need);
+}
+#else
+static size_t big_len(void *a)
+{
+    return *(size_t *)((char *)a - BIG_HEAD);
+}
+
+void xbig_reserve(void *p, size_t need)
+{
+    void **a = p;
+    size_t page = 4096, old = *a ? big_len(*a) : 0;
+    if (need > SIZE_MAX / 2 - BIG_HEAD)
+        oom(SIZE_MAX);
+    if (*a && need + BIG_HEAD <= old)
+        return;
+    size_t len = old * 2 > need + BIG_HEAD ? old * 2 : need + BIG_HEAD;
+    len = len < ((size_t)2 << 20) ? (size_t)2 << 20 : (len + page - 1) & ~(page - 1);
+    char *m;
+    if (!*a)
+        m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    else
+        m = mremap((char *)*a - BIG_HEAD, old, len, MREMAP_MAYMOVE);
+    if (m == MAP_FAILED)
+        oom(len);
+    int e = errno;
+    madvise(m, len, MADV_HUGEPAGE);     /* the whole mapping: one VMA */
+    errno = e;
+    *(size_t *)m = len;
+    *a = m + BIG_HEAD;
+}
+#endif
+
+void xbig_trim(void *p, size_t n)
+{
+    void **a = p;
+    if (!*a)
+        return;
+#if defined(__SANITIZE_ADDRESS__)
+    *a = xrealloc(*a, n);
+#else
+    size_t page = 4096, old = big_len(*a);
+    size_t len = (n + BIG_HEAD + page - 1) & ~(page - 1);
+    if (len >= old)
+        return;
+    char *m = mremap((char *)*a - BIG_HEAD, old, len, 0);
+    if (m == MAP_FAILED)
+        return;                 /* keeps the slack */
+    *(size_t *)m = len;
+#endif
+}
+
+void xbig_free(void *p)
+{
+    if (!p)
+        return;
+#if defined(__SANITIZE_ADDRESS__)
+    free(p);
+#else
+    munmap((char *)p - BIG_HEAD, big_len(p));
+#endif
 }
 
 char *xstrdup(const char *s)

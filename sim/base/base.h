@@ -85,6 +85,15 @@ char *xstrdup(const char *s);
 /* Zeroed, for big run-long arrays (huge pages where the kernel allows);
  * release with free(). */
 void *xcalloc_big(size_t n, size_t size);
+/* A growable array for millions of elements: *p (NULL at first) holds at
+ * least need bytes after this, zeroed where never written, kept (never
+ * copied) as it grows.  Its own mapping, advised for huge pages as a
+ * whole, grown by mremap: a trace of millions of jobs read into a
+ * realloc'd block takes a page fault every 4 KiB.  Free with xbig_free. */
+void xbig_reserve(void *p, size_t need);
+/* Shrinks *p's block to n bytes (its slack given back). */
+void xbig_trim(void *p, size_t n);
+void xbig_free(void *p);
 /* Grow *arr (of *cap elements of size elt) to hold at least need. */
 void xgrow(void *arrp, size_t *cap, size_t need, size_t elt);
 
