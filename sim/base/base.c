@@ -181,8 +181,9 @@ enum { BIG_HEAD = 64 };
 void xbig_reserve(void *p, size_t need)
 {
     void **a = p;
-    if (!*a || need > malloc_usable_size(*a))
-        *a = xrealloc(*a, need);
+    size_t have = *a ? malloc_usable_size(*a) : 0;
+    if (!*a || need > have)     /* geometric: one element at a time too */
+        *a = xrealloc(*a, need > 2 * have ? need : 2 * have);
 }
 #else
 static size_t big_len(void *a)
