@@ -200,7 +200,7 @@ void xbig_reserve(void *p, size_t need)
     if (*a && need + BIG_HEAD <= old)
         return;
     size_t len = old * 2 > need + BIG_HEAD ? old * 2 : need + BIG_HEAD;
-    len = len < ((size_t)2 << 20) ? (size_t)2 << 20 : (len + page - 1) & ~(page - 1);
+    len = len < ((size_t)64 << 10) ? (size_t)64 << 10 : (len + page - 1) & ~(page - 1);
     char *m;
     if (!*a)
         m = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -209,9 +209,11 @@ void xbig_reserve(void *p, size_t need)
         m = mremap((char *)*a - BIG_HEAD, old, len, MREMAP_MAYMOVE);
     if (m == MAP_FAILED)
         oom(len);
-    int e = errno;
-    madvise(m, len, MADV_HUGEPAGE);     /* the whole mapping: one VMA */
-    errno = e;
+    if (len >= (size_t)4 << 20) {       /* as advise_huge, but the whole */
+        int e = errno;                  /* mapping: one VMA for mremap */
+        madvise(m, len, MADV_HUGEPAGE);
+        errno = e;
+    }
     *(size_t *)m = len;
     *a = m + BIG_HEAD;
 }
@@ -725,6 +727,20 @@ void dl_in_close(struct dl_in *in)
 
 /* Where a text scan stands: bytes scanned, the start of the current
  * line, its number. */
+/* The line and column (from 1) of byte off of buf. */
+static void text_place(const char *buf, size_t off, long *line, long *col)
+{
+    long l = 1;
+    size_t bol = 0;
+    for (const char *q = buf, *nl; (nl = memchr(q, '\n', off - (size_t)(q - buf)));
+         q = nl + 1) {
+        l++;
+        bol = (size_t)(nl + 1 - buf);
+    }
+    *line = l;
+    *col = (long)(off - bol) + 1;
+}
+
 struct textpos {
     size_t scanned, bol;
     long line;
@@ -786,14 +802,8 @@ int dl_read_file(const char *path, size_t max, size_t maxline, char **buf,
         long r = dl_in_read(in, b + n, cap - n);
         if (r < 0) {
             /* located where the data ended: the next byte was wanted */
-            long line = 1, col = 1;
-            for (size_t i = 0; i < n; i++)
-                if (b[i] == '\n') {
-                    line++;
-                    col = 1;
-                } else {
-                    col++;
-                }
+            long line, col;
+            text_place(b, n, &line, &col);
             rc = dl_in_fail(in, line, col, err);
             break;
         }
@@ -1376,16 +1386,10 @@ static int yaml_syntax(const char *name, const yaml_parser_t *p,
         fprintf(stderr, "dlsim: out of memory in the YAML parser\n");
         abort();
     }
-    long line = 1, col = 1;
+    long line, col;
     if (p->error == YAML_READER_ERROR) {
-        for (size_t i = 0; i < p->problem_offset && i < len; i++) {
-            if (buf[i] == '\n') {
-                line++;
-                col = 1;
-            } else {
-                col++;
-            }
-        }
+        text_place(buf, p->problem_offset < len ? p->problem_offset : len,
+                   &line, &col);
     } else {
         line = (long)p->problem_mark.line + 1;
         col = (long)p->problem_mark.column + 1;

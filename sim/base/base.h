@@ -87,9 +87,10 @@ char *xstrdup(const char *s);
 void *xcalloc_big(size_t n, size_t size);
 /* A growable array for millions of elements: *p (NULL at first) holds at
  * least need bytes after this, zeroed where never written, kept (never
- * copied) as it grows.  Its own mapping, advised for huge pages as a
- * whole, grown by mremap: a trace of millions of jobs read into a
- * realloc'd block takes a page fault every 4 KiB.  Free with xbig_free. */
+ * copied) as it grows.  Its own mapping, grown by mremap and, from 4 MiB,
+ * advised for huge pages as a whole (advice on part of a realloc'd block
+ * splits it and stops mremap; unadvised, a trace of millions of jobs
+ * takes a page fault every 4 KiB).  Free with xbig_free. */
 void xbig_reserve(void *p, size_t need);
 /* Shrinks *p's block to n bytes (its slack given back). */
 void xbig_trim(void *p, size_t n);
