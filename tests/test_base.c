@@ -66,16 +66,36 @@ Test(base, error_format)
 Test(base, arena_and_grow)
 {
     struct arena *a = arena_new();
-    char *prev = NULL;
-    for (int i = 0; i < 10000; i++) {
-        char *s = arena_strndup(a, "hello world", 5);
-        cr_assert_str_eq(s, "hello");
-        cr_assert(((uintptr_t)s & 7) == 0);
-        cr_assert(s != prev);
-        prev = s;
+    enum { N = 300000 };        /* 3 MB of strings: chunks grow past 64 KiB */
+    char **strs = xmalloc(N * sizeof *strs);
+    uint64_t **nums = xmalloc(N * sizeof *nums);
+    /* strings are packed: "abcd" takes 5 bytes, not 8 */
+    char *x = arena_strndup(a, "abcd", 4), *y = arena_strndup(a, "efgh", 4);
+    cr_expect_eq(y, x + 5);
+    for (int i = 0; i < N; i++) {
+        char buf[16];
+        int len = snprintf(buf, sizeof buf, "j%d", i);
+        strs[i] = arena_strndup(a, buf, (size_t)len);
+        cr_assert_str_eq(strs[i], buf);
+        nums[i] = arena_alloc(a, sizeof **nums);    /* 8-aligned after them */
+        cr_assert(((uintptr_t)nums[i] & 7) == 0, "%p", (void *)nums[i]);
+        *nums[i] = (uint64_t)i * 2654435761u;
+        if (i % 1000 == 0) {
+            void *big = arena_alloc(a, 100000);     /* a big block */
+            cr_assert(((uintptr_t)big & 7) == 0);
+            memset(big, 0xff, 100000);
+        }
     }
-    void *big = arena_alloc(a, 1 << 20);
-    memset(big, 1, 1 << 20);
+    for (int i = 0; i < N; i++) {   /* nothing overwrote anything */
+        char buf[16];
+        snprintf(buf, sizeof buf, "j%d", i);
+        cr_assert_str_eq(strs[i], buf);
+        cr_assert_eq(*nums[i], (uint64_t)i * 2654435761u);
+    }
+    cr_expect_str_eq(x, "abcd");
+    cr_expect_str_eq(y, "efgh");
+    free(strs);
+    free(nums);
     arena_free(a);
     int *arr = NULL;
     size_t cap = 0;

@@ -85,6 +85,9 @@ char *xstrdup(const char *s);
 /* Zeroed, for big run-long arrays (huge pages where the kernel allows);
  * release with free(). */
 void *xcalloc_big(size_t n, size_t size);
+/* The same, not zeroed: for an array its owner writes whole (on as many
+ * threads as it likes: a page's first write pays its fault). */
+void *xmalloc_big(size_t n, size_t size);
 /* A growable array for millions of elements: *p (NULL at first) holds at
  * least need bytes after this, zeroed where never written, kept (never
  * copied) as it grows.  Its own mapping, grown by mremap and, from 4 MiB,
@@ -314,7 +317,7 @@ int dl_tmp_commit(FILE *f, char *tmp, const char *path, bool rename_now,
 struct arena;
 struct arena *arena_new(void);
 void *arena_alloc(struct arena *a, size_t n);          /* 8-byte aligned */
-char *arena_strndup(struct arena *a, const char *s, size_t n);
+char *arena_strndup(struct arena *a, const char *s, size_t n); /* unaligned */
 void arena_free(struct arena *a);
 
 /* Exact decimal seconds ("12", "0.5", "1e3", "3.25e-2") -> microseconds,
