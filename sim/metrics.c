@@ -225,11 +225,12 @@ static void fairness(const struct eng *e, bool by_vc, double *jain,
 }
 
 /* The runtime prediction errors the engine recorded at first starts:
- * |log ratio|, non-negative, so their bit patterns order as the values. */
-static void pred_errors(const struct eng *e, struct met_summary *m)
+ * |log ratio|, non-negative, so their bit patterns order as the values;
+ * v holds one per job. */
+static void pred_errors(const struct eng *e, struct met_summary *m,
+                        uint64_t *v)
 {
     uint32_t nj = e->tr->njobs, n = 0;
-    uint64_t *v = xmalloc((nj ? nj : 1) * sizeof *v);
     for (uint32_t j = 0; j < nj; j++) {
         if (isnan(e->perr[j]))
             continue;
@@ -247,15 +248,14 @@ static void pred_errors(const struct eng *e, struct met_summary *m)
     }
     m->pred_err_p90 = q[0];
     m->pred_err_median = q[1];
-    free(v);
 }
 
 void met_summarize(const struct eng *e, struct met_summary *m)
 {
     const struct trace *t = e->tr;
     size_t n = 0;
-    uint64_t *jct = xmalloc((t->njobs ? t->njobs : 1) * sizeof *jct);
-    uint64_t *wait = xmalloc((t->njobs ? t->njobs : 1) * sizeof *wait);
+    /* the JCTs, then the waits in the same array (selection reorders it) */
+    uint64_t *a = xmalloc((t->njobs ? t->njobs : 1) * sizeof *a);
     double sj = 0, sw = 0, si = 0;
     *m = (struct met_summary){ .jobs = t->njobs };
     for (uint32_t j = 0; j < t->njobs; j++) {
@@ -275,16 +275,19 @@ void met_summarize(const struct eng *e, struct met_summary *m)
         else
             si += 1;
         m->colocated_jobs += r->solo_us < r->run_us;
-        jct[n] = (uint64_t)(r->finish - tj->submit);
-        wait[n] = (uint64_t)r->wait;
-        sj += (double)jct[n];
-        sw += (double)wait[n];
+        a[n] = (uint64_t)(r->finish - tj->submit);
+        sj += (double)a[n];
+        sw += (double)r->wait;
         n++;
     }
     m->finished = (uint32_t)n;
     double pj[3], pw[2];
-    pcts(jct, n, (const double[]){ 99, 95, 50 }, 3, pj);
-    pcts(wait, n, (const double[]){ 99, 50 }, 2, pw);
+    pcts(a, n, (const double[]){ 99, 95, 50 }, 3, pj);
+    n = 0;
+    for (uint32_t j = 0; j < t->njobs; j++)
+        if (e->rt[j].state == JOB_DONE)
+            a[n++] = (uint64_t)e->rt[j].wait;
+    pcts(a, n, (const double[]){ 99, 50 }, 2, pw);
     m->avg_jct = n ? sj / (double)n / SIM_US_PER_S : 0;
     m->avg_wait = n ? sw / (double)n / SIM_US_PER_S : 0;
     m->p99_jct = pj[0];
@@ -318,7 +321,6 @@ void met_summarize(const struct eng *e, struct met_summary *m)
     m->preemptions = e->preemptions;
     m->resizes = e->resizes;
     m->events = e->events;
-    pred_errors(e, m);
-    free(jct);
-    free(wait);
+    pred_errors(e, m, a);
+    free(a);
 }
