@@ -220,6 +220,15 @@ static int placement_of(const struct pol_args *a, enum plc_mode *mode,
     return 0;
 }
 
+struct rt_part {
+    struct eng *e;
+    uint32_t from, to;
+    uint64_t off;               /* job from's first slot */
+    bool any_user, any_vc;
+};
+
+static void *rt_init_part(void *arg);
+
 struct eng *eng_new(const struct trace *t, struct cluster *c,
                     const struct eng_opts *o, struct dl_error *err)
 {
@@ -228,8 +237,34 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     DL_ASSERT(pol);
     if (placement_of(o->args, &mode, err))
         return NULL;
-    struct mdl_perf *perf = mdl_perf_new(o->models, c, t, o->seed, o->diag);
     struct eng *e = xcalloc(1, sizeof *e);
+    e->tr = t;
+    e->clu = c;
+    /* Every job's run state is set up as it starts (future, nothing done),
+     * each job's allocation a run of e->slots.  Most of the cost is the
+     * first touch of the pages (on a VM whose host takes freed memory
+     * back, about 1.5 s a GB): a trace of a million jobs or more has the
+     * last 3/5 of its jobs set up on a helper thread while this one makes
+     * the rest of the engine and the models' per-job arrays, then the
+     * first 2/5. */
+    uint32_t n = t->njobs, split = (uint32_t)((uint64_t)n * 2 / 5);
+    uint64_t total = 0, split_off = 0;
+    /* a job never holds more GPUs than the cluster has (more never fits) */
+    for (uint32_t j = 0; j < n; j++) {
+        if (j == split)
+            split_off = total;
+        total += t->jobs[j].num_gpus < c->ngpus ? t->jobs[j].num_gpus : c->ngpus;
+    }
+    e->rt = xmalloc_big(n ? n : 1, sizeof *e->rt);    /* written whole below */
+    e->slots = xmalloc_big(total ? total : 1, sizeof *e->slots);
+    struct rt_part part[2] = { { e, 0, n, 0, false, false },
+                               { e, split, n, split_off, false, false } };
+    pthread_t th;
+    bool two = n >= (1u << 20) && dl_thread_start(&th, rt_init_part, &part[1]);
+    if (two)
+        part[0].to = split;
+    memset(e->slots, 0, (total ? total : 1) * sizeof *e->slots);
+    struct mdl_perf *perf = mdl_perf_new(o->models, c, t, o->seed, o->diag);
     if (o->args)
         e->args = *o->args;
     e->args.spec = o->policy;
@@ -247,47 +282,28 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
                             sizeof *e->sstamp);
     e->sver = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->sver);
     e->scratch = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->scratch);
-    e->tr = t;
-    e->clu = c;
     e->o = *o;
     e->pol = pol;
     e->mode = mode;
     e->ctx = (struct pol_ctx){ &services, e };
-    uint32_t n = t->njobs;
-    uint64_t total = 0;
-    /* a job never holds more GPUs than the cluster has (more never fits) */
-    for (uint32_t j = 0; j < n; j++)
-        total += t->jobs[j].num_gpus < c->ngpus ? t->jobs[j].num_gpus : c->ngpus;
-    e->rt = xcalloc_big(n ? n : 1, sizeof *e->rt);
-    e->slots = xcalloc_big(total ? total : 1, sizeof *e->slots);
     e->first_off = xcalloc(n ? n : 1, sizeof *e->first_off);
     e->running = xcalloc_big(n ? n : 1, sizeof *e->running);
     e->running_pos = xcalloc_big(n ? n : 1, sizeof *e->running_pos);
     e->perr = xmalloc((n ? n : 1) * sizeof *e->perr);
     for (uint32_t j = 0; j < n; j++)
         e->perr[j] = NAN;
-    uint64_t off = 0;
-    for (uint32_t j = 0; j < n; j++) {
-        struct job_rt *r = &e->rt[j];
-        const struct trc_job *tj = &t->jobs[j];
-        r->gpus = e->slots + off;
-        off += tj->num_gpus < c->ngpus ? tj->num_gpus : c->ngpus;
-        r->remaining = (double)tj->duration;
-        r->first_start = r->finish = r->preempted_at = SIM_NEVER;
-        r->last_start = r->prev_start = SIM_NEVER;
-        r->type = SIM_NONE;
-        r->req_type = SIM_NONE;
-        r->state = JOB_FUTURE;
-        e->any_user |= tj->user != NULL;
-        e->any_vc |= tj->vc != NULL;
-    }
-    e->nfuture = n;
     /* the offered load of the trace that runs, at each job's speeds under
      * the run's models (SPEC 5), as trace stats --models reports it */
     double *caps = xmalloc((n ? n : 1) * sizeof *caps);
     mdl_perf_caps(perf, caps);
     e->offered_load = trc_offered_load_caps(t, c, caps);
     free(caps);
+    rt_init_part(&part[0]);
+    if (two)
+        pthread_join(th, NULL);
+    e->any_user = part[0].any_user || part[1].any_user;
+    e->any_vc = part[0].any_vc || part[1].any_vc;
+    e->nfuture = n;
     e->win_alloc_us = e->win_eff_us = e->win_useful_us = 0;
     evq_init(&e->evq);
     clu_reset(c);
@@ -305,6 +321,32 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
         return NULL;
     }
     return e;
+}
+
+/* Jobs [from, to) as they start: future, nothing done, each job's
+ * allocation its run of e->slots (job from's at off). */
+static void *rt_init_part(void *arg)
+{
+    struct rt_part *p = arg;
+    const struct trace *t = p->e->tr;
+    uint32_t ngpus = p->e->clu->ngpus;
+    uint64_t off = p->off;
+    for (uint32_t j = p->from; j < p->to; j++) {
+        const struct trc_job *tj = &t->jobs[j];
+        struct job_rt *r = &p->e->rt[j];
+        memset(r, 0, sizeof *r);
+        r->gpus = p->e->slots + off;
+        off += tj->num_gpus < ngpus ? tj->num_gpus : ngpus;
+        r->remaining = (double)tj->duration;
+        r->first_start = r->finish = r->preempted_at = SIM_NEVER;
+        r->last_start = r->prev_start = SIM_NEVER;
+        r->type = SIM_NONE;
+        r->req_type = SIM_NONE;
+        r->state = JOB_FUTURE;
+        p->any_user |= tj->user != NULL;
+        p->any_vc |= tj->vc != NULL;
+    }
+    return NULL;
 }
 
 int eng_check_policy(const struct policy *p, const struct pol_args *a,
