@@ -221,6 +221,8 @@ static char *job_row(const struct eng *e, uint32_t j, char *line, size_t cap)
  * the engine's pool of first placements, which may move when it grows:
  * the engine grows it holding the stream's lock (out_stream_lock), the
  * writer formats its rows holding it. */
+enum { TAIL_ROWS = 8192, TAIL_RING = 4 };
+
 struct out_stream {
     const struct eng *e;
     char path[4096];
@@ -239,6 +241,18 @@ struct out_stream {
                                    (the writer's errno is its own) */
     char *line, *buf;           /* one row; a batch of rows */
     size_t cap, bufcap;
+    /* The rows left when the run is over (most of them when a job near
+     * the start runs to near the end) are formatted by the writer and the
+     * run's own thread together, a chunk of TAIL_ROWS at a time, and
+     * written in order from a ring of TAIL_RING chunks (under lock). */
+    pthread_cond_t cv;
+    bool tail_on;               /* set up (by the writer) */
+    uint32_t tail_from, nchunks, take, written;
+    struct tail_buf {
+        char *p;
+        size_t n, cap;
+        uint32_t ready;         /* chunk number + 1 once formatted */
+    } tb[TAIL_RING];
 };
 
 /* A run of fewer jobs writes its outputs on its own thread: a thread
@@ -280,9 +294,46 @@ static bool stream_some(struct out_stream *s)
     return true;
 }
 
+/* Formats and writes chunks of the tail until none is left to take;
+ * with s->lock held. */
+static void tail_work(struct out_stream *s)
+{
+    uint32_t n = s->e->tr->njobs;
+    for (;;) {
+        while (s->take < s->nchunks && s->take >= s->written + TAIL_RING)
+            pthread_cond_wait(&s->cv, &s->lock);
+        if (s->take == s->nchunks)
+            return;
+        uint32_t k = s->take++;
+        struct tail_buf *b = &s->tb[k % TAIL_RING];    /* free: k < written + RING */
+        pthread_mutex_unlock(&s->lock);
+        uint32_t from = s->tail_from + k * TAIL_ROWS;
+        uint32_t to = n - from > TAIL_ROWS ? from + TAIL_ROWS : n;
+        b->n = 0;
+        for (uint32_t j = from; j < to; j++) {
+            if (b->cap - b->n < s->cap)
+                xgrow(&b->p, &b->cap, b->n + s->cap, 1);
+            b->n = (size_t)(job_row(s->e, j, b->p + b->n, s->cap) - b->p);
+        }
+        pthread_mutex_lock(&s->lock);
+        b->ready = k + 1;
+        /* whoever finishes the oldest chunk writes it and those after it
+         * that are ready */
+        struct tail_buf *w;
+        while (s->written < s->nchunks &&
+               (w = &s->tb[s->written % TAIL_RING])->ready == s->written + 1) {
+            stream_put(s, w->p, w->n);
+            w->ready = 0;
+            s->written++;
+        }
+        pthread_cond_broadcast(&s->cv);
+    }
+}
+
 /* The writer wakes every millisecond and writes when a whole batch is
- * final (or the run is over): few wake-ups and few writes, so that it
- * disturbs the engine's core as little as it can. */
+ * final: few wake-ups and few writes, so that it disturbs the engine's
+ * core as little as it can.  Once the run is over it sets up the tail and
+ * works on it with the run's thread (stream_finish). */
 static void *stream_main(void *arg)
 {
     struct out_stream *s = arg;
@@ -290,10 +341,19 @@ static void *stream_main(void *arg)
     while (!atomic_load_explicit(&s->stop, memory_order_acquire)) {
         bool fin = atomic_load_explicit(&s->final, memory_order_acquire);
         uint32_t a = atomic_load_explicit(&s->avail, memory_order_acquire);
-        if ((fin || a - s->next >= OUT_BATCH_ROWS) && stream_some(s))
-            continue;
-        if (fin)
+        if (fin) {
+            pthread_mutex_lock(&s->lock);
+            uint32_t left = s->e->tr->njobs - s->next;
+            s->tail_from = s->next;
+            s->nchunks = left / TAIL_ROWS + (left % TAIL_ROWS != 0);
+            s->tail_on = true;
+            pthread_cond_broadcast(&s->cv);
+            tail_work(s);
+            pthread_mutex_unlock(&s->lock);
             break;
+        }
+        if (a - s->next >= OUT_BATCH_ROWS && stream_some(s))
+            continue;
         nanosleep(&nap, NULL);
     }
     return NULL;
@@ -397,6 +457,7 @@ int out_stream_start(const struct eng *e, const char *dir,
     s->bufcap = (size_t)1 << 18;
     s->buf = xmalloc(s->bufcap);
     pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->cv, NULL);
     /* without a thread: all rows at the end */
     s->running = e->tr->njobs >= OUT_THREAD_MIN_JOBS &&
                  dl_thread_start(&s->th, stream_main, s);
@@ -429,8 +490,15 @@ static void stream_finish(struct out_stream *s)
 {
     out_stream_publish(s, s->e->tr->njobs);
     atomic_store_explicit(&s->final, true, memory_order_release);
-    if (s->running)
+    if (s->running) {           /* the tail, with the writer */
+        pthread_mutex_lock(&s->lock);
+        while (!s->tail_on)
+            pthread_cond_wait(&s->cv, &s->lock);
+        tail_work(s);
+        pthread_mutex_unlock(&s->lock);
         pthread_join(s->th, NULL);
+        s->next = s->e->tr->njobs;
+    }
     s->running = false;
     while (stream_some(s))
         ;
@@ -439,6 +507,9 @@ static void stream_finish(struct out_stream *s)
 static void stream_free(struct out_stream *s)
 {
     pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->cv);
+    for (int k = 0; k < TAIL_RING; k++)
+        free(s->tb[k].p);
     free(s->line);
     free(s->buf);
     free(s->tmp);

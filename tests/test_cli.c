@@ -693,6 +693,31 @@ Test(cli, jobs_csv_streamed_in_trace_order)
                        "2>/dev/null"), 1, "finishes in trace order: a weak test");
 }
 
+/* When the first job runs to the end, every row waits for it, and the
+ * rows are formatted after the run by two threads a chunk at a time and
+ * written in order (more chunks than the ring holds).  Fifo on a cluster
+ * that never fills: every other job starts at its submit and ends its
+ * duration later, so each row's times are known from the trace. */
+Test(cli, jobs_csv_tail_after_a_long_first_job)
+{
+    tu_tmp_file("c.yaml", good_cluster);
+    cr_assert_eq(tu_sh("awk 'BEGIN { print \"job_id,submit_time,num_gpus,duration\";"
+                       " print \"long,0,1,100000\";"
+                       " for (i = 1; i < 45000; i++)"
+                       " printf \"j%%d,%%d,1,%%d\\n\", i, i, 1 + i %% 2 }' > t.csv"),
+                 0, "%s", tu_out);
+    cr_assert_eq(tu_dlsim("run --trace t.csv --cluster c.yaml --policy fifo "
+                          "--sample 0 --quiet --out r"), 0, "%s", tu_out);
+    /* id, submit, start, finish of each row against the trace's */
+    cr_expect_eq(tu_sh("tail -n +2 t.csv | awk -F, '{ e = $2 + $4;"
+                       " if ($1 == \"long\") e = 100000;"
+                       " print $1 \",\" $2 \",\" $2 \",\" e }' > want && "
+                       "tail -n +2 r/jobs.csv | cut -d, -f1-4 | "
+                       "sed 's/\\.000000//g' | cmp - want"), 0,
+                 "jobs.csv's rows are not the trace's jobs, in order, with "
+                 "their times: %s", tu_out);
+}
+
 /* A run that fails after jobs.csv was begun (--strict, a warning at the
  * end of the run) leaves neither the file nor the directories it made;
  * a directory that was there stays. */
