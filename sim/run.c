@@ -29,15 +29,23 @@ double sim_cpu_seconds(void)
     return (double)c.tv_sec + 1e-9 * (double)c.tv_nsec;
 }
 
+double sim_wall_seconds(void)
+{
+    struct timespec c;
+    clock_gettime(CLOCK_MONOTONIC, &c);
+    return (double)c.tv_sec + 1e-9 * (double)c.tv_nsec;
+}
+
 int sim_run(const struct trace *t, struct cluster *c, const struct eng_opts *o,
             const struct out_prov *pv, const char *dir, struct sim_result *res,
             struct dl_error *err)
 {
-    double c0 = sim_cpu_seconds();
+    double c0 = sim_cpu_seconds(), w0 = sim_wall_seconds();
     struct eng *e = eng_new(t, c, o, err);     /* fails on policy options */
     if (!e)
         return DL_EINPUT;
     res->cpu_setup = sim_cpu_seconds() - c0;
+    res->wall_setup = sim_wall_seconds() - w0;
     int rc = 0;
     struct out_stream *js = NULL;   /* jobs.csv, written as the run goes */
     if ((rc = strict_stop(o->diag, err)))
@@ -58,6 +66,7 @@ int sim_run(const struct trace *t, struct cluster *c, const struct eng_opts *o,
     res->cpu_engine = e->cpu_seconds;
     res->events = e->events;
     c0 = sim_cpu_seconds();
+    w0 = sim_wall_seconds();
     if (dir) {
         rc = out_write_run(e, &res->m, js, dir, o->policy, t->path, c->name,
                            pv, err);
@@ -66,6 +75,7 @@ int sim_run(const struct trace *t, struct cluster *c, const struct eng_opts *o,
         met_summarize(e, &res->m);
     }
     res->cpu_write = sim_cpu_seconds() - c0;
+    res->wall_write = sim_wall_seconds() - w0;
 out:
     out_stream_abort(js, dir);  /* a failed run leaves nothing */
     eng_free(e);

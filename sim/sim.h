@@ -219,11 +219,14 @@ struct sim_result {
      * benchmarks): creating the engine and the policy, the run, the
      * metrics and the files */
     double cpu_setup, cpu_engine, cpu_write;
+    double wall_setup, wall_write;      /* the same phases' wall time */
     uint64_t events;
 };
 
 /* This process's CPU time so far, in seconds. */
 double sim_cpu_seconds(void);
+/* A monotonic clock, in seconds. */
+double sim_wall_seconds(void);
 
 /* One whole run: the engine for t on c under o (o->pol parsed by the
  * caller), stopped with DL_EINPUT when o->diag is strict and holds a
