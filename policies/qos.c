@@ -274,6 +274,19 @@ struct pcost {                  /* a cover's cost, compared (cq, ct) */
     double q, t;
 };
 
+/* A prediction candidates() made: job j's on type t with w of its work
+ * left.  A busy instant walks the same few dozen queued jobs past the
+ * blocked one again and again (their work left does not change while they
+ * wait), and each try wanted the prediction of every type: a small cache
+ * keyed by all three gives back exactly what pred() would compute. */
+struct pmemo {
+    uint32_t j, t;
+    double w;
+    simtime_t p;
+};
+
+enum { QOS_MEMO = 2048 };       /* a power of two */
+
 struct qos {
     enum plc_mode mode;
     int demote, be_order, rule;
@@ -308,6 +321,7 @@ struct qos {
     uint32_t *gpus;             /* [maxg] placement scratch */
     uint32_t *cand;             /* [ntypes] candidate types of one job */
     simtime_t *cpred;           /* [ntypes] their predicted run times */
+    struct pmemo *memo;         /* [QOS_MEMO] predictions of candidates */
     uint32_t *done;             /* jobs started during a walk */
     size_t ndone, capdone;
     struct walk qw, rw;
@@ -649,6 +663,7 @@ static void destroy(void *state)
     free(s->gpus);
     free(s->cand);
     free(s->cpred);
+    free(s->memo);
     free(s->done);
     free(s->qw.a);
     free(s->rw.a);
@@ -698,6 +713,9 @@ static void ready(struct qos *s, const struct pol_view *v)
     for (uint32_t i = 0; i < s->ntypes; i++)
         s->rank[c->type_order[i]] = i;
     s->gpus = xcalloc(s->maxg ? s->maxg : 1, sizeof *s->gpus);
+    s->memo = xmalloc(QOS_MEMO * sizeof *s->memo);
+    for (size_t i = 0; i < QOS_MEMO; i++)
+        s->memo[i] = (struct pmemo){ SIM_NONE, SIM_NONE, 0, 0 };
     s->ngpus_buf = xcalloc(s->maxg ? s->maxg : 1, sizeof *s->ngpus_buf);
     s->obs_t = xcalloc_big(nj, sizeof *s->obs_t);
     if (s->elastic) {
@@ -823,6 +841,18 @@ static simtime_t pred(const struct pol_view *v, uint32_t j, uint32_t t)
     return pred_work(v, j, t, pol_remaining(v, j));
 }
 
+/* pred(v, j, t) through s->memo. */
+static simtime_t pred_memo(struct qos *s, const struct pol_view *v, uint32_t j,
+                           uint32_t t)
+{
+    double w = pol_remaining(v, j);
+    uint32_t h = (uint32_t)(((uint64_t)j * s->ntypes + t) * 2654435761u) >> 21;
+    struct pmemo *m = &s->memo[h & (QOS_MEMO - 1)];
+    if (m->j != j || m->t != t || m->w != w)
+        *m = (struct pmemo){ j, t, w, pred_work(v, j, t, w) };
+    return m->p;
+}
+
 /* Whether a gang of g could ever be placed on type t (memoized). */
 static bool ever(struct qos *s, const struct pol_view *v, uint32_t g, uint32_t t)
 {
@@ -872,7 +902,7 @@ static uint32_t candidates(struct qos *s, const struct pol_view *v, uint32_t j,
         if ((req != SIM_NONE && t != req) || !ever(s, v, tj->num_gpus, t))
             continue;
         s->cand[n] = t;
-        s->cpred[n++] = pred(v, j, t);
+        s->cpred[n++] = pred_memo(s, v, j, t);
     }
     *meet = false;
     if (qos && tj->deadline != SIM_NEVER) {
