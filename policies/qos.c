@@ -208,6 +208,11 @@ struct hitem {
     simtime_t key;
     uint32_t job;
     int32_t prio;               /* priority=1: the trace's; else 0 */
+    uint32_t g, req;            /* a queued job's gang and required type
+                                   (v->jobs[job], v->rt[job]): a walk tries
+                                   dozens of jobs an instant, most of which
+                                   no type can take, without reading their
+                                   records */
 };
 
 /* A binary min-heap on (key, job) that keeps each job's position in pos,
@@ -250,6 +255,7 @@ struct cur {                    /* a frontier entry of an ordered walk */
     simtime_t key;
     uint32_t job, hid;
     int32_t prio;
+    uint32_t g, req;
     size_t idx;
 };
 
@@ -379,7 +385,7 @@ HEAP_DEFINE_AT(ih, struct iheap, struct hitem, h_before, H_PLACED)
 
 static void h_push(struct iheap *h, simtime_t key, uint32_t job)
 {
-    ih_push(h, (struct hitem){ key, job, 0 });
+    ih_push(h, (struct hitem){ .key = key, .job = job });
 }
 
 static void h_remove(struct iheap *h, uint32_t job)
@@ -501,11 +507,11 @@ static const struct hitem *os_min(const struct oset *o)
 
 /* The item at c, then c moves on; false past the end.  The set must not
  * change during the walk. */
-static bool os_next(const struct oset *o, struct ocur *c, uint32_t *job)
+static bool os_next(const struct oset *o, struct ocur *c, struct hitem *it)
 {
     if (c->bi >= o->nb)
         return false;
-    *job = o->b[c->bi]->a[c->k].job;
+    *it = o->b[c->bi]->a[c->k];
     if (++c->k == o->b[c->bi]->n) {
         c->bi++;
         c->k = 0;
@@ -540,12 +546,14 @@ static void w_add(const struct qos *s, struct walk *w, uint32_t hid, size_t idx)
     const struct iheap *h = &s->h[hid];
     if (idx < h->n)
         wh_push(w, (struct cur){ h->a[idx].key, h->a[idx].job, hid,
-                                 h->a[idx].prio, idx });
+                                 h->a[idx].prio, h->a[idx].g, h->a[idx].req,
+                                 idx });
 }
 
-/* The next entry: its job and key.  false when the walk is over. */
+/* The next entry: its job and key (and its gang and required type, when
+ * it (may be NULL) is given).  false when the walk is over. */
 static bool w_next(const struct qos *s, struct walk *w, uint32_t *job,
-                   simtime_t *key)
+                   simtime_t *key, struct hitem *it)
 {
     if (!w->n)
         return false;
@@ -555,6 +563,8 @@ static bool w_next(const struct qos *s, struct walk *w, uint32_t *job,
     *job = top.job;
     if (key)
         *key = top.key;
+    if (it)
+        *it = (struct hitem){ top.key, top.job, top.prio, top.g, top.req };
     return true;
 }
 
@@ -775,17 +785,20 @@ static int32_t class_of(const struct qos *s, uint32_t job)
 }
 
 /* job joins queue hid with key, in its class */
-static void q_push(struct qos *s, uint32_t hid, simtime_t key, uint32_t job)
+static void q_push(struct qos *s, const struct pol_view *v, uint32_t hid,
+                   simtime_t key, uint32_t job)
 {
     int32_t prio = class_of(s, job);
+    struct hitem it = { key, job, prio, v->jobs[job].num_gpus,
+                        v->rt[job].req_type };
     s->qhome[job] = hid;
     if (hid == H_QOS) {
         s->qkey[job] = key;
-        os_insert(&s->qq, (struct hitem){ key, job, prio });
+        os_insert(&s->qq, it);
         if (s->priority)
             h_push(&s->dh, key, job);
     } else {
-        ih_push(&s->h[hid], (struct hitem){ key, job, prio });
+        ih_push(&s->h[hid], it);
     }
     s->nqueued++;
 }
@@ -794,7 +807,8 @@ static void q_remove(struct qos *s, uint32_t job)
 {
     int32_t prio = class_of(s, job);
     if (s->qhome[job] == H_QOS) {
-        os_remove(&s->qq, (struct hitem){ s->qkey[job], job, prio });
+        os_remove(&s->qq, (struct hitem){ .key = s->qkey[job], .job = job,
+                                          .prio = prio });
         if (s->priority)
             h_remove(&s->dh, job);
     } else {
@@ -957,7 +971,7 @@ static void be_push(struct qos *s, const struct pol_view *v, uint32_t job)
 {
     s->be[job] = 1;
     simtime_t key = s->be_order == BE_SHORT ? t_best(s, v, job) : (simtime_t)job;
-    q_push(s, be_heap(s, v->jobs[job].num_gpus, v->rt[job].req_type), key, job);
+    q_push(s, v, be_heap(s, v->jobs[job].num_gpus, v->rt[job].req_type), key, job);
 }
 
 static void enqueue(void *state, const struct pol_view *v, uint32_t job)
@@ -969,7 +983,7 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
     if (tj->deadline != SIM_NEVER && (s->demote == DEMOTE_NEVER || !s->be[job])) {
         simtime_t latest = tj->deadline - t_best(s, v, job);
         if (s->demote == DEMOTE_NEVER || latest >= v->now) {
-            q_push(s, H_QOS, latest, job);
+            q_push(s, v, H_QOS, latest, job);
             return;
         }
     }
@@ -1038,7 +1052,7 @@ static bool shadow(struct qos *s, const struct pol_view *v, uint32_t t,
     }
     s->rw.n = 0;
     w_add(s, &s->rw, 1 + t, 0);
-    while (w_next(s, &s->rw, &j, &key)) {
+    while (w_next(s, &s->rw, &j, &key, NULL)) {
         simtime_t f = key > v->now ? key : v->now + 1;   /* overdue: soon */
         if (when != SIM_NEVER && f > when)
             break;
@@ -1083,10 +1097,10 @@ static struct resv reserve_for(struct qos *s, const struct pol_view *v, uint32_t
  * a reservation res, does not delay it; its GPUs are left in s->gpus.
  * SIM_NONE if none. */
 static uint32_t choose(struct qos *s, const struct pol_view *v, uint32_t j,
-                       bool qos, struct resv *res)
+                       uint32_t g, uint32_t req, bool qos, struct resv *res)
 {
     bool meet;
-    uint32_t g = v->jobs[j].num_gpus, req = v->rt[j].req_type, t0;
+    uint32_t t0;
     /* most tries of a busy instant fail: skip the predictions when no
      * type it may use could take the gang (fits would refuse each one) */
     for (t0 = 0; t0 < s->ntypes; t0++)
@@ -1094,6 +1108,20 @@ static uint32_t choose(struct qos *s, const struct pol_view *v, uint32_t j,
             break;
     if (t0 == s->ntypes)
         return SIM_NONE;
+    /* Behind a reservation most tries fail there too: when the one type
+     * that could take the gang is the reserved one, the gang is larger
+     * than what is spare there and its predicted run would pass the
+     * shadow time, the walk below would pass over that type and fail on
+     * the others: no need for the other predictions and their order. */
+    if (res && res->on && t0 == res->type && g > res->extra &&
+        v->now + pred_memo(s, v, j, t0) > res->shadow) {
+        uint32_t t1;
+        for (t1 = t0 + 1; t1 < s->ntypes; t1++)
+            if ((req == SIM_NONE || t1 == req) && may_fit(s, v, g, t1))
+                break;
+        if (t1 == s->ntypes)
+            return SIM_NONE;
+    }
     uint32_t n = candidates(s, v, j, qos, &meet);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t t = s->cand[i];
@@ -1151,7 +1179,7 @@ static int be_fill(struct qos *s, const struct pol_view *v, struct pol_ctx *x,
         if (!best)
             return 0;
         uint32_t j = s->h[best->hid].a[0].job;
-        uint32_t t = choose(s, v, j, false, NULL);
+        uint32_t t = choose(s, v, j, best->ngpus, best->req, false, NULL);
         DL_ASSERT(t != SIM_NONE);
         q_remove(s, j);
         int rc = pol_start(x, j, s->gpus);
@@ -1398,7 +1426,7 @@ static int try_preempt(struct qos *s, const struct pol_view *v, struct pol_ctx *
     const struct trc_job *tr = &v->jobs[r];
     uint32_t g = tr->num_gpus;
     if (key < v->now || s->be[r] || tr->deadline == SIM_NEVER ||
-        choose(s, v, r, true, NULL) != SIM_NONE)
+        choose(s, v, r, head->g, head->req, true, NULL) != SIM_NONE)
         return 0;
     bool meet;
     uint32_t n = candidates(s, v, r, true, &meet);
@@ -1624,14 +1652,17 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     for (;;) {
         struct ocur qc = { 0, 0 };
         s->ndone = 0;
-        while (nfree && !rc && os_next(&s->qq, &qc, &j)) {
+        struct hitem it;
+        while (nfree && !rc && os_next(&s->qq, &qc, &it)) {
+            j = it.job;
             if (blocked && left-- <= 0)
                 break;
-            if (blocked && v->jobs[j].num_gpus > nfree)
+            if (blocked && it.g > nfree)
                 continue;
-            uint32_t t = choose(s, v, j, true, blocked ? &res : NULL), m;
+            uint32_t t = choose(s, v, j, it.g, it.req, true,
+                                blocked ? &res : NULL), m;
             if (t != SIM_NONE) {
-                rc = walk_start(s, v, x, j, v->jobs[j].num_gpus, &nfree);
+                rc = walk_start(s, v, x, j, it.g, &nfree);
             } else if (!blocked && s->elastic &&
                        (t = shrink(s, v, j, &m)) != SIM_NONE) {
                 rc = walk_start(s, v, x, j, m, &nfree);
@@ -1661,10 +1692,11 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         s->qw.n = 0;
         for (size_t k = 0; k < s->nb; k++)
             w_add(s, &s->qw, s->b[k].hid, 0);
-        while (nfree && !rc && left-- > 0 && w_next(s, &s->qw, &j, NULL))
-            if (v->jobs[j].num_gpus <= nfree &&
-                choose(s, v, j, false, &res) != SIM_NONE)
-                rc = walk_start(s, v, x, j, v->jobs[j].num_gpus, &nfree);
+        struct hitem it;
+        while (nfree && !rc && left-- > 0 && w_next(s, &s->qw, &j, NULL, &it))
+            if (it.g <= nfree &&
+                choose(s, v, j, it.g, it.req, false, &res) != SIM_NONE)
+                rc = walk_start(s, v, x, j, it.g, &nfree);
         take_done(s);
     }
     /* elastic=1: shrunk gangs grow into what is still idle */
