@@ -1522,14 +1522,25 @@ static uint32_t grow_room(const struct qos *s, const struct pol_view *v,
  * observed progress since it started or last grew (work done over time
  * taken; progress is observable, its speed is not told), or predicted
  * when it has not run yet. */
-static double forecast(const struct qos *s, const struct pol_view *v,
-                       uint32_t j, double pred_now)
+static bool forecast(const struct qos *s, const struct pol_view *v,
+                     uint32_t j, double *t)
 {
     double left = pol_remaining(v, j), done = s->obs_w[j] - left;
     simtime_t dt = v->now - s->obs_t[j];
-    if (dt > 0 && done > 0)
-        return left * (double)dt / done;
-    return pred_now;
+    if (dt > 0 && done > 0) {
+        *t = left * (double)dt / done;
+        return true;
+    }
+    return false;
+}
+
+/* Running job j's predicted run time for what it has left on its current
+ * GPUs (frac of its work left). */
+static double pred_cur(const struct pol_view *v, uint32_t j, double frac)
+{
+    const struct job_rt *r = &v->rt[j];
+    bool sp = r->ngpus > 1 && pol_spread(v, r->type, r->gpus, r->ngpus);
+    return pol_pred_runtime_n(v, j, r->type, r->ngpus, sp) * frac;
 }
 
 static int cand_cmp_ctx(const struct pol_view *v, uint32_t a, uint32_t b)
@@ -1570,13 +1581,20 @@ static int grow_gangs(struct qos *s, const struct pol_view *v, struct pol_ctx *x
         uint32_t t = r->type, cur = r->ngpus, g = tj->num_gpus;
         if (!v->clu->types[t].free_gpus)
             continue;
-        double frac = pol_remaining(v, j) / (double)tj->duration;
-        bool sp = cur > 1 && pol_spread(v, t, r->gpus, cur);
-        double pcur = pol_pred_runtime_n(v, j, t, cur, sp) * frac;
-        double tcur = forecast(s, v, j, pcur);
+        double frac = pol_remaining(v, j) / (double)tj->duration, tcur;
+        /* its prediction now, only where the forecast falls back on it
+         * or the ladder below compares with it (a gang on course is
+         * passed over at every instant with idle GPUs) */
+        bool observed = forecast(s, v, j, &tcur);
+        double pcur = observed && s->grow == GROW_NEED ? NAN
+                                                       : pred_cur(v, j, frac);
+        if (!observed)
+            tcur = pcur;
         if (s->grow == GROW_NEED &&
             meets(s, v->now, to_us(tcur), tj->deadline))
             continue;           /* on course: no need */
+        if (isnan(pcur))
+            pcur = pred_cur(v, j, frac);
         /* the largest size of the halving ladder g, g/2, ... above cur
          * with room, predicted faster */
         for (uint32_t m = g; m > cur; m /= 2) {
