@@ -289,6 +289,8 @@ struct pmemo {
     uint32_t j, t;
     double w;
     simtime_t p;
+    bool queued;                /* made while j waited: valid until it is
+                                   queued again (enqueue forgets it) */
 };
 
 enum { QOS_MEMO = 2048 };       /* a power of two */
@@ -557,9 +559,17 @@ static bool w_next(const struct qos *s, struct walk *w, uint32_t *job,
 {
     if (!w->n)
         return false;
-    struct cur top = wh_pop(w);
-    w_add(s, w, top.hid, 2 * top.idx + 1);
-    w_add(s, w, top.hid, 2 * top.idx + 2);
+    /* the top gives way to its first child in its heap (one sift down,
+     * where a pop and a push took two passes), then the second joins */
+    struct cur top = w->a[0];
+    const struct iheap *h = &s->h[top.hid];
+    size_t c = 2 * top.idx + 1;
+    if (c < h->n)
+        wh_down(w, 0, (struct cur){ h->a[c].key, h->a[c].job, top.hid,
+                                    h->a[c].prio, h->a[c].g, h->a[c].req, c });
+    else
+        wh_pop(w);
+    w_add(s, w, top.hid, c + 1);
     *job = top.job;
     if (key)
         *key = top.key;
@@ -725,7 +735,7 @@ static void ready(struct qos *s, const struct pol_view *v)
     s->gpus = xcalloc(s->maxg ? s->maxg : 1, sizeof *s->gpus);
     s->memo = xmalloc(QOS_MEMO * sizeof *s->memo);
     for (size_t i = 0; i < QOS_MEMO; i++)
-        s->memo[i] = (struct pmemo){ SIM_NONE, SIM_NONE, 0, 0 };
+        s->memo[i] = (struct pmemo){ SIM_NONE, SIM_NONE, 0, 0, false };
     s->ngpus_buf = xcalloc(s->maxg ? s->maxg : 1, sizeof *s->ngpus_buf);
     s->obs_t = xcalloc_big(nj, sizeof *s->obs_t);
     if (s->elastic) {
@@ -855,16 +865,38 @@ static simtime_t pred(const struct pol_view *v, uint32_t j, uint32_t t)
     return pred_work(v, j, t, pol_remaining(v, j));
 }
 
-/* pred(v, j, t) through s->memo. */
-static simtime_t pred_memo(struct qos *s, const struct pol_view *v, uint32_t j,
-                           uint32_t t)
+static struct pmemo *memo_of(struct qos *s, uint32_t j, uint32_t t)
 {
-    double w = pol_remaining(v, j);
     uint32_t h = (uint32_t)(((uint64_t)j * s->ntypes + t) * 2654435761u) >> 21;
-    struct pmemo *m = &s->memo[h & (QOS_MEMO - 1)];
+    return &s->memo[h & (QOS_MEMO - 1)];
+}
+
+/* pred(v, j, t) through s->memo.  queued: j waits, so its work left is
+ * what it was when it was queued, and an entry made since is taken
+ * without reading its run state. */
+static simtime_t pred_memo(struct qos *s, const struct pol_view *v, uint32_t j,
+                           uint32_t t, bool queued)
+{
+    struct pmemo *m = memo_of(s, j, t);
+    if (queued && m->queued && m->j == j && m->t == t)
+        return m->p;
+    double w = pol_remaining(v, j);
     if (m->j != j || m->t != t || m->w != w)
-        *m = (struct pmemo){ j, t, w, pred_work(v, j, t, w) };
+        *m = (struct pmemo){ j, t, w, pred_work(v, j, t, w), queued };
+    else
+        m->queued |= queued;
     return m->p;
+}
+
+/* Job j enters the queue: its work left may have changed since its
+ * entries were made. */
+static void memo_forget(struct qos *s, uint32_t j)
+{
+    for (uint32_t t = 0; t < s->ntypes; t++) {
+        struct pmemo *m = memo_of(s, j, t);
+        if (m->j == j)
+            m->queued = false;
+    }
 }
 
 /* Whether a gang of g could ever be placed on type t (memoized). */
@@ -908,7 +940,7 @@ static bool fits(struct qos *s, const struct pol_view *v, uint32_t g, uint32_t t
  * there are none (or !qos), every type it may use, fastest first.
  * *meet tells which.  Returns how many. */
 static uint32_t candidates(struct qos *s, const struct pol_view *v, uint32_t j,
-                           bool qos, bool *meet)
+                           bool queued, bool qos, bool *meet)
 {
     const struct trc_job *tj = &v->jobs[j];
     uint32_t req = v->rt[j].req_type, n = 0;
@@ -916,7 +948,7 @@ static uint32_t candidates(struct qos *s, const struct pol_view *v, uint32_t j,
         if ((req != SIM_NONE && t != req) || !ever(s, v, tj->num_gpus, t))
             continue;
         s->cand[n] = t;
-        s->cpred[n++] = pred_memo(s, v, j, t);
+        s->cpred[n++] = pred_memo(s, v, j, t, queued);
     }
     *meet = false;
     if (qos && tj->deadline != SIM_NEVER) {
@@ -957,10 +989,11 @@ static uint32_t candidates(struct qos *s, const struct pol_view *v, uint32_t j,
 }
 
 /* T_best: the fastest predicted run time over the types j may use. */
-static simtime_t t_best(struct qos *s, const struct pol_view *v, uint32_t j)
+static simtime_t t_best(struct qos *s, const struct pol_view *v, uint32_t j,
+                        bool queued)
 {
     bool meet;
-    uint32_t n = candidates(s, v, j, false, &meet);
+    uint32_t n = candidates(s, v, j, queued, false, &meet);
     return n ? s->cpred[0] : SIM_TIME_LIMIT;
 }
 
@@ -970,18 +1003,20 @@ static simtime_t t_best(struct qos *s, const struct pol_view *v, uint32_t j)
 static void be_push(struct qos *s, const struct pol_view *v, uint32_t job)
 {
     s->be[job] = 1;
-    simtime_t key = s->be_order == BE_SHORT ? t_best(s, v, job) : (simtime_t)job;
+    simtime_t key = s->be_order == BE_SHORT ? t_best(s, v, job, true)
+                                            : (simtime_t)job;
     q_push(s, v, be_heap(s, v->jobs[job].num_gpus, v->rt[job].req_type), key, job);
 }
 
 static void enqueue(void *state, const struct pol_view *v, uint32_t job)
 {
     struct qos *s = state;
+    memo_forget(s, job);
     const struct trc_job *tj = &v->jobs[job];
     /* (a job is queued again only after a preemption; one that was best
      * effort stays so, unless demote=never keeps every job in the order) */
     if (tj->deadline != SIM_NEVER && (s->demote == DEMOTE_NEVER || !s->be[job])) {
-        simtime_t latest = tj->deadline - t_best(s, v, job);
+        simtime_t latest = tj->deadline - t_best(s, v, job, true);
         if (s->demote == DEMOTE_NEVER || latest >= v->now) {
             q_push(s, v, H_QOS, latest, job);
             return;
@@ -1073,7 +1108,7 @@ static struct resv reserve_for(struct qos *s, const struct pol_view *v, uint32_t
     struct resv r = { .on = false, .job = j };
     const struct trc_job *tj = &v->jobs[j];
     bool meet;
-    uint32_t n = candidates(s, v, j, true, &meet);
+    uint32_t n = candidates(s, v, j, true, true, &meet);
     simtime_t best_fin = SIM_NEVER;
     for (uint32_t i = 0; i < n; i++) {
         simtime_t at;
@@ -1114,7 +1149,7 @@ static uint32_t choose(struct qos *s, const struct pol_view *v, uint32_t j,
      * shadow time, the walk below would pass over that type and fail on
      * the others: no need for the other predictions and their order. */
     if (res && res->on && t0 == res->type && g > res->extra &&
-        v->now + pred_memo(s, v, j, t0) > res->shadow) {
+        v->now + pred_memo(s, v, j, t0, true) > res->shadow) {
         uint32_t t1;
         for (t1 = t0 + 1; t1 < s->ntypes; t1++)
             if ((req == SIM_NONE || t1 == req) && may_fit(s, v, g, t1))
@@ -1122,7 +1157,7 @@ static uint32_t choose(struct qos *s, const struct pol_view *v, uint32_t j,
         if (t1 == s->ntypes)
             return SIM_NONE;
     }
-    uint32_t n = candidates(s, v, j, qos, &meet);
+    uint32_t n = candidates(s, v, j, true, qos, &meet);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t t = s->cand[i];
         bool use_extra = false;
@@ -1293,7 +1328,7 @@ static bool victim(struct qos *s, const struct pol_view *v, const struct pctx *p
         return true;
     if (!s->preempt_qos || s->qv[j] || s->by[p->job] == j || p->restart == SIM_NEVER)
         return false;
-    simtime_t key = tj->deadline - t_best(s, v, j);
+    simtime_t key = tj->deadline - t_best(s, v, j, false);     /* running */
     if (key < p->key || (key == p->key && j < p->job))
         return false;           /* not strictly less urgent */
     if (!meets(s, p->restart, pred_work(v, j, p->type, pol_remaining(v, j) + s->cost),
@@ -1429,7 +1464,7 @@ static int try_preempt(struct qos *s, const struct pol_view *v, struct pol_ctx *
         choose(s, v, r, head->g, head->req, true, NULL) != SIM_NONE)
         return 0;
     bool meet;
-    uint32_t n = candidates(s, v, r, true, &meet);
+    uint32_t n = candidates(s, v, r, true, true, &meet);
     if (!meet)
         return 0;
     memcpy(s->pcand, s->cand, n * sizeof *s->pcand);

@@ -69,7 +69,8 @@
     }                                                                       \
     static inline void pfx##_push(H *h, T it)                               \
     {                                                                       \
-        xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);                      \
+        if (h->n >= h->cap)     /* no call for the common case */           \
+            xgrow(&h->a, &h->cap, h->n + 1, sizeof *h->a);                  \
         pfx##_up(h, h->n++, it);                                            \
     }                                                                       \
     /* bottom-up (Floyd): the hole at the top sinks along the earlier     \
