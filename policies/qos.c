@@ -252,10 +252,8 @@ struct bucket {                 /* best-effort jobs of one gang shape */
 };
 
 struct cur {                    /* a frontier entry of an ordered walk */
-    simtime_t key;
-    uint32_t job, hid;
-    int32_t prio;
-    uint32_t g, req;
+    struct hitem it;            /* h[hid].a[idx] */
+    uint32_t hid;
     size_t idx;
 };
 
@@ -280,17 +278,14 @@ struct pcost {                  /* a cover's cost, compared (cq, ct) */
     double q, t;
 };
 
-/* A prediction candidates() made: job j's on type t with w of its work
- * left.  A busy instant walks the same few dozen queued jobs past the
- * blocked one again and again (their work left does not change while they
- * wait), and each try wanted the prediction of every type: a small cache
- * keyed by all three gives back exactly what pred() would compute. */
+/* pred(v, j, t) of a waiting job j.  A busy instant walks the same few
+ * dozen queued jobs past the blocked one again and again, and each try
+ * wanted the prediction of every type; a waiting job's work left is what
+ * it was when it was queued, so an entry stands until j is queued again
+ * (enqueue forgets it). */
 struct pmemo {
-    uint32_t j, t;
-    double w;
+    uint32_t j, t;              /* SIM_NONE: empty */
     simtime_t p;
-    bool queued;                /* made while j waited: valid until it is
-                                   queued again (enqueue forgets it) */
 };
 
 enum { QOS_MEMO = 2048 };       /* a power of two */
@@ -536,9 +531,7 @@ static void os_free(struct oset *o)
 
 static inline bool cless(const struct cur *a, const struct cur *b)
 {
-    if (a->prio != b->prio)
-        return a->prio > b->prio;
-    return a->key < b->key || (a->key == b->key && a->job < b->job);
+    return hless(&a->it, &b->it);
 }
 
 HEAP_DEFINE(wh, struct walk, struct cur, cless)
@@ -547,15 +540,11 @@ static void w_add(const struct qos *s, struct walk *w, uint32_t hid, size_t idx)
 {
     const struct iheap *h = &s->h[hid];
     if (idx < h->n)
-        wh_push(w, (struct cur){ h->a[idx].key, h->a[idx].job, hid,
-                                 h->a[idx].prio, h->a[idx].g, h->a[idx].req,
-                                 idx });
+        wh_push(w, (struct cur){ h->a[idx], hid, idx });
 }
 
-/* The next entry: its job and key (and its gang and required type, when
- * it (may be NULL) is given).  false when the walk is over. */
-static bool w_next(const struct qos *s, struct walk *w, uint32_t *job,
-                   simtime_t *key, struct hitem *it)
+/* The next entry into *it.  false when the walk is over. */
+static bool w_next(const struct qos *s, struct walk *w, struct hitem *it)
 {
     if (!w->n)
         return false;
@@ -565,16 +554,11 @@ static bool w_next(const struct qos *s, struct walk *w, uint32_t *job,
     const struct iheap *h = &s->h[top.hid];
     size_t c = 2 * top.idx + 1;
     if (c < h->n)
-        wh_down(w, 0, (struct cur){ h->a[c].key, h->a[c].job, top.hid,
-                                    h->a[c].prio, h->a[c].g, h->a[c].req, c });
+        wh_down(w, 0, (struct cur){ h->a[c], top.hid, c });
     else
         wh_pop(w);
     w_add(s, w, top.hid, c + 1);
-    *job = top.job;
-    if (key)
-        *key = top.key;
-    if (it)
-        *it = (struct hitem){ top.key, top.job, top.prio, top.g, top.req };
+    *it = top.it;
     return true;
 }
 
@@ -735,7 +719,7 @@ static void ready(struct qos *s, const struct pol_view *v)
     s->gpus = xcalloc(s->maxg ? s->maxg : 1, sizeof *s->gpus);
     s->memo = xmalloc(QOS_MEMO * sizeof *s->memo);
     for (size_t i = 0; i < QOS_MEMO; i++)
-        s->memo[i] = (struct pmemo){ SIM_NONE, SIM_NONE, 0, 0, false };
+        s->memo[i] = (struct pmemo){ SIM_NONE, SIM_NONE, 0 };
     s->ngpus_buf = xcalloc(s->maxg ? s->maxg : 1, sizeof *s->ngpus_buf);
     s->obs_t = xcalloc_big(nj, sizeof *s->obs_t);
     if (s->elastic) {
@@ -871,20 +855,14 @@ static struct pmemo *memo_of(struct qos *s, uint32_t j, uint32_t t)
     return &s->memo[h & (QOS_MEMO - 1)];
 }
 
-/* pred(v, j, t) through s->memo.  queued: j waits, so its work left is
- * what it was when it was queued, and an entry made since is taken
- * without reading its run state. */
+/* pred(v, j, t) of waiting job j, through s->memo (without reading its
+ * run state when the entry is there). */
 static simtime_t pred_memo(struct qos *s, const struct pol_view *v, uint32_t j,
-                           uint32_t t, bool queued)
+                           uint32_t t)
 {
     struct pmemo *m = memo_of(s, j, t);
-    if (queued && m->queued && m->j == j && m->t == t)
-        return m->p;
-    double w = pol_remaining(v, j);
-    if (m->j != j || m->t != t || m->w != w)
-        *m = (struct pmemo){ j, t, w, pred_work(v, j, t, w), queued };
-    else
-        m->queued |= queued;
+    if (m->j != j || m->t != t)
+        *m = (struct pmemo){ j, t, pred(v, j, t) };
     return m->p;
 }
 
@@ -895,7 +873,7 @@ static void memo_forget(struct qos *s, uint32_t j)
     for (uint32_t t = 0; t < s->ntypes; t++) {
         struct pmemo *m = memo_of(s, j, t);
         if (m->j == j)
-            m->queued = false;
+            m->j = SIM_NONE;
     }
 }
 
@@ -920,6 +898,17 @@ static bool may_fit(const struct qos *s, const struct pol_view *v, uint32_t g,
            s->fail[(size_t)t * (s->maxg + 1) + g] != s->stamp;
 }
 
+/* The first type from t on that a gang of g requiring req may_fit now,
+ * s->ntypes if none. */
+static uint32_t next_fit(const struct qos *s, const struct pol_view *v,
+                         uint32_t g, uint32_t req, uint32_t t)
+{
+    for (; t < s->ntypes; t++)
+        if ((req == SIM_NONE || t == req) && may_fit(s, v, g, t))
+            break;
+    return t;
+}
+
 /* Whether a gang of g fits type t now; the GPUs go to gpus (may be NULL).
  * A failure stands for the rest of the instant (GPUs are only taken). */
 static bool fits(struct qos *s, const struct pol_view *v, uint32_t g, uint32_t t,
@@ -938,7 +927,8 @@ static bool fits(struct qos *s, const struct pol_view *v, uint32_t g, uint32_t t
  * s->cpred, in the order it tries them.  qos: only the types on which it
  * would meet its deadline starting now, in placement_rule order; when
  * there are none (or !qos), every type it may use, fastest first.
- * *meet tells which.  Returns how many. */
+ * *meet tells which.  queued: j waits (its predictions may come from
+ * s->memo).  Returns how many. */
 static uint32_t candidates(struct qos *s, const struct pol_view *v, uint32_t j,
                            bool queued, bool qos, bool *meet)
 {
@@ -948,7 +938,7 @@ static uint32_t candidates(struct qos *s, const struct pol_view *v, uint32_t j,
         if ((req != SIM_NONE && t != req) || !ever(s, v, tj->num_gpus, t))
             continue;
         s->cand[n] = t;
-        s->cpred[n++] = pred_memo(s, v, j, t, queued);
+        s->cpred[n++] = queued ? pred_memo(s, v, j, t) : pred(v, j, t);
     }
     *meet = false;
     if (qos && tj->deadline != SIM_NEVER) {
@@ -1078,8 +1068,8 @@ static bool shadow(struct qos *s, const struct pol_view *v, uint32_t t,
                    uint32_t g, simtime_t *at, uint64_t *extra)
 {
     uint64_t acc = v->clu->types[t].free_gpus;
-    simtime_t when = SIM_NEVER, key;
-    uint32_t j;
+    simtime_t when = SIM_NEVER;
+    struct hitem it;
     if (acc >= g) {
         *at = v->now;
         *extra = acc - g;
@@ -1087,11 +1077,11 @@ static bool shadow(struct qos *s, const struct pol_view *v, uint32_t t,
     }
     s->rw.n = 0;
     w_add(s, &s->rw, 1 + t, 0);
-    while (w_next(s, &s->rw, &j, &key, NULL)) {
-        simtime_t f = key > v->now ? key : v->now + 1;   /* overdue: soon */
+    while (w_next(s, &s->rw, &it)) {
+        simtime_t f = it.key > v->now ? it.key : v->now + 1;  /* overdue: soon */
         if (when != SIM_NEVER && f > when)
             break;
-        acc += v->rt[j].ngpus;
+        acc += v->rt[it.job].ngpus;
         if (acc >= g && when == SIM_NEVER)
             when = f;
     }
@@ -1131,16 +1121,14 @@ static struct resv reserve_for(struct qos *s, const struct pol_view *v, uint32_t
 /* Picks a type for job j (qos: as a QoS-class job) that fits now and, with
  * a reservation res, does not delay it; its GPUs are left in s->gpus.
  * SIM_NONE if none. */
-static uint32_t choose(struct qos *s, const struct pol_view *v, uint32_t j,
-                       uint32_t g, uint32_t req, bool qos, struct resv *res)
+static uint32_t choose(struct qos *s, const struct pol_view *v,
+                       const struct hitem *it, bool qos, struct resv *res)
 {
     bool meet;
-    uint32_t t0;
+    uint32_t j = it->job, g = it->g, req = it->req;
     /* most tries of a busy instant fail: skip the predictions when no
      * type it may use could take the gang (fits would refuse each one) */
-    for (t0 = 0; t0 < s->ntypes; t0++)
-        if ((req == SIM_NONE || t0 == req) && may_fit(s, v, g, t0))
-            break;
+    uint32_t t0 = next_fit(s, v, g, req, 0);
     if (t0 == s->ntypes)
         return SIM_NONE;
     /* Behind a reservation most tries fail there too: when the one type
@@ -1149,14 +1137,9 @@ static uint32_t choose(struct qos *s, const struct pol_view *v, uint32_t j,
      * shadow time, the walk below would pass over that type and fail on
      * the others: no need for the other predictions and their order. */
     if (res && res->on && t0 == res->type && g > res->extra &&
-        v->now + pred_memo(s, v, j, t0, true) > res->shadow) {
-        uint32_t t1;
-        for (t1 = t0 + 1; t1 < s->ntypes; t1++)
-            if ((req == SIM_NONE || t1 == req) && may_fit(s, v, g, t1))
-                break;
-        if (t1 == s->ntypes)
-            return SIM_NONE;
-    }
+        v->now + pred_memo(s, v, j, t0) > res->shadow &&
+        next_fit(s, v, g, req, t0 + 1) == s->ntypes)
+        return SIM_NONE;
     uint32_t n = candidates(s, v, j, true, qos, &meet);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t t = s->cand[i];
@@ -1213,8 +1196,8 @@ static int be_fill(struct qos *s, const struct pol_view *v, struct pol_ctx *x,
         }
         if (!best)
             return 0;
-        uint32_t j = s->h[best->hid].a[0].job;
-        uint32_t t = choose(s, v, j, best->ngpus, best->req, false, NULL);
+        struct hitem it = s->h[best->hid].a[0];
+        uint32_t j = it.job, t = choose(s, v, &it, false, NULL);
         DL_ASSERT(t != SIM_NONE);
         q_remove(s, j);
         int rc = pol_start(x, j, s->gpus);
@@ -1461,7 +1444,7 @@ static int try_preempt(struct qos *s, const struct pol_view *v, struct pol_ctx *
     const struct trc_job *tr = &v->jobs[r];
     uint32_t g = tr->num_gpus;
     if (key < v->now || s->be[r] || tr->deadline == SIM_NEVER ||
-        choose(s, v, r, head->g, head->req, true, NULL) != SIM_NONE)
+        choose(s, v, head, true, NULL) != SIM_NONE)
         return 0;
     bool meet;
     uint32_t n = candidates(s, v, r, true, true, &meet);
@@ -1712,8 +1695,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
                 break;
             if (blocked && it.g > nfree)
                 continue;
-            uint32_t t = choose(s, v, j, it.g, it.req, true,
-                                blocked ? &res : NULL), m;
+            uint32_t t = choose(s, v, &it, true, blocked ? &res : NULL), m;
             if (t != SIM_NONE) {
                 rc = walk_start(s, v, x, j, it.g, &nfree);
             } else if (!blocked && s->elastic &&
@@ -1746,10 +1728,9 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         for (size_t k = 0; k < s->nb; k++)
             w_add(s, &s->qw, s->b[k].hid, 0);
         struct hitem it;
-        while (nfree && !rc && left-- > 0 && w_next(s, &s->qw, &j, NULL, &it))
-            if (it.g <= nfree &&
-                choose(s, v, j, it.g, it.req, false, &res) != SIM_NONE)
-                rc = walk_start(s, v, x, j, it.g, &nfree);
+        while (nfree && !rc && left-- > 0 && w_next(s, &s->qw, &it))
+            if (it.g <= nfree && choose(s, v, &it, false, &res) != SIM_NONE)
+                rc = walk_start(s, v, x, it.job, it.g, &nfree);
         take_done(s);
     }
     /* elastic=1: shrunk gangs grow into what is still idle */
