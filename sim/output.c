@@ -221,7 +221,12 @@ static char *job_row(const struct eng *e, uint32_t j, char *line, size_t cap)
  * the engine's pool of first placements, which may move when it grows:
  * the engine grows it holding the stream's lock (out_stream_lock), the
  * writer formats its rows holding it. */
-enum { TAIL_ROWS = 8192, TAIL_RING = 4 };
+enum { TAIL_ROWS = 8192, TAIL_RING = 4, CHUNK_BYTES = 8 << 20 };
+
+struct rowbuf {                 /* formatted rows */
+    char *p;
+    size_t n, cap;
+};
 
 struct out_stream {
     const struct eng *e;
@@ -239,18 +244,21 @@ struct out_stream {
     uint32_t next;              /* rows written */
     int werr;                   /* errno of the first failed write, else 0
                                    (the writer's errno is its own) */
-    char *line, *buf;           /* one row; a batch of rows */
-    size_t cap, bufcap;
+    size_t cap;                 /* a row's bytes at most (jobs_line_cap) */
+    uint32_t batch_rows, tail_rows;     /* rows formatted at a time: at
+                                   most OUT_BATCH_ROWS, TAIL_ROWS and
+                                   CHUNK_BYTES / cap (gangs of thousands of
+                                   GPUs make rows of kilobytes) */
+    struct rowbuf batch;
     /* The rows left when the run is over (most of them when a job near
      * the start runs to near the end) are formatted by the writer and the
-     * run's own thread together, a chunk of TAIL_ROWS at a time, and
+     * run's own thread together, a chunk of tail_rows at a time, and
      * written in order from a ring of TAIL_RING chunks (under lock). */
     pthread_cond_t cv;
     bool tail_on;               /* set up (by the writer) */
     uint32_t tail_from, nchunks, take, written;
     struct tail_buf {
-        char *p;
-        size_t n, cap;
+        struct rowbuf rows;
         uint32_t ready;         /* chunk number + 1 once formatted */
     } tb[TAIL_RING];
 };
@@ -267,30 +275,31 @@ static void stream_put(struct out_stream *s, const char *p, size_t n)
         s->werr = errno ? errno : EIO;
 }
 
-/* Writes the final rows [s->next, avail), OUT_BATCH_ROWS at a time;
- * whether there were any. */
+/* Rows [from, to) into b (grown to hold them). */
+static void rows_fmt(const struct out_stream *s, uint32_t from, uint32_t to,
+                     struct rowbuf *b)
+{
+    b->n = 0;
+    for (uint32_t j = from; j < to; j++) {
+        if (b->cap - b->n < s->cap)
+            xgrow(&b->p, &b->cap, b->n + s->cap, 1);
+        b->n = (size_t)(job_row(s->e, j, b->p + b->n, s->cap) - b->p);
+    }
+}
+
+/* Writes the final rows [s->next, avail), batch_rows at a time; whether
+ * there were any. */
 static bool stream_some(struct out_stream *s)
 {
     uint32_t a = atomic_load_explicit(&s->avail, memory_order_acquire);
     if (s->next >= a)
         return false;
-    uint32_t end = a - s->next > OUT_BATCH_ROWS ? s->next + OUT_BATCH_ROWS : a;
-    size_t n = 0;
+    uint32_t end = a - s->next > s->batch_rows ? s->next + s->batch_rows : a;
     pthread_mutex_lock(&s->lock);
-    for (; s->next < end; s->next++) {
-        char *p = job_row(s->e, s->next, s->line, s->cap);
-        size_t k = (size_t)(p - s->line);
-        if (n + k > s->bufcap) {
-            stream_put(s, s->buf, n);
-            n = 0;
-        }
-        if (k > s->bufcap)
-            stream_put(s, s->line, k);
-        else
-            memcpy(s->buf + n, s->line, k), n += k;
-    }
+    rows_fmt(s, s->next, end, &s->batch);
     pthread_mutex_unlock(&s->lock);
-    stream_put(s, s->buf, n);
+    stream_put(s, s->batch.p, s->batch.n);
+    s->next = end;
     return true;
 }
 
@@ -307,14 +316,9 @@ static void tail_work(struct out_stream *s)
         uint32_t k = s->take++;
         struct tail_buf *b = &s->tb[k % TAIL_RING];    /* free: k < written + RING */
         pthread_mutex_unlock(&s->lock);
-        uint32_t from = s->tail_from + k * TAIL_ROWS;
-        uint32_t to = n - from > TAIL_ROWS ? from + TAIL_ROWS : n;
-        b->n = 0;
-        for (uint32_t j = from; j < to; j++) {
-            if (b->cap - b->n < s->cap)
-                xgrow(&b->p, &b->cap, b->n + s->cap, 1);
-            b->n = (size_t)(job_row(s->e, j, b->p + b->n, s->cap) - b->p);
-        }
+        uint32_t from = s->tail_from + k * s->tail_rows;
+        uint32_t to = n - from > s->tail_rows ? from + s->tail_rows : n;
+        rows_fmt(s, from, to, &b->rows);
         pthread_mutex_lock(&s->lock);
         b->ready = k + 1;
         /* whoever finishes the oldest chunk writes it and those after it
@@ -322,7 +326,7 @@ static void tail_work(struct out_stream *s)
         struct tail_buf *w;
         while (s->written < s->nchunks &&
                (w = &s->tb[s->written % TAIL_RING])->ready == s->written + 1) {
-            stream_put(s, w->p, w->n);
+            stream_put(s, w->rows.p, w->rows.n);
             w->ready = 0;
             s->written++;
         }
@@ -345,7 +349,7 @@ static void *stream_main(void *arg)
             pthread_mutex_lock(&s->lock);
             uint32_t left = s->e->tr->njobs - s->next;
             s->tail_from = s->next;
-            s->nchunks = left / TAIL_ROWS + (left % TAIL_ROWS != 0);
+            s->nchunks = left / s->tail_rows + (left % s->tail_rows != 0);
             s->tail_on = true;
             pthread_cond_broadcast(&s->cv);
             tail_work(s);
@@ -453,9 +457,9 @@ int out_stream_start(const struct eng *e, const char *dir,
     }
     fputs(jobs_header, s->f);
     s->cap = jobs_line_cap(e);
-    s->line = xmalloc(s->cap);
-    s->bufcap = (size_t)1 << 18;
-    s->buf = xmalloc(s->bufcap);
+    size_t fit = CHUNK_BYTES / s->cap ? CHUNK_BYTES / s->cap : 1;
+    s->batch_rows = fit < OUT_BATCH_ROWS ? (uint32_t)fit : OUT_BATCH_ROWS;
+    s->tail_rows = fit < TAIL_ROWS ? (uint32_t)fit : TAIL_ROWS;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cv, NULL);
     /* without a thread: all rows at the end */
@@ -509,9 +513,8 @@ static void stream_free(struct out_stream *s)
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->cv);
     for (int k = 0; k < TAIL_RING; k++)
-        free(s->tb[k].p);
-    free(s->line);
-    free(s->buf);
+        free(s->tb[k].rows.p);
+    free(s->batch.p);
     free(s->tmp);
     free(s);
 }
