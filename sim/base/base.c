@@ -190,8 +190,11 @@ void xbig_reserve(void *p, size_t need)
 {
     void **a = p;
     size_t have = *a ? malloc_usable_size(*a) : 0;
-    if (!*a || need > have)     /* geometric: one element at a time too */
-        *a = xrealloc(*a, need > 2 * have ? need : 2 * have);
+    if (*a && need <= have)
+        return;
+    size_t len = need > 2 * have ? need : 2 * have;     /* geometric */
+    *a = xrealloc(*a, len);
+    memset((char *)*a + have, 0, len - have);   /* zeroed, as a mapping */
 }
 #else
 static size_t big_len(void *a)
@@ -733,8 +736,6 @@ void dl_in_close(struct dl_in *in)
     free(in);
 }
 
-/* Where a text scan stands: bytes scanned, the start of the current
- * line, its number. */
 /* The line and column (from 1) of byte off of buf. */
 static void text_place(const char *buf, size_t off, long *line, long *col)
 {
@@ -749,6 +750,8 @@ static void text_place(const char *buf, size_t off, long *line, long *col)
     *col = (long)(off - bol) + 1;
 }
 
+/* Where a text scan stands: bytes scanned, the start of the current
+ * line, its number. */
 struct textpos {
     size_t scanned, bol;
     long line;
