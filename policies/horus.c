@@ -43,10 +43,10 @@
  * a free GPU costs less than any shared one can (c0 below a lower bound of
  * the shared cost), the nodes with a free GPU lead the plan order, all at
  * c0, in index order, so a plan that reads only them is read from them
- * (plan_free_first); and where many GPUs have room, the first anchor (the
- * cheapest node) is found by a branch and bound over a tree of per-node
- * bounds on the cost (first_node): when it holds the gang, the plan is
- * its.  Otherwise the full scan (O(GPUs of the type with room)).
+ * (plan_free_first); and where many GPUs have room, the nodes are read in
+ * plan order, as far as the plans read them, by a best-first walk of a
+ * tree of per-node lower bounds on the cost, by band of utilization
+ * (tree_next).  Otherwise the full scan (O(GPUs of the type with room)).
  *
  * Both readings.  The defaults above are the paper's evident intent.
  * variant=authors reads the authors' public simulator literally, through
@@ -100,15 +100,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bands of predicted utilization in the bound tree: HBANDS - 1 equal ones
+ * over [0, 100) %, then 100 % and more. */
+#define HBANDS 8
+
 struct hitem {
     double key;                 /* predicted util */
     uint32_t job;
+    uint32_t failed;            /* epoch of its last failed placement, 0 none */
+    uint32_t g, req;            /* its GPUs and required type (SIM_NONE: any),
+                                 * read without touching the job's records */
 };
 
 struct hheap {
     struct hitem *a;
     size_t n, cap;
     double sum_since;           /* sum of queued_since (us) of its jobs */
+    /* the positions of its first jobs in order (peek_first), while it is
+     * unchanged since: npeek of them, or SIM_NONE when not known */
+    uint32_t *peek, npeek;
 };
 
 /* Nodes with candidates, a min-heap on (minimum cost, index): a plan
@@ -117,6 +127,20 @@ struct nheap {
     uint32_t *a;
     size_t n, cap;
     const double *cost;
+};
+
+/* The frontier of a best-first walk of a bound tree: subtrees by (a lower
+ * bound on their nodes' minimum cost, their first leaf), and nodes (leaves)
+ * by (their minimum cost, position) once costed (exact). */
+struct tent {
+    double key;
+    uint32_t pos, i;            /* first leaf's position; tree index */
+    bool exact;
+};
+
+struct theap {
+    struct tent *a;
+    size_t n, cap;
 };
 
 /* Positions in a job heap, a min-heap in that heap's order: the look-ahead
@@ -171,24 +195,26 @@ struct horus {
      * and speed term; reading only the nodes with a free GPU, from scan */
     double ju, jm, jcap, jpen;
     uint32_t jt, scan;
-    bool lazy;
-    /* per type, a tree over its nodes (leaf i: tnodes[t][i]) of what the
-     * GPUs with room hold: the fewest jobs, the least memory, the least and
-     * most predicted utilization (as the cost reads it); each a bound on
-     * the device cost of any such GPU below (+inf r: none) */
+    enum { READ_HEAP, READ_FREE, READ_TREE } read;     /* node_at's source */
+    /* per type, a tree over its nodes (leaf i: tnodes[t][i]) of the least
+     * of two sums over the GPUs with room below, by band of predicted
+     * utilization (+inf: none), whence a lower bound on any one's device
+     * cost (node_bound) */
     struct hbound {
         uint32_t leaves;        /* a power of two */
-        double *r, *used, *lo, *hi;     /* [2 * leaves], node 1 the root */
+        struct hsum { double p[HBANDS], q[HBANDS]; } *s;    /* [2 * leaves],
+                                                             * 1 the root */
     } *bt;
+    struct theap frontier;      /* READ_TREE: the bound tree's best-first
+                                 * frontier (tree_next) */
     uint8_t *bdirty;            /* [nnodes] a node's leaf is to be redone */
     uint32_t *dirty, ndirty;    /* [nnodes] those nodes */
-    uint32_t *peek;             /* [lookahead] heap positions */
     struct pheap pq;
-    /* A placement depends only on the job and on what the GPUs hold, which
-     * changes only when a job starts or ends (epoch counts them): a job
-     * whose placement failed is not tried again until then. */
-    uint64_t epoch;
-    uint64_t *failed;           /* [njobs] epoch of its last failure, 0 none */
+    /* Whether a job can be placed depends only on the job and on the GPUs'
+     * room (jobs held, memory), which a start only takes: a job whose
+     * placement failed (hitem.failed) is not tried again until a job ends
+     * (epoch counts the ends; fewer than 2^32, as the jobs are). */
+    uint32_t epoch;
 };
 
 /* ------------------------------------------------------------ heap */
@@ -208,6 +234,15 @@ static inline bool nbefore(const struct nheap *q, const uint32_t *x,
 }
 
 HEAP_DEFINE_AT(nh, struct nheap, uint32_t, nbefore, HEAP_NOPLACE)
+
+/* (key, first leaf): a subtree's entry comes before every node below it,
+ * and no two entries present share a first leaf, so the order is total. */
+static inline bool tbefore(const struct tent *x, const struct tent *y)
+{
+    return x->key < y->key || (x->key == y->key && x->pos < y->pos);
+}
+
+HEAP_DEFINE(th, struct theap, struct tent, tbefore)
 
 static inline bool pbefore(const struct pheap *p, const uint32_t *x,
                            const uint32_t *y)
@@ -311,9 +346,11 @@ static int create(void **state, const struct pol_args *args,
     h->nq = h->plus ? (uint32_t)nq : 1;
     h->q = xcalloc(h->nq, sizeof *h->q);
     h->centre = xcalloc(h->nq, sizeof *h->centre);
-    h->peek = xcalloc(h->lookahead, sizeof *h->peek);
+    for (uint32_t i = 0; i < h->nq; i++) {
+        h->q[i].peek = xcalloc(h->lookahead, sizeof *h->q[i].peek);
+        h->q[i].npeek = SIM_NONE;
+    }
     h->epoch = 1;
-    h->failed = xcalloc(v->njobs ? v->njobs : 1, sizeof *h->failed);
     setup(h, v);
     *state = h;
     return 0;
@@ -322,13 +359,13 @@ static int create(void **state, const struct pol_args *args,
 static void destroy(void *state)
 {
     struct horus *h = state;
-    for (uint32_t i = 0; i < h->nq; i++)
+    for (uint32_t i = 0; i < h->nq; i++) {
         free(h->q[i].a);
+        free(h->q[i].peek);
+    }
     free(h->q);
     free(h->centre);
-    free(h->peek);
     free(h->pq.a);
-    free(h->failed);
     free(h->pen);
     free(h->pu);
     if (h->open)
@@ -342,6 +379,7 @@ static void destroy(void *state)
     free(h->ncand);
     free(h->order);
     free(h->nodeq.a);
+    free(h->frontier.a);
     free(h->gcost);
     free(h->plan);
     free(h->best);
@@ -350,10 +388,7 @@ static void destroy(void *state)
     for (uint32_t t = 0; h->bt && t < h->c->ntypes; t++) {
         free(h->tnodes[t]);
         free(h->freebits[t]);
-        free(h->bt[t].r);
-        free(h->bt[t].used);
-        free(h->bt[t].lo);
-        free(h->bt[t].hi);
+        free(h->bt[t].s);
     }
     free(h->bt);
     free(h->bdirty);
@@ -407,35 +442,58 @@ static void cluster_queues(struct horus *h, const struct pol_view *v)
     free(u);
 }
 
+static const struct hsum hsum_none = {
+    { INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY },
+    { INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY },
+};
+
 /* Node nd's leaf of the bound tree from its GPUs now, and its ancestors
- * while they change. */
+ * while they change.  With A = w_mem * used / cap + residents and U the
+ * predicted utilization (as the cost reads it), a GPU's device cost
+ * without the job's own terms is A + max(-s, w_over * s) / 100, s = U +
+ * u - 100: the larger of P - (u - 100) / 100 and Q + w_over * (u - 100) /
+ * 100, with P = A - U / 100 and Q = A + w_over * U / 100.  A node holds,
+ * for each band of U, the least P and the least Q of its GPUs with room
+ * there; the larger of the two sums from them is a lower bound on the
+ * band's cost, close when the band is narrow. */
 static void bound_leaf(struct horus *h, const struct pol_view *v, uint32_t nd)
 {
     const struct clu_node *n = &h->c->nodes[nd];
     struct hbound *b = &h->bt[n->type];
-    double r = INFINITY, used = INFINITY, lo = INFINITY, hi = -INFINITY;
+    double cap = h->c->types[n->type].memory_gb;
+    struct hsum m = hsum_none;
     for (uint32_t k = 0; k < n->ngpus; k++) {
         uint32_t g = n->first_gpu + k;
         if (h->opos[g] == SIM_NONE)
             continue;
         double U = h->cap_util && h->pu[g] > 100 ? 100 : h->pu[g];
-        r = pol_dmin(r, v->nocc[g]);
-        used = pol_dmin(used, v->mem_used[g]);
-        lo = pol_dmin(lo, U);
-        hi = pol_dmax(hi, U);
+        double A = (cap > 0 ? h->w_mem * v->mem_used[g] / cap : 0) + v->nocc[g];
+        uint32_t i = U >= 100 ? HBANDS - 1
+                   : U > 0 ? (uint32_t)(U * (HBANDS - 1) / 100) : 0;
+        m.p[i] = pol_dmin(m.p[i], A - U / 100);
+        m.q[i] = pol_dmin(m.q[i], A + h->w_over * U / 100);
     }
     uint32_t i = b->leaves + h->tpos[nd];
-    b->r[i] = r, b->used[i] = used, b->lo[i] = lo, b->hi[i] = hi;
+    b->s[i] = m;
     for (i /= 2; i; i /= 2) {
-        r = pol_dmin(b->r[2 * i], b->r[2 * i + 1]);
-        used = pol_dmin(b->used[2 * i], b->used[2 * i + 1]);
-        lo = pol_dmin(b->lo[2 * i], b->lo[2 * i + 1]);
-        hi = pol_dmax(b->hi[2 * i], b->hi[2 * i + 1]);
-        if (r == b->r[i] && used == b->used[i] && lo == b->lo[i] &&
-            hi == b->hi[i])
+        const struct hsum *l = &b->s[2 * i], *r = &b->s[2 * i + 1];
+        for (uint32_t k = 0; k < HBANDS; k++) {
+            m.p[k] = pol_dmin(l->p[k], r->p[k]);
+            m.q[k] = pol_dmin(l->q[k], r->q[k]);
+        }
+        if (!memcmp(&m, &b->s[i], sizeof m))
             break;
-        b->r[i] = r, b->used[i] = used, b->lo[i] = lo, b->hi[i] = hi;
+        b->s[i] = m;
     }
+}
+
+/* Whether bound-tree node i has a GPU with room below. */
+static bool bound_any(const struct hbound *b, uint32_t i)
+{
+    for (uint32_t k = 0; k < HBANDS; k++)
+        if (b->s[i].p[k] < INFINITY)
+            return true;
+    return false;
 }
 
 /* Node nd's GPUs changed: its bit (whether it holds a free GPU) now, its
@@ -515,12 +573,9 @@ static void setup(struct horus *h, const struct pol_view *v)
         b->leaves = 1;
         while (b->leaves < h->ntn[t])
             b->leaves *= 2;
-        b->r = xmalloc(2 * b->leaves * sizeof *b->r);
-        b->used = xmalloc(2 * b->leaves * sizeof *b->used);
-        b->lo = xmalloc(2 * b->leaves * sizeof *b->lo);
-        b->hi = xmalloc(2 * b->leaves * sizeof *b->hi);
+        b->s = xmalloc(2 * b->leaves * sizeof *b->s);
         for (uint32_t i = 0; i < 2 * b->leaves; i++)
-            b->r[i] = b->used[i] = b->lo[i] = INFINITY, b->hi[i] = -INFINITY;
+            b->s[i] = hsum_none;
         h->ntn[t] = 0;
     }
     for (uint32_t nd = 0; nd < c->nnodes; nd++) {
@@ -548,7 +603,9 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
     struct horus *h = state;
     double u = pol_pred_util(v, job);
     struct hheap *q = &h->q[queue_of(h, u)];
-    hq_push(q, (struct hitem){ u, job });
+    hq_push(q, (struct hitem){ u, job, 0, v->jobs[job].num_gpus,
+                               v->rt[job].req_type });
+    q->npeek = SIM_NONE;
     q->sum_since += (double)v->rt[job].queued_since;
     h->size++;
 }
@@ -573,7 +630,6 @@ static void open_del(struct horus *h, uint32_t t, uint32_t g)
 static void started(struct horus *h, const struct pol_view *v, uint32_t job)
 {
     double u = 100 * pol_pred_util_on(v, job, v->rt[job].type);
-    h->epoch++;
     for (uint32_t i = 0; i < v->rt[job].ngpus; i++) {
         uint32_t g = v->rt[job].gpus[i];
         h->pu[g] += u;
@@ -715,16 +771,79 @@ static uint32_t next_free_node(const struct horus *h, uint32_t t, uint32_t *at)
     return SIM_NONE;
 }
 
-/* The i-th node with candidates in plan order (i below their count).
- * Reading the nodes with a free GPU (h->lazy): SIM_NONE past them. */
-static uint32_t node_at(struct horus *h, uint32_t i)
+/* A lower bound on the device cost of the job being planned on any GPU
+ * with room below bound-tree node i (see bound_leaf), less a margin for
+ * rounding far above what the few steps of either sum can round: never
+ * above the exact cost. */
+static double node_bound(const struct horus *h, const struct hbound *b,
+                         uint32_t i)
 {
-    while (h->nsorted <= i) {
-        if (!h->lazy) {
-            h->order[h->nsorted++] = nh_pop(&h->nodeq);
+    double c = (h->ju - 100) / 100, wc = h->w_over * c, lo = INFINITY;
+    for (uint32_t k = 0; k < HBANDS; k++)
+        lo = pol_dmin(lo, pol_dmax(b->s[i].p[k] - c, b->s[i].q[k] + wc));
+    double x = lo + (h->jcap > 0 ? h->w_mem * h->jm / h->jcap : 0) + h->jpen;
+    return x - 1e-9 * (1 + fabs(x));
+}
+
+/* Starts a best-first walk of type t's bound tree (fresh) from its root:
+ * node_at then reads the nodes in plan order. */
+static void tree_start(struct horus *h, uint32_t t)
+{
+    const struct hbound *b = &h->bt[t];
+    h->read = READ_TREE;
+    h->nsorted = 0;
+    h->frontier.n = 0;
+    if (bound_any(b, 1))
+        th_push(&h->frontier, (struct tent){ node_bound(h, b, 1), 0, 1, false });
+}
+
+/* The next node with candidates in plan order, from the tree's frontier:
+ * a subtree's entry is replaced by its children's, a node's by its
+ * exact cost; an exact node that comes first is the next.  SIM_NONE: no
+ * more. */
+static uint32_t tree_next(struct horus *h, const struct pol_view *v)
+{
+    const struct hbound *b = &h->bt[h->jt];
+    struct theap *f = &h->frontier;
+    while (f->n) {
+        struct tent e = th_pop(f);
+        if (e.i >= b->leaves) {
+            uint32_t nd = h->tnodes[h->jt][e.pos];
+            if (e.exact)
+                return nd;
+            node_eval(h, v, nd);
+            if (!h->ncand[nd])
+                continue;
+            e.key = h->ncost[nd];
+            e.exact = true;
+            if (!f->n || !tbefore(&f->a[0], &e))
+                return nd;
+            th_push(f, e);
             continue;
         }
-        uint32_t nd = next_free_node(h, h->jt, &h->scan);
+        uint32_t half = b->leaves >> (32 - __builtin_clz(e.i));
+        for (uint32_t k = 0; k < 2; k++) {
+            uint32_t c = 2 * e.i + k;
+            if (bound_any(b, c))
+                th_push(f, (struct tent){ node_bound(h, b, c),
+                                          e.pos + k * half, c, false });
+        }
+    }
+    return SIM_NONE;
+}
+
+/* The i-th node with candidates in plan order.  SIM_NONE past the last
+ * one (READ_TREE) or past those with a free GPU (READ_FREE: undecided). */
+static uint32_t node_at(struct horus *h, const struct pol_view *v, uint32_t i)
+{
+    while (h->nsorted <= i) {
+        uint32_t nd;
+        if (h->read == READ_HEAP)
+            nd = nh_pop(&h->nodeq);
+        else if (h->read == READ_FREE)
+            nd = next_free_node(h, h->jt, &h->scan);
+        else
+            nd = tree_next(h, v);
         if (nd == SIM_NONE)
             return SIM_NONE;
         h->order[h->nsorted++] = nd;
@@ -733,8 +852,9 @@ static uint32_t node_at(struct horus *h, uint32_t i)
 }
 
 /* Horus's plans from the first anchors on the nodes in plan order (no of
- * them, node_at): the best into *best and its GPUs into h->plan.  false
- * when node_at ran out of the nodes it knows (lazy reading). */
+ * them, or as many as node_at reads): the best into *best and its GPUs
+ * into h->plan.  false when node_at ran out of the nodes it knows
+ * (READ_FREE). */
 static bool plan_anchors(struct horus *h, const struct pol_view *v, uint32_t g,
                          uint32_t t, uint32_t no, struct plan *best)
 {
@@ -743,18 +863,24 @@ static bool plan_anchors(struct horus *h, const struct pol_view *v, uint32_t g,
     uint32_t na = want < no ? want : no;
     *best = (struct plan){ 0, 0, SIM_NONE, t };
     for (uint32_t a = 0; a < na; a++) {
-        uint32_t anchor = node_at(h, a), got = 0, used = 0;
-        if (anchor == SIM_NONE)
-            return false;
+        uint32_t anchor = node_at(h, v, a), got = 0, used = 0;
+        if (anchor == SIM_NONE) {
+            if (h->read == READ_FREE)
+                return false;
+            break;
+        }
         uint32_t rack = c->nodes[anchor].rack;
         uint32_t *out = h->best;        /* candidate plan, then kept */
         got += fill_node(h, v, anchor, g, out);
         used++;
         for (int pass = 0; pass < 2 && got < g; pass++)
             for (uint32_t i = 0; i < no && got < g; i++) {
-                uint32_t nd = node_at(h, i);
-                if (nd == SIM_NONE)
-                    return false;
+                uint32_t nd = node_at(h, v, i);
+                if (nd == SIM_NONE) {
+                    if (h->read == READ_FREE)
+                        return false;
+                    break;
+                }
                 if (nd == anchor || (c->nodes[nd].rack == rack) != (pass == 0))
                     continue;
                 uint32_t k = fill_node(h, v, nd, g - got, out + got);
@@ -794,57 +920,20 @@ static bool plan_free_first(struct horus *h, const struct pol_view *v,
     double lb = h->w_mem * mem0 + 0.0 / 100 + 1 + h->jpen;
     if (!(c0 < lb))
         return false;
-    h->lazy = true;
+    h->read = READ_FREE;
     h->scan = SIM_NONE;
     h->nsorted = 0;
-    uint32_t first = node_at(h, 0);
+    uint32_t first = node_at(h, v, 0);
     node_eval(h, v, first);
     if (h->ncand[first] >= g) {     /* see plan_type */
         fill_node(h, v, first, g, h->plan);
         *best = (struct plan){ 1, h->ncost[first], first, t };
-        h->lazy = false;
+        h->read = READ_HEAP;
         return true;
     }
     bool done = plan_anchors(h, v, g, t, UINT32_MAX, best);
-    h->lazy = false;
+    h->read = READ_HEAP;
     return done;
-}
-
-/* The least device cost any GPU with room below bound-tree node i can
- * have for the job being planned: each term of device_cost from the least
- * (or nearest) of what those GPUs hold, every rounding step monotone in
- * the terms it adds, so never above the exact cost. */
-static double node_bound(const struct horus *h, const struct hbound *b,
-                         uint32_t i)
-{
-    double cap = h->jcap, u = h->ju;
-    double mem = cap > 0 ? (b->used[i] + h->jm) / cap : 0;
-    double slo = b->lo[i] + u - 100, shi = b->hi[i] + u - 100;
-    double f = slo > 0 ? h->w_over * slo : shi < 0 ? -shi : 0;
-    return h->w_mem * mem + f / 100 + b->r[i] + h->jpen;
-}
-
-/* The first node in index order of the lowest minimum cost (the plan's
- * first anchor) below bound-tree node i, below *best (it and *first
- * updated); a subtree whose bound is not below *best is passed: it holds
- * no lower cost, and an equal one only on later nodes. */
-static void first_node(struct horus *h, const struct pol_view *v,
-                       const struct hbound *b, uint32_t i, double *best,
-                       uint32_t *first)
-{
-    if (b->r[i] == INFINITY || !(node_bound(h, b, i) < *best))
-        return;
-    if (i < b->leaves) {
-        first_node(h, v, b, 2 * i, best, first);
-        first_node(h, v, b, 2 * i + 1, best, first);
-        return;
-    }
-    uint32_t nd = h->tnodes[h->jt][i - b->leaves];
-    node_eval(h, v, nd);
-    if (h->ncand[nd] && h->ncost[nd] < *best) {
-        *best = h->ncost[nd];
-        *first = nd;
-    }
 }
 
 /* A new visit mark: no node is costed (stamp) for the plan begun. */
@@ -874,21 +963,22 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
     new_marks(h);
     if (!h->full_scan && plan_free_first(h, v, g, t, &best))
         return best;
-    if (!h->full_scan && g <= c->types[t].max_node_gpus && h->nopen[t] >= 128) {
-        /* the first anchor, through the bound tree: when it holds the gang
-         * the plan is its (see below); none: no GPU is a candidate, no
-         * plan (the tree saves more than its walk costs only where many
-         * GPUs have room) */
-        double bc = INFINITY;
-        uint32_t first = SIM_NONE;
+    if (!h->full_scan && h->nopen[t] >= 128) {
+        /* the nodes in plan order through the bound tree, as far as the
+         * plans read them; when the first holds the gang the plan is its
+         * (see below); none: no GPU is a candidate, no plan (the tree
+         * saves more than its walk costs only where many GPUs have room) */
         bounds_fresh(h, v);
-        first_node(h, v, &h->bt[t], 1, &bc, &first);
-        if (first == SIM_NONE)
-            return best;
-        if (h->ncand[first] >= g) {
+        tree_start(h, t);
+        uint32_t first = node_at(h, v, 0);
+        if (first != SIM_NONE && h->ncand[first] >= g) {
             fill_node(h, v, first, g, h->plan);
-            return (struct plan){ 1, h->ncost[first], first, t };
+            best = (struct plan){ 1, h->ncost[first], first, t };
+        } else if (first != SIM_NONE) {
+            plan_anchors(h, v, g, t, UINT32_MAX, &best);
         }
+        h->read = READ_HEAP;
+        return best;
     }
     new_marks(h);
     /* only the GPUs with room (open[t]) can be candidates; their nodes
@@ -1002,21 +1092,38 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
 
 /* ------------------------------------------------------------ schedule */
 
+/* Whether a type the queued job may use has as many GPUs with room as it
+ * needs (which every placement takes; the most of failures end here). */
+static bool may_fit(const struct horus *h, const struct cluster *c,
+                    const struct hitem *it)
+{
+    if (it->req != SIM_NONE)
+        return h->nopen[it->req] >= it->g;
+    for (uint32_t t = 0; t < c->ntypes; t++)
+        if (h->nopen[t] >= it->g)
+            return true;
+    return false;
+}
+
 /* One look-ahead pass over queue q: starts the first of its first
  * `lookahead` jobs that can be placed.  1 started, 0 none, <0 error. */
 static int try_queue(struct horus *h, struct hheap *q, const struct pol_view *v,
                      struct pol_ctx *x, uint32_t *gpus)
 {
-    uint32_t k = peek_first(&h->pq, q, h->lookahead, h->peek);
+    if (q->npeek == SIM_NONE)
+        q->npeek = peek_first(&h->pq, q, h->lookahead, q->peek);
+    uint32_t k = q->npeek;
     for (uint32_t i = 0; i < k; i++) {
-        uint32_t j = q->a[h->peek[i]].job;
-        if (h->failed[j] == h->epoch)
-            continue;           /* nothing changed since it failed */
-        if (!place(h, v, j, gpus)) {
-            h->failed[j] = h->epoch;
+        struct hitem *it = &q->a[q->peek[i]];
+        uint32_t j = it->job;
+        if (it->failed == h->epoch)
+            continue;           /* nothing ended since it failed */
+        if (!may_fit(h, v->clu, it) || !place(h, v, j, gpus)) {
+            it->failed = h->epoch;
             continue;
         }
-        hq_delete(q, h->peek[i]);
+        hq_delete(q, q->peek[i]);
+        q->npeek = SIM_NONE;
         q->sum_since -= (double)v->rt[j].queued_since;
         h->size--;
         bool shared = false;

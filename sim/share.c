@@ -17,6 +17,16 @@
 
 #include <string.h>
 
+/* Whether two GPUs hold the same c jobs in the same order (c is at most
+ * max_share: a loop, not a call to memcmp). */
+static inline bool same_jobs(const uint32_t *a, const uint32_t *b, uint32_t c)
+{
+    for (uint32_t k = 0; k < c; k++)
+        if (a[k] != b[k])
+            return false;
+    return true;
+}
+
 /* shr_factor's walk; cache: whether to read and keep sfac. */
 static inline double factor(struct eng *e, uint32_t j, uint32_t type,
                             const uint32_t *gpus, uint32_t n, bool cache)
@@ -31,7 +41,7 @@ static inline double factor(struct eng *e, uint32_t j, uint32_t type,
         if (c > 1 || (c == 1 && o[0] != j)) {
             /* a gang beside a gang: the next GPU holds the same jobs,
              * and the model (a function of them) the same factor */
-            if (prev && c == nprev && !memcmp(o, prev, c * sizeof *o))
+            if (prev && c == nprev && same_jobs(o, prev, c))
                 continue;
             uint32_t k = 0;
             while (cache && k < c && o[k] != j)
