@@ -215,6 +215,9 @@ struct gd_tree {
      * g-th lowest summed utilization among a node's passing GPUs (memory
      * aside), for gangs that must fit one node */
     double *kth;
+    /* likewise: the lowest sum of a node's g lowest (in that order), a
+     * bound on the sum of the g a gang on one node would take */
+    double *ksum;
 };
 
 struct gd_shape {               /* a gang shape: its waiting jobs, failures */
@@ -275,6 +278,11 @@ struct gd_node {                /* a node's GPUs that can take a job */
                                    (summed utilization, index); the first
                                    n also take the job's utilization */
     double us[64];              /* their summed utilizations */
+};
+
+struct gd_rank {                /* a gd_node's sort key, and where it is */
+    double usum;
+    uint32_t n, node, at;
 };
 
 struct gandiva {
@@ -339,6 +347,8 @@ struct gandiva {
     size_t capvict;
     struct gd_node *nodes;
     size_t capnodes;
+    struct gd_rank *rank;       /* nodes' keys, sorted */
+    size_t caprank;
     struct gd_offer *offers;    /* a slice's GPUs before it */
     size_t capoffers;
     double *all;
@@ -536,8 +546,9 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
             tr->us[i] = tr->mem[i] = HUGE_VAL;
         size_t nk = ((size_t)s->tbig[t] + 1) * 2 * tr->leaves;
         tr->kth = xmalloc(nk * sizeof *tr->kth);
+        tr->ksum = xmalloc(nk * sizeof *tr->ksum);
         for (size_t i = 0; i < nk; i++)
-            tr->kth[i] = HUGE_VAL;
+            tr->kth[i] = tr->ksum[i] = HUGE_VAL;
     }
     for (uint32_t nd = 0; nd < c->nnodes; nd++)      /* cached when asked */
         node_dirty(s, nd);
@@ -829,14 +840,22 @@ static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
             tr->mem[i] = pol_dmin(tr->mem[i], e->mem[q]);
         size_t w = 2 * (size_t)tr->leaves;
         uint32_t big = s->tbig[t];
-        for (uint32_t g = 2; g <= big; g++)
+        double sum = e->n ? e->us[0] : 0;
+        for (uint32_t g = 2; g <= big; g++) {
+            if (e->n >= g)
+                sum += e->us[g - 1];
             tr->kth[g * w + i] = e->n >= g ? e->us[g - 1] : HUGE_VAL;
+            tr->ksum[g * w + i] = e->n >= g ? sum : HUGE_VAL;
+        }
         for (i /= 2; i; i /= 2) {
             tr->us[i] = pol_dmin(tr->us[2 * i], tr->us[2 * i + 1]);
             tr->mem[i] = pol_dmin(tr->mem[2 * i], tr->mem[2 * i + 1]);
-            for (uint32_t g = 2; g <= big; g++)
+            for (uint32_t g = 2; g <= big; g++) {
                 tr->kth[g * w + i] = pol_dmin(tr->kth[g * w + 2 * i],
-                                          tr->kth[g * w + 2 * i + 1]);
+                                              tr->kth[g * w + 2 * i + 1]);
+                tr->ksum[g * w + i] = pol_dmin(tr->ksum[g * w + 2 * i],
+                                               tr->ksum[g * w + 2 * i + 1]);
+            }
         }
     }
     s->ndirt = 0;
@@ -865,23 +884,60 @@ static void tree_min(const struct gandiva *s, const struct gd_tree *tr,
         }
 }
 
-/* The nodes below tree node i with a passing GPU that has room for m, in
- * node order, appended to s->cand. */
+/* The nodes with a passing GPU that has room for m, in node order,
+ * appended to s->cand; *mfree cleared where a node's passing GPUs have
+ * none (the leaves of the tree in order: most nodes are read, where a
+ * walk from the root read twice as many). */
 static void tree_nodes(struct gandiva *s, const struct gd_tree *tr,
-                       uint32_t tfirst, uint32_t i, double m, double gb,
+                       uint32_t tfirst, uint32_t nt, double m, double gb,
                        uint32_t *n, bool *mfree)
 {
-    if (tr->us[i] == HUGE_VAL)
+    const double *us = tr->us + tr->leaves, *mem = tr->mem + tr->leaves;
+    for (uint32_t i = 0; i < nt; i++) {
+        if (us[i] == HUGE_VAL)
+            continue;
+        if (!mem_fits(mem[i], m, gb))
+            *mfree = false;
+        else
+            s->cand[(*n)++] = s->tnodes[tfirst + i];
+    }
+}
+
+/* The node below tree node i (g of its passing GPUs taking the gang: of
+ * utilization at most lim, with room for m) whose g best have the lowest
+ * sum (added in order, as pack_on does), then the first in node order;
+ * below *best (it and *node updated).  A subtree is passed where no node
+ * has g passing GPUs at most lim, or none has room for m, or the sums of
+ * its nodes' g best (memory aside) are not below *best: each of those
+ * bounds what any of its nodes offers (a GPU turned away for memory
+ * leaves the next, no lower, in its place). */
+static void tree_gang(const struct gandiva *s, const struct gd_tree *tr,
+                      uint32_t tfirst, uint32_t i, uint32_t g, double m,
+                      double gb, double lim, double *best, uint32_t *node)
+{
+    size_t w = 2 * (size_t)tr->leaves;
+    if (tr->kth[g * w + i] > lim || !(tr->ksum[g * w + i] < *best) ||
+        !mem_fits(tr->mem[i], m, gb))
         return;
-    if (!mem_fits(tr->mem[i], m, gb)) {
-        *mfree = false;
+    if (i < tr->leaves) {
+        tree_gang(s, tr, tfirst, 2 * i, g, m, gb, lim, best, node);
+        tree_gang(s, tr, tfirst, 2 * i + 1, g, m, gb, lim, best, node);
         return;
     }
-    if (i < tr->leaves) {
-        tree_nodes(s, tr, tfirst, 2 * i, m, gb, n, mfree);
-        tree_nodes(s, tr, tfirst, 2 * i + 1, m, gb, n, mfree);
-    } else {
-        s->cand[(*n)++] = s->tnodes[tfirst + i - tr->leaves];
+    uint32_t nd = s->tnodes[tfirst + i - tr->leaves], n = 0;
+    const struct gd_ncache *e = &s->nc[nd];
+    double sum = 0;
+    for (uint32_t q = 0; q < e->n && n < g; q++) {
+        if (!mem_fits(e->mem[q], m, gb))
+            continue;
+        if (e->us[q] > lim)
+            break;              /* by utilization: the rest too */
+        sum += e->us[q];
+        n++;
+    }
+    if (n >= g && sum < *best) {
+        *best = sum;
+        *node = nd;
     }
 }
 
@@ -913,12 +969,49 @@ static int cmp_u32(const void *a, const void *b)
 /* Node a before b for a gang spread over nodes. */
 static int cmp_spread(const void *pa, const void *pb)
 {
-    const struct gd_node *a = pa, *b = pb;
+    const struct gd_rank *a = pa, *b = pb;
     if (a->n != b->n)
         return a->n > b->n ? -1 : 1;
     if (a->usum != b->usum)
         return a->usum < b->usum ? -1 : 1;
     return (a->node > b->node) - (a->node < b->node);
+}
+
+/* The GPUs of a gang spread over the nodes s->nodes[0..nn) (which hold
+ * at least g that take it) into s->gpus, as a walk of the nodes by most
+ * such GPUs, then lowest sum, then index, taking each one's first until g
+ * would: as the GPUs are sorted after, only which count, so the nodes of
+ * the counts the walk passes whole are taken as they are, and only those
+ * of the count where it stops are sorted.  Returns g. */
+static uint32_t spread(struct gandiva *s, size_t nn, uint32_t g)
+{
+    uint32_t cnt[65] = { 0 }, k = 0, last = 0;
+    uint64_t have = 0;
+    for (size_t i = 0; i < nn; i++)
+        cnt[s->nodes[i].n]++;
+    for (last = 64; last > 0; last--) {
+        have += (uint64_t)last * cnt[last];
+        if (have >= g)
+            break;
+    }
+    size_t nr = 0;
+    xgrow(&s->rank, &s->caprank, nn ? nn : 1, sizeof *s->rank);
+    for (size_t i = 0; i < nn; i++) {
+        const struct gd_node *e = &s->nodes[i];
+        if (e->n > last) {
+            memcpy(s->gpus + k, e->gpu, e->n * sizeof *e->gpu);
+            k += e->n;
+        } else if (e->n == last) {
+            s->rank[nr++] = (struct gd_rank){ e->usum, e->n, e->node, (uint32_t)i };
+        }
+    }
+    qsort(s->rank, nr, sizeof *s->rank, cmp_spread);
+    for (size_t i = 0; i < nr && k < g; i++) {
+        const struct gd_node *e = &s->nodes[s->rank[i].at];
+        for (uint32_t q = 0; q < e->n && k < g; q++)
+            s->gpus[k++] = e->gpu[q];
+    }
+    return k;
 }
 
 /* The k-th lowest of a[0..n) (k < n; a is reordered): Hoare's selection,
@@ -987,6 +1080,22 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
             return false;
         }
     }
+    if (g <= big) {
+        /* the node pack_on's pass below would pick, through the tree;
+         * none: that pass, for the spread and the bound */
+        double bs = HUGE_VAL;
+        uint32_t bn = SIM_NONE;
+        tree_gang(s, &s->trees[t], s->tfirst[t], 1, g, m, gb, lim, &bs, &bn);
+        if (bn != SIM_NONE) {
+            const struct gd_ncache *e = &s->nc[bn];
+            uint32_t k = 0;
+            for (uint32_t q = 0; q < e->n && k < g; q++)
+                if (mem_fits(e->mem[q], m, gb))
+                    s->gpus[k++] = e->gpu[q];
+            qsort(s->gpus, g, sizeof *s->gpus, cmp_u32);
+            return true;
+        }
+    }
     size_t nn = 0, nall = 0, ntake = 0;
     uint32_t best = SIM_NONE;   /* single node holding the whole gang */
     /* the nodes with a GPU that passes the rules and has room for m, in
@@ -995,7 +1104,7 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
     xgrow(&s->cand, &s->capcand, nt ? nt : 1, sizeof *s->cand);
     xgrow(&s->nodes, &s->capnodes, nt ? nt : 1, sizeof *s->nodes);
     xgrow(&s->all, &s->capall, c->types[t].total_gpus, sizeof *s->all);
-    tree_nodes(s, &s->trees[t], s->tfirst[t], 1, m, gb, &ncand, mfree);
+    tree_nodes(s, &s->trees[t], s->tfirst[t], nt, m, gb, &ncand, mfree);
     for (uint32_t k = 0; k < ncand; k++) {
         uint32_t nd = s->cand[k];
         struct gd_node *e = &s->nodes[nn];
@@ -1030,12 +1139,8 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
         memcpy(s->gpus, s->nodes[best].gpu, g * sizeof *s->gpus);
     } else {
         uint32_t k = 0;
-        if (!single && ntake >= g) {   /* else too few: no order needed */
-            qsort(s->nodes, nn, sizeof *s->nodes, cmp_spread);
-            for (size_t i = 0; i < nn && k < g; i++)
-                for (uint32_t q = 0; q < s->nodes[i].n && k < g; q++)
-                    s->gpus[k++] = s->nodes[i].gpu[q];
-        }
+        if (!single && ntake >= g)     /* else too few: no order needed */
+            k = spread(s, nn, g);
         if (k < g) {
             if (!single) {      /* the g-th lowest over all nodes */
                 kth = HUGE_VAL;
@@ -1843,6 +1948,7 @@ static void destroy(void *state)
         free(s->trees[t].us);
         free(s->trees[t].mem);
         free(s->trees[t].kth);
+        free(s->trees[t].ksum);
     }
     free(s->trees);
     free(s->tbig);
@@ -1866,6 +1972,7 @@ static void destroy(void *state)
     free(s->held);
     free(s->vict);
     free(s->nodes);
+    free(s->rank);
     free(s->offers);
     free(s->all);
     free(s);
