@@ -886,20 +886,33 @@ static void tree_min(const struct gandiva *s, const struct gd_tree *tr,
 
 /* The nodes with a passing GPU that has room for m, in node order,
  * appended to s->cand; *mfree cleared where a node's passing GPUs have
- * none (the leaves of the tree in order: most nodes are read, where a
- * walk from the root read twice as many). */
+ * none.  The leaves are read in order, a block of 16 at a time passed
+ * where the tree says none of them has a passing GPU (or none with room
+ * for m): on a full cluster most blocks are, and where most nodes pass, a
+ * walk from the root read twice as many. */
 static void tree_nodes(struct gandiva *s, const struct gd_tree *tr,
                        uint32_t tfirst, uint32_t nt, double m, double gb,
                        uint32_t *n, bool *mfree)
 {
+    uint32_t bs = tr->leaves < 16 ? tr->leaves : 16;
     const double *us = tr->us + tr->leaves, *mem = tr->mem + tr->leaves;
-    for (uint32_t i = 0; i < nt; i++) {
-        if (us[i] == HUGE_VAL)
+    for (uint32_t b = 0; b * bs < nt; b++) {
+        uint32_t up = tr->leaves / bs + b;      /* the block's tree node */
+        if (tr->us[up] == HUGE_VAL)
             continue;
-        if (!mem_fits(mem[i], m, gb))
+        if (!mem_fits(tr->mem[up], m, gb)) {
             *mfree = false;
-        else
-            s->cand[(*n)++] = s->tnodes[tfirst + i];
+            continue;
+        }
+        uint32_t end = (b + 1) * bs < nt ? (b + 1) * bs : nt;
+        for (uint32_t i = b * bs; i < end; i++) {
+            if (us[i] == HUGE_VAL)
+                continue;
+            if (!mem_fits(mem[i], m, gb))
+                *mfree = false;
+            else
+                s->cand[(*n)++] = s->tnodes[tfirst + i];
+        }
     }
 }
 
