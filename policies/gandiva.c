@@ -319,6 +319,7 @@ struct gandiva {
     size_t ndirt, capdirt;
     struct gd_tree *trees;      /* [ntypes] */
     uint32_t *tbig;             /* [ntypes] GPUs of its largest node */
+    uint64_t *tpass;            /* [ntypes] its passing GPUs (nc's n) */
     uint32_t *cand;             /* scratch: candidate nodes */
     size_t capcand;
     uint64_t seq;               /* jobs enqueued so far */
@@ -531,6 +532,7 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
     s->ndirty = xcalloc_big(nn, sizeof *s->ndirty);
     s->trees = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *s->trees);
     s->tbig = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *s->tbig);
+    s->tpass = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *s->tpass);
     for (uint32_t nd = 0; nd < c->nnodes; nd++)
         if (c->nodes[nd].ngpus > s->tbig[c->nodes[nd].type])
             s->tbig[c->nodes[nd].type] = c->nodes[nd].ngpus;
@@ -830,7 +832,9 @@ static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
     for (size_t k = 0; k < s->ndirt; k++) {
         uint32_t nd = s->dirty[k], t = c->nodes[nd].type;
         s->ndirty[nd] = 0;
+        s->tpass[t] -= s->nc[nd].n;
         node_cache(s, v, nd);
+        s->tpass[t] += s->nc[nd].n;
         const struct gd_ncache *e = &s->nc[nd];
         struct gd_tree *tr = &s->trees[t];
         uint32_t i = tr->leaves + s->tpos[nd] - s->tfirst[t];
@@ -1092,6 +1096,12 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
             *bound = s->util_cap + 1e-9 - low + 1e-12;
             return false;
         }
+    }
+    if (s->tpass[t] < g) {
+        /* fewer passing GPUs than the gang, memory aside: the pass below
+         * would find none to take it and no g-th lowest (so no bound);
+         * the failure holds for any memory */
+        return false;
     }
     if (g <= big) {
         /* the node pack_on's pass below would pick, through the tree;
@@ -1965,6 +1975,7 @@ static void destroy(void *state)
     }
     free(s->trees);
     free(s->tbig);
+    free(s->tpass);
     free(s->cand);
     for (size_t k = 0; k < s->nshapes; k++) {
         free(s->shapes[k].q);
