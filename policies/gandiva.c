@@ -190,8 +190,10 @@ struct gd_heap {                /* min-heap on (start, job) */
 struct gd_acc {
     uint8_t valid;
     uint8_t kind;               /* GD_ACC_* */
+    uint8_t prof;               /* the job is being profiled */
     double us, mem;             /* shared GPUs: the largest summed
                                    utilization and memory left on one */
+    double gb;                  /* its type's memory (0: unknown) */
 };
 enum { GD_ACC_NONE, GD_ACC_EMPTY, GD_ACC_SHARED };
 
@@ -370,9 +372,12 @@ HEAP_DEFINE(hp, struct gd_heap, struct gd_slice, sl_before)
 static inline bool sl_live(const struct gandiva *s, const struct pol_view *v,
                            const struct gd_slice *it)
 {
-    /* the version first: it settles most stale entries without the job's
-     * run state */
-    return s->ver[it->job] == it->ver && v->rt[it->job].state == JOB_RUNNING;
+    /* every start and stop changes the version: an entry of this one is
+     * of a running job (read without the job's run state) */
+    bool live = s->ver[it->job] == it->ver;
+    DL_ASSERT(!live || v->rt[it->job].state == JOB_RUNNING);
+    (void)v;
+    return live;
 }
 
 static inline bool val_before(const struct gd_val *a, const struct gd_val *b)
@@ -1221,6 +1226,8 @@ static const struct gd_acc *acc_of(struct gandiva *s, const struct pol_view *v,
     uint32_t cap = s->max_per_gpu < v->max_share ? s->max_per_gpu : v->max_share;
     a->valid = 1;
     a->kind = GD_ACC_EMPTY;
+    a->prof = s->profiling[c];
+    a->gb = v->clu->types[r->type].memory_gb;
     a->us = a->mem = -HUGE_VAL;
     for (uint32_t i = 0; i < v->jobs[c].num_gpus; i++) {
         uint32_t g = r->gpus[i], n, others = v->nocc[g] - 1;
@@ -1256,14 +1263,17 @@ static bool slice_takes(struct gandiva *s, const struct pol_view *v, uint32_t c,
                         double u, double m, bool alone, double *bound,
                         bool *mfree)
 {
-    if (!pol_may_preempt(v, c, s->cost) || s->profiling[c])
+    /* one record of c's (acc_of) answers the most of these */
+    if (!pol_may_preempt(v, c, s->cost))
         return false;
     const struct gd_acc *a = acc_of(s, v, c);
+    if (a->prof)
+        return false;
     if (a->kind != GD_ACC_SHARED)
         return a->kind == GD_ACC_EMPTY;
     if (alone)
         return false;
-    double gb = v->clu->types[v->rt[c].type].memory_gb;
+    double gb = a->gb;
     if (!(m <= 0 || gb <= 0 || a->mem + m <= gb + 1e-9)) {
         *mfree = false;
         return false;
@@ -1344,7 +1354,9 @@ static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
                 best = *it;
                 break;
             }
-            h->ex[w++] = *it;
+            if (w < i)          /* a stale entry was passed: close up */
+                h->ex[w] = *it;
+            w++;
         }
         if (w < i) {
             memmove(h->ex + w, h->ex + i, (h->nex - i) * sizeof *h->ex);
