@@ -278,9 +278,6 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     e->mem_used = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->mem_used);
     e->sfac = xcalloc_big((size_t)(c->ngpus ? c->ngpus : 1) * e->max_share,
                           sizeof *e->sfac);
-    e->sstamp = xcalloc_big((size_t)(c->ngpus ? c->ngpus : 1) * e->max_share,
-                            sizeof *e->sstamp);
-    e->sver = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->sver);
     e->scratch = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->scratch);
     e->o = *o;
     e->pol = pol;
@@ -390,8 +387,6 @@ void eng_free(struct eng *e)
     free(e->nocc);
     free(e->occ);
     free(e->sfac);
-    free(e->sstamp);
-    free(e->sver);
     free(e->usum);
     free(e->uuse);
     free(e->mem_used);

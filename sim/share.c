@@ -47,15 +47,11 @@ static inline double factor(struct eng *e, uint32_t j, uint32_t type,
             while (cache && k < c && o[k] != j)
                 k++;
             size_t at = (size_t)g * ms + k;
-            double x;
-            if (cache && k < c && e->sstamp[at] == e->sver[g] + 1) {
-                x = e->sfac[at];
-            } else {
+            double x = cache && k < c ? e->sfac[at] : 0;
+            if (!(x > 0)) {
                 x = mdl_perf_shared(e->perf, type, j, o, c);
-                if (cache && k < c) {
+                if (cache && k < c)
                     e->sfac[at] = x;
-                    e->sstamp[at] = e->sver[g] + 1;
-                }
             }
             if (x < f)
                 f = x;
@@ -121,7 +117,7 @@ uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     double *usum = e->usum, *uuse = e->uuse, *mem_used = e->mem_used;
     uint8_t *nocc = e->nocc;
     uint32_t *occ = e->occ, *scratch = e->scratch;
-    uint64_t *sver = e->sver;
+    double *sfac = e->sfac;
     size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i], k = nocc[g];
@@ -131,7 +127,8 @@ uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
             shared++;
         occ[(size_t)g * ms + k] = j;
         nocc[g] = (uint8_t)(k + 1);
-        sver[g]++;
+        for (uint32_t q = 0; q < k; q++)        /* slot k: cleared at leave */
+            sfac[(size_t)g * ms + q] = 0;
         mem_used[g] += m;
         cap_add(&usum[g], u, &eff);
         cap_add(&uuse[g], uf, &use);
@@ -153,12 +150,13 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
     double *usum = e->usum, *uuse = e->uuse, *mem_used = e->mem_used;
     uint8_t *nocc = e->nocc;
     uint32_t *occ = e->occ, *scratch = e->scratch, *gpu_job = e->clu->gpu_job;
-    uint64_t *sver = e->sver;
+    double *sfac = e->sfac;
     const uint32_t *gpus = r->gpus;
     size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i], c = nocc[g];
-        sver[g]++;
+        for (uint32_t q = 0; q < c; q++)
+            sfac[(size_t)g * ms + q] = 0;
         if (c == 1) {           /* alone: the GPU empties, its sums reset */
             eff += 0 - (usum[g] < 1 ? usum[g] : 1);
             use += 0 - (uuse[g] < 1 ? uuse[g] : 1);

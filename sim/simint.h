@@ -74,10 +74,10 @@ struct eng {
                                    job's credited factor: job_rt.ufac) */
     double *mem_used;           /* [ngpus] GB (unknown = 0) */
     /* the slowdown of the job in occ slot k of GPU g given its co-runners
-     * there, sfac[g * max_share + k], while sstamp of it is sver[g] + 1
-     * (sver[g] counts the changes of g's jobs; calloc'd: all unknown) */
+     * there, sfac[g * max_share + k], or 0 where unknown (a factor is
+     * above 0): calloc'd, and every slot of a GPU whose jobs change is
+     * cleared (shr_join, shr_leave), in the line its jobs are read from */
     double *sfac;
-    uint64_t *sstamp, *sver;
     uint32_t *touched;          /* scratch: jobs whose co-runners changed */
     size_t ntouched, captouched;
     uint32_t *touch_mark;       /* [njobs] touch_cur when listed in touched
