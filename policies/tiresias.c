@@ -91,14 +91,22 @@
  * O(GPUs of the node) plus a sort.  Over that cache, per GPU type and
  * demand d, a tournament tree of the nodes ranks their room for d as the
  * scan does (the root is the best node; the tree of demand d holds the
- * nodes of at least d GPUs, so all take O(GPUs)), updated at each node
- * refreshed (O(its GPUs x log nodes), less where the path stops changing;
- * a node dirty until then counts as having no room): a room for a gang that fits a node, or
- * for a larger one on a type of one node size (the first g / n roots,
- * each left out while taken, then the remainder's root), costs O(log
- * nodes) per node taken instead of a scan of every node.  (With a cost,
- * which jobs may be stopped depends on the time: each node is examined
- * afresh.)
+ * nodes of at least d GPUs, so all take O(GPUs)): a node refreshed sets
+ * its leaves (O(its GPUs)) and counts its rooms per demand and queue of
+ * the most important victim, and a tree's paths are recomputed when it
+ * is read (O(log nodes) per leaf set since, less where a path stops
+ * changing).  A room for a gang that fits a node, or for a larger one on a
+ * type of one node size (the first g / n roots, each left out while
+ * taken, then the remainder's root), costs O(log nodes) per node taken
+ * instead of a scan of every node, and none where the counts show too
+ * few nodes with room.  (With a cost, which jobs may be stopped depends
+ * on the time: each node is examined afresh.)
+ *
+ * The walk tries a job in place at its bucket's head (no pop and push
+ * for a try that fails), over a list of the buckets still to try; where
+ * placement is monotone in the gang (pool, or one node size per type), a
+ * try that fails with no job stopped leaves the larger gangs of its
+ * required type for the instant until a job is stopped (walk()).
  */
 #include "policies/policy.h"
 
@@ -158,12 +166,16 @@ struct tiresias {
     uint32_t nlive;             /* queued jobs (live entries of q) */
     size_t nstale;              /* stale entries of q */
     uint32_t nrun[TR_MAXQ];     /* running jobs per queue */
+    uint64_t nstops;            /* preemptions so far */
+    bool mono;                  /* room is monotone in the gang (walk) */
     struct tr_timers tm;        /* by (at, job) */
     simtime_t woke;             /* the latest wake-up asked for */
     struct tr_runheap *rh;      /* [ntypes], pool placement only */
     uint32_t ntypes;
     unsigned char *blocked;     /* per bucket, within one schedule() */
     size_t capblocked;
+    uint32_t *cand;             /* the walk's buckets still to try */
+    size_t ncand, capcand;
     uint32_t *vic;              /* victims being collected */
     size_t capvic;
     struct cand *cands;         /* nodes ranked by room_multi, then scratch */
@@ -214,7 +226,21 @@ struct tr_tree {                /* one GPU type's trees */
                                    winner nodes (SIM_NONE: none), 1 the root */
     uint32_t *win;              /* O(the type's GPUs) in all */
     struct tkey *key;           /* [as win] the winner's room, packed */
+    /* a refresh sets a node's leaves only; a leaf's path is recomputed
+     * when the tree is read (tree_flush), so a node refreshed many times
+     * between two reads costs one path */
+    uint32_t *pend;             /* [as win / 2] by d at off[d - 1] / 2:
+                                   leaves set since the last flush */
+    uint32_t *npend;            /* [depth] */
+    uint8_t *mark;              /* [as win] a leaf is in pend */
+    /* per demand d, the nodes whose room for d is free GPUs (at
+     * [(d - 1) * TR_CLASSES]) or has its most important victim in queue
+     * L (+ 1 + L): how many nodes have room for a job of queue lq, with
+     * no read of the tree */
+    uint32_t *cnt;              /* [depth * TR_CLASSES] */
 };
+
+#define TR_CLASSES (TR_MAXQ + 1)
 
 #define NTHR_NO 0xFF            /* the node cannot free d GPUs */
 
@@ -301,6 +327,11 @@ static void trees_setup(struct tiresias *s, const struct cluster *c)
         }
         tr->win = xmalloc((w ? w : 1) * sizeof *tr->win);
         tr->key = xmalloc((w ? w : 1) * sizeof *tr->key);
+        tr->pend = xmalloc((w / 2 ? w / 2 : 1) * sizeof *tr->pend);
+        tr->npend = xcalloc(tr->depth ? tr->depth : 1, sizeof *tr->npend);
+        tr->mark = xcalloc(w ? w : 1, 1);
+        tr->cnt = xcalloc((tr->depth ? tr->depth : 1) * (size_t)TR_CLASSES,
+                          sizeof *tr->cnt);
         for (size_t i = 0; i < w; i++) {
             tr->win[i] = SIM_NONE;
             tr->key[i] = (struct tkey){ UINT64_MAX, UINT64_MAX };
@@ -320,6 +351,16 @@ static void ensure(struct tiresias *s, const struct pol_view *v)
     s->pend = xcalloc_big(n, sizeof *s->pend);
     s->since = xcalloc_big(n, sizeof *s->since);
     s->ntypes = v->clu->ntypes;
+    /* pool placement, or one node size per type: a gang that can neither
+     * be placed nor have room made is followed by every larger one (of
+     * the same required type, for a queue no higher), see walk() */
+    s->mono = true;
+    for (uint32_t t = 0; t < s->ntypes && s->mode != PLC_POOL; t++) {
+        uint32_t ng = 0;
+        for (uint32_t k = 0; k < v->clu->ngroups; k++)
+            ng += v->clu->groups[k].type == t;
+        s->mono = s->mono && ng <= 1;
+    }
     if (s->mode == PLC_POOL)
         s->rh = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->rh);
     else if (s->cost <= 0) {
@@ -423,7 +464,11 @@ static void push_demotion(struct tiresias *s, const struct pol_view *v, uint32_t
 {
     if (s->level[j] + 1u < s->nq) {
         int64_t g = v->jobs[j].num_gpus, left = s->thr[s->level[j]] - s->att[j];
-        tm_push(s, s->since[j] + (left + g - 1) / g, j);
+        simtime_t at = s->since[j] + (left + g - 1) / g;
+        /* none where the job ends first (timer_due would drop it): if its
+         * finish moves, rate_changed comes here again */
+        if (v->rt[j].finish_at > at)
+            tm_push(s, at, j);
     }
 }
 
@@ -539,6 +584,7 @@ static int stop_all(struct tiresias *s, struct pol_ctx *x, const struct pol_view
 {
     for (uint32_t i = 0; i < n; i++)
         if (v->rt[jobs[i]].state == JOB_RUNNING) {
+            s->nstops++;
             int rc = pol_preempt(x, jobs[i], s->cost);
             if (rc)
                 return rc;
@@ -610,18 +656,26 @@ static bool room_key(const struct tiresias *s, const struct cluster *c,
     return true;
 }
 
-/* Node nd's room for d as a key (struct tkey), from its cache. */
+/* The key of a room on node nd: its most important victim (SIM_NONE:
+ * free GPUs), that victim's queue and the GPUs the victims hold there. */
+static inline struct tkey tkey_make(uint32_t most, uint32_t lvl, uint32_t gpus,
+                                    uint32_t nd)
+{
+    uint64_t hi = most == SIM_NONE ? 0
+                  : UINT64_C(1) << 63 | (uint64_t)(~lvl & 0x3FFFFFFFu) << 32 |
+                    (uint32_t)~most;
+    return (struct tkey){ hi, (uint64_t)gpus << 32 | nd };
+}
+
+/* Node nd's room for d as a key (struct tkey), from its cache (the queue
+ * of a victim as the cache holds it, which a job's demotion refreshes). */
 static struct tkey room_pack(const struct tiresias *s, const struct cluster *c,
                              uint32_t nd, uint32_t d)
 {
     uint32_t most, lvl, gpus;
     if (nd == SIM_NONE || !room_key(s, c, nd, d, &most, &lvl, &gpus))
         return (struct tkey){ UINT64_MAX, UINT64_MAX };
-    uint64_t hi = most == SIM_NONE ? 0
-                  : UINT64_C(1) << 63 |
-                    (uint64_t)(~s->level[most] & 0x3FFFFFFFu) << 32 |
-                    (uint32_t)~most;
-    return (struct tkey){ hi, (uint64_t)gpus << 32 | nd };
+    return tkey_make(most, lvl, gpus, nd);
 }
 
 static inline bool tkey_less(struct tkey a, struct tkey b)
@@ -629,26 +683,21 @@ static inline bool tkey_less(struct tkey a, struct tkey b)
     return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
 }
 
-/* Sets node nd's leaf in the tree of demand d to x (nd, or SIM_NONE to
- * leave it out for a while) and recomputes its path.  Each position keeps
- * its winner's key, so a step is one comparison of two keys; the path
- * stops where a position keeps its winner and key (it depends on its
- * children alone).  A node's leaf key is taken when its cache is
- * refreshed: while it is dirty, its stale key stays in the tree, and
- * every dirty node is refreshed before the trees are read (trees_fresh),
- * so each position is then the best of its subtree as it is. */
-static void tree_set(const struct tiresias *s, const struct cluster *c,
-                     struct tr_tree *tr, uint32_t d, uint32_t nd, uint32_t x)
+/* The class of a room for the counts (struct tr_tree): 0 free GPUs, 1 + L
+ * a most important victim of queue L, -1 no room. */
+static inline int tkey_class(struct tkey k)
 {
-    uint32_t *w = tr->win + tr->off[d - 1];
-    struct tkey *k = tr->key + tr->off[d - 1];
-    uint32_t i = tr->leaves[d - 1] + s->tpos[c->nodes[nd].first_gpu + d - 1];
-    struct tkey nk = room_pack(s, c, x, d);
-    x = nk.hi == UINT64_MAX ? SIM_NONE : x;
-    if (w[i] == x && k[i].hi == nk.hi && k[i].lo == nk.lo)
-        return;
-    w[i] = x;
-    k[i] = nk;
+    if (k.hi == UINT64_MAX)
+        return -1;
+    return k.hi ? 1 + (int)(~(uint32_t)(k.hi >> 32) & 0x3FFFFFFFu) : 0;
+}
+
+/* Recomputes the path above leaf i of one tree (its winners w, keys k).
+ * Each position keeps its winner's key, so a step is one comparison of
+ * two keys; the path stops where a position keeps its winner and key (it
+ * depends on its children alone). */
+static void tree_path(uint32_t *w, struct tkey *k, uint32_t i)
+{
     for (i /= 2; i; i /= 2) {
         uint32_t b = tkey_less(k[2 * i + 1], k[2 * i]) ? 2 * i + 1 : 2 * i;
         if (w[i] == w[b] && k[i].hi == k[b].hi && k[i].lo == k[b].lo)
@@ -658,26 +707,104 @@ static void tree_set(const struct tiresias *s, const struct cluster *c,
     }
 }
 
-/* The best room for d on type t (the tree's root): SIM_NONE if no node
- * has room for d made of jobs of queues below lq. */
+static inline uint32_t tree_leaf_of(const struct tiresias *s, const struct cluster *c,
+                                    const struct tr_tree *tr, uint32_t d, uint32_t nd)
+{
+    return tr->leaves[d - 1] + s->tpos[c->nodes[nd].first_gpu + d - 1];
+}
+
+/* Sets leaf i (node nd) of the tree of demand d to room nk, from the
+ * node's cache just refreshed: counted by class, its path left to
+ * tree_flush.  While a node is dirty its stale key stays in the tree, and
+ * every dirty node is refreshed and the tree flushed before it is read
+ * (trees_fresh, tree_best), so each position is then the best of its
+ * subtree as it is. */
+static inline void tree_leaf(struct tr_tree *tr, uint32_t d, uint32_t i,
+                             uint32_t nd, struct tkey nk)
+{
+    size_t o = tr->off[d - 1];
+    uint32_t *w = tr->win + o, x = nk.hi == UINT64_MAX ? SIM_NONE : nd;
+    struct tkey *k = tr->key + o;
+    i += tr->leaves[d - 1];
+    if (w[i] == x && k[i].hi == nk.hi && k[i].lo == nk.lo)
+        return;
+    uint32_t *cn = tr->cnt + (size_t)(d - 1) * TR_CLASSES;
+    int a = tkey_class(k[i]), b = tkey_class(nk);
+    if (a >= 0)
+        cn[a]--;
+    if (b >= 0)
+        cn[b]++;
+    w[i] = x;
+    k[i] = nk;
+    if (!tr->mark[o + i]) {
+        tr->mark[o + i] = 1;
+        tr->pend[o / 2 + tr->npend[d - 1]++] = i;
+    }
+}
+
+/* The paths of the leaves of the tree of demand d set since the last
+ * flush (in any order: a path walk leaves every position it passes
+ * consistent with its children, and stops only where nothing above it
+ * changes). */
+static void tree_flush(struct tr_tree *tr, uint32_t d)
+{
+    size_t o = tr->off[d - 1];
+    uint32_t *p = tr->pend + o / 2;
+    for (uint32_t m = 0; m < tr->npend[d - 1]; m++) {
+        tr->mark[o + p[m]] = 0;
+        tree_path(tr->win + o, tr->key + o, p[m]);
+    }
+    tr->npend[d - 1] = 0;
+}
+
+/* Sets node nd's leaf in the flushed tree of demand d to x (nd, or
+ * SIM_NONE to leave it out for a while: the counts do not change) and
+ * recomputes its path. */
+static void tree_set(const struct tiresias *s, const struct cluster *c,
+                     struct tr_tree *tr, uint32_t d, uint32_t nd, uint32_t x)
+{
+    size_t o = tr->off[d - 1];
+    uint32_t *w = tr->win + o, i = tree_leaf_of(s, c, tr, d, nd);
+    struct tkey *k = tr->key + o, nk = room_pack(s, c, x, d);
+    DL_ASSERT(!tr->npend[d - 1]);
+    x = nk.hi == UINT64_MAX ? SIM_NONE : x;
+    if (w[i] == x && k[i].hi == nk.hi && k[i].lo == nk.lo)
+        return;
+    w[i] = x;
+    k[i] = nk;
+    tree_path(w, k, i);
+}
+
+/* How many nodes of type t have room for d made of free GPUs and jobs of
+ * queues below lq (the trees fresh): no read of a tree. */
+static uint32_t tree_rooms(const struct tiresias *s, uint32_t t, uint32_t d,
+                           uint32_t lq)
+{
+    const struct tr_tree *tr = &s->trees[t];
+    if (d > tr->depth)
+        return 0;
+    const uint32_t *cn = tr->cnt + (size_t)(d - 1) * TR_CLASSES;
+    uint32_t n = cn[0];
+    for (uint32_t l = lq + 1; l < s->nq; l++)
+        n += cn[1 + l];
+    return n;
+}
+
+/* The best room for d on type t (the tree's root, flushed first): SIM_NONE
+ * if no node has room for d made of jobs of queues below lq. */
 static uint32_t tree_best(const struct tiresias *s, const struct cluster *c,
                           uint32_t t, uint32_t d, uint32_t lq)
 {
-    const struct tr_tree *tr = &s->trees[t];
+    struct tr_tree *tr = &s->trees[t];
     uint32_t most, lvl, gpus;
-    uint32_t nd = d <= tr->depth ? tr->win[tr->off[d - 1] + 1] : SIM_NONE;
+    if (d > tr->depth)
+        return SIM_NONE;
+    tree_flush(tr, d);
+    uint32_t nd = tr->win[tr->off[d - 1] + 1];
     if (nd == SIM_NONE || !room_key(s, c, nd, d, &most, &lvl, &gpus) ||
         (most != SIM_NONE && lvl <= lq))
         return SIM_NONE;
     return nd;
-}
-
-/* Node nd's leaves in its type's trees again, and their paths. */
-static void tree_update(struct tiresias *s, const struct cluster *c, uint32_t nd)
-{
-    struct tr_tree *tr = &s->trees[c->nodes[nd].type];
-    for (uint32_t d = 1; d <= c->nodes[nd].ngpus; d++)
-        tree_set(s, c, tr, d, nd, nd);
 }
 
 /* Recomputes the node cache of node nd: its jobs least important first
@@ -688,29 +815,41 @@ static void node_refresh(struct tiresias *s, const struct pol_view *v, uint32_t 
 {
     const struct clu_node *n = &v->clu->nodes[nd];
     uint32_t jobs[64], cnt[64], k = node_jobs(v, nd, jobs, cnt);
-    uint32_t *sj = s->njob + n->first_gpu;
-    uint8_t *sc = s->ncum + n->first_gpu, *st = s->nthr + n->first_gpu;
-    for (uint32_t i = 0; i < k; i++) {
-        uint32_t p = i;
-        while (p > 0 && lower(s, jobs[i], sj[p - 1])) {
+    uint32_t *sj = s->njob + n->first_gpu, o = n->first_gpu;
+    uint8_t *sc = s->ncum + o, *st = s->nthr + o, *sl = s->nlvl + o;
+    for (uint32_t i = 0; i < k; i++) {  /* least important first */
+        uint32_t p = i, j = jobs[i];
+        uint8_t l = s->level[j];
+        while (p > 0 && (l > sl[p - 1] || (l == sl[p - 1] && j > sj[p - 1]))) {
             sj[p] = sj[p - 1];
             sc[p] = sc[p - 1];
+            sl[p] = sl[p - 1];
             p--;
         }
-        sj[p] = jobs[i];
+        sj[p] = j;
         sc[p] = (uint8_t)cnt[i];
+        sl[p] = l;
     }
     for (uint32_t i = 1; i < k; i++)
         sc[i] = (uint8_t)(sc[i] + sc[i - 1]);
-    for (uint32_t i = 0; i < k; i++)
-        s->nlvl[n->first_gpu + i] = s->level[sj[i]];
+    /* per demand d, the first victim where the count reaches it, and the
+     * node's leaf in the tree of d (tree_leaf) */
+    struct tr_tree *tr = &s->trees[n->type];
     for (uint32_t d = 1, m = 0; d <= n->ngpus; d++) {
-        while (m < k && n->nfree + sc[m] < d)
-            m++;
-        st[d - 1] = d <= n->nfree ? 0 : m < k ? (uint8_t)m : NTHR_NO;
+        struct tkey nk;
+        if (d <= n->nfree) {
+            st[d - 1] = 0;
+            nk = tkey_make(SIM_NONE, 0, 0, nd);
+        } else {
+            while (m < k && n->nfree + sc[m] < d)
+                m++;
+            st[d - 1] = m < k ? (uint8_t)m : NTHR_NO;
+            nk = m < k ? tkey_make(sj[m], sl[m], sc[m], nd)
+                       : (struct tkey){ UINT64_MAX, UINT64_MAX };
+        }
+        tree_leaf(tr, d, s->tpos[o + d - 1], nd, nk);
     }
     s->ndirty[nd] = 0;
-    tree_update(s, v->clu, nd);
 }
 
 /* Victims on node nd to have `want` GPUs free there for a job of queue
@@ -797,8 +936,10 @@ static int room_single(struct tiresias *s, const struct pol_view *v,
     if (s->ndirty) {            /* the cache: the best node is the root;
                                    else (a cost) every node afresh */
         trees_fresh(s, v);
-        if ((best = tree_best(s, c, t, g, lq)) == SIM_NONE)
+        if (!tree_rooms(s, t, g, lq))
             return 0;
+        best = tree_best(s, c, t, g, lq);
+        DL_ASSERT(best != SIM_NONE);
         int nv = node_victims(s, v, best, g, lq, tmp, &most, &gpus);
         int rc = stop_all(s, x, v, tmp, (uint32_t)(nv > 0 ? nv : 0));
         return rc ? rc : 1;
@@ -878,17 +1019,23 @@ static int room_multi_tree(struct tiresias *s, const struct pol_view *v,
     if (gr->nnodes < w + (r != 0))
         return 0;
     trees_fresh(s, v);
+    /* the first w roots pass exactly when w nodes have such room (a free
+     * node, then a lower queue, ranks first) */
+    if (tree_rooms(s, t, n, lq) < w)
+        return 0;
     xgrow(&s->cands, &s->capcands, 2 * (size_t)gr->nnodes, sizeof *s->cands);
     struct cand *cs = s->cands;
     uint32_t k = 0, rem = SIM_NONE;
     for (; k < w; k++) {
         uint32_t nd = tree_best(s, c, t, n, lq);
+        DL_ASSERT(nd != SIM_NONE);
         if (nd == SIM_NONE)
             break;
         cs[k].node = nd;
         tree_set(s, c, tr, n, nd, SIM_NONE);
     }
     if (k == w && r) {
+        tree_flush(tr, r);
         for (uint32_t i = 0; i < w; i++)
             tree_set(s, c, tr, r, cs[i].node, SIM_NONE);
         rem = tree_best(s, c, t, r, lq);
@@ -1058,41 +1205,107 @@ static int start_or_make_room(struct tiresias *s, const struct pol_view *v,
 
 /* ---------------------------------------------------------- schedule */
 
+/* Walk: the waiting jobs in priority order while one outranks a running
+ * job, each started, on free GPUs or in room made for it, or its bucket
+ * left for the instant (blocked 1).  Where a try fails with no job
+ * stopped (s->mono), every bucket of a larger gang of the same required
+ * type is left too (blocked 2) until a job is stopped: until then a job
+ * starts only on free GPUs, so the free GPUs and the jobs of lower queues
+ * than theirs (which come later: the walk takes queues in order) only
+ * fall, and with one node size per type (or pool placement) a gang that
+ * neither fits nor finds room is followed by every larger one.  (With two
+ * node sizes a gang of 6 may wait for a large node while one of 9 spans
+ * small ones.) */
+/* The walk's candidates again: the buckets not left (blocked 0) whose live
+ * head outranks a running job (maxlvl never rises in a walk: a job
+ * started there is in a higher queue); the stale heads dropped when
+ * `check`. */
+static void walk_cands(struct tiresias *s, const struct pol_view *v,
+                       int maxlvl, bool check)
+{
+    xgrow(&s->cand, &s->capcand, s->q.nb, sizeof *s->cand);
+    s->ncand = 0;
+    for (size_t b = 0; b < s->q.nb; b++)
+        if (!s->blocked[b] && (check ? live_head(s, v, (long)b) : s->q.b[b].n > 0) &&
+            pq_head(&s->q, (long)b)->key < maxlvl)
+            s->cand[s->ncand++] = (uint32_t)b;
+}
+
 static int walk(struct tiresias *s, const struct pol_view *v, struct pol_ctx *x)
 {
-    size_t nbl = 0;
+    uint64_t stops = s->nstops;
+    int maxlvl = -1;
+    for (int k = (int)s->nq - 1; k >= 0 && maxlvl < 0; k--)
+        if (s->nrun[k])
+            maxlvl = k;
+    if (maxlvl <= 0)
+        return 0;
+    xgrow(&s->blocked, &s->capblocked, s->q.nb, 1);
+    memset(s->blocked, 0, s->q.nb);
+    size_t nbl = s->q.nb;
+    /* the stale heads go here; after it a head goes stale only as its
+     * job starts (popped below, then the next head checked): the others'
+     * jobs neither start nor change queue in the walk, and a victim's
+     * entry is new */
+    walk_cands(s, v, maxlvl, true);
     for (;;) {
-        int maxlvl = -1;
-        for (int k = (int)s->nq - 1; k >= 0 && maxlvl < 0; k--)
-            if (s->nrun[k])
-                maxlvl = k;
+        while (maxlvl > 0 && !s->nrun[maxlvl])
+            maxlvl--;
         if (maxlvl <= 0)
             return 0;
-        if (s->q.nb > nbl) {
-            xgrow(&s->blocked, &s->capblocked, s->q.nb, 1);
-            memset(s->blocked + nbl, 0, s->q.nb - nbl);
-            nbl = s->q.nb;
-        }
-        long best = -1;
-        for (size_t b = 0; b < s->q.nb; b++) {
-            if (s->blocked[b] || !live_head(s, v, (long)b))
-                continue;
-            if (best < 0 || item_before(pq_head(&s->q, (long)b), pq_head(&s->q, best)))
-                best = (long)b;
-        }
-        if (best < 0 || pq_head(&s->q, best)->key >= maxlvl)
+        size_t bi = SIZE_MAX;
+        for (size_t i = 0; i < s->ncand; i++)
+            if (bi == SIZE_MAX || item_before(pq_head(&s->q, s->cand[i]),
+                                             pq_head(&s->q, s->cand[bi])))
+                bi = i;
+        if (bi == SIZE_MAX)
             return 0;
-        uint32_t req = s->q.b[best].req_type, ngpus = s->q.b[best].ngpus;
-        struct pq_item it = pq_pop(&s->q, best);
-        s->nlive--;
+        long best = s->cand[bi];
+        if (pq_head(&s->q, best)->key >= maxlvl)
+            return 0;
+        /* tried in place: a job that does not start stays at its
+         * bucket's head (the victims rank below it unless promoted at
+         * once, so a started one is popped only if still there, else its
+         * entry is stale: it runs under a new version) */
+        struct pq_item it = *pq_head(&s->q, best);
         int done = start_or_make_room(s, v, x, it.job);
         if (done < 0)
             return done;
-        if (!done) {
-            pq_push_item(&s->q, &it, ngpus, req);
-            s->nlive++;
+        if (done) {
+            s->nlive--;
+            if (pq_head(&s->q, best)->seq == it.seq) {
+                pq_pop(&s->q, best);
+                live_head(s, v, best);
+            } else {
+                s->nstale++;
+            }
+        } else {
             s->blocked[best] = 1;
         }
+        if (stops != s->nstops) {       /* room may have grown; new entries */
+            stops = s->nstops;
+            xgrow(&s->blocked, &s->capblocked, s->q.nb, 1);
+            memset(s->blocked + nbl, 0, s->q.nb - nbl);
+            nbl = s->q.nb;
+            for (size_t b = 0; b < nbl; b++)
+                s->blocked[b] = s->blocked[b] == 2 ? 0 : s->blocked[b];
+            walk_cands(s, v, maxlvl, false);
+            continue;
+        }
+        if (!done && s->mono) {
+            uint32_t g = s->q.b[best].ngpus, req = s->q.b[best].req_type;
+            for (size_t i = 0; i < s->ncand; i++) {
+                const struct pq_bucket *bk = &s->q.b[s->cand[i]];
+                if (bk->req_type == req && bk->ngpus >= g && s->cand[i] != (uint32_t)best)
+                    s->blocked[s->cand[i]] = 2;
+            }
+        }
+        /* drop the candidates left and emptied */
+        size_t k = 0;
+        for (size_t i = 0; i < s->ncand; i++)
+            if (!s->blocked[s->cand[i]] && s->q.b[s->cand[i]].n)
+                s->cand[k++] = s->cand[i];
+        s->ncand = k;
     }
 }
 
@@ -1240,6 +1453,7 @@ static void destroy(void *state)
         free(s->rh[t].a);
     free(s->rh);
     free(s->blocked);
+    free(s->cand);
     free(s->vic);
     free(s->cands);
     free(s->taken);
@@ -1252,6 +1466,10 @@ static void destroy(void *state)
             free(s->trees[t].key);
             free(s->trees[t].leaves);
             free(s->trees[t].off);
+            free(s->trees[t].pend);
+            free(s->trees[t].npend);
+            free(s->trees[t].mark);
+            free(s->trees[t].cnt);
         }
     free(s->trees);
     free(s->items);
