@@ -442,10 +442,14 @@ static void cluster_queues(struct horus *h, const struct pol_view *v)
     free(u);
 }
 
-static const struct hsum hsum_none = {
-    { INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY },
-    { INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY },
-};
+/* No GPU with room: every band's least P and Q infinite. */
+static inline struct hsum hsum_none(void)
+{
+    struct hsum m;
+    for (int i = 0; i < HBANDS; i++)
+        m.p[i] = m.q[i] = INFINITY;
+    return m;
+}
 
 /* Node nd's leaf of the bound tree from its GPUs now, and its ancestors
  * while they change.  With A = w_mem * used / cap + residents and U the
@@ -461,7 +465,7 @@ static void bound_leaf(struct horus *h, const struct pol_view *v, uint32_t nd)
     const struct clu_node *n = &h->c->nodes[nd];
     struct hbound *b = &h->bt[n->type];
     double cap = h->c->types[n->type].memory_gb;
-    struct hsum m = hsum_none;
+    struct hsum m = hsum_none();
     for (uint32_t k = 0; k < n->ngpus; k++) {
         uint32_t g = n->first_gpu + k;
         if (h->opos[g] == SIM_NONE)
@@ -575,7 +579,7 @@ static void setup(struct horus *h, const struct pol_view *v)
             b->leaves *= 2;
         b->s = xmalloc(2 * b->leaves * sizeof *b->s);
         for (uint32_t i = 0; i < 2 * b->leaves; i++)
-            b->s[i] = hsum_none;
+            b->s[i] = hsum_none();
         h->ntn[t] = 0;
     }
     for (uint32_t nd = 0; nd < c->nnodes; nd++) {
