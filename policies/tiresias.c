@@ -300,6 +300,16 @@ static void run_index(struct tiresias *s, const struct pol_view *v, uint32_t j)
     rh_push(h, (struct tr_run){ s->level[j], j, s->ver[j] });
 }
 
+/* How many groups (node sizes) GPU type t has; *one = the last of them. */
+static uint32_t type_groups(const struct cluster *c, uint32_t t, uint32_t *one)
+{
+    uint32_t ng = 0;
+    for (uint32_t k = 0; k < c->ngroups; k++)
+        if (c->groups[k].type == t)
+            *one = k, ng++;
+    return ng;
+}
+
 /* The trees of each GPU type: for demand d, over its nodes of at least d
  * GPUs in node order (so all of them take O(GPUs) in all), every leaf
  * empty until its node is refreshed. */
@@ -355,12 +365,8 @@ static void ensure(struct tiresias *s, const struct pol_view *v)
      * be placed nor have room made is followed by every larger one (of
      * the same required type, for a queue no higher), see walk() */
     s->mono = true;
-    for (uint32_t t = 0; t < s->ntypes && s->mode != PLC_POOL; t++) {
-        uint32_t ng = 0;
-        for (uint32_t k = 0; k < v->clu->ngroups; k++)
-            ng += v->clu->groups[k].type == t;
-        s->mono = s->mono && ng <= 1;
-    }
+    for (uint32_t t = 0, one; t < s->ntypes && s->mode != PLC_POOL; t++)
+        s->mono = s->mono && type_groups(v->clu, t, &one) <= 1;
     if (s->mode == PLC_POOL)
         s->rh = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->rh);
     else if (s->cost <= 0) {
@@ -707,12 +713,6 @@ static void tree_path(uint32_t *w, struct tkey *k, uint32_t i)
     }
 }
 
-static inline uint32_t tree_leaf_of(const struct tiresias *s, const struct cluster *c,
-                                    const struct tr_tree *tr, uint32_t d, uint32_t nd)
-{
-    return tr->leaves[d - 1] + s->tpos[c->nodes[nd].first_gpu + d - 1];
-}
-
 /* Sets leaf i (node nd) of the tree of demand d to room nk, from the
  * node's cache just refreshed: counted by class, its path left to
  * tree_flush.  While a node is dirty its stale key stays in the tree, and
@@ -764,7 +764,8 @@ static void tree_set(const struct tiresias *s, const struct cluster *c,
                      struct tr_tree *tr, uint32_t d, uint32_t nd, uint32_t x)
 {
     size_t o = tr->off[d - 1];
-    uint32_t *w = tr->win + o, i = tree_leaf_of(s, c, tr, d, nd);
+    uint32_t *w = tr->win + o;
+    uint32_t i = tr->leaves[d - 1] + s->tpos[c->nodes[nd].first_gpu + d - 1];
     struct tkey *k = tr->key + o, nk = room_pack(s, c, x, d);
     DL_ASSERT(!tr->npend[d - 1]);
     x = nk.hi == UINT64_MAX ? SIM_NONE : x;
@@ -1025,16 +1026,14 @@ static int room_multi_tree(struct tiresias *s, const struct pol_view *v,
         return 0;
     xgrow(&s->cands, &s->capcands, 2 * (size_t)gr->nnodes, sizeof *s->cands);
     struct cand *cs = s->cands;
-    uint32_t k = 0, rem = SIM_NONE;
-    for (; k < w; k++) {
+    uint32_t rem = SIM_NONE;
+    for (uint32_t k = 0; k < w; k++) {
         uint32_t nd = tree_best(s, c, t, n, lq);
         DL_ASSERT(nd != SIM_NONE);
-        if (nd == SIM_NONE)
-            break;
         cs[k].node = nd;
         tree_set(s, c, tr, n, nd, SIM_NONE);
     }
-    if (k == w && r) {
+    if (r) {
         tree_flush(tr, r);
         for (uint32_t i = 0; i < w; i++)
             tree_set(s, c, tr, r, cs[i].node, SIM_NONE);
@@ -1042,9 +1041,9 @@ static int room_multi_tree(struct tiresias *s, const struct pol_view *v,
         for (uint32_t i = 0; i < w; i++)
             tree_set(s, c, tr, r, cs[i].node, cs[i].node);
     }
-    for (uint32_t i = 0; i < k; i++)
+    for (uint32_t i = 0; i < w; i++)
         tree_set(s, c, tr, n, cs[i].node, cs[i].node);
-    if (k < w || (r && rem == SIM_NONE))
+    if (r && rem == SIM_NONE)
         return 0;
     return empty_nodes(s, v, x, cs, w, n, rem, r, lq);
 }
@@ -1056,11 +1055,8 @@ static int room_multi(struct tiresias *s, const struct pol_view *v,
 {
     const struct cluster *c = v->clu;
     uint32_t done = UINT32_MAX;
-    uint32_t one = SIM_NONE, ng = 0;  /* the type's group, if it has one */
-    for (uint32_t k = 0; k < c->ngroups; k++)
-        if (c->groups[k].type == t)
-            one = k, ng++;
-    if (s->ndirty && ng == 1 && c->groups[one].gpus_per_node < g)
+    uint32_t one = SIM_NONE;          /* the type's group, if it has one */
+    if (s->ndirty && type_groups(c, t, &one) == 1 && c->groups[one].gpus_per_node < g)
         return room_multi_tree(s, v, x, g, lq, t, one);
     for (;;) {
         uint32_t gi = SIM_NONE, n = 0;
@@ -1205,17 +1201,6 @@ static int start_or_make_room(struct tiresias *s, const struct pol_view *v,
 
 /* ---------------------------------------------------------- schedule */
 
-/* Walk: the waiting jobs in priority order while one outranks a running
- * job, each started, on free GPUs or in room made for it, or its bucket
- * left for the instant (blocked 1).  Where a try fails with no job
- * stopped (s->mono), every bucket of a larger gang of the same required
- * type is left too (blocked 2) until a job is stopped: until then a job
- * starts only on free GPUs, so the free GPUs and the jobs of lower queues
- * than theirs (which come later: the walk takes queues in order) only
- * fall, and with one node size per type (or pool placement) a gang that
- * neither fits nor finds room is followed by every larger one.  (With two
- * node sizes a gang of 6 may wait for a large node while one of 9 spans
- * small ones.) */
 /* The walk's candidates again: the buckets not left (blocked 0) whose live
  * head outranks a running job (maxlvl never rises in a walk: a job
  * started there is in a higher queue); the stale heads dropped when
@@ -1231,6 +1216,17 @@ static void walk_cands(struct tiresias *s, const struct pol_view *v,
             s->cand[s->ncand++] = (uint32_t)b;
 }
 
+/* Walk: the waiting jobs in priority order while one outranks a running
+ * job, each started, on free GPUs or in room made for it, or its bucket
+ * left for the instant (blocked 1).  Where a try fails with no job
+ * stopped (s->mono), every bucket of a larger gang of the same required
+ * type is left too (blocked 2) until a job is stopped: until then a job
+ * starts only on free GPUs, so the free GPUs and the jobs of lower queues
+ * than theirs (which come later: the walk takes queues in order) only
+ * fall, and with one node size per type (or pool placement) a gang that
+ * neither fits nor finds room is followed by every larger one.  (With two
+ * node sizes a gang of 6 may wait for a large node while one of 9 spans
+ * small ones.) */
 static int walk(struct tiresias *s, const struct pol_view *v, struct pol_ctx *x)
 {
     uint64_t stops = s->nstops;
