@@ -105,11 +105,16 @@
  * packing fails above a utilization for at least a memory (one pass over
  * the type's nodes finds that bound: the g-th lowest summed utilization
  * among the GPUs that pass the count and memory rules; where the memory
- * rule turned no GPU away, it holds for any memory) -- both true until a
- * job completes, since starts only take room and a slice leaves the free
- * GPUs as they were (it widens the packing bounds by what the passed GPUs
- * now take: with only those changed, a g-th lowest utilization falls no
- * lower than theirs); time-slicing fails above a utilization for at least
+ * rule turned no GPU away, it holds for any memory) -- both kept while
+ * only starts change the GPUs, since starts only take room.  When jobs
+ * leave GPUs (an end, a slice=all stop, a profiling run over) those GPUs
+ * are logged, and at the next schedule() placement is retried only where
+ * one of them is free, and each packing bound widens by what they take
+ * now: with only those changed, a g-th lowest utilization falls no lower
+ * than the g-th lowest of theirs and the lowest GPUs the failure saw
+ * (kept with it for gangs up to GD_NLOW; GPUs not read count as -inf),
+ * else no lower than the lowest of theirs.  A slice leaves the free GPUs
+ * as they were and widens the bounds the same way; time-slicing fails above a utilization for at least
  * a memory (the scan over the expired jobs finds that bound too: the most
  * utilization the GPUs of one of them leave room for; where the memory
  * rule turned none away, for any memory), true while no job of the size
@@ -145,6 +150,11 @@
 #include <string.h>
 
 #define GD_NFAIL 4              /* failure bounds remembered per shape */
+#define GD_NONE UINT32_MAX
+#define GD_NLOW 64              /* gangs up to this size keep, with a
+                                   packing failure, its lowest GPUs */
+#define GD_ELOG 4096            /* GPUs left between two schedule()s that
+                                   are logged (more: failures dropped) */
 #define GD_SEQ0 (1ULL << 62)    /* first enqueue number: entries put at the
                                    front of a FIFO count down from here */
 
@@ -237,13 +247,26 @@ struct gd_shape {               /* a gang shape: its waiting jobs, failures */
     bool tstale;
     uint32_t nwait;             /* waiting jobs (live entries) */
     struct gd_vheap umin, mmin; /* waiting jobs by utilization, memory */
-    /* Placement and packing failures stay true until a job leaves its GPUs
-     * (starts only take room): they are kept while s->emptied == epoch. */
+    bool mins;                  /* their minima are in umin0, mmin0 (until
+                                   a job enters or leaves the shape) */
+    double umin0, mmin0;
+    /* Placement and packing failures stay true while only starts change
+     * the GPUs (starts only take room).  When jobs left GPUs since
+     * (s->emptied != epoch), they are narrowed by what those GPUs, logged
+     * in s->elog, take now (widen), or dropped where the log was lost. */
     uint64_t epoch;
     bool excl_failed;
-    /* packing fails for a job of util > fu[i] and memory >= fm[i] */
+    /* packing fails for a job of util > fu[i] and memory >= fm[i]: too
+     * few GPUs (its ngpus, on one type) pass the rules for memory fm[i]
+     * at a summed utilization below util_cap - fu[i].  Where known
+     * (nlow[i] != GD_NONE), the lowest summed utilizations of those GPUs
+     * then, up to ngpus of them, ascending, are low[i * ngpus ..]: the
+     * bound moves only as far as GPUs that changed since push into them
+     * (widen).  low: [GD_NFAIL * ngpus], for ngpus <= GD_NLOW. */
     double fu[GD_NFAIL], fm[GD_NFAIL];
     uint32_t nfail;
+    uint32_t nlow[GD_NFAIL];
+    double *low;
     /* While no job of this size may take a slice it could not before
      * (s->sgrow[si] == sseen; with preempt_cost, within one schedule()),
      * and until a slice passes GPUs that other jobs share: no expired job
@@ -253,6 +276,7 @@ struct gd_shape {               /* a gang shape: its waiting jobs, failures */
     double su[GD_NFAIL], sm[GD_NFAIL];
     uint32_t nsfail;
     uint32_t si;                /* its size's heaps (SIM_NONE: none yet) */
+    size_t sizes_seen;          /* s->nsizes when si was last looked up */
     uint64_t sseen;
     /* probes that found room for the lowest utilization and memory, valid
      * while s->changes is unchanged */
@@ -265,6 +289,15 @@ struct gd_shape {               /* a gang shape: its waiting jobs, failures */
     size_t cur, hcur;
     uint64_t hseq;
     bool alive;
+};
+
+struct gd_left {                /* a GPU that changed occupants, as it is */
+    uint32_t type;
+    bool takes;                 /* gpu_takes with no utilization, memory
+                                   aside */
+    bool free;                  /* free for exclusive placement */
+    double us, mem, gb;         /* summed utilization (0 free), memory held
+                                   (-inf free), its type's memory */
 };
 
 struct gd_offer {               /* what a GPU offers a job (offer_of) */
@@ -324,9 +357,21 @@ struct gandiva {
     uint64_t *tpass;            /* [ntypes] its passing GPUs (nc's n) */
     uint32_t *cand;             /* scratch: candidate nodes */
     size_t capcand;
+    /* a failed pack_on: the lowest summed utilizations of the GPUs that
+     * passed (GD_NONE: not known), ascending or not */
+    const double *lows;
+    uint32_t nlows;
+    double low1;
     uint64_t seq;               /* jobs enqueued so far */
     uint32_t nlive;             /* waiting jobs */
     uint64_t emptied;           /* jobs that left their GPUs so far */
+    /* the GPUs they left since the last schedule() (elost: more than
+     * GD_ELOG, or left while none waited: not logged, failures dropped) */
+    uint32_t *elog;
+    size_t nelog, capelog;
+    bool elost;
+    struct gd_left *left;       /* scratch: those GPUs as they are */
+    size_t capleft;
     uint64_t changes;           /* starts and stops so far, plus one per
                                    schedule() (slices expire with time) */
     struct gd_shape *shapes;
@@ -601,6 +646,21 @@ static void resum(struct gandiva *s, const struct pol_view *v, uint32_t j)
     acc_void(s, v, j);
 }
 
+/* Job j left its GPUs (it ended or stopped, or its profiling run ended,
+ * so they take co-runners): they are logged for refresh. */
+static void left(struct gandiva *s, const struct pol_view *v, uint32_t j)
+{
+    uint32_t g = v->jobs[j].num_gpus;
+    s->emptied++;
+    if (s->elost || s->nelog + g > GD_ELOG) {
+        s->elost = true;
+        return;
+    }
+    xgrow(&s->elog, &s->capelog, s->nelog + g, sizeof *s->elog);
+    memcpy(s->elog + s->nelog, v->rt[j].gpus, g * sizeof *s->elog);
+    s->nelog += g;
+}
+
 static uint32_t shape_of(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
     if (s->shape[j] != SIM_NONE)
@@ -683,6 +743,7 @@ static void enqueue_at(struct gandiva *s, const struct pol_view *v, uint32_t j,
     }
     vh_add(s, v, &sh->umin, sh->nwait, u, j);
     vh_add(s, v, &sh->mmin, sh->nwait, m, j);
+    sh->mins = false;
     sh->nwait++;
     s->nlive++;
 }
@@ -703,7 +764,7 @@ static void profiles_end(struct gandiva *s, const struct pol_view *v)
             s->profiling[j] = 0;
             s->profiled[j] = 1;
             acc_void(s, v, j);  /* its co-runners are no longer busy */
-            s->emptied++;       /* room that was not there: retry packing */
+            left(s, v, j);      /* room that was not there: retry packing */
             s->changes++;
         } else if (s->profiling[j]) {
             s->prof[k++] = j;
@@ -729,6 +790,7 @@ static void started(struct gandiva *s, const struct pol_view *v,
     s->running[j] = 1;
     s->ver[j]++;
     s->shapes[s->shape[j]].nwait--;
+    s->shapes[s->shape[j]].mins = false;
     s->nlive--;
     if (s->size[j] == SIM_NONE)
         s->size[j] = size_of(s, v->jobs[j].num_gpus, true);
@@ -756,7 +818,7 @@ static void finished(void *state, const struct pol_view *v, uint32_t j)
     struct gandiva *s = state;
     stopped(s, v, j);
     s->profiling[j] = 0;        /* the list drops it at its next scan */
-    s->emptied++;
+    left(s, v, j);
 }
 
 /* ---------------------------------------------------------- packing */
@@ -979,6 +1041,9 @@ static bool pack_one(struct gandiva *s, uint32_t t, double m, double gb,
     }
     *bound = s->util_cap + 1e-9 - best;
     *mfree = best <= s->trees[t].us[1];
+    s->low1 = best;
+    s->lows = &s->low1;
+    s->nlows = gpu != SIM_NONE;
     return false;
 }
 
@@ -1082,6 +1147,7 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
     uint32_t big = 0;
     double lim = s->util_cap + 1e-9 - u, kth = HUGE_VAL;
     *bound = -HUGE_VAL;
+    s->nlows = GD_NONE;
     if (c->types[t].total_gpus < g)
         return false;
     xgrow(&s->gpus, &s->capgpus, g, sizeof *s->gpus);
@@ -1105,7 +1171,16 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
     if (s->tpass[t] < g) {
         /* fewer passing GPUs than the gang, memory aside: the pass below
          * would find none to take it and no g-th lowest (so no bound);
-         * the failure holds for any memory */
+         * the failure holds for any memory; their utilizations, not
+         * read, stand at -inf among the lowest GPUs (lower than known
+         * keeps a bound on the g-th lowest) */
+        if (g <= GD_NLOW) {
+            xgrow(&s->all, &s->capall, g, sizeof *s->all);
+            for (uint32_t i = 0; i < s->tpass[t]; i++)
+                s->all[i] = -HUGE_VAL;
+            s->lows = s->all;
+            s->nlows = (uint32_t)s->tpass[t];
+        }
         return false;
     }
     if (g <= big) {
@@ -1174,6 +1249,8 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
                 kth = HUGE_VAL;
                 if (nall >= g)
                     kth = kth_lowest(s->all, nall, g - 1);
+                s->lows = s->all;       /* its g lowest first */
+                s->nlows = nall < g ? (uint32_t)nall : g;
             }
             *bound = s->util_cap + 1e-9 - kth;
             return false;
@@ -1207,6 +1284,8 @@ static bool pack_shape(struct gandiva *s, const struct pol_view *v,
         if (sh->req_type != SIM_NONE)
             break;
     }
+    if (sh->req_type == SIM_NONE && c->ntypes > 1)
+        s->nlows = GD_NONE;     /* the lowest GPUs of one type of several */
     if (!mfree)
         *mem = m;
     return false;
@@ -1368,27 +1447,80 @@ static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
     return best.job;
 }
 
-/* After a slice passed GPUs gpus[0..g) to another job: packing failures
- * widen by what those GPUs now take (free GPUs are as before: the job took
- * all of the victim's).  A gang's bound is the g-th lowest summed
- * utilization on a node (or over them all), and with only these GPUs
- * changed it is now at least the lower of the old one and theirs. */
+/* Inserts x into the ascending a[0..*n), keeping the lowest cap. */
+static void low_push(double *a, uint32_t *n, uint32_t cap, double x)
+{
+    uint32_t p;
+    if (*n < cap)
+        p = (*n)++;
+    else if (x < a[cap - 1])
+        p = cap - 1;
+    else
+        return;
+    while (p > 0 && a[p - 1] > x) {
+        a[p] = a[p - 1];
+        p--;
+    }
+    a[p] = x;
+}
+
+/* Shape sh's packing failures after only GPUs gpus[0..n) changed
+ * occupants: each widens by what those GPUs take now.  A gang's bound is
+ * the g-th lowest summed utilization on a node (or over them all): with
+ * only these GPUs changed, it is now at least the lower of the old one
+ * and theirs, and where the lowest GPUs of the failure are known, at
+ * least the g-th lowest of those and theirs (the others can only have
+ * risen).  A hair above the difference, against rounding. */
+static void widen(const struct gandiva *s, struct gd_shape *sh,
+                  const struct gd_left *d, size_t n)
+{
+    uint32_t g = sh->ngpus;
+    for (uint32_t i = 0; i < sh->nfail; i++)
+        for (size_t q = 0; q < n; q++) {
+            double us = d[q].us;
+            if (!((sh->req_type == SIM_NONE || sh->req_type == d[q].type) &&
+                  d[q].takes && mem_fits(d[q].mem, sh->fm[i], d[q].gb) &&
+                  s->util_cap + 1e-9 - us + 1e-12 > sh->fu[i]))
+                continue;
+            if (sh->nlow[i] == GD_NONE) {
+                sh->fu[i] = s->util_cap + 1e-9 - us + 1e-12;
+                continue;
+            }
+            double *r = sh->low + (size_t)i * g;
+            low_push(r, &sh->nlow[i], g, us);
+            double b = sh->nlow[i] < g ? -HUGE_VAL : s->util_cap + 1e-9 - r[g - 1] + 1e-12;
+            if (b > sh->fu[i])
+                sh->fu[i] = b;
+        }
+}
+
+/* GPUs gpus[0..n) as they are now, into s->left (what widen reads of
+ * them: gpu_takes's rules but memory, for a job of no utilization). */
+static void digest(struct gandiva *s, const struct pol_view *v,
+                   const uint32_t *gpus, size_t n)
+{
+    const struct cluster *c = v->clu;
+    xgrow(&s->left, &s->capleft, n ? n : 1, sizeof *s->left);
+    for (size_t q = 0; q < n; q++) {
+        uint32_t x = gpus[q];
+        const struct clu_node *no = &c->nodes[c->gpu_node[x]];
+        struct gd_left *d = &s->left[q];
+        d->type = no->type;
+        d->free = no->free_mask >> (x - no->first_gpu) & 1;
+        d->gb = c->types[no->type].memory_gb;
+        d->takes = gpu_takes(s, v, x, 0, -HUGE_VAL, SIM_NONE, false, &d->us);
+        d->mem = v->nocc[x] ? v->mem_used[x] : -HUGE_VAL;
+    }
+}
+
+/* After a slice passed GPUs gpus[0..g) to another job (free GPUs are as
+ * before: the job took all of the victim's). */
 static void slice_passed(struct gandiva *s, const struct pol_view *v,
                          const uint32_t *gpus, uint32_t g)
 {
-    const struct cluster *c = v->clu;
-    for (size_t k = 0; k < s->nshapes; k++) {
-        struct gd_shape *sh = &s->shapes[k];
-        for (uint32_t i = 0; i < sh->nfail; i++)
-            for (uint32_t q = 0; q < g; q++) {
-                double us;
-                uint32_t t = c->nodes[c->gpu_node[gpus[q]]].type;
-                if ((sh->req_type == SIM_NONE || sh->req_type == t) &&
-                    gpu_takes(s, v, gpus[q], 0, sh->fm[i], SIM_NONE, false, &us) &&
-                    s->util_cap + 1e-9 - us > sh->fu[i])
-                    sh->fu[i] = s->util_cap + 1e-9 - us;
-            }
-    }
+    digest(s, v, gpus, g);
+    for (size_t k = 0; k < s->nshapes; k++)
+        widen(s, &s->shapes[k], s->left, g);
 }
 
 /* What GPU g offers a job: its occupants, their summed utilization and
@@ -1466,13 +1598,28 @@ static bool failed_at(const double *fu, const double *fm, uint32_t n, double u,
     return false;
 }
 
-/* Remembers a failure at (u, m): drops the ones it covers, and when full
- * the one of highest u. */
-static void fail_at(double *fu, double *fm, uint32_t *n, double u, double m)
+/* Failure i of shape sh (packing) takes the place of failure k. */
+static void fail_move(struct gd_shape *sh, uint32_t k, uint32_t i)
+{
+    sh->fu[k] = sh->fu[i];
+    sh->fm[k] = sh->fm[i];
+    sh->nlow[k] = sh->nlow[i];
+    if (sh->nlow[i] != GD_NONE)
+        memcpy(sh->low + (size_t)k * sh->ngpus, sh->low + (size_t)i * sh->ngpus,
+               sh->nlow[i] * sizeof *sh->low);
+}
+
+/* Remembers a failure at (u, m) in fu, fm (sh: those of shape sh's
+ * packing, with their lowest GPUs): drops the ones it covers, and when
+ * full the one of highest u.  Returns its place. */
+static uint32_t fail_at(double *fu, double *fm, uint32_t *n, double u, double m,
+                        struct gd_shape *sh)
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < *n; i++)
         if (!(u <= fu[i] && m <= fm[i])) {
+            if (sh)
+                fail_move(sh, k, i);
             fu[k] = fu[i];
             fm[k++] = fm[i];
         }
@@ -1481,23 +1628,60 @@ static void fail_at(double *fu, double *fm, uint32_t *n, double u, double m)
         for (uint32_t i = 1; i < k; i++)
             if (fu[i] > fu[w])
                 w = i;
+        if (sh)
+            fail_move(sh, w, k - 1);
         fu[w] = fu[--k];
         fm[w] = fm[k];
     }
     fu[k] = u;
-    fm[k++] = m;
-    *n = k;
+    fm[k] = m;
+    *n = k + 1;
+    return k;
 }
 
+/* Remembers a packing failure of shape sh at (u, m), with the lowest GPUs
+ * the failed pack_shape saw where it knows them. */
+static void pack_fail(struct gandiva *s, struct gd_shape *sh, double u, double m)
+{
+    uint32_t g = sh->ngpus, k = fail_at(sh->fu, sh->fm, &sh->nfail, u, m, sh);
+    sh->nlow[k] = GD_NONE;
+    if (g > GD_NLOW || s->nlows == GD_NONE)
+        return;
+    if (!sh->low)
+        sh->low = xmalloc((size_t)GD_NFAIL * g * sizeof *sh->low);
+    double *r = sh->low + (size_t)k * g;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->nlows; i++)
+        low_push(r, &n, g, s->lows[i]);
+    sh->nlow[k] = n;
+}
+
+/* Shape sh's remembered failures, brought up to date.  Jobs that left
+ * GPUs since: placement may succeed where one of those GPUs is free now
+ * (only they gained room), and packing where they take a job (widen). */
 static void refresh(struct gandiva *s, struct gd_shape *sh)
 {
-    if (sh->epoch != s->emptied) {      /* GPUs were freed since: retry */
+    if (sh->epoch != s->emptied) {
         sh->epoch = s->emptied;
-        sh->excl_failed = false;
-        sh->nfail = 0;
+        if (s->elost) {
+            sh->excl_failed = false;
+            sh->nfail = 0;
+        } else if (!sh->nwait) {        /* of no use now */
+            sh->excl_failed = false;
+            sh->nfail = 0;
+        } else {
+            /* s->left: the log's GPUs, digested by schedule() */
+            for (size_t i = 0; i < s->nelog && sh->excl_failed; i++)
+                if ((sh->req_type == SIM_NONE || sh->req_type == s->left[i].type) &&
+                    s->left[i].free)
+                    sh->excl_failed = false;
+            widen(s, sh, s->left, s->nelog);
+        }
     }
-    if (sh->si == SIM_NONE)
+    if (sh->si == SIM_NONE && sh->sizes_seen != s->nsizes) {
         sh->si = size_of(s, sh->ngpus, false);
+        sh->sizes_seen = s->nsizes;
+    }
     uint64_t grow = sh->si == SIM_NONE ? 0 : s->sgrow[sh->si];
     if (sh->sseen != grow) {            /* a slice may pass now: retry */
         sh->sseen = grow;
@@ -1552,7 +1736,7 @@ static int admit_one(struct gandiva *s, const struct pol_view *v,
                 started(s, v, x, j);
             return rc ? rc : 1;
         }
-        fail_at(sh->fu, sh->fm, &sh->nfail, bound, fm);
+        pack_fail(s, sh, bound, fm);
     }
     if (slice_covered(s, sh, u, m, alone))
         return 0;
@@ -1562,7 +1746,7 @@ static int admit_one(struct gandiva *s, const struct pol_view *v,
         if (!any)
             sh->slice_failed = true;
         if (!alone)
-            fail_at(sh->su, sh->sm, &sh->nsfail, bound, fm);
+            fail_at(sh->su, sh->sm, &sh->nsfail, bound, fm, NULL);
         return 0;
     }
     int rc = slice_take(s, v, x, j, victim);
@@ -1577,7 +1761,12 @@ static bool shape_dead(struct gandiva *s, const struct pol_view *v,
 {
     if (!sh->excl_failed)
         return false;
-    double u = vh_min(s, v, &sh->umin), m = vh_min(s, v, &sh->mmin), bound, fm;
+    if (!sh->mins) {
+        sh->umin0 = vh_min(s, v, &sh->umin);
+        sh->mmin0 = vh_min(s, v, &sh->mmin);
+        sh->mins = true;
+    }
+    double u = sh->umin0, m = sh->mmin0, bound, fm;
     if (!pack_covered(s, sh, u, m)) {
         if (sh->pack_ok == s->changes)
             return false;
@@ -1585,7 +1774,7 @@ static bool shape_dead(struct gandiva *s, const struct pol_view *v,
             sh->pack_ok = s->changes;
             return false;
         }
-        fail_at(sh->fu, sh->fm, &sh->nfail, bound, fm);
+        pack_fail(s, sh, bound, fm);
     }
     if (!slice_covered(s, sh, u, m, false)) {
         if (sh->slice_ok == s->changes)
@@ -1597,7 +1786,7 @@ static bool shape_dead(struct gandiva *s, const struct pol_view *v,
         }
         if (!any)
             sh->slice_failed = true;
-        fail_at(sh->su, sh->sm, &sh->nsfail, bound, fm);
+        fail_at(sh->su, sh->sm, &sh->nsfail, bound, fm, NULL);
     }
     return true;
 }
@@ -1770,7 +1959,7 @@ static int slice_all(struct gandiva *s, const struct pol_view *v,
         uint32_t j = s->vict[s->front ? nvict - 1 - i : i].job;
         if (!(rc = pol_preempt(x, j, s->cost))) {
             enqueue_at(s, v, j, s->front);
-            s->emptied++;       /* its GPUs are free now */
+            left(s, v, j);      /* its GPUs are free now */
         }
     }
     return rc;
@@ -1781,8 +1970,11 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     struct gandiva *s = state;
     if (s->nprof)
         profiles_end(s, v);
-    if (!s->nlive)
+    if (!s->nlive) {            /* failures of no use: dropped */
+        s->elost = s->elost || s->nelog;
+        s->nelog = 0;
         return;
+    }
     if (s->slice_all && s->quantum && slice_all(s, v, x) < 0)
         return;
     s->changes++;               /* slices may have expired since */
@@ -1790,6 +1982,8 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         for (uint32_t si = 0; si < s->nsizes; si++)
             for (uint32_t t = 0; t < s->ntypes; t++)
                 expire(s, v, &s->heaps[(size_t)si * s->ntypes + t], si);
+    if (s->nelog)
+        digest(s, v, s->elog, s->nelog);
     for (size_t k = 0; k < s->nshapes; k++) {
         struct gd_shape *sh = &s->shapes[k];
         if (s->cost > 0) {      /* may_preempt: gains count with time */
@@ -1802,6 +1996,8 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         sh->alive = sh->nwait > 0;
         sh->quiet = UINT64_MAX;
     }
+    s->nelog = 0;               /* every shape has read it */
+    s->elost = false;
     /* Each waiting job in FIFO order (jobs enqueued during the walk, the
      * victims of slices, wait for the next instant), merged from the
      * shapes' FIFOs; a shape none of whose jobs can get in is skipped until
@@ -1979,6 +2175,8 @@ static void destroy(void *state)
     free(s->nc);
     free(s->ndirty);
     free(s->dirty);
+    free(s->elog);
+    free(s->left);
     for (uint32_t t = 0; s->trees && t < s->ntypes; t++) {
         free(s->trees[t].us);
         free(s->trees[t].mem);
@@ -1991,6 +2189,7 @@ static void destroy(void *state)
     free(s->cand);
     for (size_t k = 0; k < s->nshapes; k++) {
         free(s->shapes[k].q);
+        free(s->shapes[k].low);
         free(s->shapes[k].tu);
         free(s->shapes[k].tm);
         free(s->shapes[k].umin.a);
