@@ -1601,6 +1601,8 @@ static bool failed_at(const double *fu, const double *fm, uint32_t n, double u,
 /* Failure i of shape sh (packing) takes the place of failure k. */
 static void fail_move(struct gd_shape *sh, uint32_t k, uint32_t i)
 {
+    if (k == i)
+        return;
     sh->fu[k] = sh->fu[i];
     sh->fm[k] = sh->fm[i];
     sh->nlow[k] = sh->nlow[i];
