@@ -114,9 +114,10 @@
  * than the g-th lowest of theirs and the lowest GPUs the failure saw
  * (kept with it for gangs up to GD_NLOW; GPUs not read count as -inf),
  * else no lower than the lowest of theirs.  A slice leaves the free GPUs
- * as they were and widens the bounds the same way; time-slicing fails above a utilization for at least
- * a memory (the scan over the expired jobs finds that bound too: the most
- * utilization the GPUs of one of them leave room for; where the memory
+ * as they were and widens the bounds the same way; time-slicing fails
+ * above a utilization for at least a memory (the scan over the expired
+ * jobs finds that bound too: the most utilization the GPUs of one of them
+ * leave room for; where the memory
  * rule turned none away, for any memory), true while no job of the size
  * may take a slice it could not before: a counter per size (sgrow) counts
  * slices running out and changes of occupants beside a job whose slice is
@@ -1598,13 +1599,11 @@ static bool failed_at(const double *fu, const double *fm, uint32_t n, double u,
     return false;
 }
 
-/* Failure i of shape sh (packing) takes the place of failure k. */
-static void fail_move(struct gd_shape *sh, uint32_t k, uint32_t i)
+/* The lowest GPUs of packing failure i of shape sh move to place k. */
+static void low_move(struct gd_shape *sh, uint32_t k, uint32_t i)
 {
     if (k == i)
         return;
-    sh->fu[k] = sh->fu[i];
-    sh->fm[k] = sh->fm[i];
     sh->nlow[k] = sh->nlow[i];
     if (sh->nlow[i] != GD_NONE)
         memcpy(sh->low + (size_t)k * sh->ngpus, sh->low + (size_t)i * sh->ngpus,
@@ -1621,7 +1620,7 @@ static uint32_t fail_at(double *fu, double *fm, uint32_t *n, double u, double m,
     for (uint32_t i = 0; i < *n; i++)
         if (!(u <= fu[i] && m <= fm[i])) {
             if (sh)
-                fail_move(sh, k, i);
+                low_move(sh, k, i);
             fu[k] = fu[i];
             fm[k++] = fm[i];
         }
@@ -1631,7 +1630,7 @@ static uint32_t fail_at(double *fu, double *fm, uint32_t *n, double u, double m,
             if (fu[i] > fu[w])
                 w = i;
         if (sh)
-            fail_move(sh, w, k - 1);
+            low_move(sh, w, k - 1);
         fu[w] = fu[--k];
         fm[w] = fm[k];
     }
@@ -1665,10 +1664,7 @@ static void refresh(struct gandiva *s, struct gd_shape *sh)
 {
     if (sh->epoch != s->emptied) {
         sh->epoch = s->emptied;
-        if (s->elost) {
-            sh->excl_failed = false;
-            sh->nfail = 0;
-        } else if (!sh->nwait) {        /* of no use now */
+        if (s->elost || !sh->nwait) {   /* log lost, or of no use now */
             sh->excl_failed = false;
             sh->nfail = 0;
         } else {
