@@ -90,7 +90,9 @@
  * shapes' arrays by enqueue number.  Per GPU count and type, a min-heap of
  * running jobs by last start (the time-slice candidates), stale entries
  * likewise; the entries whose quantum is over move, as they expire, to a
- * list sorted the same way.  Per running job, a record of what its GPUs
+ * list sorted the same way, with a min-tree over their keys (the largest
+ * summed utilization their GPUs leave, from the record below; -inf where
+ * free or not known, +inf where closed or stale).  Per running job, a record of what its GPUs
  * offer once it leaves (free, closed by the count or a profiling run, or
  * the largest summed utilization and memory left on a shared one: a sum
  * only rises with its larger term, so these two decide gpu_takes for all
@@ -138,8 +140,10 @@
  * node has g GPUs of room, memory
  * aside (a tree per gang size over the nodes' g-th lowest utilization,
  * O(largest node x log nodes) per node changed), else O(nodes with a
- * passing GPU x GPUs per node), a time slice O(expired jobs of the size)
- * cached records, the stale ones dropped as they are passed; plus
+ * passing GPU x GPUs per node), a time slice O(log expired jobs of the
+ * size) per job read (those whose key does not turn it away: the others
+ * are passed over by subtree, and their least key bounds the failure),
+ * stale entries swept once they are the most; plus
  * O(GPUs x occupants) per start or stop.  Started entries are jumped over
  * (next_waiting).
  */
@@ -190,9 +194,15 @@ struct gd_heap {                /* min-heap on (start, job) */
     size_t n, cap;
     uint32_t live;
     /* slice=size: the entries whose slice is over, moved out of the heap
-     * as they expire, sorted by (start, job); stale ones skipped */
+     * as they expire, sorted by (start, job); stale ones swept when they
+     * are the most */
     struct gd_slice *ex;
     size_t nex, capex;
+    uint32_t exlive;            /* its live entries */
+    /* a min-tree over ex's keys (slice_key; leaf i at kt[ktp + i], +inf
+     * past nex and for stale entries, -inf where not known) */
+    double *kt;
+    size_t ktp;
 };
 
 /* What the GPUs of a running job offer a job that would take them once it
@@ -344,6 +354,8 @@ struct gandiva {
     uint32_t *ver, *shape, *size;
     uint8_t *running;
     struct gd_acc *acc;         /* [njobs] its GPUs as a time slice */
+    uint32_t *expos;            /* [njobs] its live entry's place in its
+                                   heap's ex, SIM_NONE if not there */
     double *usum;               /* [ngpus] summed true utilization of the
                                    jobs on a GPU, recomputed when they change */
     uint32_t *tnodes;           /* nodes by type: tnodes[tfirst[t]..tfirst[t+1]) */
@@ -387,6 +399,7 @@ struct gandiva {
     size_t nsizes, capsizes;
     uint32_t ntypes;
     simtime_t woke;
+    simtime_t next_exp;         /* no slice in the heaps is over before */
     /* scratch */
     uint32_t *gpus;
     size_t capgpus;
@@ -544,6 +557,8 @@ static inline double job_mem(const struct pol_view *v, uint32_t j)
 }
 
 static void node_dirty(struct gandiva *s, uint32_t nd);
+static void acc_stale(struct gandiva *s, const struct pol_view *v, uint32_t j);
+static void ex_drop(struct gandiva *s, const struct pol_view *v, uint32_t j);
 
 /* Per-job and per-GPU state, sized from the initial view. */
 static void ensure(struct gandiva *s, const struct pol_view *v)
@@ -556,6 +571,9 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
         s->shape[j] = s->size[j] = SIM_NONE;
     s->running = xcalloc_big(n, sizeof *s->running);
     s->acc = xcalloc_big(n, sizeof *s->acc);
+    s->expos = xmalloc(n * sizeof *s->expos);
+    for (uint32_t j = 0; j < n; j++)
+        s->expos[j] = SIM_NONE;
     s->profiling = xcalloc_big(n, sizeof *s->profiling);
     s->profiled = xcalloc_big(n, sizeof *s->profiled);
     s->prof_end = xcalloc_big(n, sizeof *s->prof_end);
@@ -622,7 +640,7 @@ static void node_dirty(struct gandiva *s, uint32_t nd)
 static void acc_void(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
     const struct job_rt *r = &v->rt[j];
-    s->acc[j].valid = 0;
+    acc_stale(s, v, j);
     for (uint32_t i = 0; i < v->jobs[j].num_gpus; i++) {
         uint32_t n;
         node_dirty(s, v->clu->gpu_node[r->gpus[i]]);
@@ -630,7 +648,7 @@ static void acc_void(struct gandiva *s, const struct pol_view *v, uint32_t j)
         for (uint32_t k = 0; k < n; k++) {
             /* only a job whose slice is over is a slice to take: another
              * one counts when it expires (sgrow) */
-            s->acc[o[k]].valid = 0;
+            acc_stale(s, v, o[k]);
             if (s->quantum && s->size[o[k]] != SIM_NONE &&
                 v->rt[o[k]].last_start + s->quantum <= v->now)
                 s->sgrow[s->size[o[k]]]++;
@@ -710,6 +728,7 @@ static uint32_t size_of(struct gandiva *s, uint32_t g, bool create)
 static void stopped(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
     resum(s, v, j);
+    ex_drop(s, v, j);
     s->changes++;
     s->running[j] = 0;
     s->ver[j]++;
@@ -809,6 +828,8 @@ static void started(struct gandiva *s, const struct pol_view *v,
      * also when the engine undoes a preemption of the same instant */
     simtime_t at = s->slice_all ? v->now : v->rt[j].last_start;
     hp_push(h, (struct gd_slice){ at, j, s->ver[j] });
+    if (s->quantum && at + s->quantum < s->next_exp)
+        s->next_exp = at + s->quantum;
     h->live++;
     if (s->quantum && at + s->quantum <= v->now)
         s->sgrow[s->size[j]]++;         /* a slice over already */
@@ -1366,7 +1387,104 @@ static bool slice_takes(struct gandiva *s, const struct pol_view *v, uint32_t c,
     return false;
 }
 
-/* Moves the entries of h whose slice is over by now into h->ex, in order. */
+/* The key of a running job whose slice is over, in its heap's tree: what
+ * a job must leave room for to take its GPUs (the largest summed
+ * utilization left on one); -inf where they are free (they take any job),
+ * +inf where they take none (slice_takes on the record). */
+static double slice_key(const struct gd_acc *a)
+{
+    if (a->prof || a->kind == GD_ACC_NONE)
+        return HUGE_VAL;
+    return a->kind == GD_ACC_EMPTY ? -HUGE_VAL : a->us;
+}
+
+static inline double dmin(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+/* Sets leaf i of h's tree to k. */
+static void kt_set(struct gd_heap *h, size_t i, double k)
+{
+    size_t p = h->ktp + i;
+    h->kt[p] = k;
+    for (p /= 2; p; p /= 2) {
+        double m = dmin(h->kt[2 * p], h->kt[2 * p + 1]);
+        if (h->kt[p] == m)
+            break;              /* and so above it */
+        h->kt[p] = m;
+    }
+}
+
+/* Sizes h's tree for n entries (at least) and computes its inner nodes
+ * from the leaves of the first nex, the rest +inf. */
+static void kt_build(struct gd_heap *h, size_t n)
+{
+    size_t p = 16;
+    while (p < n)
+        p *= 2;
+    if (p != h->ktp) {
+        double *kt = xmalloc(2 * p * sizeof *kt);
+        for (size_t i = 0; i < h->nex; i++)
+            kt[p + i] = h->kt[h->ktp + i];
+        free(h->kt);
+        h->kt = kt;
+        h->ktp = p;
+    }
+    for (size_t i = h->nex; i < p; i++)
+        h->kt[p + i] = HUGE_VAL;
+    for (size_t q = p - 1; q; q--)
+        h->kt[q] = dmin(h->kt[2 * q], h->kt[2 * q + 1]);
+}
+
+static struct gd_heap *heap_of(struct gandiva *s, const struct pol_view *v,
+                               uint32_t j)
+{
+    return &s->heaps[(size_t)s->size[j] * s->ntypes + v->rt[j].type];
+}
+
+/* Job j's record (what its GPUs offer as a slice) is out of date: so is
+ * its key where its slice is over. */
+static void acc_stale(struct gandiva *s, const struct pol_view *v, uint32_t j)
+{
+    s->acc[j].valid = 0;
+    if (s->expos[j] != SIM_NONE)
+        kt_set(heap_of(s, v, j), s->expos[j], -HUGE_VAL);
+}
+
+/* Job j stops: its entry in ex (if any) goes stale. */
+static void ex_drop(struct gandiva *s, const struct pol_view *v, uint32_t j)
+{
+    if (s->expos[j] == SIM_NONE)
+        return;
+    struct gd_heap *h = heap_of(s, v, j);
+    kt_set(h, s->expos[j], HUGE_VAL);
+    h->exlive--;
+    s->expos[j] = SIM_NONE;
+}
+
+/* Drops h's stale entries from ex once they are the most (each sweep
+ * follows as many stops as it costs). */
+static void ex_sweep(struct gandiva *s, struct gd_heap *h)
+{
+    if (h->nex < 64 || h->nex <= 2 * (size_t)h->exlive)
+        return;
+    size_t w = 0;
+    for (size_t i = 0; i < h->nex; i++) {
+        uint32_t j = h->ex[i].job;
+        if (s->expos[j] != i || s->ver[j] != h->ex[i].ver)
+            continue;
+        h->ex[w] = h->ex[i];
+        h->kt[h->ktp + w] = h->kt[h->ktp + i];
+        s->expos[j] = (uint32_t)w++;
+    }
+    DL_ASSERT(w == h->exlive);
+    h->nex = w;
+    kt_build(h, w + 1);
+}
+
+/* Moves the entries of h whose slice is over by now into h->ex, in order;
+ * their keys not known yet. */
 static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *h,
                    uint32_t si)
 {
@@ -1378,7 +1496,11 @@ static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *
         struct gd_slice it = hp_pop(h);
         s->sgrow[si]++;
         xgrow(&h->ex, &h->capex, h->nex + 1, sizeof *h->ex);
+        if (h->nex + 1 > h->ktp)
+            kt_build(h, h->nex + 1);
         size_t lo = h->nex;     /* usually the last: else its place */
+        h->nex++;
+        h->exlive++;
         if (lo && sl_before(&it, &h->ex[lo - 1])) {
             size_t l = 0, r = lo;
             while (l < r) {
@@ -1388,11 +1510,62 @@ static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *
                 else
                     r = mid;
             }
-            lo = l;
-            memmove(h->ex + lo + 1, h->ex + lo, (h->nex - lo) * sizeof *h->ex);
+            memmove(h->ex + l + 1, h->ex + l, (lo - l) * sizeof *h->ex);
+            memmove(h->kt + h->ktp + l + 1, h->kt + h->ktp + l,
+                    (lo - l) * sizeof *h->kt);
+            for (size_t i = l + 1; i <= lo; i++)        /* the live ones */
+                if (sl_live(s, v, &h->ex[i]))
+                    s->expos[h->ex[i].job] = (uint32_t)i;
+            h->ex[l] = it;
+            h->kt[h->ktp + l] = -HUGE_VAL;
+            s->expos[it.job] = (uint32_t)l;
+            kt_build(h, h->nex);
+            continue;
         }
         h->ex[lo] = it;
-        h->nex++;
+        s->expos[it.job] = (uint32_t)lo;
+        kt_set(h, lo, -HUGE_VAL);
+    }
+}
+
+/* What a search of ex passes over unread: keys that fail its job. */
+struct gd_pass {
+    double u, cap;
+    bool alone;
+    double least;               /* the least key passed over */
+};
+
+static inline bool key_may(double k, const struct gd_pass *p)
+{
+    return p->alone ? k == -HUGE_VAL : k + p->u <= p->cap + 1e-9;
+}
+
+/* The first leaf of h's tree at or after from and before cut whose key
+ * does not turn p's job away; SIZE_MAX if none.  The keys passed over
+ * (and maybe some at or after cut) go into p->least. */
+static size_t kt_first(const struct gd_heap *h, size_t from, size_t cut,
+                       struct gd_pass *p)
+{
+    if (from >= cut)
+        return SIZE_MAX;
+    size_t i = h->ktp + from;
+    for (;;) {
+        if (key_may(h->kt[i], p)) {
+            while (i < h->ktp) {        /* down to its first such leaf */
+                i *= 2;
+                if (!key_may(h->kt[i], p)) {
+                    p->least = dmin(p->least, h->kt[i]);
+                    i++;
+                }
+            }
+            return i - h->ktp < cut ? i - h->ktp : SIZE_MAX;
+        }
+        p->least = dmin(p->least, h->kt[i]);
+        while (i & 1)           /* up to the next subtree on the right */
+            i /= 2;
+        if (!i)
+            return SIZE_MAX;
+        i++;
     }
 }
 
@@ -1401,47 +1574,56 @@ static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *
  * one that started first, then the lowest index; SIM_NONE if none.  *any:
  * whether any job's slice is over.  None (and not alone): every job of
  * utilization above *bound and memory at least *mem is turned away too
- * (*mem -inf: of any memory; slice_takes).  Changes nothing but stale
- * entries. */
+ * (*mem -inf: of any memory; slice_takes).  The tree passes over the jobs
+ * whose keys turn this one away (their least key bounds them all); the
+ * others are read one by one.  Changes nothing but caches. */
 static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
                            const struct gd_shape *sh, double u, double m,
                            bool alone, bool *any, double *bound, double *mem)
 {
     const struct cluster *c = v->clu;
-    uint32_t g = sh->ngpus, req = sh->req_type, si = size_of(s, g, false);
+    uint32_t g = sh->ngpus, req = sh->req_type;
+    uint32_t si = sh->si != SIM_NONE ? sh->si : size_of(s, g, false);
     bool mfree = true;
     *any = false;
     *bound = *mem = -HUGE_VAL;
     if (si == SIM_NONE)
         return SIM_NONE;
     struct gd_slice best = { 0, SIM_NONE, 0 };
+    struct gd_pass p = { u, s->util_cap, alone, HUGE_VAL };
     for (uint32_t t = 0; t < c->ntypes; t++) {
         if (req != SIM_NONE && t != req)
             continue;
         struct gd_heap *h = &s->heaps[(size_t)si * s->ntypes + t];
-        expire(s, v, h, si);
-        /* the stale entries passed are dropped (they never run again under
-         * this entry): the live ones passed close up behind w */
-        size_t w = 0, i;
-        for (i = 0; i < h->nex; i++) {
+        if (v->now >= s->next_exp)
+            expire(s, v, h, si);
+        ex_sweep(s, h);
+        *any |= h->exlive > 0;
+        size_t cut = h->nex;
+        if (best.job != SIM_NONE) {     /* only those before another type's */
+            size_t l = 0;
+            while (l < cut) {
+                size_t mid = l + (cut - l) / 2;
+                if (sl_before(&h->ex[mid], &best))
+                    l = mid + 1;
+                else
+                    cut = mid;
+            }
+        }
+        for (size_t i = 0; (i = kt_first(h, i, cut, &p)) < cut; i++) {
             const struct gd_slice *it = &h->ex[i];
-            if (!sl_live(s, v, it))
-                continue;
-            *any = true;
-            if (best.job != SIM_NONE && sl_before(&best, it))
-                break;          /* another type's is first */
+            DL_ASSERT(sl_live(s, v, it) && s->expos[it->job] == i);
             if (slice_takes(s, v, it->job, u, m, alone, bound, &mfree)) {
                 best = *it;
                 break;
             }
-            if (w < i)          /* a stale entry was passed: close up */
-                h->ex[w] = *it;
-            w++;
+            kt_set(h, i, slice_key(acc_of(s, v, it->job)));
         }
-        if (w < i) {
-            memmove(h->ex + w, h->ex + i, (h->nex - i) * sizeof *h->ex);
-            h->nex -= i - w;
-        }
+    }
+    if (!alone && p.least < HUGE_VAL) {
+        double b = s->util_cap + 1e-9 - p.least + 1e-12;
+        if (b > *bound)
+            *bound = b;
     }
     if (!mfree)
         *mem = m;
@@ -1548,7 +1730,8 @@ static bool offer_better(const struct gd_offer *a, const struct gd_offer *b)
            (a->busy && !b->busy);
 }
 
-/* Job j takes victim's GPUs. */
+/* Job j takes victim's GPUs: 1 where one of them offers more than before
+ * (the failures widened), 0 where none does, <0 on an error. */
 static int slice_take(struct gandiva *s, const struct pol_view *v,
                       struct pol_ctx *x, uint32_t j, uint32_t victim)
 {
@@ -1583,7 +1766,7 @@ static int slice_take(struct gandiva *s, const struct pol_view *v,
      * share: slicing failures are void */
     for (size_t k = 0; shared && k < s->nshapes; k++)
         s->shapes[k].nsfail = 0;
-    return 0;
+    return 1;
 }
 
 /* ------------------------------------------------------- admission */
@@ -1706,7 +1889,9 @@ static bool slice_covered(const struct gandiva *s, const struct gd_shape *sh,
 }
 
 /* Job j (waiting; measured utilization u, memory m) gets in if it can: 1
- * on free GPUs or packed, 2 by a time slice, 0 not, or an error. */
+ * on free GPUs or packed, 2 by a time slice whose GPUs offer more than
+ * before (the failures widened), 3 by one where none does, 0 not, or an
+ * error. */
 static int admit_one(struct gandiva *s, const struct pol_view *v,
                      struct pol_ctx *x, uint32_t j, double u, double m)
 {
@@ -1748,7 +1933,7 @@ static int admit_one(struct gandiva *s, const struct pol_view *v,
         return 0;
     }
     int rc = slice_take(s, v, x, j, victim);
-    return rc ? rc : 2;
+    return rc < 0 ? rc : rc ? 2 : 3;
 }
 
 /* Whether no waiting job of shape sh can get in now (after one of them
@@ -1976,10 +2161,17 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     if (s->slice_all && s->quantum && slice_all(s, v, x) < 0)
         return;
     s->changes++;               /* slices may have expired since */
-    if (s->quantum && !s->slice_all)    /* and sgrow says so, before refresh */
+    if (s->quantum && !s->slice_all && v->now >= s->next_exp) {
+        /* and sgrow says so, before refresh */
+        s->next_exp = SIM_NEVER;
         for (uint32_t si = 0; si < s->nsizes; si++)
-            for (uint32_t t = 0; t < s->ntypes; t++)
-                expire(s, v, &s->heaps[(size_t)si * s->ntypes + t], si);
+            for (uint32_t t = 0; t < s->ntypes; t++) {
+                struct gd_heap *h = &s->heaps[(size_t)si * s->ntypes + t];
+                expire(s, v, h, si);
+                if (h->n && h->a[0].start + s->quantum < s->next_exp)
+                    s->next_exp = h->a[0].start + s->quantum;
+            }
+    }
     if (s->nelog)
         digest(s, v, s->elog, s->nelog);
     for (size_t k = 0; k < s->nshapes; k++) {
@@ -2066,7 +2258,8 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         } else {
             best->quiet = s->changes;
         }
-        if (rc == 2) {          /* a slice freed GPUs: every shape may again */
+        if (rc == 2) {          /* a slice widened the failures: every
+                                 * shape may get in again */
             for (size_t k = 0; k < s->nshapes; k++) {
                 struct gd_shape *sh = &s->shapes[k];
                 if (sh->alive || !sh->nwait)
@@ -2162,6 +2355,7 @@ static void destroy(void *state)
     free(s->size);
     free(s->running);
     free(s->acc);
+    free(s->expos);
     free(s->profiling);
     free(s->profiled);
     free(s->prof_end);
@@ -2197,6 +2391,7 @@ static void destroy(void *state)
     for (size_t k = 0; s->heaps && k < s->capsizes * s->ntypes; k++) {
         free(s->heaps[k].a);
         free(s->heaps[k].ex);
+        free(s->heaps[k].kt);
     }
     free(s->heaps);
     free(s->sizes);
