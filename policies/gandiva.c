@@ -117,14 +117,16 @@
  * (kept with it for gangs up to GD_NLOW; GPUs not read count as -inf),
  * else no lower than the lowest of theirs.  A slice leaves the free GPUs
  * as they were and widens the bounds the same way; time-slicing fails
- * above a utilization for at least a memory (the scan over the expired
+ * above a utilization for at least a memory (the search of the expired
  * jobs finds that bound too: the most utilization the GPUs of one of them
- * leave room for; where the memory
- * rule turned none away, for any memory), true while no job of the size
- * may take a slice it could not before: a counter per size (sgrow) counts
- * slices running out and changes of occupants beside a job whose slice is
- * over (under preempt_cost, also each schedule(): gains grow with time),
- * and until a slice passes GPUs that other jobs share.  A shape whose every
+ * leave room for; where the memory rule turned none away, for any
+ * memory).  When an expired job's key changes (its slice ran out, or its
+ * GPUs changed occupants or ended a profiling run) and a shape of its
+ * size holds such failures, the key is read again and each bound rises
+ * above what it lets in (rekey): every other key, and every job gone,
+ * holds the failure; a job that starts with its slice over already, and
+ * under preempt_cost each schedule() (gains grow with time), void them
+ * instead.  A shape whose every
  * waiting job is covered by its failures (its lowest utilization and
  * lowest memory are: a probe settles it) is skipped for the rest of the
  * walk; and while nothing changed since a shape was last found alive, its
@@ -156,6 +158,8 @@
 
 #define GD_NFAIL 4              /* failure bounds remembered per shape */
 #define GD_NONE UINT32_MAX
+#define GD_REKEY 8              /* rekey reads the keys of gangs up to
+                                   this size (wider: voids the failures) */
 #define GD_NLOW 64              /* gangs up to this size keep, with a
                                    packing failure, its lowest GPUs */
 #define GD_ELOG 4096            /* GPUs left between two schedule()s that
@@ -181,6 +185,11 @@ struct gd_val {                 /* a waiting job by one of its values */
 
 struct gd_vheap {               /* min-heap on (val, job) */
     struct gd_val *a;
+    size_t n, cap;
+};
+
+struct gd_list {                /* indices */
+    uint32_t *a;
     size_t n, cap;
 };
 
@@ -278,11 +287,11 @@ struct gd_shape {               /* a gang shape: its waiting jobs, failures */
     uint32_t nfail;
     uint32_t nlow[GD_NFAIL];
     double *low;
-    /* While no job of this size may take a slice it could not before
-     * (s->sgrow[si] == sseen; with preempt_cost, within one schedule()),
-     * and until a slice passes GPUs that other jobs share: no expired job
-     * of this size at all (slice_failed), or none a job of util > su[i]
-     * and memory >= sm[i] may replace. */
+    /* While the size has been looked up (s->sgrow[si] == sseen; with
+     * preempt_cost, within one schedule()): no expired job of this size
+     * at all (slice_failed), or none a job of util > su[i] and memory >=
+     * sm[i] may replace; each expired job of the size whose key changes
+     * (rekey) raises every su[i] above what it lets in. */
     bool slice_failed;
     double su[GD_NFAIL], sm[GD_NFAIL];
     uint32_t nsfail;
@@ -354,6 +363,7 @@ struct gandiva {
     uint32_t *ver, *shape, *size;
     uint8_t *running;
     struct gd_acc *acc;         /* [njobs] its GPUs as a time slice */
+    double *ju;                 /* [njobs] a running job's pol_measured_util */
     uint32_t *expos;            /* [njobs] its live entry's place in its
                                    heap's ex, SIM_NONE if not there */
     double *usum;               /* [ngpus] summed true utilization of the
@@ -390,11 +400,16 @@ struct gandiva {
     struct gd_shape *shapes;
     size_t nshapes, capshapes;
     uint32_t *sizes;            /* distinct GPU counts seen at a start */
-    uint64_t *sgrow;            /* [size index] bumped whenever a waiting
-                                   job of the size may take a slice it could
-                                   not before: a job's slice ran out, or the
-                                   GPUs of a running job of the size changed
-                                   occupants (or ended a profiling run) */
+    uint64_t *sgrow;            /* [size index] bumped when the size is new
+                                   and when a job starts with its slice over
+                                   (before it is moved to ex) */
+    /* the expired jobs whose key changed (entered ex, or their GPUs
+     * changed occupants or ended a profiling run) since the failures last
+     * read them; inrekey: [njobs] the job is listed */
+    uint32_t *rekeys;
+    size_t nrekey, caprekey;
+    uint8_t *inrekey;
+    struct gd_list *sshapes;    /* [size index] the shapes whose si it is */
     struct gd_heap *heaps;      /* [size index * ntypes + type] */
     size_t nsizes, capsizes;
     uint32_t ntypes;
@@ -540,14 +555,18 @@ static void qt_build(struct gd_shape *sh)
 
 /* ------------------------------------------------------------- setup */
 
-static double gpu_util(const struct pol_view *v, uint32_t g, uint32_t skip)
+/* The summed utilization of GPU g's jobs but skip (each read at its
+ * start: pol_measured_util of a running job depends on it and its type
+ * only). */
+static double gpu_util(const struct gandiva *s, const struct pol_view *v,
+                       uint32_t g, uint32_t skip)
 {
     uint32_t n;
     const uint32_t *o = pol_gpu_jobs(v, g, &n);
     double u = 0;
     for (uint32_t k = 0; k < n; k++)
         if (o[k] != skip)
-            u += pol_measured_util(v, o[k]);
+            u += s->ju[o[k]];
     return u;
 }
 
@@ -572,6 +591,8 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
     s->running = xcalloc_big(n, sizeof *s->running);
     s->acc = xcalloc_big(n, sizeof *s->acc);
     s->expos = xmalloc(n * sizeof *s->expos);
+    s->ju = xcalloc_big(n, sizeof *s->ju);
+    s->inrekey = xcalloc_big(n, sizeof *s->inrekey);
     for (uint32_t j = 0; j < n; j++)
         s->expos[j] = SIM_NONE;
     s->profiling = xcalloc_big(n, sizeof *s->profiling);
@@ -645,14 +666,10 @@ static void acc_void(struct gandiva *s, const struct pol_view *v, uint32_t j)
         uint32_t n;
         node_dirty(s, v->clu->gpu_node[r->gpus[i]]);
         const uint32_t *o = pol_gpu_jobs(v, r->gpus[i], &n);
-        for (uint32_t k = 0; k < n; k++) {
-            /* only a job whose slice is over is a slice to take: another
-             * one counts when it expires (sgrow) */
+        /* only a job whose slice is over is a slice to take (rekey):
+         * another one counts when it expires */
+        for (uint32_t k = 0; k < n; k++)
             acc_stale(s, v, o[k]);
-            if (s->quantum && s->size[o[k]] != SIM_NONE &&
-                v->rt[o[k]].last_start + s->quantum <= v->now)
-                s->sgrow[s->size[o[k]]]++;
-        }
     }
 }
 
@@ -661,7 +678,7 @@ static void resum(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
     const struct job_rt *r = &v->rt[j];
     for (uint32_t i = 0; i < v->jobs[j].num_gpus; i++)
-        s->usum[r->gpus[i]] = gpu_util(v, r->gpus[i], SIM_NONE);
+        s->usum[r->gpus[i]] = gpu_util(s, v, r->gpus[i], SIM_NONE);
     acc_void(s, v, j);
 }
 
@@ -715,9 +732,11 @@ static uint32_t size_of(struct gandiva *s, uint32_t g, bool create)
             memset(s->heaps + old * s->ntypes, 0,
                    (s->capsizes - old) * s->ntypes * sizeof *s->heaps);
             s->sgrow = xrealloc(s->sgrow, s->capsizes * sizeof *s->sgrow);
+            s->sshapes = xrealloc(s->sshapes, s->capsizes * sizeof *s->sshapes);
         }
         s->sizes[k] = g;
         s->sgrow[k] = 1;
+        s->sshapes[k] = (struct gd_list){ 0 };
         s->nsizes++;
     }
     return (uint32_t)k;
@@ -805,6 +824,7 @@ static void started(struct gandiva *s, const struct pol_view *v,
         s->prof[s->nprof++] = j;
         pol_wake(x, s->prof_end[j]);
     }
+    s->ju[j] = pol_measured_util(v, j);
     resum(s, v, j);
     s->changes++;
     s->running[j] = 1;
@@ -863,7 +883,7 @@ static bool gpu_takes(const struct gandiva *s, const struct pol_view *v,
             if (o[k] == skip) {
                 others--;
                 mem -= job_mem(v, skip);
-                *us = gpu_util(v, g, skip);
+                *us = gpu_util(s, v, g, skip);
             } else {
                 busy |= s->profiling[o[k]];
             }
@@ -1342,7 +1362,7 @@ static const struct gd_acc *acc_of(struct gandiva *s, const struct pol_view *v,
             a->kind = GD_ACC_NONE;
             return a;
         }
-        double us = gpu_util(v, g, c), mem = v->mem_used[g] - job_mem(v, c);
+        double us = gpu_util(s, v, g, c), mem = v->mem_used[g] - job_mem(v, c);
         a->kind = GD_ACC_SHARED;
         if (us > a->us)
             a->us = us;
@@ -1448,8 +1468,14 @@ static struct gd_heap *heap_of(struct gandiva *s, const struct pol_view *v,
 static void acc_stale(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
     s->acc[j].valid = 0;
-    if (s->expos[j] != SIM_NONE)
-        kt_set(heap_of(s, v, j), s->expos[j], -HUGE_VAL);
+    if (s->expos[j] == SIM_NONE)
+        return;
+    kt_set(heap_of(s, v, j), s->expos[j], -HUGE_VAL);
+    if (!s->inrekey[j]) {
+        s->inrekey[j] = 1;
+        xgrow(&s->rekeys, &s->caprekey, s->nrekey + 1, sizeof *s->rekeys);
+        s->rekeys[s->nrekey++] = j;
+    }
 }
 
 /* Job j stops: its entry in ex (if any) goes stale. */
@@ -1485,8 +1511,7 @@ static void ex_sweep(struct gandiva *s, struct gd_heap *h)
 
 /* Moves the entries of h whose slice is over by now into h->ex, in order;
  * their keys not known yet. */
-static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *h,
-                   uint32_t si)
+static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *h)
 {
     for (;;) {
         while (h->n && !sl_live(s, v, &h->a[0]))
@@ -1494,7 +1519,6 @@ static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *
         if (!h->n || h->a[0].start + s->quantum > v->now)
             return;
         struct gd_slice it = hp_pop(h);
-        s->sgrow[si]++;
         xgrow(&h->ex, &h->capex, h->nex + 1, sizeof *h->ex);
         if (h->nex + 1 > h->ktp)
             kt_build(h, h->nex + 1);
@@ -1520,11 +1544,11 @@ static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *
             h->kt[h->ktp + l] = -HUGE_VAL;
             s->expos[it.job] = (uint32_t)l;
             kt_build(h, h->nex);
-            continue;
+        } else {
+            h->ex[lo] = it;
+            s->expos[it.job] = (uint32_t)lo;
         }
-        h->ex[lo] = it;
-        s->expos[it.job] = (uint32_t)lo;
-        kt_set(h, lo, -HUGE_VAL);
+        acc_stale(s, v, it.job);        /* its key: -inf, and rekeyed */
     }
 }
 
@@ -1596,7 +1620,7 @@ static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
             continue;
         struct gd_heap *h = &s->heaps[(size_t)si * s->ntypes + t];
         if (v->now >= s->next_exp)
-            expire(s, v, h, si);
+            expire(s, v, h);
         ex_sweep(s, h);
         *any |= h->exlive > 0;
         size_t cut = h->nex;
@@ -1761,11 +1785,9 @@ static int slice_take(struct gandiva *s, const struct pol_view *v,
     }
     if (!better)
         return 0;
+    /* (j may use less than the victim did on GPUs that other expired jobs
+     * share: their keys changed, and rekey widens the slicing failures) */
     slice_passed(s, v, s->gpus, g);
-    /* j may use less than the victim did on GPUs that other expired jobs
-     * share: slicing failures are void */
-    for (size_t k = 0; shared && k < s->nshapes; k++)
-        s->shapes[k].nsfail = 0;
     return 1;
 }
 
@@ -1840,11 +1862,57 @@ static void pack_fail(struct gandiva *s, struct gd_shape *sh, double u, double m
     sh->nlow[k] = n;
 }
 
+/* The expired jobs whose keys changed (s->rekeys), where a shape of
+ * their size that may use their type holds slicing failures: their keys
+ * again, and those failures raised above what the new key lets in (a job
+ * takes the GPUs of no more than before elsewhere: every other key, and
+ * every entry gone, holds them); where it lets some job in, slice_failed
+ * no longer holds.  Elsewhere the key is read when a search passes it. */
+static void rekey(struct gandiva *s, const struct pol_view *v)
+{
+    for (size_t i = 0; i < s->nrekey; i++) {
+        uint32_t j = s->rekeys[i], t = v->rt[j].type;
+        s->inrekey[j] = 0;
+        if (s->expos[j] == SIM_NONE)
+            continue;           /* stopped since: only takes room away */
+        const struct gd_list *l = &s->sshapes[s->size[j]];
+        bool known = false;
+        double b = HUGE_VAL;    /* jobs of more utilization stay out */
+        for (size_t q = 0; q < l->n; q++) {
+            struct gd_shape *sh = &s->shapes[l->a[q]];
+            if ((!sh->slice_failed && !sh->nsfail) ||
+                (sh->req_type != SIM_NONE && sh->req_type != t))
+                continue;
+            if (!known) {       /* the key, once; a wide gang's unread */
+                known = true;
+                double k = -HUGE_VAL;
+                if (v->jobs[j].num_gpus <= GD_REKEY) {
+                    k = slice_key(acc_of(s, v, j));
+                    kt_set(heap_of(s, v, j), s->expos[j], k);
+                }
+                if (k == HUGE_VAL)
+                    break;      /* lets no job in */
+                b = s->util_cap + 1e-9 - k + 1e-12;
+            }
+            sh->slice_failed = false;
+            if (b == HUGE_VAL)
+                sh->nsfail = 0;
+            for (uint32_t f = 0; f < sh->nsfail; f++)
+                if (sh->su[f] < b)
+                    sh->su[f] = b;
+        }
+    }
+    s->nrekey = 0;
+}
+
 /* Shape sh's remembered failures, brought up to date.  Jobs that left
  * GPUs since: placement may succeed where one of those GPUs is free now
  * (only they gained room), and packing where they take a job (widen). */
-static void refresh(struct gandiva *s, struct gd_shape *sh)
+static void refresh(struct gandiva *s, const struct pol_view *v,
+                    struct gd_shape *sh)
 {
+    if (s->nrekey)
+        rekey(s, v);
     if (sh->epoch != s->emptied) {
         sh->epoch = s->emptied;
         if (s->elost || !sh->nwait) {   /* log lost, or of no use now */
@@ -1862,6 +1930,11 @@ static void refresh(struct gandiva *s, struct gd_shape *sh)
     if (sh->si == SIM_NONE && sh->sizes_seen != s->nsizes) {
         sh->si = size_of(s, sh->ngpus, false);
         sh->sizes_seen = s->nsizes;
+        if (sh->si != SIM_NONE) {
+            struct gd_list *l = &s->sshapes[sh->si];
+            xgrow(&l->a, &l->cap, l->n + 1, sizeof *l->a);
+            l->a[l->n++] = (uint32_t)(sh - s->shapes);
+        }
     }
     uint64_t grow = sh->si == SIM_NONE ? 0 : s->sgrow[sh->si];
     if (sh->sseen != grow) {            /* a slice may pass now: retry */
@@ -1888,15 +1961,15 @@ static bool slice_covered(const struct gandiva *s, const struct gd_shape *sh,
            (!alone && failed_at(sh->su, sh->sm, sh->nsfail, u, m, true));
 }
 
-/* Job j (waiting; measured utilization u, memory m) gets in if it can: 1
- * on free GPUs or packed, 2 by a time slice whose GPUs offer more than
- * before (the failures widened), 3 by one where none does, 0 not, or an
- * error. */
+/* Job j of shape sh (waiting; measured utilization u, memory m) gets in
+ * if it can: 1 on free GPUs or packed, 2 by a time slice whose GPUs offer
+ * more than before (the failures widened), 3 by one where none does, 0
+ * not, or an error. */
 static int admit_one(struct gandiva *s, const struct pol_view *v,
-                     struct pol_ctx *x, uint32_t j, double u, double m)
+                     struct pol_ctx *x, struct gd_shape *sh, uint32_t j,
+                     double u, double m)
 {
-    struct gd_shape *sh = &s->shapes[s->shape[j]];
-    refresh(s, sh);
+    refresh(s, v, sh);
     if (!sh->excl_failed) {
         xgrow(&s->gpus, &s->capgpus, sh->ngpus, sizeof *s->gpus);
         if (pol_place(v, sh->ngpus, sh->req_type, s->mode, NULL, s->gpus)) {
@@ -2167,7 +2240,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         for (uint32_t si = 0; si < s->nsizes; si++)
             for (uint32_t t = 0; t < s->ntypes; t++) {
                 struct gd_heap *h = &s->heaps[(size_t)si * s->ntypes + t];
-                expire(s, v, h, si);
+                expire(s, v, h);
                 if (h->n && h->a[0].start + s->quantum < s->next_exp)
                     s->next_exp = h->a[0].start + s->quantum;
             }
@@ -2180,7 +2253,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
             sh->slice_failed = false;
             sh->nsfail = 0;
         }
-        refresh(s, sh);
+        refresh(s, v, sh);
         sh->cur = sh->head;
         sh->hcur = SIZE_MAX;
         sh->alive = sh->nwait > 0;
@@ -2235,7 +2308,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
             continue;
         }
         best->quiet = UINT64_MAX;
-        int rc = admit_one(s, v, x, j, be->u, be->m);
+        int rc = admit_one(s, v, x, best, j, be->u, be->m);
         if (rc < 0)
             return;
         if (rc) {               /* j started: its place holds none now */
@@ -2356,6 +2429,12 @@ static void destroy(void *state)
     free(s->running);
     free(s->acc);
     free(s->expos);
+    free(s->ju);
+    free(s->inrekey);
+    free(s->rekeys);
+    for (size_t k = 0; s->sshapes && k < s->nsizes; k++)
+        free(s->sshapes[k].a);
+    free(s->sshapes);
     free(s->profiling);
     free(s->profiled);
     free(s->prof_end);
