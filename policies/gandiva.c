@@ -1106,6 +1106,40 @@ static int cmp_spread(const void *pa, const void *pb)
     return (a->node > b->node) - (a->node < b->node);
 }
 
+static inline bool rank_before(const struct gd_rank *a, const struct gd_rank *b)
+{
+    return cmp_spread(a, b) < 0;
+}
+
+static inline void rank_swap(struct gd_rank *a, struct gd_rank *b)
+{
+    struct gd_rank t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Puts the m first of r[0..n) by cmp_spread (m <= n) in r[0..m), in
+ * order: a selection, then a sort of those m only. */
+static void rank_first(struct gd_rank *r, size_t n, size_t m)
+{
+    size_t lo = 0, hi = n;
+    while (m < n && hi - lo > 1) {
+        rank_swap(&r[lo + (hi - lo) / 2], &r[hi - 1]);
+        size_t st = lo;         /* [lo, st) before the pivot */
+        for (size_t i = lo; i + 1 < hi; i++)
+            if (rank_before(&r[i], &r[hi - 1]))
+                rank_swap(&r[i], &r[st++]);
+        rank_swap(&r[st], &r[hi - 1]);
+        if (st == m || st + 1 == m)
+            break;
+        if (m < st)
+            hi = st;
+        else
+            lo = st + 1;
+    }
+    qsort(r, m, sizeof *r, cmp_spread);
+}
+
 /* The GPUs of a gang spread over the nodes s->nodes[0..nn) (which hold
  * at least g that take it) into s->gpus, as a walk of the nodes by most
  * such GPUs, then lowest sum, then index, taking each one's first until g
@@ -1134,7 +1168,9 @@ static uint32_t spread(struct gandiva *s, size_t nn, uint32_t g)
             s->rank[nr++] = (struct gd_rank){ e->usum, e->n, e->node, (uint32_t)i };
         }
     }
-    qsort(s->rank, nr, sizeof *s->rank, cmp_spread);
+    /* the nodes of count last that the walk reaches */
+    size_t need = k < g && last ? (g - k + last - 1) / last : 0;
+    rank_first(s->rank, nr, need < nr ? need : nr);
     for (size_t i = 0; i < nr && k < g; i++) {
         const struct gd_node *e = &s->nodes[s->rank[i].at];
         for (uint32_t q = 0; q < e->n && k < g; q++)
@@ -2118,19 +2154,34 @@ static void tidy(struct gandiva *s)
 }
 
 /* The first place in [from, to) of sh's FIFO whose job its failures may
- * not cover, through the tree below node k (places [lo, hi)); to if none.
- * A node whose lowest utilization and memory one failure covers holds
- * only covered jobs (failures cover all above a point). */
+ * not cover, through the tree; to if none.  A node whose lowest
+ * utilization and memory one failure covers holds only covered jobs
+ * (failures cover all above a point); one not so may still hold none
+ * (failures that cover its children only together): the walk of the
+ * subtrees from leaf from rightwards, down each that is not covered. */
 static size_t qt_first(const struct gandiva *s, const struct gd_shape *sh,
-                       size_t k, size_t lo, size_t hi, size_t from, size_t to)
+                       size_t from, size_t to)
 {
-    if (hi <= from || lo >= to || covered(s, sh, sh->tu[k], sh->tm[k]))
-        return to;
-    if (hi - lo == 1)
-        return lo;
-    size_t mid = lo + (hi - lo) / 2;
-    size_t r = qt_first(s, sh, 2 * k, lo, mid, from, to);
-    return r != to ? r : qt_first(s, sh, 2 * k + 1, mid, hi, from, to);
+    size_t n = sh->tleaves, i = n + from, span = 1;   /* leaves under i */
+    while (from < to) {
+        if (covered(s, sh, sh->tu[i], sh->tm[i])) {
+            while (i & 1) {     /* up to the next subtree on the right */
+                i /= 2;
+                span *= 2;
+            }
+            if (!i)
+                return to;
+            i++;
+            if (i * span - n >= to)
+                return to;
+        } else if (i >= n) {
+            return i - n;       /* a leaf, before to */
+        } else {
+            i *= 2;
+            span /= 2;
+        }
+    }
+    return to;
 }
 
 /* The walk passes over the jobs of sh from its cursor that its failures
@@ -2163,7 +2214,7 @@ static void pass_covered(struct gandiva *s, struct gd_shape *sh,
     }
     if (sh->tstale || sh->tleaves < sh->n)
         qt_build(sh);
-    size_t to = qt_first(s, sh, 1, 0, sh->tleaves, sh->cur, lo);
+    size_t to = qt_first(s, sh, sh->cur, lo);
     for (size_t i = to; i > sh->cur; i--)
         if (ent_waiting(&sh->q[i - 1])) {
             *pos = sh->q[i - 1].seq;
