@@ -457,10 +457,11 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
             continue;           /* stale: a fresher entry was offered */
         if (e.key >= longest_running(s, v))
             break;
-        uint32_t req = bk->req_type, ngpus = bk->ngpus;
-        /* out of the queue while room is made, so that the victims it
-         * re-queues cannot get in its way */
-        struct pq_item it = pq_pop(&s->q, b);
+        uint32_t req = bk->req_type;
+        /* it stays at its bucket's head while room is made: the victims
+         * it re-queues have more remaining work than it (may_stop), so
+         * they queue behind it; it leaves the queue once started */
+        struct pq_item it = bk->a[0];
         int done = 0;
         for (uint32_t i = 0; i < c->ntypes && !done; i++) {
             uint32_t t = req != SIM_NONE ? req : c->type_order[i];
@@ -473,11 +474,13 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         if (done < 0)
             break;
         if (!done) {
-            pq_push_item(&s->q, &it, ngpus, req);
             if (!s->backfill)
                 break;
             s->blocked[b] = 1;
         } else {
+            struct pq_item out = pq_pop(&s->q, b);
+            DL_ASSERT(out.job == it.job);
+            (void)out;
             offer(s, b);
         }
     }

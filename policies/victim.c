@@ -123,9 +123,8 @@ struct onnode {
     simtime_t finish_at;
 };
 
-static int cmp_onnode(const void *a, const void *b)
+static int cmp_onnode(const struct onnode *x, const struct onnode *y)
 {
-    const struct onnode *x = a, *y = b;
     if (x->finish_at != y->finish_at)
         return x->finish_at < y->finish_at ? 1 : -1;
     return (x->job < y->job) - (x->job > y->job);
@@ -146,7 +145,14 @@ static uint32_t jobs_on(const struct pol_view *v, uint32_t nd, struct onnode *ou
             out[k++] = (struct onnode){ j, 0, v->rt[j].finish_at };
         out[m].gpus++;
     }
-    qsort(out, k, sizeof *out, cmp_onnode);
+    /* an insertion sort: a node holds few jobs (qsort's calls cost more) */
+    for (uint32_t i = 1; i < k; i++) {
+        struct onnode e = out[i];
+        uint32_t m = i;
+        for (; m > 0 && cmp_onnode(&out[m - 1], &e) > 0; m--)
+            out[m] = out[m - 1];
+        out[m] = e;
+    }
     return k;
 }
 
