@@ -2045,6 +2045,18 @@ static int admit_one(struct gandiva *s, const struct pol_view *v,
     return rc < 0 ? rc : rc ? 2 : 3;
 }
 
+/* Shape sh's lowest utilization and memory among its waiting jobs,
+ * cached until a job enters or leaves it. */
+static void shape_mins(struct gandiva *s, const struct pol_view *v,
+                       struct gd_shape *sh)
+{
+    if (!sh->mins) {
+        sh->umin0 = vh_min(s, v, &sh->umin);
+        sh->mmin0 = vh_min(s, v, &sh->mmin);
+        sh->mins = true;
+    }
+}
+
 /* Whether no waiting job of shape sh can get in now (after one of them
  * failed): its failures cover the lowest utilization and the lowest memory
  * among them, settled by probing with those two where they do not yet. */
@@ -2053,11 +2065,7 @@ static bool shape_dead(struct gandiva *s, const struct pol_view *v,
 {
     if (!sh->excl_failed)
         return false;
-    if (!sh->mins) {
-        sh->umin0 = vh_min(s, v, &sh->umin);
-        sh->mmin0 = vh_min(s, v, &sh->mmin);
-        sh->mins = true;
-    }
+    shape_mins(s, v, sh);
     double u = sh->umin0, m = sh->mmin0, bound, fm;
     if (!pack_covered(s, sh, u, m)) {
         if (sh->pack_ok == s->changes)
@@ -2092,6 +2100,19 @@ static bool covered(const struct gandiva *s, const struct gd_shape *sh, double u
 {
     return sh->excl_failed && pack_covered(s, sh, u, m) &&
            slice_covered(s, sh, u, m, false);
+}
+
+/* Whether shape sh's failures alone turn away every waiting job (they
+ * cover its lowest utilization and lowest memory, and so every job:
+ * failures cover all above a point), with no probe: visiting them would
+ * change nothing.  Only for measured jobs (no profile_s). */
+static bool all_covered(struct gandiva *s, const struct pol_view *v,
+                        struct gd_shape *sh)
+{
+    if (!sh->excl_failed)
+        return false;
+    shape_mins(s, v, sh);
+    return covered(s, sh, sh->umin0, sh->mmin0);
 }
 
 /* ------------------------------------------------------------ schedule */
@@ -2285,6 +2306,12 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     if (s->slice_all && s->quantum && slice_all(s, v, x) < 0)
         return;
     s->changes++;               /* slices may have expired since */
+    /* A shape whose failures turn away every waiting job stays out of the
+     * walk (visiting them would change nothing), at its start and when a
+     * slice wakes the dead shapes; not under backfill=0 (its first job
+     * stops the walk) nor profile_s (failures say nothing of jobs not
+     * measured yet). */
+    bool skip_dead = s->backfill && !s->profile;
     if (s->quantum && !s->slice_all && v->now >= s->next_exp) {
         /* and sgrow says so, before refresh */
         s->next_exp = SIM_NEVER;
@@ -2307,7 +2334,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         refresh(s, v, sh);
         sh->cur = sh->head;
         sh->hcur = SIZE_MAX;
-        sh->alive = sh->nwait > 0;
+        sh->alive = sh->nwait > 0 && !(skip_dead && all_covered(s, v, sh));
         sh->quiet = UINT64_MAX;
     }
     s->nelog = 0;               /* every shape has read it */
@@ -2388,6 +2415,11 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
                 struct gd_shape *sh = &s->shapes[k];
                 if (sh->alive || !sh->nwait)
                     continue;
+                if (skip_dead) {
+                    refresh(s, v, sh);
+                    if (all_covered(s, v, sh))
+                        continue;
+                }
                 size_t lo = sh->head, hi = sh->n;     /* first seq > pos */
                 while (lo < hi) {
                     size_t mid = lo + (hi - lo) / 2;
