@@ -198,9 +198,11 @@ struct gd_slice {               /* a running job and when it last started */
     uint32_t job, ver;
 };
 
-struct gd_heap {                /* min-heap on (start, job) */
-    struct gd_slice *a;
-    size_t n, cap;
+struct gd_heap {                /* running jobs by (start, job) */
+    struct gd_slice *a;         /* a min-heap, for the entries that come */
+    size_t n, cap;              /* before the FIFO's last when pushed */
+    struct gd_slice *f;         /* the others, in order, at f[fh..fn) */
+    size_t fh, fn, capf;
     uint32_t live;
     /* slice=size: the entries whose slice is over, moved out of the heap
      * as they expire, sorted by (start, job); stale ones swept when they
@@ -208,6 +210,7 @@ struct gd_heap {                /* min-heap on (start, job) */
     struct gd_slice *ex;
     size_t nex, capex;
     uint32_t exlive;            /* its live entries */
+    simtime_t nx;               /* no entry of the heap is over before */
     /* a min-tree over ex's keys (slice_key; leaf i at kt[ktp + i], +inf
      * past nex and for stale entries, -inf where not known) */
     double *kt;
@@ -452,6 +455,55 @@ static inline bool sl_live(const struct gandiva *s, const struct pol_view *v,
     DL_ASSERT(!live || v->rt[it->job].state == JOB_RUNNING);
     (void)v;
     return live;
+}
+
+/* Slices start at the instant they are pushed, so most entries come in
+ * order and go to the FIFO (O(1)); one that comes before the FIFO's last
+ * (a start the engine undid, an entry put back) goes to the heap. */
+static void sq_push(struct gd_heap *h, struct gd_slice it)
+{
+    if (h->fn > h->fh && sl_before(&it, &h->f[h->fn - 1])) {
+        hp_push(h, it);
+        return;
+    }
+    if (h->fn == h->capf && h->fh > h->fn / 2) {        /* slide down */
+        memmove(h->f, h->f + h->fh, (h->fn - h->fh) * sizeof *h->f);
+        h->fn -= h->fh;
+        h->fh = 0;
+    }
+    xgrow(&h->f, &h->capf, h->fn + 1, sizeof *h->f);
+    h->f[h->fn++] = it;
+}
+
+/* The first live entry of h (the stale ones before it dropped); NULL if
+ * none. */
+static const struct gd_slice *sq_top(const struct gandiva *s,
+                                     const struct pol_view *v, struct gd_heap *h)
+{
+    while (h->n && !sl_live(s, v, &h->a[0]))
+        hp_pop(h);
+    while (h->fn > h->fh && !sl_live(s, v, &h->f[h->fh]))
+        h->fh++;
+    if (h->fn == h->fh)
+        h->fh = h->fn = 0;
+    const struct gd_slice *f = h->fn > h->fh ? &h->f[h->fh] : NULL;
+    if (!h->n)
+        return f;
+    return f && sl_before(f, &h->a[0]) ? f : &h->a[0];
+}
+
+/* Drops the entry sq_top gave. */
+static struct gd_slice sq_pop(struct gd_heap *h, const struct gd_slice *top)
+{
+    if (h->fn > h->fh && top == &h->f[h->fh])
+        return h->f[h->fh++];
+    return hp_pop(h);
+}
+
+/* Entries of h, heap and FIFO. */
+static size_t sq_size(const struct gd_heap *h)
+{
+    return h->n + (h->fn - h->fh);
 }
 
 static inline bool val_before(const struct gd_val *a, const struct gd_val *b)
@@ -835,7 +887,7 @@ static void started(struct gandiva *s, const struct pol_view *v,
     if (s->size[j] == SIM_NONE)
         s->size[j] = size_of(s, v->jobs[j].num_gpus, true);
     struct gd_heap *h = &s->heaps[(size_t)s->size[j] * s->ntypes + v->rt[j].type];
-    if (h->n > 64 && h->n > 2 * (size_t)h->live) {     /* sweep stale */
+    if (sq_size(h) > 64 && sq_size(h) > 2 * (size_t)h->live) {    /* sweep stale */
         size_t k = 0;
         for (size_t i = 0; i < h->n; i++)
             if (sl_live(s, v, &h->a[i]))
@@ -843,11 +895,19 @@ static void started(struct gandiva *s, const struct pol_view *v,
         h->n = 0;
         for (size_t i = 0; i < k; i++)
             hp_push(h, h->a[i]);
+        k = 0;
+        for (size_t i = h->fh; i < h->fn; i++)
+            if (sl_live(s, v, &h->f[i]))
+                h->f[k++] = h->f[i];
+        h->fh = 0;
+        h->fn = k;
     }
     /* slice=all: the slice begins when this policy (re)starts the job,
      * also when the engine undoes a preemption of the same instant */
     simtime_t at = s->slice_all ? v->now : v->rt[j].last_start;
-    hp_push(h, (struct gd_slice){ at, j, s->ver[j] });
+    sq_push(h, (struct gd_slice){ at, j, s->ver[j] });
+    if (s->quantum && at + s->quantum < h->nx)
+        h->nx = at + s->quantum;
     if (s->quantum && at + s->quantum < s->next_exp)
         s->next_exp = at + s->quantum;
     h->live++;
@@ -1549,12 +1609,15 @@ static void ex_sweep(struct gandiva *s, struct gd_heap *h)
  * their keys not known yet. */
 static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *h)
 {
+    if (v->now < h->nx)
+        return;
     for (;;) {
-        while (h->n && !sl_live(s, v, &h->a[0]))
-            hp_pop(h);
-        if (!h->n || h->a[0].start + s->quantum > v->now)
+        const struct gd_slice *top = sq_top(s, v, h);
+        if (!top || top->start + s->quantum > v->now) {
+            h->nx = top ? top->start + s->quantum : SIM_NEVER;
             return;
-        struct gd_slice it = hp_pop(h);
+        }
+        struct gd_slice it = sq_pop(h, top);
         xgrow(&h->ex, &h->capex, h->nex + 1, sizeof *h->ex);
         if (h->nex + 1 > h->ktp)
             kt_build(h, h->nex + 1);
@@ -2262,11 +2325,10 @@ static int slice_all(struct gandiva *s, const struct pol_view *v,
     for (size_t k = 0; k < s->nsizes * s->ntypes; k++) {
         struct gd_heap *h = &s->heaps[k];
         for (;;) {
-            while (h->n && !sl_live(s, v, &h->a[0]))
-                hp_pop(h);
-            if (!h->n || h->a[0].start + s->quantum > v->now)
+            const struct gd_slice *top = sq_top(s, v, h);
+            if (!top || top->start + s->quantum > v->now)
                 break;
-            struct gd_slice it = hp_pop(h);
+            struct gd_slice it = sq_pop(h, top);
             if (!pol_may_preempt(v, it.job, s->cost) || s->profiling[it.job]) {
                 xgrow(&s->held, &s->capheld, nheld + 1, sizeof *s->held);
                 s->held[nheld++] = it;
@@ -2276,7 +2338,7 @@ static int slice_all(struct gandiva *s, const struct pol_view *v,
             }
         }
         for (size_t i = 0; i < nheld; i++)
-            hp_push(h, s->held[i]);
+            sq_push(h, s->held[i]);
         nheld = 0;
     }
     if (nvict > 1)
@@ -2319,8 +2381,8 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
             for (uint32_t t = 0; t < s->ntypes; t++) {
                 struct gd_heap *h = &s->heaps[(size_t)si * s->ntypes + t];
                 expire(s, v, h);
-                if (h->n && h->a[0].start + s->quantum < s->next_exp)
-                    s->next_exp = h->a[0].start + s->quantum;
+                if (h->nx < s->next_exp)
+                    s->next_exp = h->nx;
             }
     }
     if (s->nelog)
@@ -2554,6 +2616,7 @@ static void destroy(void *state)
         free(s->heaps[k].a);
         free(s->heaps[k].ex);
         free(s->heaps[k].kt);
+        free(s->heaps[k].f);
     }
     free(s->heaps);
     free(s->sizes);
