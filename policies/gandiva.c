@@ -87,21 +87,22 @@
  * required type), entries (enqueue number, job, version), where a job's
  * version changes at each start and stop, so entries of started jobs go
  * stale in place and are skipped or swept; the walk above merges the
- * shapes' arrays by enqueue number.  Per GPU count and type, a min-heap of
- * running jobs by last start (the time-slice candidates), stale entries
- * likewise; the entries whose quantum is over move, as they expire, to a
- * list sorted the same way, with a min-tree over their keys (the largest
- * summed utilization their GPUs leave, from the record below; -inf where
- * free or not known, +inf where closed or stale).  Per running job, a record of what its GPUs
- * offer once it leaves (free, closed by the count or a profiling run, or
- * the largest summed utilization and memory left on a shared one: a sum
- * only rises with its larger term, so these two decide gpu_takes for all
- * its GPUs).  Per GPU, the summed utilization of its jobs.  Per node, its
- * GPUs that pass the count and profiling rules, by (summed utilization,
- * index), with their memory; per type, a tree over its nodes of their
- * lowest utilization and memory.  All of these are recomputed only for
- * the GPUs (nodes, occupants) whose occupants changed (a start, stop or
- * end of profiling), when next asked.
+ * shapes' arrays by enqueue number.  Per GPU count and type, the running
+ * jobs by last start (the time-slice candidates: a FIFO, as slices start
+ * when pushed, and a min-heap for the few that come out of order), stale
+ * entries likewise; the entries whose quantum is over move, as they
+ * expire, to a list sorted the same way, with a min-tree over their keys
+ * (the largest summed utilization their GPUs leave, from the record below;
+ * -inf where free or not known, +inf where closed or stale).  Per running
+ * job, a record of what its GPUs offer once it leaves (free, closed by the
+ * count or a profiling run, or the largest summed utilization and memory
+ * left on a shared one: a sum only rises with its larger term, so these
+ * two decide gpu_takes for all its GPUs).  Per GPU, the summed utilization
+ * of its jobs.  Per node, its GPUs that pass the count and profiling
+ * rules, by (summed utilization, index), with their memory; per type, a
+ * tree over its nodes of their lowest utilization and memory.  All of
+ * these are recomputed only for the GPUs (nodes, occupants) whose
+ * occupants changed (a start, stop or end of profiling), when next asked.
  *
  * Cost.  Failures are remembered per shape: exclusive placement failed;
  * packing fails above a utilization for at least a memory (one pass over
