@@ -179,16 +179,6 @@ struct gd_ent {                 /* a waiting job in its shape's FIFO */
                                    (fixed while it waits) */
 };
 
-struct gd_val {                 /* a waiting job by one of its values */
-    double val;
-    uint32_t job, ver;
-};
-
-struct gd_vheap {               /* min-heap on (val, job) */
-    struct gd_val *a;
-    size_t n, cap;
-};
-
 struct gd_list {                /* indices */
     uint32_t *a;
     size_t n, cap;
@@ -270,9 +260,9 @@ struct gd_shape {               /* a gang shape: its waiting jobs, failures */
     size_t tleaves, tpassed;
     bool tstale;
     uint32_t nwait;             /* waiting jobs (live entries) */
-    struct gd_vheap umin, mmin; /* waiting jobs by utilization, memory */
-    bool mins;                  /* their minima are in umin0, mmin0 (until
-                                   a job enters or leaves the shape) */
+    bool mins;                  /* the waiting jobs' lowest utilization and
+                                   memory are in umin0, mmin0 (until a job
+                                   enters or leaves the shape) */
     double umin0, mmin0;
     /* Placement and packing failures stay true while only starts change
      * the GPUs (starts only take room).  When jobs left GPUs since
@@ -507,56 +497,11 @@ static size_t sq_size(const struct gd_heap *h)
     return h->n + (h->fn - h->fh);
 }
 
-static inline bool val_before(const struct gd_val *a, const struct gd_val *b)
-{
-    return a->val < b->val || (a->val == b->val && a->job < b->job);
-}
-
-HEAP_DEFINE(vh, struct gd_vheap, struct gd_val, val_before)
-
-
-
-/* Whether an entry (job, ver) is live: a job's version changes at each of
- * its starts and stops, and only this policy starts jobs. */
-static inline bool waiting(const struct gandiva *s, const struct pol_view *v,
-                           uint32_t job, uint32_t ver)
-{
-    bool live = s->ver[job] == ver;
-    DL_ASSERT(!live || v->rt[job].state == JOB_QUEUED);
-    (void)v;
-    return live;
-}
-
-/* Whether FIFO entry e still waits (waiting() by the entry alone: its job
- * is cleared where the walk starts it). */
+/* Whether FIFO entry e still waits: its job is cleared where the walk
+ * starts it. */
 static inline bool ent_waiting(const struct gd_ent *e)
 {
     return e->job != SIM_NONE;
-}
-
-/* The lowest value among the waiting jobs of h (+inf if none). */
-static double vh_min(const struct gandiva *s, const struct pol_view *v,
-                     struct gd_vheap *h)
-{
-    while (h->n && !waiting(s, v, h->a[0].job, h->a[0].ver))
-        vh_pop(h);
-    return h->n ? h->a[0].val : HUGE_VAL;
-}
-
-/* Adds waiting job j to h, first sweeping stale entries if they dominate. */
-static void vh_add(const struct gandiva *s, const struct pol_view *v,
-                   struct gd_vheap *h, uint32_t nwait, double val, uint32_t j)
-{
-    if (h->n > 64 && h->n > 2 * (size_t)nwait) {
-        size_t k = 0;
-        for (size_t i = 0; i < h->n; i++)
-            if (waiting(s, v, h->a[i].job, h->a[i].ver))
-                h->a[k++] = h->a[i];
-        h->n = 0;
-        for (size_t i = 0; i < k; i++)
-            vh_push(h, h->a[i]);
-    }
-    vh_push(h, (struct gd_val){ val, j, s->ver[j] });
 }
 
 /* Place i of sh's FIFO now holds a waiting job (u, m), or none (+inf). */
@@ -833,8 +778,6 @@ static void enqueue_at(struct gandiva *s, const struct pol_view *v, uint32_t j,
         sh->q[--sh->head] = (struct gd_ent){ --s->fseq, j, s->ver[j], 0, u, m };
         qt_set(sh, sh->head, u, m);
     }
-    vh_add(s, v, &sh->umin, sh->nwait, u, j);
-    vh_add(s, v, &sh->mmin, sh->nwait, m, j);
     sh->mins = false;
     sh->nwait++;
     s->nlive++;
@@ -2111,12 +2054,13 @@ static int admit_one(struct gandiva *s, const struct pol_view *v,
 
 /* Shape sh's lowest utilization and memory among its waiting jobs,
  * cached until a job enters or leaves it. */
-static void shape_mins(struct gandiva *s, const struct pol_view *v,
-                       struct gd_shape *sh)
+static void shape_mins(struct gd_shape *sh)
 {
-    if (!sh->mins) {
-        sh->umin0 = vh_min(s, v, &sh->umin);
-        sh->mmin0 = vh_min(s, v, &sh->mmin);
+    if (!sh->mins) {            /* the root of the FIFO's tree */
+        if (sh->tstale || !sh->tleaves || sh->tleaves < sh->n)
+            qt_build(sh);
+        sh->umin0 = sh->tu[1];
+        sh->mmin0 = sh->tm[1];
         sh->mins = true;
     }
 }
@@ -2129,7 +2073,7 @@ static bool shape_dead(struct gandiva *s, const struct pol_view *v,
 {
     if (!sh->excl_failed)
         return false;
-    shape_mins(s, v, sh);
+    shape_mins(sh);
     double u = sh->umin0, m = sh->mmin0, bound, fm;
     if (!pack_covered(s, sh, u, m)) {
         if (sh->pack_ok == s->changes)
@@ -2170,12 +2114,11 @@ static bool covered(const struct gandiva *s, const struct gd_shape *sh, double u
  * cover its lowest utilization and lowest memory, and so every job:
  * failures cover all above a point), with no probe: visiting them would
  * change nothing.  Only for measured jobs (no profile_s). */
-static bool all_covered(struct gandiva *s, const struct pol_view *v,
-                        struct gd_shape *sh)
+static bool all_covered(struct gandiva *s, struct gd_shape *sh)
 {
     if (!sh->excl_failed)
         return false;
-    shape_mins(s, v, sh);
+    shape_mins(sh);
     return covered(s, sh, sh->umin0, sh->mmin0);
 }
 
@@ -2397,7 +2340,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         refresh(s, v, sh);
         sh->cur = sh->head;
         sh->hcur = SIZE_MAX;
-        sh->alive = sh->nwait > 0 && !(skip_dead && all_covered(s, v, sh));
+        sh->alive = sh->nwait > 0 && !(skip_dead && all_covered(s, sh));
         sh->quiet = UINT64_MAX;
     }
     s->nelog = 0;               /* every shape has read it */
@@ -2480,7 +2423,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
                     continue;
                 if (skip_dead) {
                     refresh(s, v, sh);
-                    if (all_covered(s, v, sh))
+                    if (all_covered(s, sh))
                         continue;
                 }
                 size_t lo = sh->head, hi = sh->n;     /* first seq > pos */
@@ -2609,8 +2552,6 @@ static void destroy(void *state)
         free(s->shapes[k].low);
         free(s->shapes[k].tu);
         free(s->shapes[k].tm);
-        free(s->shapes[k].umin.a);
-        free(s->shapes[k].mmin.a);
     }
     free(s->shapes);
     for (size_t k = 0; s->heaps && k < s->capsizes * s->ntypes; k++) {
