@@ -1615,7 +1615,7 @@ static size_t kt_first(const struct gd_heap *h, size_t from, size_t cut,
 {
     if (from >= cut)
         return SIZE_MAX;
-    size_t i = h->ktp + from;
+    size_t i = from ? h->ktp + from : 1;        /* from 0: the root */
     for (;;) {
         if (key_may(h->kt[i], p)) {
             while (i < h->ktp) {        /* down to its first such leaf */
