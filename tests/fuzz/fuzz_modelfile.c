@@ -9,8 +9,12 @@
  * whose values lie in their documented ranges, and whose slowdown factor
  * for any co-runners stays in [rate_min, 1].
  *
- * The input goes to a memfd read back through /proc/self/fd/N.  Build and
- * run from the repository root (scripts/fuzz.sh does this).
+ * The input goes to in.yaml in a directory of its own (made once, removed
+ * at exit), so that the files a models file names, relative to its own
+ * directory, are looked for there: where the input was a memfd read back
+ * through /proc/self/fd/N, `util: 6` named the fuzzer's own fd 6, a pipe,
+ * and the read waited on it for ever.  Build and run from the repository
+ * root (scripts/fuzz.sh does this).
  */
 #include "models/perf.h"
 #include "models/fit/fit.h"
@@ -19,7 +23,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -54,17 +58,29 @@ static void check_sd(const struct mdl_sd_model *m)
     }
 }
 
+static char dir[] = "/tmp/fuzz-model-XXXXXX", path[sizeof dir + 8];
+
+static void cleanup(void)
+{
+    unlink(path);
+    rmdir(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int fd = memfd_create("fuzz-model", 0);
+    if (!path[0]) {
+        if (!mkdtemp(dir))
+            return 0;
+        snprintf(path, sizeof path, "%s/in.yaml", dir);
+        atexit(cleanup);
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
         return 0;
-    if (write(fd, data, size) != (ssize_t)size) {
-        close(fd);
+    bool whole = write(fd, data, size) == (ssize_t)size;
+    close(fd);
+    if (!whole)
         return 0;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     struct mdl_spec s;
     struct dl_error err;
     memset(&err, 0, sizeof err);
@@ -91,6 +107,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(rc == DL_EIO, "DL_EINPUT or DL_EIO");
     }
     mdl_spec_free(&s);
-    close(fd);
     return 0;
 }
