@@ -1643,7 +1643,9 @@ static size_t kt_first(const struct gd_heap *h, size_t from, size_t cut,
  * utilization above *bound and memory at least *mem is turned away too
  * (*mem -inf: of any memory; slice_takes).  The tree passes over the jobs
  * whose keys turn this one away (their least key bounds them all); the
- * others are read one by one.  Changes nothing but caches. */
+ * others are read one by one.  Changes no decision: it moves the slices
+ * that ran out into ex (expire, which lists them for rekey) and fills
+ * caches. */
 static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
                            const struct gd_shape *sh, double u, double m,
                            bool alone, bool *any, double *bound, double *mem)
@@ -2348,7 +2350,8 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     /* Each waiting job in FIFO order (jobs enqueued during the walk, the
      * victims of slices, wait for the next instant), merged from the
      * shapes' FIFOs; a shape none of whose jobs can get in is skipped until
-     * a slice frees GPUs, and then resumes after the job last visited. */
+     * a slice leaves GPUs that offer more than before (admit_one's 2),
+     * and then resumes after the job last visited. */
     uint64_t end = s->seq, pos = 0;
     for (;;) {
         struct gd_shape *best = NULL;

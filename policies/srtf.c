@@ -373,7 +373,7 @@ static int room_pool(struct srtf *s, const struct pol_view *v, struct pol_ctx *x
     return held >= g;
 }
 
-/* Starts job (already taken out of the queue) on type t, first preempting
+/* Starts job (its bucket's head, still queued) on type t, first preempting
  * running jobs of type t with more remaining work than key if that is what
  * it takes.  Returns 1 when started, 0 when not, or an error.  When room
  * making falls short, the jobs it stopped restart in this instant's final
@@ -478,6 +478,8 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
                 break;
             s->blocked[b] = 1;
         } else {
+            /* still the head: every victim had more remaining work than
+             * it (may_stop, strictly), and a preemption only adds work */
             struct pq_item out = pq_pop(&s->q, b);
             DL_ASSERT(out.job == it.job);
             (void)out;
