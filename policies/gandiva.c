@@ -408,7 +408,6 @@ struct gandiva {
     size_t nsizes, capsizes;
     uint32_t ntypes;
     simtime_t woke;
-    simtime_t next_exp;         /* no slice in the heaps is over before */
     /* scratch */
     uint32_t *gpus;
     size_t capgpus;
@@ -852,8 +851,6 @@ static void started(struct gandiva *s, const struct pol_view *v,
     sq_push(h, (struct gd_slice){ at, j, s->ver[j] });
     if (s->quantum && at + s->quantum < h->nx)
         h->nx = at + s->quantum;
-    if (s->quantum && at + s->quantum < s->next_exp)
-        s->next_exp = at + s->quantum;
     h->live++;
     if (s->quantum && at + s->quantum <= v->now)
         s->sgrow[s->size[j]]++;         /* a slice over already */
@@ -1503,19 +1500,39 @@ static struct gd_heap *heap_of(struct gandiva *s, const struct pol_view *v,
     return &s->heaps[(size_t)s->size[j] * s->ntypes + v->rt[j].type];
 }
 
-/* Job j's record (what its GPUs offer as a slice) is out of date: so is
- * its key where its slice is over. */
-static void acc_stale(struct gandiva *s, const struct pol_view *v, uint32_t j)
+/* The first place in h->ex[0..n) whose entry does not come before it. */
+static size_t ex_lower(const struct gd_heap *h, size_t n, const struct gd_slice *it)
 {
-    s->acc[j].valid = 0;
-    if (s->expos[j] == SIM_NONE)
-        return;
+    size_t l = 0;
+    while (l < n) {
+        size_t mid = l + (n - l) / 2;
+        if (sl_before(&h->ex[mid], it))
+            l = mid + 1;
+        else
+            n = mid;
+    }
+    return l;
+}
+
+/* Expired job j's key is not known (-inf) until rekey or a search reads
+ * it again. */
+static void ex_rekey(struct gandiva *s, const struct pol_view *v, uint32_t j)
+{
     kt_set(heap_of(s, v, j), s->expos[j], -HUGE_VAL);
     if (!s->inrekey[j]) {
         s->inrekey[j] = 1;
         xgrow(&s->rekeys, &s->caprekey, s->nrekey + 1, sizeof *s->rekeys);
         s->rekeys[s->nrekey++] = j;
     }
+}
+
+/* Job j's record (what its GPUs offer as a slice) is out of date: so is
+ * its key where its slice is over. */
+static void acc_stale(struct gandiva *s, const struct pol_view *v, uint32_t j)
+{
+    s->acc[j].valid = 0;
+    if (s->expos[j] != SIM_NONE)
+        ex_rekey(s, v, j);
 }
 
 /* Job j stops: its entry in ex (if any) goes stale. */
@@ -1569,14 +1586,7 @@ static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *
         h->nex++;
         h->exlive++;
         if (lo && sl_before(&it, &h->ex[lo - 1])) {
-            size_t l = 0, r = lo;
-            while (l < r) {
-                size_t mid = l + (r - l) / 2;
-                if (sl_before(&h->ex[mid], &it))
-                    l = mid + 1;
-                else
-                    r = mid;
-            }
+            size_t l = ex_lower(h, lo, &it);
             memmove(h->ex + l + 1, h->ex + l, (lo - l) * sizeof *h->ex);
             memmove(h->kt + h->ktp + l + 1, h->kt + h->ktp + l,
                     (lo - l) * sizeof *h->kt);
@@ -1591,7 +1601,7 @@ static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *
             h->ex[lo] = it;
             s->expos[it.job] = (uint32_t)lo;
         }
-        acc_stale(s, v, it.job);        /* its key: -inf, and rekeyed */
+        ex_rekey(s, v, it.job);         /* its record holds: its key, read */
     }
 }
 
@@ -1664,21 +1674,11 @@ static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
         if (req != SIM_NONE && t != req)
             continue;
         struct gd_heap *h = &s->heaps[(size_t)si * s->ntypes + t];
-        if (v->now >= s->next_exp)
-            expire(s, v, h);
+        expire(s, v, h);
         ex_sweep(s, h);
         *any |= h->exlive > 0;
-        size_t cut = h->nex;
-        if (best.job != SIM_NONE) {     /* only those before another type's */
-            size_t l = 0;
-            while (l < cut) {
-                size_t mid = l + (cut - l) / 2;
-                if (sl_before(&h->ex[mid], &best))
-                    l = mid + 1;
-                else
-                    cut = mid;
-            }
-        }
+        /* only those before another type's */
+        size_t cut = best.job != SIM_NONE ? ex_lower(h, h->nex, &best) : h->nex;
         for (size_t i = 0; (i = kt_first(h, i, cut, &p)) < cut; i++) {
             const struct gd_slice *it = &h->ex[i];
             DL_ASSERT(sl_live(s, v, it) && s->expos[it->job] == i);
@@ -2320,17 +2320,9 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
      * stops the walk) nor profile_s (failures say nothing of jobs not
      * measured yet). */
     bool skip_dead = s->backfill && !s->profile;
-    if (s->quantum && !s->slice_all && v->now >= s->next_exp) {
-        /* and sgrow says so, before refresh */
-        s->next_exp = SIM_NEVER;
-        for (uint32_t si = 0; si < s->nsizes; si++)
-            for (uint32_t t = 0; t < s->ntypes; t++) {
-                struct gd_heap *h = &s->heaps[(size_t)si * s->ntypes + t];
-                expire(s, v, h);
-                if (h->nx < s->next_exp)
-                    s->next_exp = h->nx;
-            }
-    }
+    if (s->quantum && !s->slice_all)    /* before refresh (rekey) */
+        for (size_t k = 0; k < s->nsizes * s->ntypes; k++)
+            expire(s, v, &s->heaps[k]);
     if (s->nelog)
         digest(s, v, s->elog, s->nelog);
     for (size_t k = 0; k < s->nshapes; k++) {
