@@ -237,6 +237,11 @@ struct gd_ncache {
 struct gd_tree {
     uint32_t leaves;            /* a power of two */
     double *us, *mem;           /* [2 * leaves], node 1 the root */
+    /* likewise, for gangs spread over nodes: how many passing GPUs, and
+     * the highest summed utilization and memory among them (-inf: none) */
+    uint32_t *cnt;
+    double *umax, *mmax;
+    uint8_t *mark;              /* [leaves] queued by nodes_fresh */
     /* [g * 2 * leaves + i], 2 <= g <= the type's largest node: the lowest
      * g-th lowest summed utilization among a node's passing GPUs (memory
      * aside), for gangs that must fit one node */
@@ -244,6 +249,10 @@ struct gd_tree {
     /* likewise: the lowest sum of a node's g lowest (in that order), a
      * bound on the sum of the g a gang on one node would take */
     double *ksum;
+};
+
+struct gd_tpos {                /* tree node i of type t's tree */
+    uint32_t t, i;
 };
 
 struct gd_shape {               /* a gang shape: its waiting jobs, failures */
@@ -312,6 +321,7 @@ struct gd_left {                /* a GPU that changed occupants, as it is */
     bool free;                  /* free for exclusive placement */
     double us, mem, gb;         /* summed utilization (0 free), memory held
                                    (-inf free), its type's memory */
+    uint32_t cnt;               /* GPUs in a row that are alike */
 };
 
 struct gd_offer {               /* what a GPU offers a job (offer_of) */
@@ -369,6 +379,8 @@ struct gandiva {
     uint8_t *ndirty;            /* [nnodes] nc (and its tree leaf) is out of date */
     uint32_t *dirty;            /* those nodes */
     size_t ndirt, capdirt;
+    struct gd_tpos *tup;        /* nodes_fresh's tree nodes to update */
+    size_t captup;
     struct gd_tree *trees;      /* [ntypes] */
     uint32_t *tbig;             /* [ntypes] GPUs of its largest node */
     uint64_t *tpass;            /* [ntypes] its passing GPUs (nc's n) */
@@ -388,6 +400,7 @@ struct gandiva {
     size_t nelog, capelog;
     bool elost;
     struct gd_left *left;       /* scratch: those GPUs as they are */
+    size_t nleft;
     size_t capleft;
     uint64_t changes;           /* starts and stops so far, plus one per
                                    schedule() (slices expire with time) */
@@ -409,8 +422,8 @@ struct gandiva {
     uint32_t ntypes;
     simtime_t woke;
     /* scratch */
-    uint32_t *gpus;
-    size_t capgpus;
+    uint32_t *gpus, *gtmp;      /* a gang's GPUs; gtmp: for their sort */
+    size_t capgpus, capgtmp;
     struct gd_slice *held;
     size_t capheld;
     struct gd_slice *vict;      /* slice=all: this instant's victims */
@@ -631,8 +644,14 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
             tr->leaves *= 2;
         tr->us = xmalloc(2 * tr->leaves * sizeof *tr->us);
         tr->mem = xmalloc(2 * tr->leaves * sizeof *tr->mem);
-        for (uint32_t i = 0; i < 2 * tr->leaves; i++)
+        tr->cnt = xcalloc(2 * tr->leaves, sizeof *tr->cnt);
+        tr->mark = xcalloc(tr->leaves, sizeof *tr->mark);
+        tr->umax = xmalloc(2 * tr->leaves * sizeof *tr->umax);
+        tr->mmax = xmalloc(2 * tr->leaves * sizeof *tr->mmax);
+        for (uint32_t i = 0; i < 2 * tr->leaves; i++) {
             tr->us[i] = tr->mem[i] = HUGE_VAL;
+            tr->umax[i] = tr->mmax[i] = -HUGE_VAL;
+        }
         size_t nk = ((size_t)s->tbig[t] + 1) * 2 * tr->leaves;
         tr->kth = xmalloc(nk * sizeof *tr->kth);
         tr->ksum = xmalloc(nk * sizeof *tr->ksum);
@@ -934,12 +953,32 @@ static void node_cache(struct gandiva *s, const struct pol_view *v, uint32_t nd)
     }
 }
 
-/* Brings the caches of the nodes that changed, and their tree leaves, up
- * to date. */
+/* Tree node i of tr from its children. */
+static void tree_up(struct gd_tree *tr, uint32_t i, uint32_t big)
+{
+    size_t w = 2 * (size_t)tr->leaves;
+    tr->us[i] = pol_dmin(tr->us[2 * i], tr->us[2 * i + 1]);
+    tr->mem[i] = pol_dmin(tr->mem[2 * i], tr->mem[2 * i + 1]);
+    tr->cnt[i] = tr->cnt[2 * i] + tr->cnt[2 * i + 1];
+    tr->umax[i] = pol_dmax(tr->umax[2 * i], tr->umax[2 * i + 1]);
+    tr->mmax[i] = pol_dmax(tr->mmax[2 * i], tr->mmax[2 * i + 1]);
+    for (uint32_t g = 2; g <= big; g++) {
+        tr->kth[g * w + i] = pol_dmin(tr->kth[g * w + 2 * i],
+                                      tr->kth[g * w + 2 * i + 1]);
+        tr->ksum[g * w + i] = pol_dmin(tr->ksum[g * w + 2 * i],
+                                       tr->ksum[g * w + 2 * i + 1]);
+    }
+}
+
+/* Brings the caches of the nodes that changed, and their trees, up to
+ * date: the leaves, then the tree nodes above them a level at a time,
+ * each once (a gang of hundreds of nodes shares most of its paths). */
 static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
 {
     const struct cluster *c = v->clu;
-    for (size_t k = 0; k < s->ndirt; k++) {
+    size_t n = s->ndirt;
+    xgrow(&s->tup, &s->captup, n ? n : 1, sizeof *s->tup);
+    for (size_t k = 0; k < n; k++) {
         uint32_t nd = s->dirty[k], t = c->nodes[nd].type;
         s->ndirty[nd] = 0;
         s->tpass[t] -= s->nc[nd].n;
@@ -950,8 +989,13 @@ static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
         uint32_t i = tr->leaves + s->tpos[nd] - s->tfirst[t];
         tr->us[i] = e->n ? e->us[0] : HUGE_VAL;
         tr->mem[i] = HUGE_VAL;
-        for (uint32_t q = 0; q < e->n; q++)
+        tr->mmax[i] = -HUGE_VAL;
+        for (uint32_t q = 0; q < e->n; q++) {
             tr->mem[i] = pol_dmin(tr->mem[i], e->mem[q]);
+            tr->mmax[i] = pol_dmax(tr->mmax[i], e->mem[q]);
+        }
+        tr->cnt[i] = e->n;
+        tr->umax[i] = e->n ? e->us[e->n - 1] : -HUGE_VAL;
         size_t w = 2 * (size_t)tr->leaves;
         uint32_t big = s->tbig[t];
         double sum = e->n ? e->us[0] : 0;
@@ -961,16 +1005,25 @@ static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
             tr->kth[g * w + i] = e->n >= g ? e->us[g - 1] : HUGE_VAL;
             tr->ksum[g * w + i] = e->n >= g ? sum : HUGE_VAL;
         }
-        for (i /= 2; i; i /= 2) {
-            tr->us[i] = pol_dmin(tr->us[2 * i], tr->us[2 * i + 1]);
-            tr->mem[i] = pol_dmin(tr->mem[2 * i], tr->mem[2 * i + 1]);
-            for (uint32_t g = 2; g <= big; g++) {
-                tr->kth[g * w + i] = pol_dmin(tr->kth[g * w + 2 * i],
-                                              tr->kth[g * w + 2 * i + 1]);
-                tr->ksum[g * w + i] = pol_dmin(tr->ksum[g * w + 2 * i],
-                                               tr->ksum[g * w + 2 * i + 1]);
-            }
+        s->tup[k] = (struct gd_tpos){ t, i };
+    }
+    /* a tree's leaves are all at one depth: the entries move up together */
+    while (n) {
+        size_t m = 0;
+        for (size_t k = 0; k < n; k++) {
+            struct gd_tree *tr = &s->trees[s->tup[k].t];
+            uint32_t p = s->tup[k].i / 2;
+            if (!p || tr->mark[p])
+                continue;
+            tr->mark[p] = 1;
+            s->tup[m++] = (struct gd_tpos){ s->tup[k].t, p };
         }
+        for (size_t k = 0; k < m; k++) {
+            struct gd_tree *tr = &s->trees[s->tup[k].t];
+            tree_up(tr, s->tup[k].i, s->tbig[s->tup[k].t]);
+            tr->mark[s->tup[k].i] = 0;
+        }
+        n = m;
     }
     s->ndirt = 0;
 }
@@ -1068,6 +1121,49 @@ static void tree_gang(const struct gandiva *s, const struct gd_tree *tr,
     }
 }
 
+/* How many passing GPUs below tree node i take a gang member (utilization
+ * at most lim, room for m), added to *n, until *n reaches g; *succ
+ * lowered to at most the lowest utilization above lim among the passing
+ * GPUs passed (of any memory), and *mfree cleared where a passing GPU of
+ * utilization at most lim has no room for m.  A subtree all of whose
+ * GPUs take the gang, or none, is read off the tree. */
+static void tree_count(const struct gandiva *s, const struct gd_tree *tr,
+                       uint32_t tfirst, uint32_t i, uint32_t g, double m,
+                       double gb, double lim, uint32_t *n, double *succ,
+                       bool *mfree)
+{
+    if (!tr->cnt[i] || *n >= g)
+        return;
+    if (tr->us[i] > lim) {
+        *succ = pol_dmin(*succ, tr->us[i]);
+        return;
+    }
+    if (!mem_fits(tr->mem[i], m, gb)) {
+        *mfree = false;
+        return;
+    }
+    if (tr->umax[i] <= lim && mem_fits(tr->mmax[i], m, gb)) {
+        *n += tr->cnt[i];
+        return;
+    }
+    if (i < tr->leaves) {
+        tree_count(s, tr, tfirst, 2 * i, g, m, gb, lim, n, succ, mfree);
+        tree_count(s, tr, tfirst, 2 * i + 1, g, m, gb, lim, n, succ, mfree);
+        return;
+    }
+    const struct gd_ncache *e = &s->nc[s->tnodes[tfirst + i - tr->leaves]];
+    for (uint32_t q = 0; q < e->n; q++) {
+        if (e->us[q] > lim) {   /* by utilization: the rest too */
+            *succ = pol_dmin(*succ, e->us[q]);
+            return;
+        }
+        if (mem_fits(e->mem[q], m, gb))
+            (*n)++;
+        else
+            *mfree = false;
+    }
+}
+
 /* pack_on for one GPU: the lowest summed utilization among the passing
  * GPUs of type t with room for m (then the first in node order, then the
  * lowest index) decides, through the tree.  *mfree: that is the lowest of
@@ -1090,10 +1186,12 @@ static bool pack_one(struct gandiva *s, uint32_t t, double m, double gb,
     return false;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* s->gpus[0..g) in ascending order (a radix sort: a gang spread over
+ * nodes has hundreds). */
+static void sort_gpus(struct gandiva *s, uint32_t g)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
+    xgrow(&s->gtmp, &s->capgtmp, g, sizeof *s->gtmp);
+    dl_sort_u32(s->gpus, g, s->gtmp);
 }
 
 /* Node a before b for a gang spread over nodes. */
@@ -1274,8 +1372,23 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
             for (uint32_t q = 0; q < e->n && k < g; q++)
                 if (mem_fits(e->mem[q], m, gb))
                     s->gpus[k++] = e->gpu[q];
-            qsort(s->gpus, g, sizeof *s->gpus, cmp_u32);
+            sort_gpus(s, g);
             return true;
+        }
+    }
+    if (!single) {
+        /* fewer than g GPUs take the gang: it fails, and so does any of
+         * utilization above what the lowest of the others leaves (a bound
+         * below the g-th lowest's, which the pass below finds at the cost
+         * of reading every GPU; the lowest GPUs unknown) */
+        uint32_t n = 0;
+        double succ = HUGE_VAL;
+        bool mf = true;
+        tree_count(s, &s->trees[t], s->tfirst[t], 1, g, m, gb, lim, &n, &succ, &mf);
+        if (n < g) {
+            *mfree = mf;
+            *bound = s->util_cap + 1e-9 - succ + 1e-12;
+            return false;
         }
     }
     size_t nn = 0, nall = 0, ntake = 0;
@@ -1335,7 +1448,7 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
             return false;
         }
     }
-    qsort(s->gpus, g, sizeof *s->gpus, cmp_u32);
+    sort_gpus(s, g);
     return true;
 }
 
@@ -1738,31 +1851,50 @@ static void widen(const struct gandiva *s, struct gd_shape *sh,
                 sh->fu[i] = s->util_cap + 1e-9 - us + 1e-12;
                 continue;
             }
+            /* each GPU of the run: once one is not among the g lowest,
+             * neither is the next, alike */
             double *r = sh->low + (size_t)i * g;
-            low_push(r, &sh->nlow[i], g, us);
-            double b = sh->nlow[i] < g ? -HUGE_VAL : s->util_cap + 1e-9 - r[g - 1] + 1e-12;
-            if (b > sh->fu[i])
-                sh->fu[i] = b;
+            for (uint32_t k = 0; k < d[q].cnt && k < g; k++) {
+                if (k && !(s->util_cap + 1e-9 - us + 1e-12 > sh->fu[i]))
+                    break;
+                if (sh->nlow[i] == g && !(us < r[g - 1]))
+                    break;
+                low_push(r, &sh->nlow[i], g, us);
+                double b = sh->nlow[i] < g ? -HUGE_VAL : s->util_cap + 1e-9 - r[g - 1] + 1e-12;
+                if (b > sh->fu[i])
+                    sh->fu[i] = b;
+            }
         }
 }
 
-/* GPUs gpus[0..n) as they are now, into s->left (what widen reads of
- * them: gpu_takes's rules but memory, for a job of no utilization). */
+/* GPUs gpus[0..n) as they are now, into s->left[0..s->nleft) (what widen
+ * reads of them: gpu_takes's rules but memory, for a job of no
+ * utilization), GPUs in a row that read alike as one entry (a gang's
+ * GPUs left free, or to one co-runner, do). */
 static void digest(struct gandiva *s, const struct pol_view *v,
                    const uint32_t *gpus, size_t n)
 {
     const struct cluster *c = v->clu;
     xgrow(&s->left, &s->capleft, n ? n : 1, sizeof *s->left);
+    size_t k = 0;
     for (size_t q = 0; q < n; q++) {
         uint32_t x = gpus[q];
         const struct clu_node *no = &c->nodes[c->gpu_node[x]];
-        struct gd_left *d = &s->left[q];
-        d->type = no->type;
-        d->free = no->free_mask >> (x - no->first_gpu) & 1;
-        d->gb = c->types[no->type].memory_gb;
-        d->takes = gpu_takes(s, v, x, 0, -HUGE_VAL, SIM_NONE, false, &d->us);
-        d->mem = v->nocc[x] ? v->mem_used[x] : -HUGE_VAL;
+        struct gd_left d;
+        d.type = no->type;
+        d.free = no->free_mask >> (x - no->first_gpu) & 1;
+        d.gb = c->types[no->type].memory_gb;
+        d.takes = gpu_takes(s, v, x, 0, -HUGE_VAL, SIM_NONE, false, &d.us);
+        d.mem = v->nocc[x] ? v->mem_used[x] : -HUGE_VAL;
+        d.cnt = 1;
+        struct gd_left *p = k ? &s->left[k - 1] : NULL;
+        if (p && p->type == d.type && p->free == d.free && p->takes == d.takes &&
+            p->us == d.us && p->mem == d.mem)
+            p->cnt++;
+        else
+            s->left[k++] = d;
     }
+    s->nleft = k;
 }
 
 /* After a slice passed GPUs gpus[0..g) to another job (free GPUs are as
@@ -1772,7 +1904,7 @@ static void slice_passed(struct gandiva *s, const struct pol_view *v,
 {
     digest(s, v, gpus, g);
     for (size_t k = 0; k < s->nshapes; k++)
-        widen(s, &s->shapes[k], s->left, g);
+        widen(s, &s->shapes[k], s->left, s->nleft);
 }
 
 /* What GPU g offers a job: its occupants, their summed utilization and
@@ -1965,11 +2097,11 @@ static void refresh(struct gandiva *s, const struct pol_view *v,
             sh->nfail = 0;
         } else {
             /* s->left: the log's GPUs, digested by schedule() */
-            for (size_t i = 0; i < s->nelog && sh->excl_failed; i++)
+            for (size_t i = 0; i < s->nleft && sh->excl_failed; i++)
                 if ((sh->req_type == SIM_NONE || sh->req_type == s->left[i].type) &&
                     s->left[i].free)
                     sh->excl_failed = false;
-            widen(s, sh, s->left, s->nelog);
+            widen(s, sh, s->left, s->nleft);
         }
     }
     if (sh->si == SIM_NONE && sh->sizes_seen != s->nsizes) {
@@ -2530,6 +2662,7 @@ static void destroy(void *state)
     free(s->nc);
     free(s->ndirty);
     free(s->dirty);
+    free(s->tup);
     free(s->elog);
     free(s->left);
     for (uint32_t t = 0; s->trees && t < s->ntypes; t++) {
@@ -2537,6 +2670,10 @@ static void destroy(void *state)
         free(s->trees[t].mem);
         free(s->trees[t].kth);
         free(s->trees[t].ksum);
+        free(s->trees[t].cnt);
+        free(s->trees[t].mark);
+        free(s->trees[t].umax);
+        free(s->trees[t].mmax);
     }
     free(s->trees);
     free(s->tbig);
@@ -2559,6 +2696,7 @@ static void destroy(void *state)
     free(s->sizes);
     free(s->sgrow);
     free(s->gpus);
+    free(s->gtmp);
     free(s->held);
     free(s->vict);
     free(s->nodes);
