@@ -251,6 +251,16 @@ struct gd_tree {
     double *ksum;
 };
 
+struct gd_wi {                  /* an alive shape in the walk */
+    uint64_t seq;               /* the entry at its cursor */
+    uint32_t k;
+};
+
+struct gd_walk {                /* the walk's alive shapes, by seq */
+    struct gd_wi *a;
+    size_t n, cap;
+};
+
 struct gd_tpos {                /* tree node i of type t's tree */
     uint32_t t, i;
 };
@@ -307,11 +317,12 @@ struct gd_shape {               /* a gang shape: its waiting jobs, failures */
     /* shape_dead found it alive at s->changes == quiet, and none of its
      * jobs was tried since (UINT64_MAX: not so) */
     uint64_t quiet;
-    /* the walk: its cursor; the enqueue number of the entry cursor()
-     * found there, while the cursor is still at hcur (SIZE_MAX: none) */
-    size_t cur, hcur;
-    uint64_t hseq;
+    /* the walk: its cursor, and whether it is in s->walk (or is the
+     * shape being visited) */
+    size_t cur;
     bool alive;
+    uint32_t apos;              /* its place in s->act (GD_NONE: no job waits) */
+    bool gone;                  /* in s->gone */
 };
 
 struct gd_left {                /* a GPU that changed occupants, as it is */
@@ -406,6 +417,14 @@ struct gandiva {
                                    schedule() (slices expire with time) */
     struct gd_shape *shapes;
     size_t nshapes, capshapes;
+    /* the shapes where jobs wait (act), and those whose last waiting job
+     * left since tidy() (emptied: their FIFOs to clear); [(ngpus + 1) *
+     * (ntypes + 1)] and [ngpus + 1]: a shape's and a size's index + 1 by
+     * (GPUs, required type + 1), and by GPUs (0: none yet) */
+    uint32_t *act, *gone;
+    size_t nact, capact, ngone, capgone;
+    uint32_t *shidx, *sidx;
+    struct gd_walk walk;
     uint32_t *sizes;            /* distinct GPU counts seen at a start */
     uint64_t *sgrow;            /* [size index] bumped when the size is new
                                    and when a job starts with its slice over
@@ -419,7 +438,7 @@ struct gandiva {
     struct gd_list *sshapes;    /* [size index] the shapes whose si it is */
     struct gd_heap *heaps;      /* [size index * ntypes + type] */
     size_t nsizes, capsizes;
-    uint32_t ntypes;
+    uint32_t ntypes, ngpus;
     simtime_t woke;
     /* scratch */
     uint32_t *gpus, *gtmp;      /* a gang's GPUs; gtmp: for their sort */
@@ -446,6 +465,13 @@ static inline bool sl_before(const struct gd_slice *a, const struct gd_slice *b)
 }
 
 HEAP_DEFINE(hp, struct gd_heap, struct gd_slice, sl_before)
+
+static inline bool wi_before(const struct gd_wi *a, const struct gd_wi *b)
+{
+    return a->seq < b->seq;     /* one entry, one place: no ties */
+}
+
+HEAP_DEFINE(wk, struct gd_walk, struct gd_wi, wi_before)
 
 
 
@@ -611,7 +637,10 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
     s->seq = s->fseq = GD_SEQ0;
     const struct cluster *c = v->clu;
     s->ntypes = c->ntypes;
+    s->ngpus = c->ngpus;
     s->usum = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *s->usum);
+    s->shidx = xcalloc_big(((size_t)c->ngpus + 1) * (c->ntypes + 1), sizeof *s->shidx);
+    s->sidx = xcalloc_big((size_t)c->ngpus + 1, sizeof *s->sidx);
     s->tnodes = xmalloc((c->nnodes ? c->nnodes : 1) * sizeof *s->tnodes);
     s->tfirst = xcalloc(c->ntypes + 1, sizeof *s->tfirst);
     for (uint32_t nd = 0; nd < c->nnodes; nd++)
@@ -719,15 +748,27 @@ static uint32_t shape_of(struct gandiva *s, const struct pol_view *v, uint32_t j
         return s->shape[j];
     uint32_t g = v->jobs[j].num_gpus, req = v->rt[j].req_type;
     size_t k = 0;
-    while (k < s->nshapes && (s->shapes[k].ngpus != g || s->shapes[k].req_type != req))
-        k++;
+    uint32_t *at = NULL;        /* a gang larger than the cluster: a search */
+    if (g <= v->clu->ngpus)
+        at = &s->shidx[(size_t)g * (v->clu->ntypes + 1) +
+                       (req == SIM_NONE ? 0 : req + 1)];
+    if (at && *at)
+        k = *at - 1;
+    else if (at)
+        k = s->nshapes;
+    else
+        while (k < s->nshapes && (s->shapes[k].ngpus != g || s->shapes[k].req_type != req))
+            k++;
     if (k == s->nshapes) {
         xgrow(&s->shapes, &s->capshapes, k + 1, sizeof *s->shapes);
         s->shapes[k] = (struct gd_shape){ .ngpus = g, .req_type = req,
                                           .si = SIM_NONE,
                                           .pack_ok = UINT64_MAX,
-                                          .slice_ok = UINT64_MAX };
+                                          .slice_ok = UINT64_MAX,
+                                          .apos = GD_NONE };
         s->nshapes++;
+        if (at)
+            *at = (uint32_t)k + 1;
     }
     return s->shape[j] = (uint32_t)k;
 }
@@ -735,12 +776,13 @@ static uint32_t shape_of(struct gandiva *s, const struct pol_view *v, uint32_t j
 /* The heaps of GPU count g (created if new); SIM_NONE if never started. */
 static uint32_t size_of(struct gandiva *s, uint32_t g, bool create)
 {
-    size_t k = 0;
-    while (k < s->nsizes && s->sizes[k] != g)
-        k++;
+    if (g > s->ngpus)
+        return SIM_NONE;        /* never starts */
+    size_t k = s->sidx[g] ? s->sidx[g] - 1 : s->nsizes;
     if (k == s->nsizes) {
         if (!create)
             return SIM_NONE;
+        s->sidx[g] = (uint32_t)k + 1;
         size_t old = s->capsizes;
         xgrow(&s->sizes, &s->capsizes, k + 1, sizeof *s->sizes);
         if (s->capsizes != old) {
@@ -759,6 +801,25 @@ static uint32_t size_of(struct gandiva *s, uint32_t g, bool create)
 }
 
 /* ------------------------------------------------------- engine hooks */
+
+/* Shape k's last waiting job left: out of s->act, its FIFO to be cleared
+ * (tidy), and its failures dropped (a later refresh would drop or widen
+ * them; no job asks them meanwhile, and nothing needs them to hold). */
+static void shape_idle(struct gandiva *s, uint32_t k)
+{
+    struct gd_shape *sh = &s->shapes[k];
+    uint32_t last = s->act[--s->nact];
+    s->act[sh->apos] = last;
+    s->shapes[last].apos = sh->apos;
+    sh->apos = GD_NONE;
+    if (!sh->gone) {
+        sh->gone = true;
+        xgrow(&s->gone, &s->capgone, s->ngone + 1, sizeof *s->gone);
+        s->gone[s->ngone++] = k;
+    }
+    sh->excl_failed = sh->slice_failed = false;
+    sh->nfail = sh->nsfail = 0;
+}
 
 static void stopped(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
@@ -797,7 +858,11 @@ static void enqueue_at(struct gandiva *s, const struct pol_view *v, uint32_t j,
         qt_set(sh, sh->head, u, m);
     }
     sh->mins = false;
-    sh->nwait++;
+    if (!sh->nwait++) {
+        xgrow(&s->act, &s->capact, s->nact + 1, sizeof *s->act);
+        sh->apos = (uint32_t)s->nact;
+        s->act[s->nact++] = k;
+    }
     s->nlive++;
 }
 
@@ -845,6 +910,8 @@ static void started(struct gandiva *s, const struct pol_view *v,
     s->ver[j]++;
     s->shapes[s->shape[j]].nwait--;
     s->shapes[s->shape[j]].mins = false;
+    if (!s->shapes[s->shape[j]].nwait)
+        shape_idle(s, s->shape[j]);
     s->nlive--;
     if (s->size[j] == SIM_NONE)
         s->size[j] = size_of(s, v->jobs[j].num_gpus, true);
@@ -1903,8 +1970,8 @@ static void slice_passed(struct gandiva *s, const struct pol_view *v,
                          const uint32_t *gpus, uint32_t g)
 {
     digest(s, v, gpus, g);
-    for (size_t k = 0; k < s->nshapes; k++)
-        widen(s, &s->shapes[k], s->left, s->nleft);
+    for (size_t k = 0; k < s->nact; k++)        /* the others hold none */
+        widen(s, &s->shapes[s->act[k]], s->left, s->nleft);
 }
 
 /* What GPU g offers a job: its occupants, their summed utilization and
@@ -2296,8 +2363,9 @@ static const struct gd_ent *cursor(struct gd_shape *sh, uint64_t end)
  * they dominate. */
 static void tidy(struct gandiva *s)
 {
-    for (size_t k = 0; k < s->nshapes; k++) {
-        struct gd_shape *sh = &s->shapes[k];
+    for (size_t x = 0; x < s->nact + s->ngone; x++) {
+        struct gd_shape *sh = &s->shapes[x < s->nact ? s->act[x] : s->gone[x - s->nact]];
+        sh->gone = false;
         sh->head = next_waiting(sh, sh->head);
         if (sh->head == sh->n) {
             sh->head = sh->n = 0;
@@ -2313,6 +2381,7 @@ static void tidy(struct gandiva *s)
             sh->tstale = true;
         }
     }
+    s->ngone = 0;
 }
 
 /* The first place in [from, to) of sh's FIFO whose job its failures may
@@ -2433,6 +2502,21 @@ static int slice_all(struct gandiva *s, const struct pol_view *v,
     return rc;
 }
 
+/* Shape k, where alive, into the walk's heap by the entry at its cursor
+ * (none: not alive). */
+static void walk_push(struct gandiva *s, uint32_t k, uint64_t end)
+{
+    struct gd_shape *sh = &s->shapes[k];
+    if (!sh->alive)
+        return;
+    const struct gd_ent *e = cursor(sh, end);
+    if (!e) {
+        sh->alive = false;
+        return;
+    }
+    wk_push(&s->walk, (struct gd_wi){ e->seq, k });
+}
+
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct gandiva *s = state;
@@ -2457,15 +2541,14 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
             expire(s, v, &s->heaps[k]);
     if (s->nelog)
         digest(s, v, s->elog, s->nelog);
-    for (size_t k = 0; k < s->nshapes; k++) {
-        struct gd_shape *sh = &s->shapes[k];
+    for (size_t k = 0; k < s->nact; k++) {
+        struct gd_shape *sh = &s->shapes[s->act[k]];
         if (s->cost > 0) {      /* may_preempt: gains count with time */
             sh->slice_failed = false;
             sh->nsfail = 0;
         }
         refresh(s, v, sh);
         sh->cur = sh->head;
-        sh->hcur = SIZE_MAX;
         sh->alive = sh->nwait > 0 && !(skip_dead && all_covered(s, sh));
         sh->quiet = UINT64_MAX;
     }
@@ -2477,35 +2560,16 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
      * a slice leaves GPUs that offer more than before (admit_one's 2),
      * and then resumes after the job last visited. */
     uint64_t end = s->seq, pos = 0;
-    for (;;) {
-        struct gd_shape *best = NULL;
-        uint64_t bseq = 0, next = UINT64_MAX;     /* the other shapes' first seq */
-        for (size_t k = 0; k < s->nshapes; k++) {
-            struct gd_shape *sh = &s->shapes[k];
-            if (!sh->alive)
-                continue;
-            if (sh->hcur != sh->cur) {
-                /* the entry at the cursor changes only as it moves (only
-                 * the job visited starts; an entry put at the front moves
-                 * the cursor too) */
-                const struct gd_ent *e = cursor(sh, end);
-                if (!e) {
-                    sh->alive = false;
-                    continue;
-                }
-                sh->hcur = sh->cur;
-                sh->hseq = e->seq;
-            }
-            if (!best || sh->hseq < bseq) {
-                if (best)
-                    next = bseq;
-                best = sh, bseq = sh->hseq;
-            } else if (sh->hseq < next) {
-                next = sh->hseq;
-            }
-        }
-        if (!best)
-            break;
+    s->walk.n = 0;
+    for (size_t k = 0; k < s->nact; k++)
+        walk_push(s, s->act[k], end);
+    while (s->walk.n) {
+        /* the alive shapes by the entry at their cursors, which changes
+         * only as the cursor moves (only the job visited starts; an entry
+         * put at the front moves the cursor too) */
+        uint32_t bk = wk_pop(&s->walk).k;
+        struct gd_shape *best = &s->shapes[bk];
+        uint64_t next = s->walk.n ? s->walk.a[0].seq : UINT64_MAX;  /* the other shapes' first seq */
         const struct gd_ent *be = &best->q[best->cur];
         uint32_t j = be->job;
         pos = be->seq;
@@ -2516,6 +2580,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
          * another shape's turn.  Passed over at once. */
         if (best->quiet == s->changes && !s->profile && covered(s, best, be->u, be->m)) {
             pass_covered(s, best, next < end + 1 ? next : end + 1, &pos);
+            walk_push(s, bk, end);
             continue;
         }
         best->quiet = UINT64_MAX;
@@ -2542,10 +2607,11 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         } else {
             best->quiet = s->changes;
         }
+        walk_push(s, bk, end);
         if (rc == 2) {          /* a slice widened the failures: every
                                  * shape may get in again */
-            for (size_t k = 0; k < s->nshapes; k++) {
-                struct gd_shape *sh = &s->shapes[k];
+            for (size_t k = 0; k < s->nact; k++) {
+                struct gd_shape *sh = &s->shapes[s->act[k]];
                 if (sh->alive || !sh->nwait)
                     continue;
                 if (skip_dead) {
@@ -2563,6 +2629,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
                 }
                 sh->cur = lo;
                 sh->alive = true;
+                walk_push(s, s->act[k], end);
             }
         }
     }
@@ -2686,6 +2753,11 @@ static void destroy(void *state)
         free(s->shapes[k].tm);
     }
     free(s->shapes);
+    free(s->act);
+    free(s->walk.a);
+    free(s->gone);
+    free(s->shidx);
+    free(s->sidx);
     for (size_t k = 0; s->heaps && k < s->capsizes * s->ntypes; k++) {
         free(s->heaps[k].a);
         free(s->heaps[k].ex);
