@@ -241,11 +241,18 @@ struct gd_tree {
      * the highest summed utilization and memory among them (-inf: none) */
     uint32_t *cnt;
     double *umax, *mmax;
+    /* those are brought up to date when read (tree_counts): the leaves
+     * that changed since (cstale, cdirty[0..ncdirty)); all of them where
+     * more changed than a pass over the tree costs (call) */
+    uint8_t *cstale;
+    uint32_t *cdirty, ncdirty;
+    bool call;
     uint8_t *mark;              /* [leaves] queued by nodes_fresh */
-    /* [g * 2 * leaves + i], 2 <= g <= the type's largest node: the lowest
+    /* [i * kw + g], 2 <= g <= the type's largest node (kw - 1): the lowest
      * g-th lowest summed utilization among a node's passing GPUs (memory
      * aside), for gangs that must fit one node */
     double *kth;
+    uint32_t kw;
     /* likewise: the lowest sum of a node's g lowest (in that order), a
      * bound on the sum of the g a gang on one node would take */
     double *ksum;
@@ -675,13 +682,17 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
         tr->mem = xmalloc(2 * tr->leaves * sizeof *tr->mem);
         tr->cnt = xcalloc(2 * tr->leaves, sizeof *tr->cnt);
         tr->mark = xcalloc(tr->leaves, sizeof *tr->mark);
+        tr->cstale = xcalloc(tr->leaves, sizeof *tr->cstale);
+        tr->cdirty = xmalloc(tr->leaves * sizeof *tr->cdirty);
+        tr->call = true;
         tr->umax = xmalloc(2 * tr->leaves * sizeof *tr->umax);
         tr->mmax = xmalloc(2 * tr->leaves * sizeof *tr->mmax);
         for (uint32_t i = 0; i < 2 * tr->leaves; i++) {
             tr->us[i] = tr->mem[i] = HUGE_VAL;
             tr->umax[i] = tr->mmax[i] = -HUGE_VAL;
         }
-        size_t nk = ((size_t)s->tbig[t] + 1) * 2 * tr->leaves;
+        tr->kw = s->tbig[t] + 1;
+        size_t nk = (size_t)tr->kw * 2 * tr->leaves;
         tr->kth = xmalloc(nk * sizeof *tr->kth);
         tr->ksum = xmalloc(nk * sizeof *tr->ksum);
         for (size_t i = 0; i < nk; i++)
@@ -697,7 +708,10 @@ static void node_dirty(struct gandiva *s, uint32_t nd)
     if (s->ndirty[nd])
         return;
     s->ndirty[nd] = 1;
-    xgrow(&s->dirty, &s->capdirt, s->ndirt + 1, sizeof *s->dirty);
+    if (s->ndirt == s->capdirt || s->ndirt == s->captup) {
+        xgrow(&s->dirty, &s->capdirt, s->ndirt + 1, sizeof *s->dirty);
+        xgrow(&s->tup, &s->captup, s->ndirt + 1, sizeof *s->tup);
+    }
     s->dirty[s->ndirt++] = nd;
 }
 
@@ -1020,20 +1034,60 @@ static void node_cache(struct gandiva *s, const struct pol_view *v, uint32_t nd)
     }
 }
 
-/* Tree node i of tr from its children. */
-static void tree_up(struct gd_tree *tr, uint32_t i, uint32_t big)
+/* The counts of tree node i of tr from its children's. */
+static void tree_count_up(struct gd_tree *tr, uint32_t i)
 {
-    size_t w = 2 * (size_t)tr->leaves;
-    tr->us[i] = pol_dmin(tr->us[2 * i], tr->us[2 * i + 1]);
-    tr->mem[i] = pol_dmin(tr->mem[2 * i], tr->mem[2 * i + 1]);
     tr->cnt[i] = tr->cnt[2 * i] + tr->cnt[2 * i + 1];
     tr->umax[i] = pol_dmax(tr->umax[2 * i], tr->umax[2 * i + 1]);
     tr->mmax[i] = pol_dmax(tr->mmax[2 * i], tr->mmax[2 * i + 1]);
+}
+
+/* The counts of leaf i of tr from node cache e. */
+static void tree_count_leaf(struct gd_tree *tr, uint32_t i, const struct gd_ncache *e)
+{
+    tr->cnt[i] = e->n;
+    tr->umax[i] = e->n ? e->us[e->n - 1] : -HUGE_VAL;
+    tr->mmax[i] = -HUGE_VAL;
+    for (uint32_t q = 0; q < e->n; q++)
+        tr->mmax[i] = pol_dmax(tr->mmax[i], e->mem[q]);
+}
+
+/* The counts of tr (type t) up to date: the paths above the leaves that
+ * changed, or the whole tree. */
+static void tree_counts(struct gandiva *s, struct gd_tree *tr, uint32_t t)
+{
+    uint32_t nt = s->tfirst[t + 1] - s->tfirst[t];
+    if (tr->call) {
+        for (uint32_t i = 0; i < nt; i++) {
+            tree_count_leaf(tr, tr->leaves + i, &s->nc[s->tnodes[s->tfirst[t] + i]]);
+            tr->cstale[i] = 0;
+        }
+        for (uint32_t i = tr->leaves - 1; i >= 1; i--)
+            tree_count_up(tr, i);
+    } else {
+        for (uint32_t k = 0; k < tr->ncdirty; k++) {
+            uint32_t i = tr->cdirty[k];
+            tr->cstale[i - tr->leaves] = 0;
+            tree_count_leaf(tr, i, &s->nc[s->tnodes[s->tfirst[t] + i - tr->leaves]]);
+            for (i /= 2; i; i /= 2)
+                tree_count_up(tr, i);
+        }
+    }
+    tr->call = false;
+    tr->ncdirty = 0;
+}
+
+/* Tree node i of tr from its children. */
+static inline void tree_up(struct gd_tree *tr, uint32_t i, uint32_t big)
+{
+    size_t kw = tr->kw;
+    tr->us[i] = pol_dmin(tr->us[2 * i], tr->us[2 * i + 1]);
+    tr->mem[i] = pol_dmin(tr->mem[2 * i], tr->mem[2 * i + 1]);
+    double *k = tr->kth + i * kw, *kl = tr->kth + 2 * i * kw, *kr = kl + kw;
+    double *m = tr->ksum + i * kw, *ml = tr->ksum + 2 * i * kw, *mr = ml + kw;
     for (uint32_t g = 2; g <= big; g++) {
-        tr->kth[g * w + i] = pol_dmin(tr->kth[g * w + 2 * i],
-                                      tr->kth[g * w + 2 * i + 1]);
-        tr->ksum[g * w + i] = pol_dmin(tr->ksum[g * w + 2 * i],
-                                       tr->ksum[g * w + 2 * i + 1]);
+        k[g] = pol_dmin(kl[g], kr[g]);
+        m[g] = pol_dmin(ml[g], mr[g]);
     }
 }
 
@@ -1044,7 +1098,6 @@ static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
 {
     const struct cluster *c = v->clu;
     size_t n = s->ndirt;
-    xgrow(&s->tup, &s->captup, n ? n : 1, sizeof *s->tup);
     for (size_t k = 0; k < n; k++) {
         uint32_t nd = s->dirty[k], t = c->nodes[nd].type;
         s->ndirty[nd] = 0;
@@ -1056,23 +1109,27 @@ static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
         uint32_t i = tr->leaves + s->tpos[nd] - s->tfirst[t];
         tr->us[i] = e->n ? e->us[0] : HUGE_VAL;
         tr->mem[i] = HUGE_VAL;
-        tr->mmax[i] = -HUGE_VAL;
-        for (uint32_t q = 0; q < e->n; q++) {
+        for (uint32_t q = 0; q < e->n; q++)
             tr->mem[i] = pol_dmin(tr->mem[i], e->mem[q]);
-            tr->mmax[i] = pol_dmax(tr->mmax[i], e->mem[q]);
+        if (!tr->call && !tr->cstale[i - tr->leaves]) {
+            tr->cstale[i - tr->leaves] = 1;
+            tr->cdirty[tr->ncdirty++] = i;
+            tr->call = tr->ncdirty > tr->leaves / 8;
         }
-        tr->cnt[i] = e->n;
-        tr->umax[i] = e->n ? e->us[e->n - 1] : -HUGE_VAL;
-        size_t w = 2 * (size_t)tr->leaves;
         uint32_t big = s->tbig[t];
         double sum = e->n ? e->us[0] : 0;
         for (uint32_t g = 2; g <= big; g++) {
             if (e->n >= g)
                 sum += e->us[g - 1];
-            tr->kth[g * w + i] = e->n >= g ? e->us[g - 1] : HUGE_VAL;
-            tr->ksum[g * w + i] = e->n >= g ? sum : HUGE_VAL;
+            tr->kth[(size_t)i * tr->kw + g] = e->n >= g ? e->us[g - 1] : HUGE_VAL;
+            tr->ksum[(size_t)i * tr->kw + g] = e->n >= g ? sum : HUGE_VAL;
         }
         s->tup[k] = (struct gd_tpos){ t, i };
+        if (n == 1) {           /* one path: no marks */
+            for (i /= 2; i; i /= 2)
+                tree_up(tr, i, big);
+            n = 0;
+        }
     }
     /* a tree's leaves are all at one depth: the entries move up together */
     while (n) {
@@ -1162,8 +1219,8 @@ static void tree_gang(const struct gandiva *s, const struct gd_tree *tr,
                       uint32_t tfirst, uint32_t i, uint32_t g, double m,
                       double gb, double lim, double *best, uint32_t *node)
 {
-    size_t w = 2 * (size_t)tr->leaves;
-    if (tr->kth[g * w + i] > lim || !(tr->ksum[g * w + i] < *best) ||
+    size_t at = (size_t)i * tr->kw + g;
+    if (tr->kth[at] > lim || !(tr->ksum[at] < *best) ||
         !mem_fits(tr->mem[i], m, gb))
         return;
     if (i < tr->leaves) {
@@ -1406,7 +1463,7 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
          * aside: then not with it either, and the bound holds for any
          * memory (a hair above the difference, against rounding) */
         const struct gd_tree *tr = &s->trees[t];
-        double low = tr->kth[(size_t)g * 2 * tr->leaves + 1];
+        double low = tr->kth[tr->kw + g];   /* the root's */
         if (low > lim) {
             *bound = s->util_cap + 1e-9 - low + 1e-12;
             return false;
@@ -1443,7 +1500,7 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
             return true;
         }
     }
-    if (!single) {
+    if (!single && g > GD_NLOW) {
         /* fewer than g GPUs take the gang: it fails, and so does any of
          * utilization above what the lowest of the others leaves (a bound
          * below the g-th lowest's, which the pass below finds at the cost
@@ -1451,7 +1508,9 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
         uint32_t n = 0;
         double succ = HUGE_VAL;
         bool mf = true;
-        tree_count(s, &s->trees[t], s->tfirst[t], 1, g, m, gb, lim, &n, &succ, &mf);
+        struct gd_tree *tr = &s->trees[t];
+        tree_counts(s, tr, t);
+        tree_count(s, tr, s->tfirst[t], 1, g, m, gb, lim, &n, &succ, &mf);
         if (n < g) {
             *mfree = mf;
             *bound = s->util_cap + 1e-9 - succ + 1e-12;
@@ -2517,6 +2576,21 @@ static void walk_push(struct gandiva *s, uint32_t k, uint64_t end)
     wk_push(&s->walk, (struct gd_wi){ e->seq, k });
 }
 
+/* The shape at the top of the walk's heap (being visited) again: by the
+ * entry at its cursor now, or out where it is not alive. */
+static void walk_again(struct gandiva *s, uint64_t end)
+{
+    struct gd_walk *w = &s->walk;
+    struct gd_shape *sh = &s->shapes[w->a[0].k];
+    const struct gd_ent *e = sh->alive ? cursor(sh, end) : NULL;
+    if (!e) {
+        sh->alive = false;
+        wk_pop(w);
+        return;
+    }
+    wk_down(w, 0, (struct gd_wi){ e->seq, w->a[0].k });
+}
+
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct gandiva *s = state;
@@ -2561,15 +2635,28 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
      * and then resumes after the job last visited. */
     uint64_t end = s->seq, pos = 0;
     s->walk.n = 0;
-    for (size_t k = 0; k < s->nact; k++)
-        walk_push(s, s->act[k], end);
+    if (s->nact > s->walk.cap)
+        xgrow(&s->walk.a, &s->walk.cap, s->nact, sizeof *s->walk.a);
+    for (size_t k = 0; k < s->nact; k++) {
+        struct gd_shape *sh = &s->shapes[s->act[k]];
+        const struct gd_ent *e = sh->alive ? cursor(sh, end) : NULL;
+        if (e)
+            s->walk.a[s->walk.n++] = (struct gd_wi){ e->seq, s->act[k] };
+        else
+            sh->alive = false;
+    }
+    wk_heapify(&s->walk);
     while (s->walk.n) {
         /* the alive shapes by the entry at their cursors, which changes
          * only as the cursor moves (only the job visited starts; an entry
          * put at the front moves the cursor too) */
-        uint32_t bk = wk_pop(&s->walk).k;
-        struct gd_shape *best = &s->shapes[bk];
-        uint64_t next = s->walk.n ? s->walk.a[0].seq : UINT64_MAX;  /* the other shapes' first seq */
+        const struct gd_wi *w = s->walk.a;
+        struct gd_shape *best = &s->shapes[w[0].k];
+        uint64_t next = UINT64_MAX;     /* the other shapes' first seq */
+        if (s->walk.n > 1)
+            next = w[1].seq;
+        if (s->walk.n > 2 && w[2].seq < next)
+            next = w[2].seq;
         const struct gd_ent *be = &best->q[best->cur];
         uint32_t j = be->job;
         pos = be->seq;
@@ -2580,7 +2667,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
          * another shape's turn.  Passed over at once. */
         if (best->quiet == s->changes && !s->profile && covered(s, best, be->u, be->m)) {
             pass_covered(s, best, next < end + 1 ? next : end + 1, &pos);
-            walk_push(s, bk, end);
+            walk_again(s, end);
             continue;
         }
         best->quiet = UINT64_MAX;
@@ -2607,7 +2694,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         } else {
             best->quiet = s->changes;
         }
-        walk_push(s, bk, end);
+        walk_again(s, end);
         if (rc == 2) {          /* a slice widened the failures: every
                                  * shape may get in again */
             for (size_t k = 0; k < s->nact; k++) {
@@ -2739,6 +2826,8 @@ static void destroy(void *state)
         free(s->trees[t].ksum);
         free(s->trees[t].cnt);
         free(s->trees[t].mark);
+        free(s->trees[t].cstale);
+        free(s->trees[t].cdirty);
         free(s->trees[t].umax);
         free(s->trees[t].mmax);
     }

@@ -440,6 +440,58 @@ Test(baselines, gandiva_gang_packing_passes_a_node_short_of_memory)
     }
 }
 
+/* A gang larger than GD_NLOW spread over nodes: the GPUs that take it
+ * are counted off the policy's node tree, and a failure's bound lets in
+ * the gangs of less utilization.  Nine nodes of 8 GPUs: a (8 GPUs) on n0
+ * and b (8 GPUs, 0.3) on n1 from 0; g (66 GPUs, 0.5) at 1.
+ *   a at 0.8 for 5 s: only 64 GPUs take g (n0's sum would be 1.3), so g
+ *   waits for n0 and starts at 5 on the free nodes and n1:0-1.
+ *   a at 0.2: all 72 take g, which starts at 1 on the free nodes, n0
+ *   (sum 1.6) and then n1 (2.4): the same GPUs.
+ *   a at 0.8 and h (66 GPUs, 0.1) at 2: h passes g (0.8 + 0.1 <= 1) and
+ *   starts at 2 on n2..n8, n1 and n0:0-1.
+ *   a at 0.2 and g of 72 GPUs: every GPU takes it, at 1. */
+Test(baselines, gandiva_counts_a_spread_gang)
+{
+    static const char *const rows[] = {
+        "a,0,8,5,0.8\nb,0,8,100,0.3\ng,1,66,10,0.5\n",
+        "a,0,8,5,0.2\nb,0,8,100,0.3\ng,1,66,10,0.5\n",
+        "a,0,8,5,0.8\nb,0,8,100,0.3\ng,1,66,10,0.5\nh,2,66,10,0.1\n",
+        "a,0,8,5,0.2\nb,0,8,100,0.3\ng,1,72,10,0.5\n",
+    };
+    static const char *const spread =
+        "n0:0-7+n1:0-1+n2:0-7+n3:0-7+n4:0-7+n5:0-7+n6:0-7+n7:0-7+n8:0-7";
+    for (int k = 0; k < 4; k++) {
+        char csv[256];
+        snprintf(csv, sizeof csv, "job_id,submit_time,num_gpus,duration,util\n%s",
+                 rows[k]);
+        struct trace t;
+        struct cluster c;
+        struct mdl_spec s;
+        tu_trace(&t, csv);
+        tu_simple_cluster(&c, 9, 8);
+        tu_spec_from(&s, "sd.yaml", half_rate);
+        struct eng *e = tu_run_models(&t, &c, "gandiva:quantum=0", &s);
+        tu_placement(e, "a", "n0:0-7");
+        tu_placement(e, "b", "n1:0-7");
+        if (k < 2) {
+            tu_placement(e, "g", spread);
+            cr_expect_eq(e->rt[tu_job(&t, "g")].first_start, US(k ? 1 : 5),
+                         "case %d", k);
+        } else if (k == 2) {
+            tu_placement(e, "h", "n0:0-1+n1:0-7+n2:0-7+n3:0-7+n4:0-7+n5:0-7+"
+                                 "n6:0-7+n7:0-7+n8:0-7");
+            cr_expect_eq(e->rt[tu_job(&t, "h")].first_start, US(2));
+        } else {
+            cr_expect_eq(e->rt[tu_job(&t, "g")].first_start, US(1));
+        }
+        eng_free(e);
+        mdl_spec_free(&s);
+        trc_free(&t);
+        clu_free(&c);
+    }
+}
+
 /* Memory: a (10 GB) and b (8 GB) would exceed the 16 GB GPU, so b is not
  * packed although their utilizations fit: b waits for a (10-12). */
 Test(baselines, gandiva_memory_limits_packing)
