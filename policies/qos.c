@@ -307,7 +307,11 @@ struct qos {
     struct iheap *h;            /* h[H_QOS] unused: the QoS queue is qq */
     size_t nh, caph;
     struct oset qq;             /* the QoS queue */
-    simtime_t *qkey;            /* [njobs] a queued QoS job's key */
+    /* the best-effort jobs of every bucket in one order, for the window
+     * walked behind a reservation (a merge of the buckets' heaps cost a
+     * pop and a push each) */
+    struct oset bq;
+    simtime_t *qkey;            /* [njobs] a queued job's key */
     bool priority;              /* priority=1: strict classes */
     const struct trc_job *jobs; /* the trace (a job's class: its priority) */
     struct iheap dh;            /* priority=1: the QoS queue by (L, job), for
@@ -327,7 +331,7 @@ struct qos {
     struct pmemo *memo;         /* [QOS_MEMO] predictions of candidates */
     uint32_t *done;             /* jobs started during a walk */
     size_t ndone, capdone;
-    struct walk qw, rw;
+    struct walk rw;
     size_t nqueued;
     simtime_t wake_at;          /* latest wake-up asked for */
     /* preemption (see the header) */
@@ -653,6 +657,7 @@ static void destroy(void *state)
         free(s->h[i].a);
     free(s->h);
     os_free(&s->qq);
+    os_free(&s->bq);
     free(s->qkey);
     free(s->dh.a);
     free(s->dpos);
@@ -669,7 +674,6 @@ static void destroy(void *state)
     free(s->cpred);
     free(s->memo);
     free(s->done);
-    free(s->qw.a);
     free(s->rw.a);
     free(s->be);
     free(s->shrunk);
@@ -786,13 +790,14 @@ static void q_push(struct qos *s, const struct pol_view *v, uint32_t hid,
     struct hitem it = { key, job, prio, v->jobs[job].num_gpus,
                         v->rt[job].req_type };
     s->qhome[job] = hid;
+    s->qkey[job] = key;
     if (hid == H_QOS) {
-        s->qkey[job] = key;
         os_insert(&s->qq, it);
         if (s->priority)
             h_push(&s->dh, key, job);
     } else {
         ih_push(&s->h[hid], it);
+        os_insert(&s->bq, it);
     }
     s->nqueued++;
 }
@@ -807,6 +812,8 @@ static void q_remove(struct qos *s, uint32_t job)
             h_remove(&s->dh, job);
     } else {
         h_remove(&s->h[s->qhome[job]], job);
+        os_remove(&s->bq, (struct hitem){ .key = s->qkey[job], .job = job,
+                                          .prio = prio });
     }
     s->nqueued--;
 }
@@ -1724,11 +1731,9 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     if (!rc && nfree && !res.on) {
         rc = be_fill(s, v, x, &nfree);
     } else if (!rc && nfree && left > 0) {
-        s->qw.n = 0;
-        for (size_t k = 0; k < s->nb; k++)
-            w_add(s, &s->qw, s->b[k].hid, 0);
+        struct ocur bc = { 0, 0 };
         struct hitem it;
-        while (nfree && !rc && left-- > 0 && w_next(s, &s->qw, &it))
+        while (nfree && !rc && left-- > 0 && os_next(&s->bq, &bc, &it))
             if (it.g <= nfree && choose(s, v, &it, false, &res) != SIM_NONE)
                 rc = walk_start(s, v, x, it.job, it.g, &nfree);
         take_done(s);
