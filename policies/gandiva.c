@@ -268,6 +268,10 @@ struct gd_walk {                /* the walk's alive shapes, by seq */
     size_t n, cap;
 };
 
+struct gd_span {                /* tree node i over leaves lo .. lo + span */
+    uint32_t i, lo, span;
+};
+
 struct gd_tpos {                /* tree node i of type t's tree */
     uint32_t t, i;
 };
@@ -1152,27 +1156,47 @@ static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
     s->ndirt = 0;
 }
 
-/* The first passing GPU (in node order, then by (utilization, index) on
- * the node) of the lowest summed utilization among those of the tree below
- * i that have room for memory m; below *best (it and *gpu updated). */
+/* The lowest of tr's passing GPUs that have room for memory m, by
+ * (summed utilization, node order, then (utilization, index) on the
+ * node), into *best and *gpu (+inf and SIM_NONE: none): a walk from the
+ * root, the child of the lower bound first; a subtree is passed where its
+ * bound, or its place where the bounds are equal, cannot beat the best so
+ * far, or where none of its GPUs has room for m. */
 static void tree_min(const struct gandiva *s, const struct gd_tree *tr,
-                     uint32_t tfirst, uint32_t i, double m, double gb,
-                     double *best, uint32_t *gpu)
+                     uint32_t tfirst, double m, double gb, double *best,
+                     uint32_t *gpu)
 {
-    if (tr->us[i] >= *best || !mem_fits(tr->mem[i], m, gb))
-        return;
-    if (i < tr->leaves) {
-        tree_min(s, tr, tfirst, 2 * i, m, gb, best, gpu);
-        tree_min(s, tr, tfirst, 2 * i + 1, m, gb, best, gpu);
-        return;
-    }
-    const struct gd_ncache *e = &s->nc[s->tnodes[tfirst + i - tr->leaves]];
-    for (uint32_t q = 0; q < e->n && e->us[q] < *best; q++)
-        if (mem_fits(e->mem[q], m, gb)) {
-            *best = e->us[q];
-            *gpu = e->gpu[q];
-            return;
+    struct gd_span st[2 * 32 + 2];     /* one sibling left per level */
+    uint32_t n = 1, at = UINT32_MAX;    /* the best one's leaf */
+    *best = HUGE_VAL;
+    *gpu = SIM_NONE;
+    st[0] = (struct gd_span){ 1, 0, tr->leaves };
+    while (n) {
+        n--;
+        uint32_t i = st[n].i, lo = st[n].lo, span = st[n].span;
+        double us = tr->us[i];
+        if (us == HUGE_VAL || us > *best || (us == *best && lo > at) ||
+            !mem_fits(tr->mem[i], m, gb))
+            continue;           /* (+inf: no passing GPU, or no node) */
+        if (i < tr->leaves) {   /* the one to visit first goes on top */
+            uint32_t h = span / 2, a = 2 * i, b = 2 * i + 1;
+            bool right = tr->us[b] < tr->us[a];
+            st[n++] = (struct gd_span){ right ? a : b, right ? lo : lo + h, h };
+            st[n++] = (struct gd_span){ right ? b : a, right ? lo + h : lo, h };
+            continue;
         }
+        const struct gd_ncache *e = &s->nc[s->tnodes[tfirst + lo]];
+        for (uint32_t q = 0; q < e->n; q++) {
+            if (e->us[q] > *best || (e->us[q] == *best && lo > at))
+                break;          /* by utilization: the rest too */
+            if (mem_fits(e->mem[q], m, gb)) {
+                *best = e->us[q];
+                *gpu = e->gpu[q];
+                at = lo;
+                break;
+            }
+        }
+    }
 }
 
 /* The nodes with a passing GPU that has room for m, in node order,
@@ -1295,9 +1319,9 @@ static void tree_count(const struct gandiva *s, const struct gd_tree *tr,
 static bool pack_one(struct gandiva *s, uint32_t t, double m, double gb,
                      double lim, double *bound, bool *mfree)
 {
-    double best = HUGE_VAL;
-    uint32_t gpu = SIM_NONE;
-    tree_min(s, &s->trees[t], s->tfirst[t], 1, m, gb, &best, &gpu);
+    double best;
+    uint32_t gpu;
+    tree_min(s, &s->trees[t], s->tfirst[t], m, gb, &best, &gpu);
     if (gpu != SIM_NONE && best <= lim) {
         s->gpus[0] = gpu;
         return true;
