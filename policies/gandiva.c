@@ -253,6 +253,10 @@ struct gd_tree {
      * aside), for gangs that must fit one node */
     double *kth;
     uint32_t kw;
+    /* the rows g kept (from the first gang of g GPUs tried on one node):
+     * on[g], and gl[0..ngl) in ascending order */
+    uint8_t *on;
+    uint32_t *gl, ngl;
     /* likewise: the lowest sum of a node's g lowest (in that order), a
      * bound on the sum of the g a gang on one node would take */
     double *ksum;
@@ -696,6 +700,8 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
             tr->umax[i] = tr->mmax[i] = -HUGE_VAL;
         }
         tr->kw = s->tbig[t] + 1;
+        tr->on = xcalloc(tr->kw, sizeof *tr->on);
+        tr->gl = xmalloc(tr->kw * sizeof *tr->gl);
         size_t nk = (size_t)tr->kw * 2 * tr->leaves;
         tr->kth = xmalloc(nk * sizeof *tr->kth);
         tr->ksum = xmalloc(nk * sizeof *tr->ksum);
@@ -1082,16 +1088,48 @@ static void tree_counts(struct gandiva *s, struct gd_tree *tr, uint32_t t)
 }
 
 /* Tree node i of tr from its children. */
-static inline void tree_up(struct gd_tree *tr, uint32_t i, uint32_t big)
+static inline void tree_up(struct gd_tree *tr, uint32_t i)
 {
     size_t kw = tr->kw;
     tr->us[i] = pol_dmin(tr->us[2 * i], tr->us[2 * i + 1]);
     tr->mem[i] = pol_dmin(tr->mem[2 * i], tr->mem[2 * i + 1]);
     double *k = tr->kth + i * kw, *kl = tr->kth + 2 * i * kw, *kr = kl + kw;
     double *m = tr->ksum + i * kw, *ml = tr->ksum + 2 * i * kw, *mr = ml + kw;
-    for (uint32_t g = 2; g <= big; g++) {
+    for (uint32_t x = 0; x < tr->ngl; x++) {
+        uint32_t g = tr->gl[x];
         k[g] = pol_dmin(kl[g], kr[g]);
         m[g] = pol_dmin(ml[g], mr[g]);
+    }
+}
+
+/* Row g of leaf i of tr from node cache e. */
+static void tree_row_leaf(struct gd_tree *tr, uint32_t i, uint32_t g,
+                          const struct gd_ncache *e)
+{
+    double sum = 0;
+    for (uint32_t q = 0; q < g && q < e->n; q++)
+        sum += e->us[q];
+    tr->kth[(size_t)i * tr->kw + g] = e->n >= g ? e->us[g - 1] : HUGE_VAL;
+    tr->ksum[(size_t)i * tr->kw + g] = e->n >= g ? sum : HUGE_VAL;
+}
+
+/* Row g of tr (type t) kept from now on (built where it was not). */
+static void tree_row(struct gandiva *s, struct gd_tree *tr, uint32_t t, uint32_t g)
+{
+    if (tr->on[g])
+        return;
+    tr->on[g] = 1;
+    uint32_t x = tr->ngl++;
+    for (; x > 0 && tr->gl[x - 1] > g; x--)
+        tr->gl[x] = tr->gl[x - 1];
+    tr->gl[x] = g;
+    uint32_t nt = s->tfirst[t + 1] - s->tfirst[t];
+    for (uint32_t i = 0; i < nt; i++)
+        tree_row_leaf(tr, tr->leaves + i, g, &s->nc[s->tnodes[s->tfirst[t] + i]]);
+    size_t kw = tr->kw;
+    for (uint32_t i = tr->leaves - 1; i >= 1; i--) {
+        tr->kth[i * kw + g] = pol_dmin(tr->kth[2 * i * kw + g], tr->kth[(2 * i + 1) * kw + g]);
+        tr->ksum[i * kw + g] = pol_dmin(tr->ksum[2 * i * kw + g], tr->ksum[(2 * i + 1) * kw + g]);
     }
 }
 
@@ -1120,18 +1158,20 @@ static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
             tr->cdirty[tr->ncdirty++] = i;
             tr->call = tr->ncdirty > tr->leaves / 8;
         }
-        uint32_t big = s->tbig[t];
         double sum = e->n ? e->us[0] : 0;
-        for (uint32_t g = 2; g <= big; g++) {
+        for (uint32_t x = 0, g = 2; x < tr->ngl; g++) {   /* the rows kept */
             if (e->n >= g)
                 sum += e->us[g - 1];
+            if (g < tr->gl[x])
+                continue;
             tr->kth[(size_t)i * tr->kw + g] = e->n >= g ? e->us[g - 1] : HUGE_VAL;
             tr->ksum[(size_t)i * tr->kw + g] = e->n >= g ? sum : HUGE_VAL;
+            x++;
         }
         s->tup[k] = (struct gd_tpos){ t, i };
         if (n == 1) {           /* one path: no marks */
             for (i /= 2; i; i /= 2)
-                tree_up(tr, i, big);
+                tree_up(tr, i);
             n = 0;
         }
     }
@@ -1148,7 +1188,7 @@ static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
         }
         for (size_t k = 0; k < m; k++) {
             struct gd_tree *tr = &s->trees[s->tup[k].t];
-            tree_up(tr, s->tup[k].i, s->tbig[s->tup[k].t]);
+            tree_up(tr, s->tup[k].i);
             tr->mark[s->tup[k].i] = 0;
         }
         n = m;
@@ -1486,7 +1526,8 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
         /* no node has g passing GPUs of utilization at most lim, memory
          * aside: then not with it either, and the bound holds for any
          * memory (a hair above the difference, against rounding) */
-        const struct gd_tree *tr = &s->trees[t];
+        struct gd_tree *tr = &s->trees[t];
+        tree_row(s, tr, t, g);
         double low = tr->kth[tr->kw + g];   /* the root's */
         if (low > lim) {
             *bound = s->util_cap + 1e-9 - low + 1e-12;
@@ -1513,6 +1554,7 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
          * none: that pass, for the spread and the bound */
         double bs = HUGE_VAL;
         uint32_t bn = SIM_NONE;
+        tree_row(s, &s->trees[t], t, g);
         tree_gang(s, &s->trees[t], s->tfirst[t], 1, g, m, gb, lim, &bs, &bn);
         if (bn != SIM_NONE) {
             const struct gd_ncache *e = &s->nc[bn];
@@ -2851,6 +2893,8 @@ static void destroy(void *state)
         free(s->trees[t].cnt);
         free(s->trees[t].mark);
         free(s->trees[t].cstale);
+        free(s->trees[t].on);
+        free(s->trees[t].gl);
         free(s->trees[t].cdirty);
         free(s->trees[t].umax);
         free(s->trees[t].mmax);
