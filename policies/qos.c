@@ -1125,29 +1125,37 @@ static struct resv reserve_for(struct qos *s, const struct pol_view *v, uint32_t
     return r;
 }
 
-/* Picks a type for job j (qos: as a QoS-class job) that fits now and, with
- * a reservation res, does not delay it; its GPUs are left in s->gpus.
- * SIM_NONE if none. */
-static uint32_t choose(struct qos *s, const struct pol_view *v,
-                       const struct hitem *it, bool qos, struct resv *res)
+/* choose's first tests, which settle most tries of a busy instant
+ * without the predictions of every type: s->ntypes where no type could
+ * take the job, else the first that may (inline: the walks call it for
+ * each job they pass). */
+static inline uint32_t choose_first(struct qos *s, const struct pol_view *v,
+                                    const struct hitem *it, const struct resv *res)
 {
-    bool meet;
     uint32_t j = it->job, g = it->g, req = it->req;
-    /* most tries of a busy instant fail: skip the predictions when no
-     * type it may use could take the gang (fits would refuse each one) */
+    /* no type it may use could take the gang (fits would refuse each) */
     uint32_t t0 = next_fit(s, v, g, req, 0);
     if (t0 == s->ntypes)
-        return SIM_NONE;
+        return t0;
     /* Behind a reservation most tries fail there too: when the one type
      * that could take the gang is the reserved one, the gang is larger
      * than what is spare there and its predicted run would pass the
-     * shadow time, the walk below would pass over that type and fail on
+     * shadow time, choose_rest would pass over that type and fail on
      * the others: no need for the other predictions and their order. */
     if (res && res->on && t0 == res->type && g > res->extra &&
         v->now + pred_memo(s, v, j, t0) > res->shadow &&
         next_fit(s, v, g, req, t0 + 1) == s->ntypes)
-        return SIM_NONE;
-    uint32_t n = candidates(s, v, j, true, qos, &meet);
+        return s->ntypes;
+    return t0;
+}
+
+/* choose past choose_first. */
+static uint32_t choose_rest(struct qos *s, const struct pol_view *v,
+                            const struct hitem *it, bool qos, struct resv *res)
+{
+    bool meet;
+    uint32_t g = it->g;
+    uint32_t n = candidates(s, v, it->job, true, qos, &meet);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t t = s->cand[i];
         bool use_extra = false;
@@ -1164,6 +1172,17 @@ static uint32_t choose(struct qos *s, const struct pol_view *v,
         }
     }
     return SIM_NONE;
+}
+
+/* Picks a type for job j (qos: as a QoS-class job) that fits now and, with
+ * a reservation res, does not delay it; its GPUs are left in s->gpus.
+ * SIM_NONE if none. */
+static uint32_t choose(struct qos *s, const struct pol_view *v,
+                       const struct hitem *it, bool qos, struct resv *res)
+{
+    if (choose_first(s, v, it, res) == s->ntypes)
+        return SIM_NONE;
+    return choose_rest(s, v, it, qos, res);
 }
 
 static uint64_t free_gpus(const struct pol_view *v)
@@ -1702,7 +1721,9 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
                 break;
             if (blocked && it.g > nfree)
                 continue;
-            uint32_t t = choose(s, v, &it, true, blocked ? &res : NULL), m;
+            struct resv *r = blocked ? &res : NULL;
+            uint32_t t = choose_first(s, v, &it, r) == s->ntypes
+                             ? SIM_NONE : choose_rest(s, v, &it, true, r), m;
             if (t != SIM_NONE) {
                 rc = walk_start(s, v, x, j, it.g, &nfree);
             } else if (!blocked && s->elastic &&
@@ -1734,7 +1755,8 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         struct ocur bc = { 0, 0 };
         struct hitem it;
         while (nfree && !rc && left-- > 0 && os_next(&s->bq, &bc, &it))
-            if (it.g <= nfree && choose(s, v, &it, false, &res) != SIM_NONE)
+            if (it.g <= nfree && choose_first(s, v, &it, &res) != s->ntypes &&
+                choose_rest(s, v, &it, false, &res) != SIM_NONE)
                 rc = walk_start(s, v, x, it.job, it.g, &nfree);
         take_done(s);
     }
