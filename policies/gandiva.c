@@ -2277,8 +2277,8 @@ static void rekey(struct gandiva *s, const struct pol_view *v)
 /* Shape sh's remembered failures, brought up to date.  Jobs that left
  * GPUs since: placement may succeed where one of those GPUs is free now
  * (only they gained room), and packing where they take a job (widen). */
-static void refresh(struct gandiva *s, const struct pol_view *v,
-                    struct gd_shape *sh)
+static void refresh_all(struct gandiva *s, const struct pol_view *v,
+                        struct gd_shape *sh)
 {
     if (s->nrekey)
         rekey(s, v);
@@ -2311,6 +2311,17 @@ static void refresh(struct gandiva *s, const struct pol_view *v,
         sh->slice_failed = false;
         sh->nsfail = 0;
     }
+}
+
+/* refresh_all where something it reads changed (most calls: nothing,
+ * and the call itself cost more than these tests). */
+static inline void refresh(struct gandiva *s, const struct pol_view *v,
+                           struct gd_shape *sh)
+{
+    uint64_t grow = sh->si == SIM_NONE ? 0 : s->sgrow[sh->si];
+    if (s->nrekey || sh->epoch != s->emptied || sh->sseen != grow ||
+        (sh->si == SIM_NONE && sh->sizes_seen != s->nsizes))
+        refresh_all(s, v, sh);
 }
 
 /* Whether shape sh's remembered failures say a measured job (u, m) cannot
@@ -2429,7 +2440,7 @@ static bool shape_dead(struct gandiva *s, const struct pol_view *v,
  * admit_one on sh's remembered failures alone, changing nothing: placement
  * failed, packing and time-slicing are covered.  Only for measured jobs
  * (no profile_s). */
-static bool covered(const struct gandiva *s, const struct gd_shape *sh, double u,
+static inline bool covered(const struct gandiva *s, const struct gd_shape *sh, double u,
                     double m)
 {
     return sh->excl_failed && pack_covered(s, sh, u, m) &&
