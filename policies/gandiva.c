@@ -86,8 +86,12 @@
  * State.  Waiting jobs sit in one FIFO array per gang shape (GPU count,
  * required type), entries (enqueue number, job, version), where a job's
  * version changes at each start and stop, so entries of started jobs go
- * stale in place and are skipped or swept; the walk above merges the
- * shapes' arrays by enqueue number.  Per GPU count and type, the running
+ * stale in place and are skipped or swept; the shapes where jobs wait
+ * are listed (a shape's failures are dropped when its last job leaves, so
+ * the others are never read), and the walk above merges their arrays by
+ * enqueue number through a heap of the shapes by the entry at their
+ * cursors.  A shape and a size are found by GPU count through tables.
+ * Per GPU count and type, the running
  * jobs by last start (the time-slice candidates: a FIFO, as slices start
  * when pushed, and a min-heap for the few that come out of order), stale
  * entries likewise; the entries whose quantum is over move, as they
@@ -100,15 +104,24 @@
  * two decide gpu_takes for all its GPUs).  Per GPU, the summed utilization
  * of its jobs.  Per node, its GPUs that pass the count and profiling
  * rules, by (summed utilization, index), with their memory; per type, a
- * tree over its nodes of their lowest utilization and memory.  All of
- * these are recomputed only for the GPUs (nodes, occupants) whose
- * occupants changed (a start, stop or end of profiling), when next asked.
+ * tree over its nodes of their lowest utilization and memory, of their
+ * g-th lowest utilization and the sum of their g lowest for each gang
+ * size g tried on one node (a row kept from the first such try), and,
+ * once a gang spread over nodes larger than GD_NLOW is tried, of how
+ * many GPUs pass and their highest utilization and memory (brought up to
+ * date when read).  All of these are recomputed only for the GPUs
+ * (nodes, occupants) whose occupants changed (a start, stop or end of
+ * profiling), when next asked, each tree node above many changed nodes
+ * once.
  *
  * Cost.  Failures are remembered per shape: exclusive placement failed;
  * packing fails above a utilization for at least a memory (one pass over
  * the type's nodes finds that bound: the g-th lowest summed utilization
  * among the GPUs that pass the count and memory rules; where the memory
- * rule turned no GPU away, it holds for any memory) -- both kept while
+ * rule turned no GPU away, it holds for any memory; a gang over GD_NLOW
+ * spread over nodes that fewer than g GPUs take fails on a count read
+ * off the tree instead, its bound the lowest utilization above its limit,
+ * lower than the g-th but read without the pass) -- both kept while
  * only starts change the GPUs, since starts only take room.  When jobs
  * leave GPUs (an end, a slice=all stop, a profiling run over) those GPUs
  * are logged, and at the next schedule() placement is retried only where
@@ -116,8 +129,10 @@
  * now: with only those changed, a g-th lowest utilization falls no lower
  * than the g-th lowest of theirs and the lowest GPUs the failure saw
  * (kept with it for gangs up to GD_NLOW; GPUs not read count as -inf),
- * else no lower than the lowest of theirs.  A slice leaves the free GPUs
- * as they were and widens the bounds the same way; time-slicing fails
+ * else no lower than the lowest of theirs (the log read as runs of GPUs
+ * alike: a gang's GPUs left free, or to one co-runner).  A slice leaves
+ * the free GPUs as they were and widens the bounds the same way;
+ * time-slicing fails
  * above a utilization for at least a memory (the search of the expired
  * jobs finds that bound too: the most utilization the GPUs of one of them
  * leave room for; where the memory rule turned none away, for any
@@ -136,14 +151,14 @@
  * once a shape's walks have passed more jobs so than its FIFO holds,
  * through a tree over the FIFO of its jobs' lowest utilization and memory
  * (O(log jobs) per run passed, and per enqueue and start).  So an instant
- * costs O(shapes) per job visited in shapes that may still admit one (the
- * merge keeps each shape's next enqueue number until its cursor moves),
- * plus the probes: packing one GPU O(log nodes) through the tree (more
- * only where memory binds), a gang that must fit one node O(1) where no
- * node has g GPUs of room, memory
- * aside (a tree per gang size over the nodes' g-th lowest utilization,
- * O(largest node x log nodes) per node changed), else O(nodes with a
- * passing GPU x GPUs per node), a time slice O(log expired jobs of the
+ * costs O(shapes where jobs wait) for their failures, and O(log alive
+ * shapes) per job visited in shapes that may still admit one, plus the
+ * probes: packing one GPU O(log nodes) through the tree (more only where
+ * memory binds), a gang that must fit one node O(1) where no node has g
+ * GPUs of room, memory aside (O(sizes tried x log nodes) per node
+ * changed), a spread gang over GD_NLOW that fails O(nodes of mixed
+ * utilization) through the counts, else O(nodes with a passing GPU x
+ * GPUs per node), a time slice O(log expired jobs of the
  * size) per job read (those whose key does not turn it away: the others
  * are passed over by subtree, and their least key bounds the failure),
  * stale entries swept once they are the most; plus

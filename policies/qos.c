@@ -78,19 +78,20 @@
  *
  * Cost.  An instant with no free GPU costs O(demotions x log n) (plus,
  * with preempt=1, one preemption attempt: see Preemption).  Else the
- * QoS queue is walked in order (a read-only ordered walk of the heap: a
- * small heap of frontier positions, O(k log k) for the first k entries),
- * starting jobs until the first that cannot start; past it at most
+ * QoS queue is walked in order (an ordered set of sorted blocks, O(1) a
+ * job), starting jobs until the first that cannot start; past it at most
  * backfill_window [64] further jobs are examined (QoS, then best effort
- * while a reservation holds).  Without a reservation, best-effort jobs are
- * kept in buckets of equal gang shape (as policies/queue.c does) and
- * filled like fifo:backfill=1: one placement test per shape per start, no
- * window.  Placement failures are memoized per (type, GPU count) within
- * an instant (GPUs are only taken during schedule(), so a failure
- * stands).  Running jobs sit in one min-heap per type on predicted finish,
- * from which a shadow time takes its first k jobs in O(k log k).
- * Started jobs are taken out of the queues after each walk, in
- * O(log n) each through a per-job position index.
+ * while a reservation holds: every best-effort job also sits in one
+ * ordered set for that).  Most of those tries end in choose_first's
+ * tests, inline, before any prediction but one.  Without a reservation,
+ * best-effort jobs are kept in buckets of equal gang shape (as
+ * policies/queue.c does) and filled like fifo:backfill=1: one placement
+ * test per shape per start, no window.  Placement failures are memoized
+ * per (type, GPU count) within an instant (GPUs are only taken during
+ * schedule(), so a failure stands).  Running jobs sit in one min-heap per
+ * type on predicted finish, from which a shadow time takes its first k
+ * jobs in O(k log k).  Started jobs are taken out of the queues after each
+ * walk, in O(log n) each through a per-job position index.
  *
  * Preemption (preempt=0 [default]: never).  Inferred: Chronus (SoCC
  * 2021) preempts on leases for deadlines; the papers above say nothing.
