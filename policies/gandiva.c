@@ -1225,6 +1225,19 @@ static void tree_min(const struct gandiva *s, const struct gd_tree *tr,
     uint32_t n = 1, at = UINT32_MAX;    /* the best one's leaf */
     *best = HUGE_VAL;
     *gpu = SIM_NONE;
+    if (tr->us[1] == HUGE_VAL)
+        return;
+    /* Most often the lowest of all (the leftmost leaf of the root's bound,
+     * and its first GPU) has room: then it is the one, read in one descent. */
+    uint32_t i = 1;
+    while (i < tr->leaves)
+        i = tr->us[2 * i + 1] < tr->us[2 * i] ? 2 * i + 1 : 2 * i;
+    const struct gd_ncache *e0 = &s->nc[s->tnodes[tfirst + i - tr->leaves]];
+    if (e0->n && mem_fits(e0->mem[0], m, gb)) {
+        *best = e0->us[0];
+        *gpu = e0->gpu[0];
+        return;
+    }
     st[0] = (struct gd_span){ 1, 0, tr->leaves };
     while (n) {
         n--;
