@@ -353,6 +353,8 @@ struct gd_shape {               /* a gang shape: its waiting jobs, failures */
     bool alive;
     uint32_t apos;              /* its place in s->act (GD_NONE: no job waits) */
     bool gone;                  /* in s->gone */
+    uint32_t gnext;             /* index + 1 of the shape of the same GPU
+                                   count made before it (0: none) */
 };
 
 struct gd_left {                /* a GPU that changed occupants, as it is */
@@ -448,9 +450,9 @@ struct gandiva {
     struct gd_shape *shapes;
     size_t nshapes, capshapes;
     /* the shapes where jobs wait (act), and those whose last waiting job
-     * left since tidy() (emptied: their FIFOs to clear); [(ngpus + 1) *
-     * (ntypes + 1)] and [ngpus + 1]: a shape's and a size's index + 1 by
-     * (GPUs, required type + 1), and by GPUs (0: none yet) */
+     * left since tidy() (emptied: their FIFOs to clear); [ngpus + 1]: by
+     * GPU count, the index + 1 of the last shape made (its gnext the one
+     * before, of the same count) and of the size (0: none yet) */
     uint32_t *act, *gone;
     size_t nact, capact, ngone, capgone;
     uint32_t *shidx, *sidx;
@@ -669,7 +671,7 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
     s->ntypes = c->ntypes;
     s->ngpus = c->ngpus;
     s->usum = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *s->usum);
-    s->shidx = xcalloc_big(((size_t)c->ngpus + 1) * (c->ntypes + 1), sizeof *s->shidx);
+    s->shidx = xcalloc_big((size_t)c->ngpus + 1, sizeof *s->shidx);
     s->sidx = xcalloc_big((size_t)c->ngpus + 1, sizeof *s->sidx);
     s->tnodes = xmalloc((c->nnodes ? c->nnodes : 1) * sizeof *s->tnodes);
     s->tfirst = xcalloc(c->ntypes + 1, sizeof *s->tfirst);
@@ -786,37 +788,29 @@ static uint32_t shape_of(struct gandiva *s, const struct pol_view *v, uint32_t j
     if (s->shape[j] != SIM_NONE)
         return s->shape[j];
     uint32_t g = v->jobs[j].num_gpus, req = v->rt[j].req_type;
-    size_t k = 0;
-    uint32_t *at = NULL;        /* a gang larger than the cluster: a search */
-    if (g <= v->clu->ngpus)
-        at = &s->shidx[(size_t)g * (v->clu->ntypes + 1) +
-                       (req == SIM_NONE ? 0 : req + 1)];
-    if (at && *at)
-        k = *at - 1;
-    else if (at)
-        k = s->nshapes;
-    else
-        while (k < s->nshapes && (s->shapes[k].ngpus != g || s->shapes[k].req_type != req))
-            k++;
-    if (k == s->nshapes) {
-        xgrow(&s->shapes, &s->capshapes, k + 1, sizeof *s->shapes);
-        s->shapes[k] = (struct gd_shape){ .ngpus = g, .req_type = req,
-                                          .si = SIM_NONE,
-                                          .pack_ok = UINT64_MAX,
-                                          .slice_ok = UINT64_MAX,
-                                          .apos = GD_NONE };
-        s->nshapes++;
-        if (at)
-            *at = (uint32_t)k + 1;
-    }
-    return s->shape[j] = (uint32_t)k;
+    DL_ASSERT(g <= s->ngpus);   /* a larger job never fits: never queued */
+    uint32_t k = s->shidx[g];   /* the shapes of g GPUs, one per type asked */
+    while (k && s->shapes[k - 1].req_type != req)
+        k = s->shapes[k - 1].gnext;
+    if (k)
+        return s->shape[j] = k - 1;
+    k = (uint32_t)s->nshapes;
+    xgrow(&s->shapes, &s->capshapes, k + 1, sizeof *s->shapes);
+    s->shapes[k] = (struct gd_shape){ .ngpus = g, .req_type = req,
+                                      .si = SIM_NONE,
+                                      .pack_ok = UINT64_MAX,
+                                      .slice_ok = UINT64_MAX,
+                                      .apos = GD_NONE,
+                                      .gnext = s->shidx[g] };
+    s->shidx[g] = k + 1;
+    s->nshapes++;
+    return s->shape[j] = k;
 }
 
 /* The heaps of GPU count g (created if new); SIM_NONE if never started. */
 static uint32_t size_of(struct gandiva *s, uint32_t g, bool create)
 {
-    if (g > s->ngpus)
-        return SIM_NONE;        /* never starts */
+    DL_ASSERT(g <= s->ngpus);   /* a larger job never fits: never queued */
     size_t k = s->sidx[g] ? s->sidx[g] - 1 : s->nsizes;
     if (k == s->nsizes) {
         if (!create)
@@ -1173,16 +1167,8 @@ static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
             tr->cdirty[tr->ncdirty++] = i;
             tr->call = tr->ncdirty > tr->leaves / 8;
         }
-        double sum = e->n ? e->us[0] : 0;
-        for (uint32_t x = 0, g = 2; x < tr->ngl; g++) {   /* the rows kept */
-            if (e->n >= g)
-                sum += e->us[g - 1];
-            if (g < tr->gl[x])
-                continue;
-            tr->kth[(size_t)i * tr->kw + g] = e->n >= g ? e->us[g - 1] : HUGE_VAL;
-            tr->ksum[(size_t)i * tr->kw + g] = e->n >= g ? sum : HUGE_VAL;
-            x++;
-        }
+        for (uint32_t x = 0; x < tr->ngl; x++)         /* the rows kept */
+            tree_row_leaf(tr, i, tr->gl[x], e);
         s->tup[k] = (struct gd_tpos){ t, i };
         if (n == 1) {           /* one path: no marks */
             for (i /= 2; i; i /= 2)
@@ -2666,19 +2652,23 @@ static int slice_all(struct gandiva *s, const struct pol_view *v,
     return rc;
 }
 
-/* Shape k, where alive, into the walk's heap by the entry at its cursor
- * (none: not alive). */
-static void walk_push(struct gandiva *s, uint32_t k, uint64_t end)
+/* The entry at the cursor of shape k where it is alive (NULL: none, and
+ * then it is not). */
+static const struct gd_ent *walk_entry(struct gandiva *s, uint32_t k,
+                                       uint64_t end)
 {
     struct gd_shape *sh = &s->shapes[k];
-    if (!sh->alive)
-        return;
-    const struct gd_ent *e = cursor(sh, end);
-    if (!e) {
-        sh->alive = false;
-        return;
-    }
-    wk_push(&s->walk, (struct gd_wi){ e->seq, k });
+    const struct gd_ent *e = sh->alive ? cursor(sh, end) : NULL;
+    sh->alive = e != NULL;
+    return e;
+}
+
+/* Shape k, where alive, into the walk's heap by the entry at its cursor. */
+static void walk_push(struct gandiva *s, uint32_t k, uint64_t end)
+{
+    const struct gd_ent *e = walk_entry(s, k, end);
+    if (e)
+        wk_push(&s->walk, (struct gd_wi){ e->seq, k });
 }
 
 /* The shape at the top of the walk's heap (being visited) again: by the
@@ -2686,14 +2676,11 @@ static void walk_push(struct gandiva *s, uint32_t k, uint64_t end)
 static void walk_again(struct gandiva *s, uint64_t end)
 {
     struct gd_walk *w = &s->walk;
-    struct gd_shape *sh = &s->shapes[w->a[0].k];
-    const struct gd_ent *e = sh->alive ? cursor(sh, end) : NULL;
-    if (!e) {
-        sh->alive = false;
+    const struct gd_ent *e = walk_entry(s, w->a[0].k, end);
+    if (e)
+        wk_down(w, 0, (struct gd_wi){ e->seq, w->a[0].k });
+    else
         wk_pop(w);
-        return;
-    }
-    wk_down(w, 0, (struct gd_wi){ e->seq, w->a[0].k });
 }
 
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
@@ -2742,13 +2729,10 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     s->walk.n = 0;
     if (s->nact > s->walk.cap)
         xgrow(&s->walk.a, &s->walk.cap, s->nact, sizeof *s->walk.a);
-    for (size_t k = 0; k < s->nact; k++) {
-        struct gd_shape *sh = &s->shapes[s->act[k]];
-        const struct gd_ent *e = sh->alive ? cursor(sh, end) : NULL;
+    for (size_t k = 0; k < s->nact; k++) {     /* at once: a heapify */
+        const struct gd_ent *e = walk_entry(s, s->act[k], end);
         if (e)
             s->walk.a[s->walk.n++] = (struct gd_wi){ e->seq, s->act[k] };
-        else
-            sh->alive = false;
     }
     wk_heapify(&s->walk);
     while (s->walk.n) {
