@@ -306,6 +306,32 @@ Test(baselines, tiresias_promote)
 static const char half_rate[] =
     "kind: slowdown\ngpu_types:\n  - {name: \"*\", form: constant, rate: 0.5}\n";
 
+/* One run of trace csv on nodes x gpus under policy pol, shared GPUs at
+ * half rate; hr_end frees it. */
+struct hr_run {
+    struct trace t;
+    struct cluster c;
+    struct mdl_spec s;
+    struct eng *e;
+};
+
+static struct eng *hr_start(struct hr_run *r, const char *csv, uint32_t nodes,
+                            uint32_t gpus, const char *pol)
+{
+    tu_trace(&r->t, csv);
+    tu_simple_cluster(&r->c, nodes, gpus);
+    tu_spec_from(&r->s, "sd.yaml", half_rate);
+    return r->e = tu_run_models(&r->t, &r->c, pol, &r->s);
+}
+
+static void hr_end(struct hr_run *r)
+{
+    eng_free(r->e);
+    mdl_spec_free(&r->s);
+    trc_free(&r->t);
+    clu_free(&r->c);
+}
+
 /* One GPU, constant slowdown 0.5 while shared.  a (util 0.5) runs alone
  * from 0; b (util 0.25) arrives at 1 and is packed with it (0.75 <= 1).
  * c (util 0.5) arrives at 2: 0.75 + 0.5 > 1 and the GPU holds 2 jobs
@@ -422,21 +448,13 @@ Test(baselines, gandiva_gang_packing_passes_a_node_short_of_memory)
         snprintf(csv, sizeof csv, "job_id,submit_time,num_gpus,duration,util,"
                  "mem_gb\na,0,1,100,0.1,12\nb,0,1,100,0.3,2\nc,0,1,100,0.3,2\n"
                  "d,0,1,100,0.3,2\ng,1,2,10,0.3,%s\n", mem[k]);
-        struct trace t;
-        struct cluster c;
-        struct mdl_spec s;
-        tu_trace(&t, csv);
-        tu_simple_cluster(&c, 2, 2);
-        tu_spec_from(&s, "sd.yaml", half_rate);
-        struct eng *e = tu_run_models(&t, &c, "gandiva:quantum=0", &s);
+        struct hr_run r;
+        struct eng *e = hr_start(&r, csv, 2, 2, "gandiva:quantum=0");
         tu_placement(e, "a", "n0:0");
         tu_placement(e, "d", "n1:1");
         tu_placement(e, "g", want[k]);
-        cr_expect_eq(e->rt[tu_job(&t, "g")].first_start, US(1), "mem %s", mem[k]);
-        eng_free(e);
-        mdl_spec_free(&s);
-        trc_free(&t);
-        clu_free(&c);
+        cr_expect_eq(e->rt[tu_job(&r.t, "g")].first_start, US(1), "mem %s", mem[k]);
+        hr_end(&r);
     }
 }
 
@@ -465,30 +483,22 @@ Test(baselines, gandiva_counts_a_spread_gang)
         char csv[256];
         snprintf(csv, sizeof csv, "job_id,submit_time,num_gpus,duration,util\n%s",
                  rows[k]);
-        struct trace t;
-        struct cluster c;
-        struct mdl_spec s;
-        tu_trace(&t, csv);
-        tu_simple_cluster(&c, 9, 8);
-        tu_spec_from(&s, "sd.yaml", half_rate);
-        struct eng *e = tu_run_models(&t, &c, "gandiva:quantum=0", &s);
+        struct hr_run r;
+        struct eng *e = hr_start(&r, csv, 9, 8, "gandiva:quantum=0");
         tu_placement(e, "a", "n0:0-7");
         tu_placement(e, "b", "n1:0-7");
         if (k < 2) {
             tu_placement(e, "g", spread);
-            cr_expect_eq(e->rt[tu_job(&t, "g")].first_start, US(k ? 1 : 5),
+            cr_expect_eq(e->rt[tu_job(&r.t, "g")].first_start, US(k ? 1 : 5),
                          "case %d", k);
         } else if (k == 2) {
             tu_placement(e, "h", "n0:0-1+n1:0-7+n2:0-7+n3:0-7+n4:0-7+n5:0-7+"
                                  "n6:0-7+n7:0-7+n8:0-7");
-            cr_expect_eq(e->rt[tu_job(&t, "h")].first_start, US(2));
+            cr_expect_eq(e->rt[tu_job(&r.t, "h")].first_start, US(2));
         } else {
-            cr_expect_eq(e->rt[tu_job(&t, "g")].first_start, US(1));
+            cr_expect_eq(e->rt[tu_job(&r.t, "g")].first_start, US(1));
         }
-        eng_free(e);
-        mdl_spec_free(&s);
-        trc_free(&t);
-        clu_free(&c);
+        hr_end(&r);
     }
 }
 
