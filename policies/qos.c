@@ -214,6 +214,9 @@ struct hitem {
                                    dozens of jobs an instant, most of which
                                    no type can take, without reading their
                                    records */
+    simtime_t p;                /* a queued job's pred on type req (type 0
+                                   when any), for the same walks: its work
+                                   left does not change while it waits */
 };
 
 /* A binary min-heap on (key, job) that keeps each job's position in pos,
@@ -253,8 +256,7 @@ struct bucket {                 /* best-effort jobs of one gang shape */
 };
 
 struct cur {                    /* a frontier entry of an ordered walk */
-    struct hitem it;            /* h[hid].a[idx] */
-    uint32_t hid;
+    simtime_t key;              /* h->a[idx].key */
     size_t idx;
 };
 
@@ -333,6 +335,17 @@ struct qos {
     uint32_t *done;             /* jobs started during a walk */
     size_t ndone, capdone;
     struct walk rw;
+    /* shadow's answers for the running jobs as they stand: a head that
+     * may not preempt asks the same again for its reservation */
+    struct shmemo {
+        uint64_t ver;           /* s->shver when made */
+        uint32_t g;
+        bool ok;
+        simtime_t at;
+        uint64_t extra;
+    } *shm;                     /* [ntypes] */
+    uint64_t shver;             /* bumped at each instant and each change
+                                   of a heap (of running jobs among them) */
     size_t nqueued;
     simtime_t wake_at;          /* latest wake-up asked for */
     /* preemption (see the header) */
@@ -395,6 +408,19 @@ static void h_remove(struct iheap *h, uint32_t job)
     size_t i = h->pos[job];
     DL_ASSERT(i < h->n && h->a[i].job == job);
     ih_delete(h, i);
+}
+
+/* The running jobs of type t change: shadow's answers are stale. */
+static void run_push(struct qos *s, uint32_t t, simtime_t key, uint32_t job)
+{
+    h_push(&s->h[1 + t], key, job);
+    s->shver++;
+}
+
+static void run_remove(struct qos *s, uint32_t t, uint32_t job)
+{
+    h_remove(&s->h[1 + t], job);
+    s->shver++;
 }
 
 /* ---- the QoS queue's ordered set */
@@ -528,42 +554,39 @@ static void os_free(struct oset *o)
     free(o->b);
 }
 
-/* ---- ordered walks: the entries of some heaps in (key, job) order,
- * without changing them.  A heap's next entry is always a child of one
- * already visited, so a small heap of those frontier positions yields the
- * first k entries in O(k log k).  The heaps must not change during the
- * walk. */
+/* ---- ordered walks: the entries of a heap by key (ties in no set
+ * order), without changing it.  A heap's next entry is always a child of
+ * one already visited, so a small heap of those frontier positions yields
+ * the first k entries in O(k log k).  The heap must not change during
+ * the walk. */
 
 static inline bool cless(const struct cur *a, const struct cur *b)
 {
-    return hless(&a->it, &b->it);
+    return a->key < b->key;
 }
 
 HEAP_DEFINE(wh, struct walk, struct cur, cless)
 
-static void w_add(const struct qos *s, struct walk *w, uint32_t hid, size_t idx)
+static void w_add(struct walk *w, const struct iheap *h, size_t idx)
 {
-    const struct iheap *h = &s->h[hid];
     if (idx < h->n)
-        wh_push(w, (struct cur){ h->a[idx], hid, idx });
+        wh_push(w, (struct cur){ h->a[idx].key, idx });
 }
 
-/* The next entry into *it.  false when the walk is over. */
-static bool w_next(const struct qos *s, struct walk *w, struct hitem *it)
+/* The next entry's index in h into *idx.  false when the walk is over. */
+static bool w_next(struct walk *w, const struct iheap *h, size_t *idx)
 {
     if (!w->n)
         return false;
     /* the top gives way to its first child in its heap (one sift down,
      * where a pop and a push took two passes), then the second joins */
-    struct cur top = w->a[0];
-    const struct iheap *h = &s->h[top.hid];
-    size_t c = 2 * top.idx + 1;
+    size_t top = w->a[0].idx, c = 2 * top + 1;
     if (c < h->n)
-        wh_down(w, 0, (struct cur){ h->a[c], top.hid, c });
+        wh_down(w, 0, (struct cur){ h->a[c].key, c });
     else
         wh_pop(w);
-    w_add(s, w, top.hid, c + 1);
-    *it = top.it;
+    w_add(w, h, c + 1);
+    *idx = top;
     return true;
 }
 
@@ -684,6 +707,7 @@ static void destroy(void *state)
     free(s->pcand);
     free(s->ppred);
     free(s->pshadow);
+    free(s->shm);
     free(s->items);
     free(s->dp);
     free(s->take);
@@ -739,6 +763,8 @@ static void ready(struct qos *s, const struct pol_view *v)
     s->pcand = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->pcand);
     s->ppred = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->ppred);
     s->pshadow = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->pshadow);
+    s->shm = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->shm);
+    s->shver = 1;
     s->be = xcalloc_big(nj, sizeof *s->be);
     s->qv = xcalloc_big(nj, sizeof *s->qv);
     s->by = xcalloc_big(nj, sizeof *s->by);
@@ -783,13 +809,16 @@ static int32_t class_of(const struct qos *s, uint32_t job)
     return s->priority ? s->jobs[job].priority : 0;
 }
 
+static simtime_t pred(const struct pol_view *v, uint32_t j, uint32_t t);
+
 /* job joins queue hid with key, in its class */
 static void q_push(struct qos *s, const struct pol_view *v, uint32_t hid,
                    simtime_t key, uint32_t job)
 {
     int32_t prio = class_of(s, job);
-    struct hitem it = { key, job, prio, v->jobs[job].num_gpus,
-                        v->rt[job].req_type };
+    uint32_t req = v->rt[job].req_type;
+    struct hitem it = { key, job, prio, v->jobs[job].num_gpus, req,
+                        pred(v, job, req != SIM_NONE ? req : 0) };
     s->qhome[job] = hid;
     s->qkey[job] = key;
     if (hid == H_QOS) {
@@ -986,13 +1015,21 @@ static uint32_t candidates(struct qos *s, const struct pol_view *v, uint32_t j,
     return n;
 }
 
-/* T_best: the fastest predicted run time over the types j may use. */
+/* T_best: the fastest predicted run time over the types j may use; the
+ * types and their predictions are left in s->cand, s->cpred (*n). */
+static simtime_t t_best_n(struct qos *s, const struct pol_view *v, uint32_t j,
+                          bool queued, uint32_t *n)
+{
+    bool meet;
+    *n = candidates(s, v, j, queued, false, &meet);
+    return *n ? s->cpred[0] : SIM_TIME_LIMIT;
+}
+
 static simtime_t t_best(struct qos *s, const struct pol_view *v, uint32_t j,
                         bool queued)
 {
-    bool meet;
-    uint32_t n = candidates(s, v, j, queued, false, &meet);
-    return n ? s->cpred[0] : SIM_TIME_LIMIT;
+    uint32_t n;
+    return t_best_n(s, v, j, queued, &n);
 }
 
 /* ------------------------------------------------------------ hooks */
@@ -1051,7 +1088,7 @@ static void on_started(struct qos *s, const struct pol_view *v, uint32_t job)
     bool spread = g > 1 && pol_spread(v, r->type, r->gpus, g);
     double frac = (double)r->remaining / (double)tj->duration;
     double p = pol_pred_runtime_n(v, job, r->type, g, spread) * frac;
-    h_push(&s->h[1 + r->type], v->now + to_us(p), job);
+    run_push(s, r->type, v->now + to_us(p), job);
     s->obs_t[job] = v->now;
     s->obs_w[job] = r->remaining;
     shrunk_set(s, job, g < tj->num_gpus);
@@ -1063,7 +1100,7 @@ static void on_started(struct qos *s, const struct pol_view *v, uint32_t job)
 static void finished(void *state, const struct pol_view *v, uint32_t job)
 {
     struct qos *s = state;
-    h_remove(&s->h[1 + v->rt[job].type], job);
+    run_remove(s, v->rt[job].type, job);
     shrunk_set(s, job, false);
 }
 
@@ -1077,24 +1114,36 @@ static bool shadow(struct qos *s, const struct pol_view *v, uint32_t t,
 {
     uint64_t acc = v->clu->types[t].free_gpus;
     simtime_t when = SIM_NEVER;
-    struct hitem it;
     if (acc >= g) {
         *at = v->now;
         *extra = acc - g;
         return true;
     }
+    struct shmemo *m = &s->shm[t];
+    if (m->ver == s->shver && m->g == g) {
+        *at = m->at;
+        *extra = m->extra;
+        return m->ok;
+    }
+    *m = (struct shmemo){ s->shver, g, false, 0, 0 };
+    /* the running jobs by predicted finish; among equal ones the order
+     * changes neither sum nor time */
+    const struct iheap *h = &s->h[1 + t];
+    size_t i;
     s->rw.n = 0;
-    w_add(s, &s->rw, 1 + t, 0);
-    while (w_next(s, &s->rw, &it)) {
-        simtime_t f = it.key > v->now ? it.key : v->now + 1;  /* overdue: soon */
+    w_add(&s->rw, h, 0);
+    while (w_next(&s->rw, h, &i)) {
+        simtime_t key = h->a[i].key;
+        simtime_t f = key > v->now ? key : v->now + 1;  /* overdue: soon */
         if (when != SIM_NEVER && f > when)
             break;
-        acc += v->rt[it.job].ngpus;
+        acc += v->rt[h->a[i].job].ngpus;
         if (acc >= g && when == SIM_NEVER)
             when = f;
     }
     if (when == SIM_NEVER)
         return false;
+    *m = (struct shmemo){ s->shver, g, true, when, acc - g };
     *at = when;
     *extra = acc - g;
     return true;
@@ -1144,7 +1193,9 @@ static inline uint32_t choose_first(struct qos *s, const struct pol_view *v,
      * shadow time, choose_rest would pass over that type and fail on
      * the others: no need for the other predictions and their order. */
     if (res && res->on && t0 == res->type && g > res->extra &&
-        v->now + pred_memo(s, v, j, t0) > res->shadow &&
+        v->now + (t0 == (req != SIM_NONE ? req : 0) ? it->p
+                                                    : pred_memo(s, v, j, t0)) >
+            res->shadow &&
         next_fit(s, v, g, req, t0 + 1) == s->ntypes)
         return s->ntypes;
     return t0;
@@ -1338,11 +1389,24 @@ static bool victim(struct qos *s, const struct pol_view *v, const struct pctx *p
         return true;
     if (!s->preempt_qos || s->qv[j] || s->by[p->job] == j || p->restart == SIM_NEVER)
         return false;
-    simtime_t key = tj->deadline - t_best(s, v, j, false);     /* running */
+    /* no room to spare, known without a prediction: meets asks restart +
+     * at least 1 us <= deadline (most QoS victims end here on a busy
+     * cluster; the order of the two tests below changes no answer) */
+    if (p->restart >= tj->deadline)
+        return false;
+    uint32_t n;
+    simtime_t key = tj->deadline - t_best_n(s, v, j, false, &n);  /* running */
     if (key < p->key || (key == p->key && j < p->job))
         return false;           /* not strictly less urgent */
-    if (!meets(s, p->restart, pred_work(v, j, p->type, pol_remaining(v, j) + s->cost),
-               tj->deadline))
+    /* the prediction on p's type for the work left (plus the cost):
+     * candidates made it when there is no cost */
+    simtime_t pw = SIM_NEVER;
+    for (uint32_t i = 0; i < n && s->cost == 0; i++)
+        if (s->cand[i] == p->type)
+            pw = s->cpred[i];
+    if (pw == SIM_NEVER)
+        pw = pred_work(v, j, p->type, pol_remaining(v, j) + s->cost);
+    if (!meets(s, p->restart, pw, tj->deadline))
         return false;           /* no room to spare */
     it->cq = it->ct;
     return true;
@@ -1508,7 +1572,7 @@ static int try_preempt(struct qos *s, const struct pol_view *v, struct pol_ctx *
     q_remove(s, r);
     for (size_t i = 0; i < nb; i++) {
         uint32_t j = s->best[i];
-        h_remove(&s->h[1 + v->rt[j].type], j);
+        run_remove(s, v->rt[j].type, j);
         shrunk_set(s, j, false);
         if (!s->be[j])
             s->qv[j] = 1;
@@ -1659,8 +1723,8 @@ static int grow_gangs(struct qos *s, const struct pol_view *v, struct pol_ctx *x
             if (rc)
                 return rc;
             /* its predicted finish and observed stretch start again */
-            h_remove(&s->h[1 + t], j);
-            h_push(&s->h[1 + t], v->now + to_us(pm), j);
+            run_remove(s, t, j);
+            run_push(s, t, v->now + to_us(pm), j);
             s->obs_t[j] = v->now;
             s->obs_w[j] = pol_remaining(v, j);
             shrunk_set(s, j, m < g);
@@ -1692,6 +1756,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct qos *s = state;
     simtime_t now = v->now;
+    s->shver++;                 /* shadow's answers depend on now */
     /* demotion: the jobs with now > L are the front of the queue by L
      * (latest_min; be_push may move the heaps: no pointer into s->h is
      * kept) */
