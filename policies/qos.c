@@ -346,6 +346,21 @@ struct qos {
     } *shm;                     /* [ntypes] */
     uint64_t shver;             /* bumped at each instant and each change
                                    of a heap (of running jobs among them) */
+    /* A walk behind a reservation passes dozens of jobs an instant that
+     * cannot start, and the reason is the same for every gang of one
+     * size that requires no type: no type may take it, or only the
+     * reserved type 0 may and would be held past the shadow time by any
+     * prediction over lim.  So choose_first's answer for such a gang is
+     * kept per size while nothing it reads changes (vver: bumped at each
+     * instant, start, stop, failed fit and new reservation). */
+    struct verdict {
+        uint64_t ver;           /* s->vver when made */
+        uint32_t t0;            /* next_fit from type 0; s->ntypes: none */
+        bool ask;               /* the reservation holds on another type:
+                                   the tests read that type's prediction */
+        simtime_t lim;          /* a prediction over lim: cannot start */
+    } *vd;                      /* [maxg + 1] */
+    uint64_t vver;
     size_t nqueued;
     simtime_t wake_at;          /* latest wake-up asked for */
     /* preemption (see the header) */
@@ -415,12 +430,14 @@ static void run_push(struct qos *s, uint32_t t, simtime_t key, uint32_t job)
 {
     h_push(&s->h[1 + t], key, job);
     s->shver++;
+    s->vver++;
 }
 
 static void run_remove(struct qos *s, uint32_t t, uint32_t job)
 {
     h_remove(&s->h[1 + t], job);
     s->shver++;
+    s->vver++;
 }
 
 /* ---- the QoS queue's ordered set */
@@ -535,16 +552,17 @@ static const struct hitem *os_min(const struct oset *o)
 
 /* The item at c, then c moves on; false past the end.  The set must not
  * change during the walk. */
-static bool os_next(const struct oset *o, struct ocur *c, struct hitem *it)
+static const struct hitem *os_next(const struct oset *o, struct ocur *c)
 {
     if (c->bi >= o->nb)
-        return false;
-    *it = o->b[c->bi]->a[c->k];
-    if (++c->k == o->b[c->bi]->n) {
+        return NULL;
+    const struct oblk *b = o->b[c->bi];
+    const struct hitem *it = &b->a[c->k];
+    if (++c->k == b->n) {
         c->bi++;
         c->k = 0;
     }
-    return true;
+    return it;
 }
 
 static void os_free(struct oset *o)
@@ -708,6 +726,7 @@ static void destroy(void *state)
     free(s->ppred);
     free(s->pshadow);
     free(s->shm);
+    free(s->vd);
     free(s->items);
     free(s->dp);
     free(s->take);
@@ -765,6 +784,8 @@ static void ready(struct qos *s, const struct pol_view *v)
     s->pshadow = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->pshadow);
     s->shm = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->shm);
     s->shver = 1;
+    s->vd = xcalloc_big((size_t)s->maxg + 1, sizeof *s->vd);
+    s->vver = 1;
     s->be = xcalloc_big(nj, sizeof *s->be);
     s->qv = xcalloc_big(nj, sizeof *s->qv);
     s->by = xcalloc_big(nj, sizeof *s->by);
@@ -957,6 +978,7 @@ static bool fits(struct qos *s, const struct pol_view *v, uint32_t g, uint32_t t
     if (pol_place(v, g, t, s->mode, NULL, gpus))
         return true;
     *f = s->stamp;
+    s->vver++;
     return false;
 }
 
@@ -1175,6 +1197,23 @@ static struct resv reserve_for(struct qos *s, const struct pol_view *v, uint32_t
     return r;
 }
 
+/* choose_first's answer for a gang of g requiring no type behind the
+ * reservation res (see struct verdict): the tests below with the job's
+ * prediction on type 0 (hitem.p) left as a bound. */
+static struct verdict verdict(const struct qos *s, const struct pol_view *v,
+                              uint32_t g, const struct resv *res)
+{
+    struct verdict d = { s->vver, next_fit(s, v, g, SIM_NONE, 0), false, SIM_NEVER };
+    if (d.t0 == s->ntypes)
+        d.lim = -1;             /* every prediction is at least 1 us */
+    else if (res->on && d.t0 == res->type && g > res->extra &&
+             next_fit(s, v, g, SIM_NONE, d.t0 + 1) == s->ntypes) {
+        d.ask = d.t0 != 0;
+        d.lim = res->shadow - v->now;
+    }
+    return d;
+}
+
 /* choose's first tests, which settle most tries of a busy instant
  * without the predictions of every type: s->ntypes where no type could
  * take the job, else the first that may (inline: the walks call it for
@@ -1183,6 +1222,13 @@ static inline uint32_t choose_first(struct qos *s, const struct pol_view *v,
                                     const struct hitem *it, const struct resv *res)
 {
     uint32_t j = it->job, g = it->g, req = it->req;
+    if (res && req == SIM_NONE && g <= s->maxg) {
+        struct verdict *d = &s->vd[g];
+        if (d->ver != s->vver)
+            *d = verdict(s, v, g, res);
+        return (d->ask ? pred_memo(s, v, j, d->t0) : it->p) > d->lim ? s->ntypes
+                                                                    : d->t0;
+    }
     /* no type it may use could take the gang (fits would refuse each) */
     uint32_t t0 = next_fit(s, v, g, req, 0);
     if (t0 == s->ntypes)
@@ -1324,10 +1370,12 @@ static uint32_t shrink(struct qos *s, const struct pol_view *v, uint32_t j,
         uint32_t best = SIM_NONE;
         simtime_t bp = 0;
         for (uint32_t t = 0; t < s->ntypes; t++) {
-            if ((req != SIM_NONE && t != req) || !fits(s, v, m, t, NULL))
+            /* the prediction first: most shrunk gangs that would fit
+             * miss the deadline, and a placement test costs more */
+            if ((req != SIM_NONE && t != req) || !may_fit(s, v, m, t))
                 continue;
             simtime_t p = to_us(pol_pred_runtime_n(v, j, t, m, false) * w);
-            if (!meets(s, v->now, p, tj->deadline))
+            if (!meets(s, v->now, p, tj->deadline) || !fits(s, v, m, t, NULL))
                 continue;
             /* cheapest: the slowest that meets; fastest: the fastest */
             if (best == SIM_NONE ||
@@ -1346,6 +1394,7 @@ static uint32_t shrink(struct qos *s, const struct pol_view *v, uint32_t j,
 /* A new instant of placement memos (GPUs were freed, or time moved). */
 static void new_stamp(struct qos *s)
 {
+    s->vver++;
     if (++s->stamp == 0) {      /* wrapped: forget every memo */
         memset(s->fail, 0, (size_t)s->ntypes * (s->maxg + 1) * sizeof *s->fail);
         s->stamp = 1;
@@ -1780,29 +1829,28 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     for (;;) {
         struct ocur qc = { 0, 0 };
         s->ndone = 0;
-        struct hitem it;
-        while (nfree && !rc && os_next(&s->qq, &qc, &it)) {
-            j = it.job;
-            if (blocked && left-- <= 0)
-                break;
-            if (blocked && it.g > nfree)
-                continue;
-            struct resv *r = blocked ? &res : NULL;
-            uint32_t t = choose_first(s, v, &it, r) == s->ntypes
-                             ? SIM_NONE : choose_rest(s, v, &it, true, r), m;
-            if (t != SIM_NONE) {
-                rc = walk_start(s, v, x, j, it.g, &nfree);
-            } else if (!blocked && s->elastic &&
-                       (t = shrink(s, v, j, &m)) != SIM_NONE) {
+        const struct hitem *it;
+        while (nfree && !rc && (it = os_next(&s->qq, &qc))) {
+            uint32_t m, t;
+            j = it->job;
+            if (choose(s, v, it, true, NULL) != SIM_NONE) {
+                rc = walk_start(s, v, x, j, it->g, &nfree);
+            } else if (s->elastic && (t = shrink(s, v, j, &m)) != SIM_NONE) {
                 rc = walk_start(s, v, x, j, m, &nfree);
-            } else if (!blocked) {
-                if (!tried)
-                    break;
-                blocked = true;
-                if (s->reserve)
-                    res = reserve_for(s, v, j);
+            } else {
+                blocked = tried;
+                break;
             }
         }
+        if (blocked && s->reserve) {
+            res = reserve_for(s, v, j);
+            s->vver++;
+        }
+        /* behind the blocked job: the window, around its reservation */
+        while (blocked && nfree && !rc && (it = os_next(&s->qq, &qc)) &&
+               left-- > 0)
+            if (it->g <= nfree && choose(s, v, it, true, &res) != SIM_NONE)
+                rc = walk_start(s, v, x, it->job, it->g, &nfree);
         take_done(s);
         if (tried || rc)
             break;
@@ -1819,11 +1867,10 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         rc = be_fill(s, v, x, &nfree);
     } else if (!rc && nfree && left > 0) {
         struct ocur bc = { 0, 0 };
-        struct hitem it;
-        while (nfree && !rc && left-- > 0 && os_next(&s->bq, &bc, &it))
-            if (it.g <= nfree && choose_first(s, v, &it, &res) != s->ntypes &&
-                choose_rest(s, v, &it, false, &res) != SIM_NONE)
-                rc = walk_start(s, v, x, it.job, it.g, &nfree);
+        const struct hitem *it;
+        while (nfree && !rc && left-- > 0 && (it = os_next(&s->bq, &bc)))
+            if (it->g <= nfree && choose(s, v, it, false, &res) != SIM_NONE)
+                rc = walk_start(s, v, x, it->job, it->g, &nfree);
         take_done(s);
     }
     /* elastic=1: shrunk gangs grow into what is still idle */
