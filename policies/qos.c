@@ -1222,13 +1222,6 @@ static inline uint32_t choose_first(struct qos *s, const struct pol_view *v,
                                     const struct hitem *it, const struct resv *res)
 {
     uint32_t j = it->job, g = it->g, req = it->req;
-    if (res && req == SIM_NONE && g <= s->maxg) {
-        struct verdict *d = &s->vd[g];
-        if (d->ver != s->vver)
-            *d = verdict(s, v, g, res);
-        return (d->ask ? pred_memo(s, v, j, d->t0) : it->p) > d->lim ? s->ntypes
-                                                                    : d->t0;
-    }
     /* no type it may use could take the gang (fits would refuse each) */
     uint32_t t0 = next_fit(s, v, g, req, 0);
     if (t0 == s->ntypes)
@@ -1353,6 +1346,45 @@ static int walk_start(struct qos *s, const struct pol_view *v, struct pol_ctx *x
     if (!rc)
         on_started(s, v, j);
     return rc;
+}
+
+/* The window behind a blocked job: up to *left further jobs of o from c
+ * on (each counts), each started where it fits without delaying the
+ * reservation res; stops early when no GPU is left.  Call with GPUs
+ * free.  Most jobs it passes cannot start, for a reason that is the same
+ * for every gang of one size requiring no type (struct verdict). */
+static int window(struct qos *s, const struct pol_view *v, struct pol_ctx *x,
+                  const struct oset *o, const struct ocur *c, bool qos,
+                  struct resv *res, long *left, uint64_t *nfree)
+{
+    for (size_t bi = c->bi, k = c->k; bi < o->nb; bi++, k = 0) {
+        const struct oblk *b = o->b[bi];
+        for (; k < b->n; k++) {
+            const struct hitem *it = &b->a[k];
+            if ((*left)-- <= 0)
+                return 0;
+            if (it->g > *nfree)
+                continue;
+            uint32_t t;
+            if (it->req == SIM_NONE) {
+                /* g <= *nfree <= s->maxg */
+                struct verdict *d = &s->vd[it->g];
+                if (d->ver != s->vver)
+                    *d = verdict(s, v, it->g, res);
+                if ((d->ask ? pred_memo(s, v, it->job, d->t0) : it->p) > d->lim)
+                    continue;
+                t = choose_rest(s, v, it, qos, res);
+            } else {
+                t = choose(s, v, it, qos, res);
+            }
+            if (t == SIM_NONE)
+                continue;
+            int rc = walk_start(s, v, x, it->job, it->g, nfree);
+            if (rc || !*nfree)
+                return rc;
+        }
+    }
+    return 0;
 }
 
 /* elastic=1: the largest halving n of QoS job j's gang that fits now on a
@@ -1821,7 +1853,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     long left = s->window;
     struct resv res = { .on = false };
     int rc = 0;
-    uint32_t j;
+    uint32_t j = SIM_NONE;
     /* The QoS class in SWAF order.  With preempt=1 the first walk stops at
      * the first job that cannot start (or when no GPU is left), the head
      * of the queue then may preempt, and the walk starts over from the
@@ -1846,11 +1878,8 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
             res = reserve_for(s, v, j);
             s->vver++;
         }
-        /* behind the blocked job: the window, around its reservation */
-        while (blocked && nfree && !rc && (it = os_next(&s->qq, &qc)) &&
-               left-- > 0)
-            if (it->g <= nfree && choose(s, v, it, true, &res) != SIM_NONE)
-                rc = walk_start(s, v, x, it->job, it->g, &nfree);
+        if (blocked && nfree && !rc)
+            rc = window(s, v, x, &s->qq, &qc, true, &res, &left, &nfree);
         take_done(s);
         if (tried || rc)
             break;
@@ -1867,10 +1896,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         rc = be_fill(s, v, x, &nfree);
     } else if (!rc && nfree && left > 0) {
         struct ocur bc = { 0, 0 };
-        const struct hitem *it;
-        while (nfree && !rc && left-- > 0 && (it = os_next(&s->bq, &bc)))
-            if (it->g <= nfree && choose(s, v, it, false, &res) != SIM_NONE)
-                rc = walk_start(s, v, x, it->job, it->g, &nfree);
+        rc = window(s, v, x, &s->bq, &bc, false, &res, &left, &nfree);
         take_done(s);
     }
     /* elastic=1: shrunk gangs grow into what is still idle */
