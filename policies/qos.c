@@ -349,10 +349,11 @@ struct qos {
     /* A walk behind a reservation passes dozens of jobs an instant that
      * cannot start, and the reason is the same for every gang of one
      * size that requires no type: no type may take it, or only the
-     * reserved type 0 may and would be held past the shadow time by any
-     * prediction over lim.  So choose_first's answer for such a gang is
-     * kept per size while nothing it reads changes (vver: bumped at each
-     * instant, start, stop, failed fit and new reservation). */
+     * reserved type may and would be held past the shadow time by a
+     * prediction there over lim.  So choose_first's answer for such a
+     * gang is kept per size while nothing it reads changes (vver: bumped
+     * at each instant, start, stop, failed fit and new reservation), and
+     * window settles a job by its prediction alone. */
     struct verdict {
         uint64_t ver;           /* s->vver when made */
         uint32_t t0;            /* next_fit from type 0; s->ntypes: none */
