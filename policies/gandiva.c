@@ -236,6 +236,25 @@ struct gd_acc {
 };
 enum { GD_ACC_NONE, GD_ACC_EMPTY, GD_ACC_SHARED };
 
+/* Per job, in one record (64 bytes): a time slice reads most of these
+ * for its victim and the job it starts, and a GPU's summed utilization
+ * reads ju and profiling of each occupant, where one array per field
+ * would cost a cache miss per field. */
+struct gd_job {
+    uint32_t ver;               /* bumped at every start and stop */
+    uint32_t shape, size;       /* its shape and size index, SIM_NONE
+                                   until first needed */
+    uint32_t expos;             /* its live entry's place in its heap's
+                                   ex, SIM_NONE if not there */
+    double ju;                  /* while running: pol_measured_util */
+    struct gd_acc acc;          /* its GPUs as a time slice */
+    uint8_t running;
+    uint8_t inrekey;            /* listed in rekeys */
+    uint8_t profiling;          /* in its profiling run */
+    uint8_t profiled;           /* measured: may share */
+};
+_Static_assert(sizeof(struct gd_job) <= 64, "gd_job: one cache line");
+
 /* A node's GPUs that pass the packing rules but memory (gpu_takes with no
  * utilization of its own), by (summed utilization, index), recomputed when
  * one of them changes occupants. */
@@ -399,20 +418,12 @@ struct gandiva {
     bool one_start;             /* at most one start per instant */
     simtime_t tick;             /* one_start: retry this long after a start */
     simtime_t profile;          /* profile_s, us; 0 = none */
-    uint8_t *profiling;         /* [njobs] in its profiling run */
-    uint8_t *profiled;          /* [njobs] measured: may share */
     simtime_t *prof_end;        /* [njobs] end of its profiling run */
     uint32_t *prof;             /* jobs profiling now */
     size_t nprof, capprof;
     uint64_t fseq;              /* enqueue numbers of front entries, down
                                    from GD_SEQ0 (the others go up) */
-    /* per job */
-    uint32_t *ver, *shape, *size;
-    uint8_t *running;
-    struct gd_acc *acc;         /* [njobs] its GPUs as a time slice */
-    double *ju;                 /* [njobs] a running job's pol_measured_util */
-    uint32_t *expos;            /* [njobs] its live entry's place in its
-                                   heap's ex, SIM_NONE if not there */
+    struct gd_job *jb;          /* [njobs] */
     double *usum;               /* [ngpus] summed true utilization of the
                                    jobs on a GPU, recomputed when they change */
     uint32_t *tnodes;           /* nodes by type: tnodes[tfirst[t]..tfirst[t+1]) */
@@ -463,10 +474,9 @@ struct gandiva {
                                    (before it is moved to ex) */
     /* the expired jobs whose key changed (entered ex, or their GPUs
      * changed occupants or ended a profiling run) since the failures last
-     * read them; inrekey: [njobs] the job is listed */
+     * read them; gd_job.inrekey: the job is listed */
     uint32_t *rekeys;
     size_t nrekey, caprekey;
-    uint8_t *inrekey;
     struct gd_list *sshapes;    /* [size index] the shapes whose si it is */
     struct gd_heap *heaps;      /* [size index * ntypes + type] */
     size_t nsizes, capsizes;
@@ -512,7 +522,7 @@ static inline bool sl_live(const struct gandiva *s, const struct pol_view *v,
 {
     /* every start and stop changes the version: an entry of this one is
      * of a running job (read without the job's run state) */
-    bool live = s->ver[it->job] == it->ver;
+    bool live = s->jb[it->job].ver == it->ver;
     DL_ASSERT(!live || v->rt[it->job].state == JOB_RUNNING);
     (void)v;
     return live;
@@ -634,7 +644,7 @@ static double gpu_util(const struct gandiva *s, const struct pol_view *v,
     double u = 0;
     for (uint32_t k = 0; k < n; k++)
         if (o[k] != skip)
-            u += s->ju[o[k]];
+            u += s->jb[o[k]].ju;
     return u;
 }
 
@@ -651,20 +661,9 @@ static void ex_drop(struct gandiva *s, const struct pol_view *v, uint32_t j);
 static void ensure(struct gandiva *s, const struct pol_view *v)
 {
     uint32_t n = v->njobs ? v->njobs : 1;
-    s->ver = xcalloc_big(n, sizeof *s->ver);
-    s->shape = xmalloc(n * sizeof *s->shape);
-    s->size = xmalloc(n * sizeof *s->size);
+    s->jb = xcalloc_big(n, sizeof *s->jb);
     for (uint32_t j = 0; j < n; j++)
-        s->shape[j] = s->size[j] = SIM_NONE;
-    s->running = xcalloc_big(n, sizeof *s->running);
-    s->acc = xcalloc_big(n, sizeof *s->acc);
-    s->expos = xmalloc(n * sizeof *s->expos);
-    s->ju = xcalloc_big(n, sizeof *s->ju);
-    s->inrekey = xcalloc_big(n, sizeof *s->inrekey);
-    for (uint32_t j = 0; j < n; j++)
-        s->expos[j] = SIM_NONE;
-    s->profiling = xcalloc_big(n, sizeof *s->profiling);
-    s->profiled = xcalloc_big(n, sizeof *s->profiled);
+        s->jb[j].shape = s->jb[j].size = s->jb[j].expos = SIM_NONE;
     s->prof_end = xcalloc_big(n, sizeof *s->prof_end);
     s->seq = s->fseq = GD_SEQ0;
     const struct cluster *c = v->clu;
@@ -785,15 +784,15 @@ static void left(struct gandiva *s, const struct pol_view *v, uint32_t j)
 
 static uint32_t shape_of(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
-    if (s->shape[j] != SIM_NONE)
-        return s->shape[j];
+    if (s->jb[j].shape != SIM_NONE)
+        return s->jb[j].shape;
     uint32_t g = v->jobs[j].num_gpus, req = v->rt[j].req_type;
     DL_ASSERT(g <= s->ngpus);   /* a larger job never fits: never queued */
     uint32_t k = s->shidx[g];   /* the shapes of g GPUs, one per type asked */
     while (k && s->shapes[k - 1].req_type != req)
         k = s->shapes[k - 1].gnext;
     if (k)
-        return s->shape[j] = k - 1;
+        return s->jb[j].shape = k - 1;
     k = (uint32_t)s->nshapes;
     xgrow(&s->shapes, &s->capshapes, k + 1, sizeof *s->shapes);
     s->shapes[k] = (struct gd_shape){ .ngpus = g, .req_type = req,
@@ -804,7 +803,7 @@ static uint32_t shape_of(struct gandiva *s, const struct pol_view *v, uint32_t j
                                       .gnext = s->shidx[g] };
     s->shidx[g] = k + 1;
     s->nshapes++;
-    return s->shape[j] = k;
+    return s->jb[j].shape = k;
 }
 
 /* The heaps of GPU count g (created if new); SIM_NONE if never started. */
@@ -859,9 +858,9 @@ static void stopped(struct gandiva *s, const struct pol_view *v, uint32_t j)
     resum(s, v, j);
     ex_drop(s, v, j);
     s->changes++;
-    s->running[j] = 0;
-    s->ver[j]++;
-    s->heaps[(size_t)s->size[j] * s->ntypes + v->rt[j].type].live--;
+    s->jb[j].running = 0;
+    s->jb[j].ver++;
+    s->heaps[(size_t)s->jb[j].size * s->ntypes + v->rt[j].type].live--;
 }
 
 /* Job j enters the queue: at the back (an arrival, the engine's hook, or
@@ -870,14 +869,14 @@ static void stopped(struct gandiva *s, const struct pol_view *v, uint32_t j)
 static void enqueue_at(struct gandiva *s, const struct pol_view *v, uint32_t j,
                        bool front)
 {
-    if (s->running[j])
+    if (s->jb[j].running)
         stopped(s, v, j);
     uint32_t k = shape_of(s, v, j);     /* may move s->shapes */
     struct gd_shape *sh = &s->shapes[k];
     xgrow(&sh->q, &sh->cap, sh->n + 1, sizeof *sh->q);
     double u = pol_measured_util(v, j), m = job_mem(v, j);
     if (!front) {
-        sh->q[sh->n++] = (struct gd_ent){ ++s->seq, j, s->ver[j], 0, u, m };
+        sh->q[sh->n++] = (struct gd_ent){ ++s->seq, j, s->jb[j].ver, 0, u, m };
         qt_set(sh, sh->n - 1, u, m);
     } else {
         if (!sh->head) {        /* make room at the head */
@@ -887,7 +886,7 @@ static void enqueue_at(struct gandiva *s, const struct pol_view *v, uint32_t j,
                 sh->q[i].skip += sh->q[i].skip != 0;
             sh->tstale = true;
         }
-        sh->q[--sh->head] = (struct gd_ent){ --s->fseq, j, s->ver[j], 0, u, m };
+        sh->q[--sh->head] = (struct gd_ent){ --s->fseq, j, s->jb[j].ver, 0, u, m };
         qt_set(sh, sh->head, u, m);
     }
     sh->mins = false;
@@ -911,13 +910,13 @@ static void profiles_end(struct gandiva *s, const struct pol_view *v)
     size_t k = 0;
     for (size_t i = 0; i < s->nprof; i++) {
         uint32_t j = s->prof[i];
-        if (s->profiling[j] && s->prof_end[j] <= v->now) {
-            s->profiling[j] = 0;
-            s->profiled[j] = 1;
+        if (s->jb[j].profiling && s->prof_end[j] <= v->now) {
+            s->jb[j].profiling = 0;
+            s->jb[j].profiled = 1;
             acc_void(s, v, j);  /* its co-runners are no longer busy */
             left(s, v, j);      /* room that was not there: retry packing */
             s->changes++;
-        } else if (s->profiling[j]) {
+        } else if (s->jb[j].profiling) {
             s->prof[k++] = j;
         }
     }
@@ -929,26 +928,26 @@ static void profiles_end(struct gandiva *s, const struct pol_view *v)
 static void started(struct gandiva *s, const struct pol_view *v,
                     struct pol_ctx *x, uint32_t j)
 {
-    if (s->profile && !s->profiled[j] && !s->profiling[j]) {
-        s->profiling[j] = 1;
+    if (s->profile && !s->jb[j].profiled && !s->jb[j].profiling) {
+        s->jb[j].profiling = 1;
         s->prof_end[j] = v->now + s->profile;
         xgrow(&s->prof, &s->capprof, s->nprof + 1, sizeof *s->prof);
         s->prof[s->nprof++] = j;
         pol_wake(x, s->prof_end[j]);
     }
-    s->ju[j] = pol_measured_util(v, j);
+    s->jb[j].ju = pol_measured_util(v, j);
     resum(s, v, j);
     s->changes++;
-    s->running[j] = 1;
-    s->ver[j]++;
-    s->shapes[s->shape[j]].nwait--;
-    s->shapes[s->shape[j]].mins = false;
-    if (!s->shapes[s->shape[j]].nwait)
-        shape_idle(s, s->shape[j]);
+    s->jb[j].running = 1;
+    s->jb[j].ver++;
+    s->shapes[s->jb[j].shape].nwait--;
+    s->shapes[s->jb[j].shape].mins = false;
+    if (!s->shapes[s->jb[j].shape].nwait)
+        shape_idle(s, s->jb[j].shape);
     s->nlive--;
-    if (s->size[j] == SIM_NONE)
-        s->size[j] = size_of(s, v->jobs[j].num_gpus, true);
-    struct gd_heap *h = &s->heaps[(size_t)s->size[j] * s->ntypes + v->rt[j].type];
+    if (s->jb[j].size == SIM_NONE)
+        s->jb[j].size = size_of(s, v->jobs[j].num_gpus, true);
+    struct gd_heap *h = &s->heaps[(size_t)s->jb[j].size * s->ntypes + v->rt[j].type];
     if (sq_size(h) > 64 && sq_size(h) > 2 * (size_t)h->live) {    /* sweep stale */
         size_t k = 0;
         for (size_t i = 0; i < h->n; i++)
@@ -967,19 +966,19 @@ static void started(struct gandiva *s, const struct pol_view *v,
     /* slice=all: the slice begins when this policy (re)starts the job,
      * also when the engine undoes a preemption of the same instant */
     simtime_t at = s->slice_all ? v->now : v->rt[j].last_start;
-    sq_push(h, (struct gd_slice){ at, j, s->ver[j] });
+    sq_push(h, (struct gd_slice){ at, j, s->jb[j].ver });
     if (s->quantum && at + s->quantum < h->nx)
         h->nx = at + s->quantum;
     h->live++;
     if (s->quantum && at + s->quantum <= v->now)
-        s->sgrow[s->size[j]]++;         /* a slice over already */
+        s->sgrow[s->jb[j].size]++;         /* a slice over already */
 }
 
 static void finished(void *state, const struct pol_view *v, uint32_t j)
 {
     struct gandiva *s = state;
     stopped(s, v, j);
-    s->profiling[j] = 0;        /* the list drops it at its next scan */
+    s->jb[j].profiling = 0;        /* the list drops it at its next scan */
     left(s, v, j);
 }
 
@@ -1005,7 +1004,7 @@ static bool gpu_takes(const struct gandiva *s, const struct pol_view *v,
                 mem -= job_mem(v, skip);
                 *us = gpu_util(s, v, g, skip);
             } else {
-                busy |= s->profiling[o[k]];
+                busy |= s->jb[o[k]].profiling;
             }
     }
     if (!others) {
@@ -1696,14 +1695,14 @@ static bool pack_shape(struct gandiva *s, const struct pol_view *v,
 static const struct gd_acc *acc_of(struct gandiva *s, const struct pol_view *v,
                                    uint32_t c)
 {
-    struct gd_acc *a = &s->acc[c];
+    struct gd_acc *a = &s->jb[c].acc;
     if (a->valid)
         return a;
     const struct job_rt *r = &v->rt[c];
     uint32_t cap = s->max_per_gpu < v->max_share ? s->max_per_gpu : v->max_share;
     a->valid = 1;
     a->kind = GD_ACC_EMPTY;
-    a->prof = s->profiling[c];
+    a->prof = s->jb[c].profiling;
     a->gb = v->clu->types[r->type].memory_gb;
     a->us = a->mem = -HUGE_VAL;
     for (uint32_t i = 0; i < v->jobs[c].num_gpus; i++) {
@@ -1713,7 +1712,7 @@ static const struct gd_acc *acc_of(struct gandiva *s, const struct pol_view *v,
         const uint32_t *o = pol_gpu_jobs(v, g, &n);
         bool busy = false;
         for (uint32_t k = 0; k < n; k++)
-            busy |= o[k] != c && s->profiling[o[k]];
+            busy |= o[k] != c && s->jb[o[k]].profiling;
         if (busy || others + 1 > cap) {
             a->kind = GD_ACC_NONE;
             return a;
@@ -1816,7 +1815,7 @@ static void kt_build(struct gd_heap *h, size_t n)
 static struct gd_heap *heap_of(struct gandiva *s, const struct pol_view *v,
                                uint32_t j)
 {
-    return &s->heaps[(size_t)s->size[j] * s->ntypes + v->rt[j].type];
+    return &s->heaps[(size_t)s->jb[j].size * s->ntypes + v->rt[j].type];
 }
 
 /* The first place in h->ex[0..n) whose entry does not come before it. */
@@ -1837,9 +1836,9 @@ static size_t ex_lower(const struct gd_heap *h, size_t n, const struct gd_slice 
  * it again. */
 static void ex_rekey(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
-    kt_set(heap_of(s, v, j), s->expos[j], -HUGE_VAL);
-    if (!s->inrekey[j]) {
-        s->inrekey[j] = 1;
+    kt_set(heap_of(s, v, j), s->jb[j].expos, -HUGE_VAL);
+    if (!s->jb[j].inrekey) {
+        s->jb[j].inrekey = 1;
         xgrow(&s->rekeys, &s->caprekey, s->nrekey + 1, sizeof *s->rekeys);
         s->rekeys[s->nrekey++] = j;
     }
@@ -1849,20 +1848,20 @@ static void ex_rekey(struct gandiva *s, const struct pol_view *v, uint32_t j)
  * its key where its slice is over. */
 static void acc_stale(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
-    s->acc[j].valid = 0;
-    if (s->expos[j] != SIM_NONE)
+    s->jb[j].acc.valid = 0;
+    if (s->jb[j].expos != SIM_NONE)
         ex_rekey(s, v, j);
 }
 
 /* Job j stops: its entry in ex (if any) goes stale. */
 static void ex_drop(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
-    if (s->expos[j] == SIM_NONE)
+    if (s->jb[j].expos == SIM_NONE)
         return;
     struct gd_heap *h = heap_of(s, v, j);
-    kt_set(h, s->expos[j], HUGE_VAL);
+    kt_set(h, s->jb[j].expos, HUGE_VAL);
     h->exlive--;
-    s->expos[j] = SIM_NONE;
+    s->jb[j].expos = SIM_NONE;
 }
 
 /* Drops h's stale entries from ex once they are the most (each sweep
@@ -1874,11 +1873,11 @@ static void ex_sweep(struct gandiva *s, struct gd_heap *h)
     size_t w = 0;
     for (size_t i = 0; i < h->nex; i++) {
         uint32_t j = h->ex[i].job;
-        if (s->expos[j] != i || s->ver[j] != h->ex[i].ver)
+        if (s->jb[j].expos != i || s->jb[j].ver != h->ex[i].ver)
             continue;
         h->ex[w] = h->ex[i];
         h->kt[h->ktp + w] = h->kt[h->ktp + i];
-        s->expos[j] = (uint32_t)w++;
+        s->jb[j].expos = (uint32_t)w++;
     }
     DL_ASSERT(w == h->exlive);
     h->nex = w;
@@ -1911,14 +1910,14 @@ static void expire(struct gandiva *s, const struct pol_view *v, struct gd_heap *
                     (lo - l) * sizeof *h->kt);
             for (size_t i = l + 1; i <= lo; i++)        /* the live ones */
                 if (sl_live(s, v, &h->ex[i]))
-                    s->expos[h->ex[i].job] = (uint32_t)i;
+                    s->jb[h->ex[i].job].expos = (uint32_t)i;
             h->ex[l] = it;
             h->kt[h->ktp + l] = -HUGE_VAL;
-            s->expos[it.job] = (uint32_t)l;
+            s->jb[it.job].expos = (uint32_t)l;
             kt_build(h, h->nex);
         } else {
             h->ex[lo] = it;
-            s->expos[it.job] = (uint32_t)lo;
+            s->jb[it.job].expos = (uint32_t)lo;
         }
         ex_rekey(s, v, it.job);         /* its record holds: its key, read */
     }
@@ -2000,7 +1999,7 @@ static uint32_t slice_find(struct gandiva *s, const struct pol_view *v,
         size_t cut = best.job != SIM_NONE ? ex_lower(h, h->nex, &best) : h->nex;
         for (size_t i = 0; (i = kt_first(h, i, cut, &p)) < cut; i++) {
             const struct gd_slice *it = &h->ex[i];
-            DL_ASSERT(sl_live(s, v, it) && s->expos[it->job] == i);
+            DL_ASSERT(sl_live(s, v, it) && s->jb[it->job].expos == i);
             if (slice_takes(s, v, it->job, u, m, alone, bound, &mfree)) {
                 best = *it;
                 break;
@@ -2123,7 +2122,7 @@ static struct gd_offer offer_of(const struct gandiva *s, const struct pol_view *
         uint32_t n;
         const uint32_t *occ = pol_gpu_jobs(v, g, &n);
         for (uint32_t k = 0; k < n; k++)
-            o.busy |= s->profiling[occ[k]];
+            o.busy |= s->jb[occ[k]].profiling;
     }
     return o;
 }
@@ -2255,10 +2254,10 @@ static void rekey(struct gandiva *s, const struct pol_view *v)
 {
     for (size_t i = 0; i < s->nrekey; i++) {
         uint32_t j = s->rekeys[i], t = v->rt[j].type;
-        s->inrekey[j] = 0;
-        if (s->expos[j] == SIM_NONE)
+        s->jb[j].inrekey = 0;
+        if (s->jb[j].expos == SIM_NONE)
             continue;           /* stopped since: only takes room away */
-        const struct gd_list *l = &s->sshapes[s->size[j]];
+        const struct gd_list *l = &s->sshapes[s->jb[j].size];
         bool known = false;
         double b = HUGE_VAL;    /* jobs of more utilization stay out */
         for (size_t q = 0; q < l->n; q++) {
@@ -2271,7 +2270,7 @@ static void rekey(struct gandiva *s, const struct pol_view *v)
                 double k = -HUGE_VAL;
                 if (v->jobs[j].num_gpus <= GD_REKEY) {
                     k = slice_key(acc_of(s, v, j));
-                    kt_set(heap_of(s, v, j), s->expos[j], k);
+                    kt_set(heap_of(s, v, j), s->jb[j].expos, k);
                 }
                 if (k == HUGE_VAL)
                     break;      /* lets no job in */
@@ -2377,7 +2376,7 @@ static int admit_one(struct gandiva *s, const struct pol_view *v,
     /* a job not yet measured (profile_s) runs alone first: no packing, and
      * a slice only of GPUs it then holds alone; its failures say nothing
      * of measured jobs of the shape, so none is remembered */
-    bool alone = s->profile && !s->profiled[j];
+    bool alone = s->profile && !s->jb[j].profiled;
     double bound, fm;
     if (!alone && !pack_covered(s, sh, u, m)) {
         if (pack_shape(s, v, sh, u, m, &bound, &fm)) {
@@ -2626,7 +2625,7 @@ static int slice_all(struct gandiva *s, const struct pol_view *v,
             if (!top || top->start + s->quantum > v->now)
                 break;
             struct gd_slice it = sq_pop(h, top);
-            if (!pol_may_preempt(v, it.job, s->cost) || s->profiling[it.job]) {
+            if (!pol_may_preempt(v, it.job, s->cost) || s->jb[it.job].profiling) {
                 xgrow(&s->held, &s->capheld, nheld + 1, sizeof *s->held);
                 s->held[nheld++] = it;
             } else {
@@ -2882,20 +2881,11 @@ static int create(void **state, const struct pol_args *args,
 static void destroy(void *state)
 {
     struct gandiva *s = state;
-    free(s->ver);
-    free(s->shape);
-    free(s->size);
-    free(s->running);
-    free(s->acc);
-    free(s->expos);
-    free(s->ju);
-    free(s->inrekey);
+    free(s->jb);
     free(s->rekeys);
     for (size_t k = 0; s->sshapes && k < s->nsizes; k++)
         free(s->sshapes[k].a);
     free(s->sshapes);
-    free(s->profiling);
-    free(s->profiled);
     free(s->prof_end);
     free(s->prof);
     free(s->usum);
