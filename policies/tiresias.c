@@ -148,6 +148,17 @@ struct cand {                   /* a node and the victims it needs */
     uint32_t node, most, gpus;
 };
 
+/* A job's state, in one record: an event reads most of it for the job it
+ * moves (one array per field: a cache miss per field). */
+struct tr_job {
+    uint8_t level, running;
+    uint32_t ver;
+    int64_t att;                /* GPU-us of service since entering Q0 */
+    int64_t exec;               /* us run since entering Q0 */
+    int64_t pend;               /* us waited since entering Q0, after it ran */
+    simtime_t since;            /* start of the current run or wait */
+};
+
 struct tiresias {
     struct pq q;
     enum plc_mode mode;
@@ -157,12 +168,7 @@ struct tiresias {
     double cost;                /* reference-GPU us per preemption */
     /* per job, allocated at the first call */
     uint32_t njobs;
-    uint8_t *level, *running;
-    uint32_t *ver;
-    int64_t *att;               /* GPU-us of service since entering Q0 */
-    int64_t *exec;              /* us run since entering Q0 */
-    int64_t *pend;              /* us waited since entering Q0, after it ran */
-    simtime_t *since;           /* start of the current run or wait */
+    struct tr_job *jb;          /* [njobs] */
     uint32_t nlive;             /* queued jobs (live entries of q) */
     size_t nstale;              /* stale entries of q */
     uint32_t nrun[TR_MAXQ];     /* running jobs per queue */
@@ -254,12 +260,12 @@ static inline bool item_before(const struct pq_item *a, const struct pq_item *b)
 /* a ranks below b: higher queue, or same queue and later arrival */
 static inline bool lower(const struct tiresias *s, uint32_t a, uint32_t b)
 {
-    return s->level[a] > s->level[b] || (s->level[a] == s->level[b] && a > b);
+    return s->jb[a].level > s->jb[b].level || (s->jb[a].level == s->jb[b].level && a > b);
 }
 
 static void tm_push(struct tiresias *s, simtime_t at, uint32_t job)
 {
-    th_push(&s->tm, (struct tr_timer){ at, job, s->ver[job] });
+    th_push(&s->tm, (struct tr_timer){ at, job, s->jb[job].ver });
 }
 
 static struct tr_timer tm_pop(struct tiresias *s)
@@ -279,7 +285,7 @@ HEAP_DEFINE(rh, struct tr_runheap, struct tr_run, run_above)
 static inline bool run_live(const struct tiresias *s, const struct pol_view *v,
                             const struct tr_run *it)
 {
-    return v->rt[it->job].state == JOB_RUNNING && s->ver[it->job] == it->ver;
+    return v->rt[it->job].state == JOB_RUNNING && s->jb[it->job].ver == it->ver;
 }
 
 /* Indexes running job j (pool placement) under its current queue. */
@@ -297,7 +303,7 @@ static void run_index(struct tiresias *s, const struct pol_view *v, uint32_t j)
         for (size_t i = 0; i < k; i++)
             rh_push(h, h->a[i]);
     }
-    rh_push(h, (struct tr_run){ s->level[j], j, s->ver[j] });
+    rh_push(h, (struct tr_run){ s->jb[j].level, j, s->jb[j].ver });
 }
 
 /* How many groups (node sizes) GPU type t has; *one = the last of them. */
@@ -353,13 +359,7 @@ static void ensure(struct tiresias *s, const struct pol_view *v)
 {
     uint32_t n = v->njobs ? v->njobs : 1;
     s->njobs = v->njobs;
-    s->level = xcalloc_big(n, sizeof *s->level);
-    s->running = xcalloc_big(n, sizeof *s->running);
-    s->ver = xcalloc_big(n, sizeof *s->ver);
-    s->att = xcalloc_big(n, sizeof *s->att);
-    s->exec = xcalloc_big(n, sizeof *s->exec);
-    s->pend = xcalloc_big(n, sizeof *s->pend);
-    s->since = xcalloc_big(n, sizeof *s->since);
+    s->jb = xcalloc_big(n, sizeof *s->jb);
     s->ntypes = v->clu->ntypes;
     /* pool placement, or one node size per type: a gang that can neither
      * be placed nor have room made is followed by every larger one (of
@@ -407,26 +407,26 @@ static void touch_job(struct tiresias *s, const struct pol_view *v, uint32_t j)
 /* Brings a running job's counters up to now. */
 static void settle(struct tiresias *s, const struct pol_view *v, uint32_t j)
 {
-    int64_t d = v->now - s->since[j], add;
+    int64_t d = v->now - s->jb[j].since, add;
     /* saturate: a service past INT64_MAX GPU-us is past every threshold */
     if (__builtin_mul_overflow((int64_t)v->jobs[j].num_gpus, d, &add) ||
-        __builtin_add_overflow(s->att[j], add, &s->att[j]))
-        s->att[j] = INT64_MAX;
-    s->exec[j] += d;
-    s->since[j] = v->now;
+        __builtin_add_overflow(s->jb[j].att, add, &s->jb[j].att))
+        s->jb[j].att = INT64_MAX;
+    s->jb[j].exec += d;
+    s->jb[j].since = v->now;
 }
 
 /* Moves j down past every threshold its service has reached. */
 static void demote(struct tiresias *s, uint32_t j)
 {
-    while (s->level[j] + 1u < s->nq && s->att[j] >= s->thr[s->level[j]])
-        s->level[j]++;
+    while (s->jb[j].level + 1u < s->nq && s->jb[j].att >= s->thr[s->jb[j].level])
+        s->jb[j].level++;
 }
 
 static void to_q0(struct tiresias *s, uint32_t j)
 {
-    s->level[j] = 0;
-    s->att[j] = s->exec[j] = s->pend[j] = 0;
+    s->jb[j].level = 0;
+    s->jb[j].att = s->jb[j].exec = s->jb[j].pend = 0;
 }
 
 /* The us of waiting after which queued job j is due for promotion, from
@@ -434,15 +434,15 @@ static void to_q0(struct tiresias *s, uint32_t j)
  * the largest time dlsim represents). */
 static int64_t promote_in(const struct tiresias *s, uint32_t j)
 {
-    if (s->promote <= 0 || s->level[j] == 0 || s->exec[j] <= 0)
+    if (s->promote <= 0 || s->jb[j].level == 0 || s->jb[j].exec <= 0)
         return INT64_MAX;
-    double need = ceil(s->promote * (double)s->exec[j] - 1e-9) - (double)s->pend[j];
+    double need = ceil(s->promote * (double)s->jb[j].exec - 1e-9) - (double)s->jb[j].pend;
     return need >= (double)SIM_TIME_LIMIT ? INT64_MAX : (int64_t)need;
 }
 
 static void push_queued(struct tiresias *s, const struct pol_view *v, uint32_t j)
 {
-    struct pq_item it = { (double)s->level[j], (uint64_t)j << 32 | s->ver[j], j, 0 };
+    struct pq_item it = { (double)s->jb[j].level, (uint64_t)j << 32 | s->jb[j].ver, j, 0 };
     pq_push_item(&s->q, &it, v->jobs[j].num_gpus, v->rt[j].req_type);
 }
 
@@ -450,7 +450,7 @@ static inline bool item_live(const struct tiresias *s, const struct pol_view *v,
                              const struct pq_item *it)
 {
     return v->rt[it->job].state == JOB_QUEUED &&
-           s->ver[it->job] == (uint32_t)it->seq;
+           s->jb[it->job].ver == (uint32_t)it->seq;
 }
 
 /* Drops the stale heads of bucket b; true if a live head remains. */
@@ -468,9 +468,9 @@ static bool live_head(struct tiresias *s, const struct pol_view *v, long b)
  * the threshold of its queue (none in the last queue). */
 static void push_demotion(struct tiresias *s, const struct pol_view *v, uint32_t j)
 {
-    if (s->level[j] + 1u < s->nq) {
-        int64_t g = v->jobs[j].num_gpus, left = s->thr[s->level[j]] - s->att[j];
-        simtime_t at = s->since[j] + (left + g - 1) / g;
+    if (s->jb[j].level + 1u < s->nq) {
+        int64_t g = v->jobs[j].num_gpus, left = s->thr[s->jb[j].level] - s->jb[j].att;
+        simtime_t at = s->jb[j].since + (left + g - 1) / g;
         /* none where the job ends first (timer_due would drop it): if its
          * finish moves, rate_changed comes here again */
         if (v->rt[j].finish_at > at)
@@ -486,7 +486,7 @@ static bool timer_due(const struct tiresias *s, const struct pol_view *v,
                       const struct tr_timer *t)
 {
     const struct job_rt *r = &v->rt[t->job];
-    return s->ver[t->job] == t->ver &&
+    return s->jb[t->job].ver == t->ver &&
            !(r->state == JOB_RUNNING && r->finish_at <= t->at);
 }
 
@@ -496,21 +496,21 @@ static bool timer_due(const struct tiresias *s, const struct pol_view *v,
 static void enqueue(void *state, const struct pol_view *v, uint32_t j)
 {
     struct tiresias *s = state;
-    if (s->running[j]) {        /* preempted */
+    if (s->jb[j].running) {        /* preempted */
         settle(s, v, j);
-        s->running[j] = 0;
-        s->nrun[s->level[j]]--;
+        s->jb[j].running = 0;
+        s->nrun[s->jb[j].level]--;
         if (s->rh)
             s->rh[v->rt[j].type].live--;
         demote(s, j);
     } else {                    /* arrival */
         to_q0(s, j);
     }
-    s->since[j] = v->now;
+    s->jb[j].since = v->now;
     int64_t due = promote_in(s, j);
     if (due <= 0)
         to_q0(s, j);
-    s->ver[j]++;
+    s->jb[j].ver++;
     push_queued(s, v, j);
     s->nlive++;
     if (due > 0 && due != INT64_MAX)
@@ -521,12 +521,12 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t j)
 static void started(void *state, const struct pol_view *v, uint32_t j)
 {
     struct tiresias *s = state;
-    if (s->exec[j] > 0)
-        s->pend[j] += v->now - s->since[j];
-    s->since[j] = v->now;
-    s->running[j] = 1;
-    s->ver[j]++;
-    s->nrun[s->level[j]]++;
+    if (s->jb[j].exec > 0)
+        s->jb[j].pend += v->now - s->jb[j].since;
+    s->jb[j].since = v->now;
+    s->jb[j].running = 1;
+    s->jb[j].ver++;
+    s->nrun[s->jb[j].level]++;
     touch_job(s, v, j);
     if (s->rh) {
         s->rh[v->rt[j].type].live++;
@@ -538,9 +538,9 @@ static void started(void *state, const struct pol_view *v, uint32_t j)
 static void finished(void *state, const struct pol_view *v, uint32_t j)
 {
     struct tiresias *s = state;
-    s->running[j] = 0;
-    s->nrun[s->level[j]]--;
-    s->ver[j]++;
+    s->jb[j].running = 0;
+    s->nrun[s->jb[j].level]--;
+    s->jb[j].ver++;
     touch_job(s, v, j);
     if (s->rh)
         s->rh[v->rt[j].type].live--;
@@ -560,22 +560,22 @@ static void run_timers(struct tiresias *s, const struct pol_view *v)
     while (s->tm.n && s->tm.a[0].at <= v->now) {
         struct tr_timer t = tm_pop(s);
         uint32_t j = t.job;
-        if (s->ver[j] != t.ver)
+        if (s->jb[j].ver != t.ver)
             continue;
         if (v->rt[j].state == JOB_RUNNING) {            /* demotion */
             settle(s, v, j);
-            s->nrun[s->level[j]]--;
+            s->nrun[s->jb[j].level]--;
             demote(s, j);
-            s->nrun[s->level[j]]++;
-            s->ver[j]++;
+            s->nrun[s->jb[j].level]++;
+            s->jb[j].ver++;
             touch_job(s, v, j);
             run_index(s, v, j);
             push_demotion(s, v, j);
         } else if (v->rt[j].state == JOB_QUEUED) {      /* promotion */
-            s->pend[j] += v->now - s->since[j];
-            s->since[j] = v->now;
+            s->jb[j].pend += v->now - s->jb[j].since;
+            s->jb[j].since = v->now;
             to_q0(s, j);
-            s->ver[j]++;
+            s->jb[j].ver++;
             s->nstale++;        /* its old entry */
             push_queued(s, v, j);
         }
@@ -820,7 +820,7 @@ static void node_refresh(struct tiresias *s, const struct pol_view *v, uint32_t 
     uint8_t *sc = s->ncum + o, *st = s->nthr + o, *sl = s->nlvl + o;
     for (uint32_t i = 0; i < k; i++) {  /* least important first */
         uint32_t p = i, j = jobs[i];
-        uint8_t l = s->level[j];
+        uint8_t l = s->jb[j].level;
         while (p > 0 && (l > sl[p - 1] || (l == sl[p - 1] && j > sj[p - 1]))) {
             sj[p] = sj[p - 1];
             sc[p] = sc[p - 1];
@@ -892,7 +892,7 @@ static int node_victims(struct tiresias *s, const struct pol_view *v,
         return 0;
     /* eligible, sorted least important first (insertion sort: <= 64) */
     for (uint32_t i = 0; i < k; i++) {
-        if (s->level[jobs[i]] <= lq || !pol_may_preempt(v, jobs[i], s->cost))
+        if (s->jb[jobs[i]].level <= lq || !pol_may_preempt(v, jobs[i], s->cost))
             continue;
         uint32_t p = e++;
         while (p > 0 && lower(s, jobs[i], vic[p - 1])) {
@@ -1139,8 +1139,8 @@ static int room_pool(struct tiresias *s, const struct pol_view *v,
     }
     if (have < g) {
         for (size_t i = 0; i < nv; i++)
-            rh_push(h, (struct tr_run){ s->level[s->vic[i]], s->vic[i],
-                                        s->ver[s->vic[i]] });
+            rh_push(h, (struct tr_run){ s->jb[s->vic[i]].level, s->vic[i],
+                                        s->jb[s->vic[i]].ver });
         return 0;
     }
     /* push back the ones that stay; stop the rest */
@@ -1150,7 +1150,7 @@ static int room_pool(struct tiresias *s, const struct pol_view *v,
         if (pol_may_preempt(v, j, s->cost))
             s->vic[k++] = j;
         else
-            rh_push(h, (struct tr_run){ s->level[j], j, s->ver[j] });
+            rh_push(h, (struct tr_run){ s->jb[j].level, j, s->jb[j].ver });
     }
     nv = k;
     int rc = stop_all(s, x, v, s->vic, (uint32_t)nv);
@@ -1165,7 +1165,7 @@ static int start_or_make_room(struct tiresias *s, const struct pol_view *v,
                               struct pol_ctx *x, uint32_t j)
 {
     const struct cluster *c = v->clu;
-    uint32_t g = v->jobs[j].num_gpus, lq = s->level[j], req = v->rt[j].req_type;
+    uint32_t g = v->jobs[j].num_gpus, lq = s->jb[j].level, req = v->rt[j].req_type;
     xgrow(&s->q.gpus, &s->q.gcap, g, sizeof *s->q.gpus);
     bool found = pol_place(v, g, req, s->mode, NULL, s->q.gpus);
     for (uint32_t i = 0; i < c->ntypes && !found; i++) {
@@ -1437,13 +1437,7 @@ static void destroy(void *state)
 {
     struct tiresias *s = state;
     pq_free(&s->q);
-    free(s->level);
-    free(s->running);
-    free(s->ver);
-    free(s->att);
-    free(s->exec);
-    free(s->pend);
-    free(s->since);
+    free(s->jb);
     free(s->tm.a);
     for (uint32_t t = 0; s->rh && t < s->ntypes; t++)
         free(s->rh[t].a);
