@@ -23,13 +23,21 @@
 # jobs.csv checksum of every run goes to bench/out/policies/sums.txt: a
 # change that must not change schedules is checked by diffing it.
 #
-#   bench/policies.sh [BUILD_DIR] [--quick] [--all] [--policies "P1 P2 .."] [CASE...]
+# The VM moves the reference's cost by up to 15 % within an hour, and a
+# ratio with it, so the reference runs again after each policy: column
+# "x fifo:bf" divides by the case's first run of it, "x brkt" by the mean
+# of its runs just before and just after the policy's (bracketed), and
+# each case ends with the spread of all its runs of the reference.
+#
+#   bench/policies.sh [BUILD_DIR] [--quick] [--all] [--no-bracket]
+#                     [--policies "P1 P2 .."] [CASE...]
 #       --quick: 1/10 of the jobs in each case (a smoke run)
 #       --all:   also the papers' literal readings (horus:variant=authors,
 #                gandiva:variant=horus-paper and its profile_s), which
 #                scan every GPU per try and are known slow spots (docs/validation.md, Performance)
 #       --policies: only these, space-separated (fifo:backfill=1 always
 #                runs first: the reference)
+#       --no-bracket: the reference once per case (no "x brkt")
 #
 # A run is stopped after $BENCH_LIMIT seconds (default 600) and listed so;
 # its cost per event is then read off the progress line of a second run on
@@ -42,12 +50,14 @@ build=build
 quick=0
 cases=()
 all=0
+bracket=1
 only=
 while [ $# -gt 0 ]; do
     a=$1; shift
     case $a in
     --quick) quick=1 ;;
     --all) all=1 ;;
+    --no-bracket) bracket=0 ;;
     --policies) only=$1; shift ;;
     1m|over|shapes|itp04) cases+=("$a") ;;
     *) build=$a ;;
@@ -138,6 +148,21 @@ prepare() {         # case -> sets trace, cluster
     esac
 }
 
+# A run's us per event, or where its engine CPU is under 0.2 s the median
+# of it and 4 more runs (the VM's jitter is milliseconds).
+short_median() {    # policy dir cpu per
+    local pers=$4 r
+    if awk -v c="$3" 'BEGIN { exit !(c < 0.2) }'; then
+        for _ in 1 2 3 4; do
+            r=$(timed "$1" "$2.r") || true
+            rm -rf "$2.r"
+            [ -z "$r" ] || pers="$pers ${r##* }"
+        done
+    fi
+    tr ' ' '\n' <<<"$pers" | sort -g | awk '{ v[NR] = $1 }
+        END { print v[int((NR + 1) / 2)] }'
+}
+
 timed() {           # policy dir -> "engine-CPU-s events us/event" of one run
     timeout "$limit" "$dlsim" run --trace "$trace" --cluster "$cluster" \
         --policy "$1" --out "$2" --quiet --sample 0 --timing 2>&1 >/dev/null |
@@ -155,8 +180,10 @@ for c in "${cases[@]}"; do
     fi
     echo
     echo "$c: $trace on $cluster"
-    printf '  %-44s %10s %9s %9s %8s\n' policy events "engine s" "us/event" "x fifo:bf"
+    printf '  %-44s %10s %9s %9s %8s %8s\n' policy events "engine s" "us/event" \
+        "x fifo:bf" "x brkt"
     ref=
+    refs=
     for p in "${policies[@]}"; do
         d=$out/run-$c-${p//[:=,\/]/_}
         t=$(timed "$p" "$d") || true
@@ -191,23 +218,38 @@ for c in "${cases[@]}"; do
             continue
         fi
         read -r cpu ev per <<<"$t"
-        if awk -v c="$cpu" 'BEGIN { exit !(c < 0.2) }'; then
-            # a short run: the median of 5 (the VM's jitter is milliseconds)
-            pers=$per
-            for _ in 1 2 3 4; do
-                r=$(timed "$p" "$d.r") || true
-                rm -rf "$d.r"
-                [ -z "$r" ] || pers="$pers ${r##* }"
-            done
-            per=$(tr ' ' '\n' <<<"$pers" | sort -g | awk '{ v[NR] = $1 }
-                END { print v[int((NR + 1) / 2)] }')
+        per=$(short_median "$p" "$d" "$cpu" "$per")
+        brk=
+        if [ -z "$ref" ]; then
+            ref=$per
+            prev=$per
+            refs=$per
+        elif [ $bracket = 1 ]; then
+            # the reference again, right after: the ratio to the mean of
+            # the runs of it just before and just after this policy's
+            nx=$(timed "${policies[0]}" "$out/ref.r") || true
+            rm -rf "$out/ref.r"
+            if [ -n "$nx" ]; then
+                read -r rc_ _ rp <<<"$nx"
+                nx=$(short_median "${policies[0]}" "$out/ref.r" "$rc_" "$rp")
+                brk=$(awk -v a="$per" -v b="$prev" -v n="$nx" \
+                    'BEGIN { printf "%.2f", (b + n > 0) ? 2 * a / (b + n) : 0 }')
+                prev=$nx
+                refs="$refs $nx"
+            fi
         fi
-        [ -n "$ref" ] || ref=$per
-        printf '  %-44s %10s %9s %9s %8s\n' "$p" "$ev" "$cpu" "$per" \
-            "$(awk -v a="$per" -v b="$ref" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')"
+        printf '  %-44s %10s %9s %9s %8s %8s\n' "$p" "$ev" "$cpu" "$per" \
+            "$(awk -v a="$per" -v b="$ref" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')" \
+            "${brk:--}"
         echo "$c $p $(md5sum < "$d/jobs.csv" | cut -c1-16)" >> "$sums"
         rm -rf "$d"
     done
+    if [ $bracket = 1 ] && [ -n "$refs" ]; then
+        tr ' ' '\n' <<<"$refs" | sort -g | awk -v p="${policies[0]}" '
+            { v[NR] = $1 }
+            END { printf "  %s over the case: %d runs, %s to %s us per event (median %s)\n",
+                         p, NR, v[1], v[NR], v[int((NR + 1) / 2)] }'
+    fi
 done
 echo
 echo "jobs.csv checksums: $sums"
