@@ -1353,7 +1353,9 @@ static int walk_start(struct qos *s, const struct pol_view *v, struct pol_ctx *x
  * on (each counts), each started where it fits without delaying the
  * reservation res; stops early when no GPU is left.  Call with GPUs
  * free.  Most jobs it passes cannot start, for a reason that is the same
- * for every gang of one size requiring no type (struct verdict). */
+ * for every gang of one size requiring no type (struct verdict).  It reads
+ * the blocks in place rather than through os_next: a cursor advanced per
+ * job cost 8 % more engine instructions (over, preempt=1,elastic=1). */
 static int window(struct qos *s, const struct pol_view *v, struct pol_ctx *x,
                   const struct oset *o, const struct ocur *c, bool qos,
                   struct resv *res, long *left, uint64_t *nfree)
