@@ -278,6 +278,7 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     e->mem_used = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->mem_used);
     e->sfac = xcalloc_big((size_t)(c->ngpus ? c->ngpus : 1) * e->max_share,
                           sizeof *e->sfac);
+    e->ostamp = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->ostamp);
     e->scratch = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->scratch);
     e->o = *o;
     e->pol = pol;
@@ -387,12 +388,14 @@ void eng_free(struct eng *e)
     free(e->nocc);
     free(e->occ);
     free(e->sfac);
+    free(e->ostamp);
     free(e->usum);
     free(e->uuse);
     free(e->mem_used);
     free(e->scratch);
     free(e->touched);
     free(e->touch_mark);
+    free(e->jf);
     free(e->rt);
     free(e->slots);
     free(e->first_off);
@@ -524,8 +527,7 @@ static int rerate_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
     for (size_t m = 0; m < e->ntouched; m++) {
         uint32_t k = e->touched[m];
         struct job_rt *r = &e->rt[k];
-        double f = shr_factor(e, k, r->type, r->gpus, r->ngpus);
-        if (apply_rate(e, k, r->base_rate * f))
+        if (apply_rate(e, k, r->base_rate * shr_kept_factor(e, k)))
             return DL_ECHECK;
     }
     return 0;
@@ -609,7 +611,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
                 !memcmp(r->gpus, gpus, n * sizeof *gpus);
     bool spread = n > 1 && clu_spread(e->clu, type, gpus, n);
     double base = mdl_perf_rate_n(e->perf, j, type, n, spread);
-    double rate = base * (nshared ? shr_factor(e, j, type, gpus, n) : 1);
+    double rate = base * shr_start_factor(e, j, type, gpus, n, nshared);
     simtime_t fin = finish_time(e, r->remaining - (undo ? r->last_cost : 0), rate);
     if (fin == SIM_NEVER)
         return eng_fail(e, "job %s would run past the largest time dlsim can "
@@ -764,6 +766,7 @@ static int resize(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n)
     r->ngpus = n;
     nfree = shr_join(e, j, gpus, n, 1);
     DL_ASSERT(nfree == n);
+    shr_start_factor(e, j, type, gpus, n, 0);   /* alone: factor 1 */
     clu_alloc(e->clu, j, e->scratch, nfree);
     e->busy_gpus = e->busy_gpus - old + n;
     e->work_rate += tj->num_gpus * (base - r->rate);

@@ -12,6 +12,12 @@
  *              job's factor as last credited (job_rt.ufac)
  *
  * An emptied GPU's sums are reset to zero, so rounding never drifts.
+ *
+ * A running job's factor is kept (jf) and, when the jobs of some of its
+ * GPUs change, follows from theirs alone (shr_neighbours): a gang beside
+ * many small jobs is walked again only when the GPU where its minimum was
+ * reached speeds up.  The minimum is exact, so the kept factor is the one
+ * a walk gives, which --check compares at every instant.
  */
 #include "sim/simint.h"
 
@@ -27,16 +33,29 @@ static inline bool same_jobs(const uint32_t *a, const uint32_t *b, uint32_t c)
     return true;
 }
 
-/* shr_factor's walk; cache: whether to read and keep sfac. */
+/* shr_factor's walk; cache: whether to read and keep sfac and to skip a
+ * GPU whose stamp is the last GPU's (shr_factor_fresh, --check's
+ * reference, compares the jobs themselves). */
 static inline double factor(struct eng *e, uint32_t j, uint32_t type,
-                            const uint32_t *gpus, uint32_t n, bool cache)
+                            const uint32_t *gpus, uint32_t n, bool cache,
+                            uint32_t *at)
 {
     double f = 1;
-    const uint32_t *prev = NULL;        /* the last GPU's co-runners */
+    uint32_t a = 0;
+    const uint32_t *prev = NULL;        /* the last shared GPU's jobs */
     uint32_t nprev = 0;
+    uint64_t last = UINT64_MAX;         /* the last GPU's stamp: none yet */
+    const uint64_t *st = e->ostamp;
     size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t g = gpus[i], c = e->nocc[g];
+        uint32_t g = gpus[i];
+        if (cache) {
+            /* the same jobs as the GPU before: the same factor */
+            if (st[g] == last)
+                continue;
+            last = st[g];
+        }
+        uint32_t c = e->nocc[g];
         const uint32_t *o = eng_gpu_jobs(e, g);
         if (c > 1 || (c == 1 && o[0] != j)) {
             /* a gang beside a gang: the next GPU holds the same jobs,
@@ -53,25 +72,67 @@ static inline double factor(struct eng *e, uint32_t j, uint32_t type,
                 if (cache && k < c)
                     e->sfac[at] = x;
             }
-            if (x < f)
+            if (x < f) {
                 f = x;
+                a = g + 1;
+            }
             prev = o;
             nprev = c;
         }
     }
+    *at = a;
     return f;
+}
+
+/* GPU g's jobs change: its new stamp, one per run of GPUs (in a join's or
+ * leave's order) that held the same stamp, *was and *now the run's. */
+static inline uint64_t restamp(struct eng *e, uint64_t *st, uint32_t g,
+                               uint64_t *was, uint64_t *now)
+{
+    if (st[g] != *was || !*now) {
+        *was = st[g];
+        *now = ++e->stamp_cur;
+    }
+    return st[g] = *now;
+}
+
+/* The factors kept per job (e->jf), made at the first co-location: until
+ * then every job runs alone, which jf's zeros say. */
+static struct shr_jf *jf_get(struct eng *e)
+{
+    if (!e->jf)
+        e->jf = xcalloc_big(e->tr->njobs ? e->tr->njobs : 1, sizeof *e->jf);
+    return e->jf;
 }
 
 double shr_factor(struct eng *e, uint32_t j, uint32_t type,
                   const uint32_t *gpus, uint32_t n)
 {
-    return factor(e, j, type, gpus, n, true);
+    uint32_t at;
+    double f = factor(e, j, type, gpus, n, true, &at);
+    if (e->jf)
+        e->jf[j] = (struct shr_jf){ f, at };
+    return f;
+}
+
+double shr_start_factor(struct eng *e, uint32_t j, uint32_t type,
+                        const uint32_t *gpus, uint32_t n, uint32_t nshared)
+{
+    if (nshared) {
+        jf_get(e);
+        return shr_factor(e, j, type, gpus, n);
+    }
+    if (e->jf && e->jf[j].at)   /* read first: pages of jobs that never
+                                   share stay untouched */
+        e->jf[j].at = 0;
+    return 1;
 }
 
 double shr_factor_fresh(const struct eng *e, uint32_t j, uint32_t type,
                         const uint32_t *gpus, uint32_t n)
 {
-    return factor((struct eng *)e, j, type, gpus, n, false);
+    uint32_t at;
+    return factor((struct eng *)e, j, type, gpus, n, false, &at);
 }
 
 /* A GPU's sum (of solo utilizations, effective; or of solo utilization
@@ -118,9 +179,11 @@ uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     uint8_t *nocc = e->nocc;
     uint32_t *occ = e->occ, *scratch = e->scratch;
     double *sfac = e->sfac;
+    uint64_t *st = e->ostamp, was = 0, now = 0;
     size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i], k = nocc[g];
+        restamp(e, st, g, &was, &now);
         if (k == 0)
             scratch[nfree++] = g;
         else if (k == 1)
@@ -151,6 +214,7 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
     uint8_t *nocc = e->nocc;
     uint32_t *occ = e->occ, *scratch = e->scratch, *gpu_job = e->clu->gpu_job;
     double *sfac = e->sfac;
+    uint64_t *st = e->ostamp, was = 0, now = 0;
     const uint32_t *gpus = r->gpus;
     size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
@@ -158,6 +222,7 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
         for (uint32_t q = 0; q < c; q++)
             sfac[(size_t)g * ms + q] = 0;
         if (c == 1) {           /* alone: the GPU empties, its sums reset */
+            st[g] = 0;
             eff += 0 - (usum[g] < 1 ? usum[g] : 1);
             use += 0 - (uuse[g] < 1 ? uuse[g] : 1);
             nocc[g] = 0;
@@ -167,6 +232,7 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
             scratch[nfree++] = g;
             continue;
         }
+        restamp(e, st, g, &was, &now);
         uint32_t *o = occ + (size_t)g * ms, k = 0;
         while (o[k] != j)
             k++;
@@ -189,6 +255,25 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
     return nfree;
 }
 
+/* Job k's factor on GPU g, whose jobs just changed, is now v: its kept
+ * minimum follows (jf[k].at names a GPU where the minimum is reached, or
+ * is 0 for 1), and is walked again only when that GPU's factor rose. */
+static inline void jf_update(struct eng *e, struct shr_jf *jf, uint32_t k,
+                             uint32_t g, double v)
+{
+    if (jf->at != g + 1) {
+        if (v < (jf->at ? jf->fmin : 1))
+            *jf = (struct shr_jf){ v, g + 1 };
+    } else if (v <= jf->fmin) {
+        jf->fmin = v;
+    } else if (e->rt[k].ngpus == 1) {
+        *jf = (struct shr_jf){ v, v < 1 ? g + 1 : 0 };  /* its one GPU */
+    } else {
+        const struct job_rt *r = &e->rt[k];
+        jf->fmin = factor(e, k, r->type, r->gpus, r->ngpus, true, &jf->at);
+    }
+}
+
 void shr_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
                     uint32_t skip)
 {
@@ -202,15 +287,44 @@ void shr_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
         memset(e->touch_mark, 0, e->tr->njobs * sizeof *e->touch_mark);
         e->touch_cur = 1;
     }
+    struct shr_jf *jf = jf_get(e);
+    uint32_t *mark = e->touch_mark, cur = e->touch_cur;
+    const uint64_t *st = e->ostamp;
+    uint64_t last = UINT64_MAX;
+    double vals[POL_MAX_SHARE];         /* by slot, on the last GPU */
+    size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
-        const uint32_t *o = eng_gpu_jobs(e, gpus[i]);
-        for (uint32_t k = 0; k < e->nocc[gpus[i]]; k++) {
-            if (o[k] == skip || e->touch_mark[o[k]] == e->touch_cur)
+        uint32_t g = gpus[i], c = e->nocc[g];
+        const uint32_t *o = eng_gpu_jobs(e, g);
+        /* the jobs of the GPU before, in the same slots: their factors */
+        bool again = st[g] == last;
+        last = st[g];
+        for (uint32_t q = 0; q < c; q++) {
+            uint32_t k = o[q];
+            if (k == skip)
                 continue;
-            e->touch_mark[o[k]] = e->touch_cur;
-            xgrow(&e->touched, &e->captouched, e->ntouched + 1,
-                  sizeof *e->touched);
-            e->touched[e->ntouched++] = o[k];
+            if (mark[k] != cur) {
+                mark[k] = cur;
+                xgrow(&e->touched, &e->captouched, e->ntouched + 1,
+                      sizeof *e->touched);
+                e->touched[e->ntouched++] = k;
+            }
+            if (!again) {
+                double *x = &e->sfac[(size_t)g * ms + q];
+                if (c == 1)
+                    vals[q] = 1;        /* alone there now */
+                else if (*x > 0)
+                    vals[q] = *x;
+                else
+                    vals[q] = *x = mdl_perf_shared(e->perf, e->rt[k].type, k,
+                                                   o, c);
+            }
+            jf_update(e, &jf[k], k, g, vals[q]);
         }
     }
+}
+
+double shr_kept_factor(const struct eng *e, uint32_t j)
+{
+    return e->jf && e->jf[j].at ? e->jf[j].fmin : 1;
 }

@@ -78,6 +78,20 @@ struct eng {
      * above 0): calloc'd, and every slot of a GPU whose jobs change is
      * cleared (shr_join, shr_leave), in the line its jobs are read from */
     double *sfac;
+    /* ostamp[g]: equal on two GPUs only if they hold the same jobs in the
+     * same order (0: empty); a join or leave gives the GPUs it changes
+     * new stamps, one per run of GPUs that shared a stamp before, drawn
+     * from stamp_cur (64 bits: never wraps), so a gang's walk skips a GPU
+     * like the one before on one comparison */
+    uint64_t *ostamp;
+    uint64_t stamp_cur;
+    /* per job, while it runs: its factor (the minimum over its GPUs) and
+     * a GPU + 1 where it is reached, 0 where it is 1 (shr_neighbours);
+     * NULL until the first co-location */
+    struct shr_jf {
+        double fmin;
+        uint32_t at;
+    } *jf;
     uint32_t *touched;          /* scratch: jobs whose co-runners changed */
     size_t ntouched, captouched;
     uint32_t *touch_mark;       /* [njobs] touch_cur when listed in touched
@@ -153,12 +167,20 @@ int eng_check_final(struct eng *e);
 /* The factor in (0, 1] job j runs at on gpus[0..n) of type: that of its
  * slowest GPU given the co-runners there (j itself skipped).  A GPU that
  * j occupies and whose jobs did not change since the last call reuses the
- * model's answer (sfac). */
+ * model's answer (sfac).  Kept as j's (shr_kept_factor) once jobs have
+ * shared a GPU. */
 double shr_factor(struct eng *e, uint32_t j, uint32_t type,
                   const uint32_t *gpus, uint32_t n);
+/* The same for job j starting on gpus[0..n), nshared of them busy (1
+ * without a walk when none is). */
+double shr_start_factor(struct eng *e, uint32_t j, uint32_t type,
+                        const uint32_t *gpus, uint32_t n, uint32_t nshared);
 /* The same, every factor asked of the model again (--check's reference). */
 double shr_factor_fresh(const struct eng *e, uint32_t j, uint32_t type,
                         const uint32_t *gpus, uint32_t n);
+/* Running job j's factor as kept: what shr_factor would give now, once
+ * shr_neighbours has run over every GPU whose jobs changed. */
+double shr_kept_factor(const struct eng *e, uint32_t j);
 /* Job j joins gpus[0..n), credited at factor f (rate / solo rate); the
  * GPUs that were empty are left in e->scratch, their count returned. */
 uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
@@ -168,7 +190,8 @@ uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
 uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared);
 /* Running job j's useful credit follows its rate / base_rate. */
 void shr_credit(struct eng *e, uint32_t j);
-/* The distinct jobs on gpus[0..n) but skip, into e->touched. */
+/* The distinct jobs on gpus[0..n) but skip, into e->touched, their kept
+ * factors brought up to date with those GPUs' jobs (just changed). */
 void shr_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
                     uint32_t skip);
 
