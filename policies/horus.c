@@ -602,6 +602,34 @@ static uint32_t queue_of(const struct horus *h, double u)
     return best;
 }
 
+/* Job j was just pushed into q: the first jobs q->peek names stay known.
+ * The push moved the items on j's path down one place each (the heap's
+ * sift-up), so their positions follow, and j joins the list where it
+ * comes before its last: what peek_first would give now, as the order is
+ * total (a job comes in once). */
+static void peek_pushed(const struct horus *h, struct hheap *q, uint32_t j)
+{
+    if (q->npeek == SIM_NONE)
+        return;
+    size_t below = q->n - 1, at = below;        /* a path, leaf to root */
+    while (q->a[at].job != j) {
+        below = at;
+        at = (at - 1) / 2;
+        for (uint32_t i = 0; i < q->npeek; i++)
+            if (q->peek[i] == at)
+                q->peek[i] = (uint32_t)below;
+    }
+    uint32_t n = q->npeek, i = n;
+    if (n == h->lookahead && !hless(&q->a[at], &q->a[q->peek[n - 1]]))
+        return;
+    if (n == h->lookahead)
+        i = --n;
+    for (; i > 0 && hless(&q->a[at], &q->a[q->peek[i - 1]]); i--)
+        q->peek[i] = q->peek[i - 1];
+    q->peek[i] = (uint32_t)at;
+    q->npeek = n + 1;
+}
+
 static void enqueue(void *state, const struct pol_view *v, uint32_t job)
 {
     struct horus *h = state;
@@ -609,7 +637,7 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
     struct hheap *q = &h->q[queue_of(h, u)];
     hq_push(q, (struct hitem){ u, job, 0, v->jobs[job].num_gpus,
                                v->rt[job].req_type });
-    q->npeek = SIM_NONE;
+    peek_pushed(h, q, job);
     q->sum_since += (double)v->rt[job].queued_since;
     h->size++;
 }
@@ -1116,6 +1144,15 @@ static int try_queue(struct horus *h, struct hheap *q, const struct pol_view *v,
 {
     if (q->npeek == SIM_NONE)
         q->npeek = peek_first(&h->pq, q, h->lookahead, q->peek);
+#ifndef NDEBUG
+    else {      /* debug builds (the sanitizer tests): kept = made afresh */
+        uint32_t fresh[64], nf = h->lookahead <= 64
+            ? peek_first(&h->pq, q, h->lookahead, fresh) : q->npeek;
+        DL_ASSERT(nf == q->npeek);
+        for (uint32_t i = 0; i < nf && h->lookahead <= 64; i++)
+            DL_ASSERT(fresh[i] == q->peek[i]);
+    }
+#endif
     uint32_t k = q->npeek;
     for (uint32_t i = 0; i < k; i++) {
         struct hitem *it = &q->a[q->peek[i]];
