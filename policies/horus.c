@@ -611,13 +611,20 @@ static void peek_pushed(const struct horus *h, struct hheap *q, uint32_t j)
 {
     if (q->npeek == SIM_NONE)
         return;
-    size_t below = q->n - 1, at = below;        /* a path, leaf to root */
-    while (q->a[at].job != j) {
-        below = at;
+    size_t at = q->n - 1, m = 0;
+    while (q->a[at].job != j) {         /* up its path: m places moved */
         at = (at - 1) / 2;
-        for (uint32_t i = 0; i < q->npeek; i++)
-            if (q->peek[i] == at)
-                q->peek[i] = (uint32_t)below;
+        m++;
+    }
+    /* numbered from 1, the path from the leaf L up is L >> 1, L >> 2, ..:
+     * a position d levels above the leaf, 1 <= d <= m, went one down */
+    size_t leaf = q->n;
+    int top = 63 - __builtin_clzll(leaf);
+    for (uint32_t i = 0; m && i < q->npeek; i++) {
+        size_t p = (size_t)q->peek[i] + 1;
+        int d = top - (63 - __builtin_clzll(p));
+        if (d >= 1 && (size_t)d <= m && leaf >> d == p)
+            q->peek[i] = (uint32_t)((leaf >> (d - 1)) - 1);
     }
     uint32_t n = q->npeek, i = n;
     if (n == h->lookahead && !hless(&q->a[at], &q->a[q->peek[n - 1]]))
