@@ -641,6 +641,15 @@ static void slowdown_tables(struct mdl_perf *p, const struct mdl_spec *s)
                           &p->p[(size_t)t * nr + r]);
         }
     }
+    p->bycount = xmalloc((size_t)p->ntypes * (MDL_MAX_SHARE + 1) *
+                         sizeof *p->bycount);
+    struct mdl_sd_share none[MDL_MAX_SHARE + 1] = { { 0, 0, 0 } };
+    for (uint32_t t = 0; t < p->ntypes; t++)
+        for (uint32_t k = 0; k <= MDL_MAX_SHARE; k++)
+            p->bycount[(size_t)t * (MDL_MAX_SHARE + 1) + k] =
+                mdl_sd_by_count(p->sd[t])
+                    ? mdl_sd_rate(p->sd[t], p->rate_min, &none[0], none + 1, k)
+                    : NAN;
 }
 
 /* predict.runtime: fitted: the jobs the predictor cannot predict (no
@@ -802,6 +811,7 @@ void mdl_perf_free(struct mdl_perf *p)
     free(p->prt), free(p->mem), free(p->ratio), free(p->pratio), free(p->src);
     free(p->cunpred);
     free(p->sd), free(p->sd_default), free(p->s), free(p->p);
+    free(p->bycount);
     free(p->pkey), free(p->pval);
     free(p);
 }
@@ -849,6 +859,9 @@ double mdl_perf_shared(const struct mdl_perf *p, uint32_t t, uint32_t x,
         if (i == k)
             return clamp(r, p->rate_min, 1);
     }
+    double byk = p->bycount[(size_t)t * (MDL_MAX_SHARE + 1) + k];
+    if (byk == byk)             /* not NAN: its count decides */
+        return byk;
     size_t nr = p->zoo->nmodels + 1, base = (size_t)t * nr;
     struct mdl_sd_share xs, os[MDL_MAX_SHARE];
     uint32_t rx = p->row[x] == SIM_NONE ? p->zoo->nmodels : p->row[x];

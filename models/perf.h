@@ -294,6 +294,8 @@ void mdl_sd_job_sp(const struct mdl_sd_type *t, const char *name, double *s,
 double mdl_sd_rate(const struct mdl_sd_type *t, double rate_min,
                    const struct mdl_sd_share *x,
                    const struct mdl_sd_share *others, uint32_t n);
+/* Whether mdl_sd_rate under t depends on n alone (not on the shares). */
+bool mdl_sd_by_count(const struct mdl_sd_type *t);
 
 /* Reads a `kind: util` file into m.  0, DL_EINPUT or DL_EIO. */
 int mdl_util_load(const char *path, struct mdl_util_params *m,
@@ -534,6 +536,10 @@ struct mdl_perf {
     const struct mdl_sd_type **sd;  /* [ntypes], NULL = constant default */
     struct mdl_sd_type *sd_default; /* the constant default (owned) */
     double rate_min;
+    /* [ntypes][MDL_MAX_SHARE + 1]: the rate beside k co-runners where the
+     * type's form depends on their count alone (mdl_sd_by_count), the
+     * model's own answer made once; else the row is NAN */
+    double *bycount;
     double *s, *p;              /* [ntypes][zoo rows + 1]; last = no row */
     /* measured pairs: rate of a sharing with b on type t */
     uint64_t *pkey;             /* open addressing, 0 = empty */
