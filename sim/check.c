@@ -21,7 +21,6 @@
 #include "sim/simint.h"
 
 #include <math.h>
-#include <string.h>
 
 int eng_check(struct eng *e, simtime_t prev)
 {
@@ -45,14 +44,6 @@ int eng_check(struct eng *e, simtime_t prev)
                 m++;
             if (m == e->nocc[g])
                 return eng_fail(e, "job %s does not hold its GPU %u", tj->id, g);
-            /* shr_factor skips a GPU stamped like the one before */
-            uint32_t p = k ? r->gpus[k - 1] : g, np = e->nocc[p];
-            if (k && e->ostamp[g] == e->ostamp[p] &&
-                (np != e->nocc[g] || memcmp(eng_gpu_jobs(e, g),
-                                            eng_gpu_jobs(e, p),
-                                            np * sizeof(uint32_t))))
-                return eng_fail(e, "GPUs %u and %u carry one stamp but hold "
-                                "different jobs", p, g);
         }
         slots += r->ngpus;
         if (r->ngpus < 1 || r->ngpus > tj->num_gpus)
@@ -88,9 +79,6 @@ int eng_check(struct eng *e, simtime_t prev)
         occupied += n;
         held += n > 0;
         shared += n > 1;
-        if ((e->ostamp[g] == 0) != (n == 0))
-            return eng_fail(e, "GPU %u holds %u jobs under stamp %llu", g, n,
-                            (unsigned long long)e->ostamp[g]);
         if (n > e->max_share || c->gpu_job[g] != (n ? o[0] : SIM_NONE))
             return eng_fail(e, "GPU %u holds %u jobs, or the cluster thinks it "
                         "holds job %u", g, n, c->gpu_job[g]);

@@ -278,7 +278,6 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     e->mem_used = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->mem_used);
     e->sfac = xcalloc_big((size_t)(c->ngpus ? c->ngpus : 1) * e->max_share,
                           sizeof *e->sfac);
-    e->ostamp = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->ostamp);
     e->scratch = xcalloc_big(c->ngpus ? c->ngpus : 1, sizeof *e->scratch);
     e->o = *o;
     e->pol = pol;
@@ -388,7 +387,6 @@ void eng_free(struct eng *e)
     free(e->nocc);
     free(e->occ);
     free(e->sfac);
-    free(e->ostamp);
     free(e->usum);
     free(e->uuse);
     free(e->mem_used);
@@ -611,7 +609,8 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
                 !memcmp(r->gpus, gpus, n * sizeof *gpus);
     bool spread = n > 1 && clu_spread(e->clu, type, gpus, n);
     double base = mdl_perf_rate_n(e->perf, j, type, n, spread);
-    double rate = base * shr_start_factor(e, j, type, gpus, n, nshared);
+    double rate = base * (nshared ? shr_start_factor(e, j, type, gpus, n)
+                                 : shr_start_alone(e, j));
     simtime_t fin = finish_time(e, r->remaining - (undo ? r->last_cost : 0), rate);
     if (fin == SIM_NEVER)
         return eng_fail(e, "job %s would run past the largest time dlsim can "
@@ -766,7 +765,7 @@ static int resize(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n)
     r->ngpus = n;
     nfree = shr_join(e, j, gpus, n, 1);
     DL_ASSERT(nfree == n);
-    shr_start_factor(e, j, type, gpus, n, 0);   /* alone: factor 1 */
+    shr_start_alone(e, j);
     clu_alloc(e->clu, j, e->scratch, nfree);
     e->busy_gpus = e->busy_gpus - old + n;
     e->work_rate += tj->num_gpus * (base - r->rate);

@@ -33,9 +33,8 @@ static inline bool same_jobs(const uint32_t *a, const uint32_t *b, uint32_t c)
     return true;
 }
 
-/* shr_factor's walk; cache: whether to read and keep sfac and to skip a
- * GPU whose stamp is the last GPU's (shr_factor_fresh, --check's
- * reference, compares the jobs themselves). */
+/* shr_factor's walk; cache: whether to read and keep sfac.  *at: a GPU + 1
+ * where the minimum is reached, 0 where it is 1. */
 static inline double factor(struct eng *e, uint32_t j, uint32_t type,
                             const uint32_t *gpus, uint32_t n, bool cache,
                             uint32_t *at)
@@ -44,18 +43,9 @@ static inline double factor(struct eng *e, uint32_t j, uint32_t type,
     uint32_t a = 0;
     const uint32_t *prev = NULL;        /* the last shared GPU's jobs */
     uint32_t nprev = 0;
-    uint64_t last = UINT64_MAX;         /* the last GPU's stamp: none yet */
-    const uint64_t *st = e->ostamp;
     size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t g = gpus[i];
-        if (cache) {
-            /* the same jobs as the GPU before: the same factor */
-            if (st[g] == last)
-                continue;
-            last = st[g];
-        }
-        uint32_t c = e->nocc[g];
+        uint32_t g = gpus[i], c = e->nocc[g];
         const uint32_t *o = eng_gpu_jobs(e, g);
         if (c > 1 || (c == 1 && o[0] != j)) {
             /* a gang beside a gang: the next GPU holds the same jobs,
@@ -84,18 +74,6 @@ static inline double factor(struct eng *e, uint32_t j, uint32_t type,
     return f;
 }
 
-/* GPU g's jobs change: its new stamp, one per run of GPUs (in a join's or
- * leave's order) that held the same stamp, *was and *now the run's. */
-static inline uint64_t restamp(struct eng *e, uint64_t *st, uint32_t g,
-                               uint64_t *was, uint64_t *now)
-{
-    if (st[g] != *was || !*now) {
-        *was = st[g];
-        *now = ++e->stamp_cur;
-    }
-    return st[g] = *now;
-}
-
 /* The factors kept per job (e->jf), made at the first co-location: until
  * then every job runs alone, which jf's zeros say. */
 static struct shr_jf *jf_get(struct eng *e)
@@ -116,16 +94,10 @@ double shr_factor(struct eng *e, uint32_t j, uint32_t type,
 }
 
 double shr_start_factor(struct eng *e, uint32_t j, uint32_t type,
-                        const uint32_t *gpus, uint32_t n, uint32_t nshared)
+                        const uint32_t *gpus, uint32_t n)
 {
-    if (nshared) {
-        jf_get(e);
-        return shr_factor(e, j, type, gpus, n);
-    }
-    if (e->jf && e->jf[j].at)   /* read first: pages of jobs that never
-                                   share stay untouched */
-        e->jf[j].at = 0;
-    return 1;
+    jf_get(e);
+    return shr_factor(e, j, type, gpus, n);
 }
 
 double shr_factor_fresh(const struct eng *e, uint32_t j, uint32_t type,
@@ -179,11 +151,9 @@ uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     uint8_t *nocc = e->nocc;
     uint32_t *occ = e->occ, *scratch = e->scratch;
     double *sfac = e->sfac;
-    uint64_t *st = e->ostamp, was = 0, now = 0;
     size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i], k = nocc[g];
-        restamp(e, st, g, &was, &now);
         if (k == 0)
             scratch[nfree++] = g;
         else if (k == 1)
@@ -214,7 +184,6 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
     uint8_t *nocc = e->nocc;
     uint32_t *occ = e->occ, *scratch = e->scratch, *gpu_job = e->clu->gpu_job;
     double *sfac = e->sfac;
-    uint64_t *st = e->ostamp, was = 0, now = 0;
     const uint32_t *gpus = r->gpus;
     size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
@@ -222,7 +191,6 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
         for (uint32_t q = 0; q < c; q++)
             sfac[(size_t)g * ms + q] = 0;
         if (c == 1) {           /* alone: the GPU empties, its sums reset */
-            st[g] = 0;
             eff += 0 - (usum[g] < 1 ? usum[g] : 1);
             use += 0 - (uuse[g] < 1 ? uuse[g] : 1);
             nocc[g] = 0;
@@ -232,7 +200,6 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
             scratch[nfree++] = g;
             continue;
         }
-        restamp(e, st, g, &was, &now);
         uint32_t *o = occ + (size_t)g * ms, k = 0;
         while (o[k] != j)
             k++;
@@ -289,16 +256,17 @@ void shr_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
     }
     struct shr_jf *jf = jf_get(e);
     uint32_t *mark = e->touch_mark, cur = e->touch_cur;
-    const uint64_t *st = e->ostamp;
-    uint64_t last = UINT64_MAX;
+    const uint32_t *prev = NULL;        /* the last GPU's jobs */
+    uint32_t nprev = 0;
     double vals[POL_MAX_SHARE];         /* by slot, on the last GPU */
     size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i], c = e->nocc[g];
         const uint32_t *o = eng_gpu_jobs(e, g);
         /* the jobs of the GPU before, in the same slots: their factors */
-        bool again = st[g] == last;
-        last = st[g];
+        bool again = prev && c == nprev && same_jobs(o, prev, c);
+        prev = o;
+        nprev = c;
         for (uint32_t q = 0; q < c; q++) {
             uint32_t k = o[q];
             if (k == skip)

@@ -78,13 +78,6 @@ struct eng {
      * above 0): calloc'd, and every slot of a GPU whose jobs change is
      * cleared (shr_join, shr_leave), in the line its jobs are read from */
     double *sfac;
-    /* ostamp[g]: equal on two GPUs only if they hold the same jobs in the
-     * same order (0: empty); a join or leave gives the GPUs it changes
-     * new stamps, one per run of GPUs that shared a stamp before, drawn
-     * from stamp_cur (64 bits: never wraps), so a gang's walk skips a GPU
-     * like the one before on one comparison */
-    uint64_t *ostamp;
-    uint64_t stamp_cur;
     /* per job, while it runs: its factor (the minimum over its GPUs) and
      * a GPU + 1 where it is reached, 0 where it is 1 (shr_neighbours);
      * NULL until the first co-location */
@@ -171,10 +164,17 @@ int eng_check_final(struct eng *e);
  * shared a GPU. */
 double shr_factor(struct eng *e, uint32_t j, uint32_t type,
                   const uint32_t *gpus, uint32_t n);
-/* The same for job j starting on gpus[0..n), nshared of them busy (1
- * without a walk when none is). */
+/* The same for job j starting on gpus[0..n), some of them busy. */
 double shr_start_factor(struct eng *e, uint32_t j, uint32_t type,
-                        const uint32_t *gpus, uint32_t n, uint32_t nshared);
+                        const uint32_t *gpus, uint32_t n);
+/* Job j starts (or is resized) alone on its GPUs: its factor is 1. */
+static inline double shr_start_alone(struct eng *e, uint32_t j)
+{
+    if (e->jf && e->jf[j].at)   /* read first: pages of jobs that never
+                                   share stay untouched */
+        e->jf[j].at = 0;
+    return 1;
+}
 /* The same, every factor asked of the model again (--check's reference). */
 double shr_factor_fresh(const struct eng *e, uint32_t j, uint32_t type,
                         const uint32_t *gpus, uint32_t n);
