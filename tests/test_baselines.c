@@ -859,6 +859,52 @@ Test(baselines, random_workloads, .timeout = 600)
     gsl_rng_free(r);
 }
 
+/* Each running job's co-location factor is kept and follows only the GPUs
+ * whose jobs change (sim/share.c); --check compares it, after every
+ * instant, with a walk of all the job's GPUs asked afresh of the model.
+ * Here the rate on a GPU depends on who is there (timeshare: a job's
+ * solo utilization over the GPU's sum), so a gang's GPUs differ, its
+ * minimum moves from GPU to GPU, and speeding up the GPU of the minimum
+ * takes the walk: a kept factor gone wrong fails the run.  Sharing must
+ * happen for the test to mean anything, and does. */
+static const char timeshare[] = "kind: slowdown\n"
+                                "gpu_types:\n  - {name: \"*\", form: timeshare}\n";
+
+Test(baselines, colocation_keeps_each_factor, .timeout = 600)
+{
+    static const char *const sharing[] = {
+        "gandiva", "gandiva:max_per_gpu=4,util_cap=3,quantum=20",
+        "gandiva:placement=pool,max_per_gpu=3,util_cap=2,preempt_cost=1",
+        "gandiva:quantum=0,max_per_gpu=4,util_cap=4",
+        "horus", "horus:variant=plus", "horus:max_per_gpu=4",
+    };
+    struct mdl_spec s;
+    tu_spec_from(&s, "ts.yaml", timeshare);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 2028);
+    double shared = 0;
+    for (int round = 0; round < 30; round++) {
+        struct cluster c;
+        struct trace t;
+        tu_random_cluster(&c, r);
+        tu_random_trace(&t, &c, r, 150 + gsl_rng_uniform_int(r, 250),
+                        (struct tu_rand_fields){ 0.8, 0.3, 0 });
+        for (size_t p = 0; p < sizeof sharing / sizeof *sharing; p++) {
+            struct eng *e = tu_run_models(&t, &c, sharing[p], &s);
+            struct met_summary m;
+            met_summarize(e, &m);
+            shared += m.colocated_frac;
+            eng_free(e);
+        }
+        trc_free(&t);
+        clu_free(&c);
+    }
+    /* on average a good part of the held GPU time is shared */
+    cr_expect_gt(shared / (30.0 * (sizeof sharing / sizeof *sharing)), 0.1);
+    gsl_rng_free(r);
+    mdl_spec_free(&s);
+}
+
 /* A time slice that buys less work than the preemption costs would make a
  * job lose ground at every turn: a job is sliced out only once it has
  * gained twice the cost since it started.  One GPU, a and b of 100 s at
