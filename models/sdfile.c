@@ -435,14 +435,14 @@ static double clamp_to(double r, double rate_min)
     return r > 1 ? 1 : r;
 }
 
-/* The k-job forms (FIT.md, "Several co-runners"); for n = 1 each is the
- * pair prediction of mdl_fit_sd_predict with the same operations in the
- * same order, so the two agree to the bit. */
 bool mdl_sd_by_count(const struct mdl_sd_type *t)
 {
     return t->form == MDL_SD_CONSTANT || t->form == MDL_SD_HORUS_AUTHORS;
 }
 
+/* The k-job forms (FIT.md, "Several co-runners"); for n = 1 each is the
+ * pair prediction of mdl_fit_sd_predict with the same operations in the
+ * same order, so the two agree to the bit. */
 double mdl_sd_rate(const struct mdl_sd_type *t, double rate_min,
                    const struct mdl_sd_share *x,
                    const struct mdl_sd_share *others, uint32_t n)
