@@ -444,6 +444,8 @@ static void running_del(struct eng *e, uint32_t j)
     uint32_t pos = e->running_pos[j], last = e->running[--e->nrunning];
     e->running[pos] = last;
     e->running_pos[last] = pos;
+    if (e->jf)                  /* kept by place among the running */
+        e->jf[pos] = e->jf[e->nrunning];
 }
 
 /* Brings a running job's remaining work up to now (STYLE 8). */
@@ -609,8 +611,9 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
                 !memcmp(r->gpus, gpus, n * sizeof *gpus);
     bool spread = n > 1 && clu_spread(e->clu, type, gpus, n);
     double base = mdl_perf_rate_n(e->perf, j, type, n, spread);
-    double rate = base * (nshared ? shr_start_factor(e, j, type, gpus, n)
-                                 : shr_start_alone(e, j));
+    uint32_t at = 0;            /* a GPU + 1 where its factor is reached */
+    double f = nshared ? shr_start_factor(e, j, type, gpus, n, &at) : 1;
+    double rate = base * f;
     simtime_t fin = finish_time(e, r->remaining - (undo ? r->last_cost : 0), rate);
     if (fin == SIM_NEVER)
         return eng_fail(e, "job %s would run past the largest time dlsim can "
@@ -652,6 +655,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     evq_push(&e->evq, r->finish_at, EV_FINISH, j, r->gen);
     e->nqueued--;
     running_add(e, j);
+    shr_keep(e, j, f, at);
     e->busy_gpus += nfree;
     e->work_rate += tj->num_gpus * r->rate;
     if (nshared && rerate_neighbours(e, gpus, n, j))
@@ -765,7 +769,7 @@ static int resize(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n)
     r->ngpus = n;
     nfree = shr_join(e, j, gpus, n, 1);
     DL_ASSERT(nfree == n);
-    shr_start_alone(e, j);
+    shr_keep(e, j, 1, 0);       /* alone */
     clu_alloc(e->clu, j, e->scratch, nfree);
     e->busy_gpus = e->busy_gpus - old + n;
     e->work_rate += tj->num_gpus * (base - r->rate);

@@ -74,12 +74,15 @@ static inline double factor(struct eng *e, uint32_t j, uint32_t type,
     return f;
 }
 
-/* The factors kept per job (e->jf), made at the first co-location: until
- * then every job runs alone, which jf's zeros say. */
+/* The factors kept per running job (e->jf), made at the first
+ * co-location: until then every job runs alone, which jf's zeros say. */
 static struct shr_jf *jf_get(struct eng *e)
 {
-    if (!e->jf)
-        e->jf = xcalloc_big(e->tr->njobs ? e->tr->njobs : 1, sizeof *e->jf);
+    if (!e->jf) {
+        uint64_t most = (uint64_t)e->clu->ngpus * e->max_share;
+        size_t n = most < e->tr->njobs ? (size_t)most : e->tr->njobs;
+        e->jf = xcalloc_big(n ? n : 1, sizeof *e->jf);
+    }
     return e->jf;
 }
 
@@ -88,16 +91,15 @@ double shr_factor(struct eng *e, uint32_t j, uint32_t type,
 {
     uint32_t at;
     double f = factor(e, j, type, gpus, n, true, &at);
-    if (e->jf)
-        e->jf[j] = (struct shr_jf){ f, at };
+    shr_keep(e, j, f, at);
     return f;
 }
 
 double shr_start_factor(struct eng *e, uint32_t j, uint32_t type,
-                        const uint32_t *gpus, uint32_t n)
+                        const uint32_t *gpus, uint32_t n, uint32_t *at)
 {
     jf_get(e);
-    return shr_factor(e, j, type, gpus, n);
+    return factor(e, j, type, gpus, n, true, at);
 }
 
 double shr_factor_fresh(const struct eng *e, uint32_t j, uint32_t type,
@@ -222,9 +224,10 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
     return nfree;
 }
 
-/* Job k's factor on GPU g, whose jobs just changed, is now v: its kept
- * minimum follows (jf[k].at names a GPU where the minimum is reached, or
- * is 0 for 1), and is walked again only when that GPU's factor rose. */
+/* Running job k's factor on GPU g, whose jobs just changed, is now v: its
+ * kept minimum *jf follows (jf->at names a GPU where the minimum is
+ * reached, or is 0 for 1), and is walked again only when that GPU's
+ * factor rose. */
 static inline void jf_update(struct eng *e, struct shr_jf *jf, uint32_t k,
                              uint32_t g, double v)
 {
@@ -287,12 +290,13 @@ void shr_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
                     vals[q] = *x = mdl_perf_shared(e->perf, e->rt[k].type, k,
                                                    o, c);
             }
-            jf_update(e, &jf[k], k, g, vals[q]);
+            jf_update(e, &jf[e->running_pos[k]], k, g, vals[q]);
         }
     }
 }
 
 double shr_kept_factor(const struct eng *e, uint32_t j)
 {
-    return e->jf && e->jf[j].at ? e->jf[j].fmin : 1;
+    const struct shr_jf *k = e->jf ? &e->jf[e->running_pos[j]] : NULL;
+    return k && k->at ? k->fmin : 1;
 }

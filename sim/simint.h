@@ -78,9 +78,11 @@ struct eng {
      * above 0): calloc'd, and every slot of a GPU whose jobs change is
      * cleared (shr_join, shr_leave), in the line its jobs are read from */
     double *sfac;
-    /* per job, while it runs: its factor (the minimum over its GPUs) and
-     * a GPU + 1 where it is reached, 0 where it is 1 (shr_neighbours);
-     * NULL until the first co-location */
+    /* per running job, by its place in running (running_pos): its factor
+     * (the minimum over its GPUs) and a GPU + 1 where it is reached, 0
+     * where it is 1 (shr_neighbours); NULL until the first co-location,
+     * then room for as many jobs as can run at once (ngpus x max_share,
+     * at most njobs) */
     struct shr_jf {
         double fmin;
         uint32_t at;
@@ -164,16 +166,16 @@ int eng_check_final(struct eng *e);
  * shared a GPU. */
 double shr_factor(struct eng *e, uint32_t j, uint32_t type,
                   const uint32_t *gpus, uint32_t n);
-/* The same for job j starting on gpus[0..n), some of them busy. */
+/* The same for job j starting on gpus[0..n), some of them busy (*at: a
+ * GPU + 1 where it is reached, 0 where it is 1); not kept yet. */
 double shr_start_factor(struct eng *e, uint32_t j, uint32_t type,
-                        const uint32_t *gpus, uint32_t n);
-/* Job j starts (or is resized) alone on its GPUs: its factor is 1. */
-static inline double shr_start_alone(struct eng *e, uint32_t j)
+                        const uint32_t *gpus, uint32_t n, uint32_t *at);
+/* Keeps running job j's factor f, reached at GPU at - 1 (at = 0: f = 1),
+ * once j has its place among the running. */
+static inline void shr_keep(struct eng *e, uint32_t j, double f, uint32_t at)
 {
-    if (e->jf && e->jf[j].at)   /* read first: pages of jobs that never
-                                   share stay untouched */
-        e->jf[j].at = 0;
-    return 1;
+    if (e->jf)
+        e->jf[e->running_pos[j]] = (struct shr_jf){ f, at };
 }
 /* The same, every factor asked of the model again (--check's reference). */
 double shr_factor_fresh(const struct eng *e, uint32_t j, uint32_t type,
