@@ -1152,12 +1152,10 @@ static int try_queue(struct horus *h, struct hheap *q, const struct pol_view *v,
     if (q->npeek == SIM_NONE)
         q->npeek = peek_first(&h->pq, q, h->lookahead, q->peek);
 #ifndef NDEBUG
-    else {      /* debug builds (the sanitizer tests): kept = made afresh */
-        uint32_t fresh[64], nf = h->lookahead <= 64
-            ? peek_first(&h->pq, q, h->lookahead, fresh) : q->npeek;
-        DL_ASSERT(nf == q->npeek);
-        for (uint32_t i = 0; i < nf && h->lookahead <= 64; i++)
-            DL_ASSERT(fresh[i] == q->peek[i]);
+    else if (h->lookahead <= 64) {      /* debug builds (the sanitizer
+                                           tests): kept = made afresh */
+        uint32_t fresh[64], nf = peek_first(&h->pq, q, h->lookahead, fresh);
+        DL_ASSERT(nf == q->npeek && !memcmp(fresh, q->peek, nf * sizeof *fresh));
     }
 #endif
     uint32_t k = q->npeek;

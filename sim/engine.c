@@ -612,7 +612,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     bool spread = n > 1 && clu_spread(e->clu, type, gpus, n);
     double base = mdl_perf_rate_n(e->perf, j, type, n, spread);
     uint32_t at = 0;            /* a GPU + 1 where its factor is reached */
-    double f = nshared ? shr_start_factor(e, j, type, gpus, n, &at) : 1;
+    double f = nshared ? shr_factor(e, j, type, gpus, n, &at) : 1;
     double rate = base * f;
     simtime_t fin = finish_time(e, r->remaining - (undo ? r->last_cost : 0), rate);
     if (fin == SIM_NEVER)
@@ -677,9 +677,8 @@ int eng_set_rate(struct eng *e, uint32_t j, double rate)
     if (j >= e->tr->njobs || e->rt[j].state != JOB_RUNNING || !(rate > 0))
         return eng_fail(e, "rate change for job %u: not running, or rate %g <= 0",
                     j, rate);
-    struct job_rt *r = &e->rt[j];
-    r->base_rate = rate;
-    return apply_rate(e, j, rate * shr_factor(e, j, r->type, r->gpus, r->ngpus));
+    e->rt[j].base_rate = rate;  /* same GPUs, same co-runners: same factor */
+    return apply_rate(e, j, rate * shr_kept_factor(e, j));
 }
 
 static int s_preempt(struct pol_ctx *x, uint32_t j, double extra_work)

@@ -87,18 +87,9 @@ static struct shr_jf *jf_get(struct eng *e)
 }
 
 double shr_factor(struct eng *e, uint32_t j, uint32_t type,
-                  const uint32_t *gpus, uint32_t n)
+                  const uint32_t *gpus, uint32_t n, uint32_t *at)
 {
-    uint32_t at;
-    double f = factor(e, j, type, gpus, n, true, &at);
-    shr_keep(e, j, f, at);
-    return f;
-}
-
-double shr_start_factor(struct eng *e, uint32_t j, uint32_t type,
-                        const uint32_t *gpus, uint32_t n, uint32_t *at)
-{
-    jf_get(e);
+    jf_get(e);                  /* jobs share from now on */
     return factor(e, j, type, gpus, n, true, at);
 }
 
@@ -236,8 +227,6 @@ static inline void jf_update(struct eng *e, struct shr_jf *jf, uint32_t k,
             *jf = (struct shr_jf){ v, g + 1 };
     } else if (v <= jf->fmin) {
         jf->fmin = v;
-    } else if (e->rt[k].ngpus == 1) {
-        *jf = (struct shr_jf){ v, v < 1 ? g + 1 : 0 };  /* its one GPU */
     } else {
         const struct job_rt *r = &e->rt[k];
         jf->fmin = factor(e, k, r->type, r->gpus, r->ngpus, true, &jf->at);
@@ -293,10 +282,4 @@ void shr_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
             jf_update(e, &jf[e->running_pos[k]], k, g, vals[q]);
         }
     }
-}
-
-double shr_kept_factor(const struct eng *e, uint32_t j)
-{
-    const struct shr_jf *k = e->jf ? &e->jf[e->running_pos[j]] : NULL;
-    return k && k->at ? k->fmin : 1;
 }

@@ -160,16 +160,16 @@ int eng_check_final(struct eng *e);
 /* ------------------------------------------------- co-location (share.c) */
 
 /* The factor in (0, 1] job j runs at on gpus[0..n) of type: that of its
- * slowest GPU given the co-runners there (j itself skipped).  A GPU that
- * j occupies and whose jobs did not change since the last call reuses the
- * model's answer (sfac).  Kept as j's (shr_kept_factor) once jobs have
- * shared a GPU. */
+ * slowest GPU given the co-runners there (j itself skipped), *at a GPU + 1
+ * where it is reached (0 where it is 1).  A GPU that j occupies and whose
+ * jobs did not change since the last call reuses the model's answer
+ * (sfac).  For a job starting beside others: from then on its factor is
+ * kept (shr_keep) and followed (shr_neighbours), not walked again. */
 double shr_factor(struct eng *e, uint32_t j, uint32_t type,
-                  const uint32_t *gpus, uint32_t n);
-/* The same for job j starting on gpus[0..n), some of them busy (*at: a
- * GPU + 1 where it is reached, 0 where it is 1); not kept yet. */
-double shr_start_factor(struct eng *e, uint32_t j, uint32_t type,
-                        const uint32_t *gpus, uint32_t n, uint32_t *at);
+                  const uint32_t *gpus, uint32_t n, uint32_t *at);
+/* The same, every factor asked of the model again (--check's reference). */
+double shr_factor_fresh(const struct eng *e, uint32_t j, uint32_t type,
+                        const uint32_t *gpus, uint32_t n);
 /* Keeps running job j's factor f, reached at GPU at - 1 (at = 0: f = 1),
  * once j has its place among the running. */
 static inline void shr_keep(struct eng *e, uint32_t j, double f, uint32_t at)
@@ -177,12 +177,13 @@ static inline void shr_keep(struct eng *e, uint32_t j, double f, uint32_t at)
     if (e->jf)
         e->jf[e->running_pos[j]] = (struct shr_jf){ f, at };
 }
-/* The same, every factor asked of the model again (--check's reference). */
-double shr_factor_fresh(const struct eng *e, uint32_t j, uint32_t type,
-                        const uint32_t *gpus, uint32_t n);
-/* Running job j's factor as kept: what shr_factor would give now, once
- * shr_neighbours has run over every GPU whose jobs changed. */
-double shr_kept_factor(const struct eng *e, uint32_t j);
+/* Running job j's factor as kept: what a walk (shr_factor) would give
+ * now, once shr_neighbours has run over every GPU whose jobs changed. */
+static inline double shr_kept_factor(const struct eng *e, uint32_t j)
+{
+    const struct shr_jf *k = e->jf ? &e->jf[e->running_pos[j]] : NULL;
+    return k && k->at ? k->fmin : 1;
+}
 /* Job j joins gpus[0..n), credited at factor f (rate / solo rate); the
  * GPUs that were empty are left in e->scratch, their count returned. */
 uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
