@@ -196,6 +196,11 @@ struct tiresias {
      * whose jobs started, stopped or were demoted (dirty) */
     uint8_t *ndirty;            /* [nnodes] */
     uint32_t *njob;             /* [ngpus], a node's at its first_gpu */
+    uint8_t *nnj;               /* [nnodes] the jobs listed in njob, kept
+                                   as jobs start, stop and are demoted
+                                   (touch_job); NNJ_NONE: to list from
+                                   the node's GPUs */
+    uint8_t *ncnt;              /* [ngpus] GPUs of listed job i there */
     uint8_t *ncum;              /* [ngpus] GPUs of victims 0..m */
     uint8_t *nthr;              /* [ngpus] by d - 1: victim index, or NTHR_NO */
     uint8_t *nlvl;              /* [ngpus] the queue of victim i (njob's),
@@ -249,6 +254,7 @@ struct tr_tree {                /* one GPU type's trees */
 #define TR_CLASSES (TR_MAXQ + 1)
 
 #define NTHR_NO 0xFF            /* the node cannot free d GPUs */
+#define NNJ_NONE 0xFF           /* a node's job list is not made yet */
 
 /* ------------------------------------------------------------ helpers */
 
@@ -375,6 +381,9 @@ static void ensure(struct tiresias *s, const struct pol_view *v)
         s->ndirty = xmalloc(nn);
         memset(s->ndirty, 1, nn);
         s->njob = xmalloc(ng * sizeof *s->njob);
+        s->nnj = xmalloc(nn);
+        memset(s->nnj, NNJ_NONE, nn);
+        s->ncnt = xmalloc(ng);
         s->ncum = xmalloc(ng);
         s->nthr = xmalloc(ng);
         s->nlvl = xmalloc(ng);
@@ -387,15 +396,73 @@ static void ensure(struct tiresias *s, const struct pol_view *v)
     }
 }
 
+/* Whether entry a of a node's job list comes before entry b: a less
+ * important job (lower()), from the queues kept beside them. */
+static inline bool list_before(const uint32_t *sj, const uint8_t *sl,
+                               uint32_t a, uint32_t b)
+{
+    return sl[a] > sl[b] || (sl[a] == sl[b] && sj[a] > sj[b]);
+}
+
+static inline void list_swap(uint32_t *sj, uint8_t *sn, uint8_t *sl,
+                             uint32_t a, uint32_t b)
+{
+    uint32_t tj = sj[a];
+    uint8_t tn = sn[a], tl = sl[a];
+    sj[a] = sj[b];
+    sn[a] = sn[b];
+    sl[a] = sl[b];
+    sj[b] = tj;
+    sn[b] = tn;
+    sl[b] = tl;
+}
+
+/* Node nd's job list (njob, ncnt, nlvl from its first GPU o) with job j
+ * holding c GPUs there (0: not there) at its queue now, in the list's
+ * order: least important first.  Moved by swaps: a list holds a few jobs,
+ * and a shift would be a call to memmove per array. */
+static void list_set(struct tiresias *s, uint32_t o, uint32_t nd, uint32_t j,
+                     uint32_t c)
+{
+    uint32_t *sj = s->njob + o, k = s->nnj[nd], i = 0;
+    uint8_t *sn = s->ncnt + o, *sl = s->nlvl + o;
+    while (i < k && sj[i] != j)
+        i++;
+    if (!c) {                   /* out: to the end, and dropped */
+        if (i == k)
+            return;
+        for (; i + 1 < k; i++)
+            list_swap(sj, sn, sl, i, i + 1);
+        s->nnj[nd] = (uint8_t)(k - 1);
+        return;
+    }
+    if (i == k)
+        s->nnj[nd] = (uint8_t)++k;
+    sj[i] = j;
+    sn[i] = (uint8_t)c;
+    sl[i] = s->jb[j].level;
+    for (; i > 0 && list_before(sj, sl, i, i - 1); i--)
+        list_swap(sj, sn, sl, i, i - 1);
+    for (; i + 1 < k && list_before(sj, sl, i + 1, i); i++)
+        list_swap(sj, sn, sl, i, i + 1);
+}
+
 /* Marks the nodes of job j's current (or last) allocation for the node
- * cache. */
+ * cache, and puts j in their job lists as it is now (running on them, at
+ * its queue, or not). */
 static void touch_job(struct tiresias *s, const struct pol_view *v, uint32_t j)
 {
     if (!s->ndirty)
         return;
     const struct job_rt *r = &v->rt[j];
-    for (uint32_t k = 0; k < r->ngpus; k++) {
-        uint32_t nd = v->clu->gpu_node[r->gpus[k]];
+    const uint32_t *gn = v->clu->gpu_node;
+    bool on = r->state == JOB_RUNNING;
+    for (uint32_t k = 0; k < r->ngpus;) {
+        uint32_t nd = gn[r->gpus[k]], c = 1;
+        while (++k < r->ngpus && gn[r->gpus[k]] == nd)  /* sorted: a run */
+            c++;
+        if (s->nnj[nd] != NNJ_NONE)
+            list_set(s, v->clu->nodes[nd].first_gpu, nd, j, on ? c : 0);
         s->ndirty[nd] = 1;
         if (!s->inlist[nd]) {
             s->inlist[nd] = 1;
@@ -808,31 +875,51 @@ static uint32_t tree_best(const struct tiresias *s, const struct cluster *c,
     return nd;
 }
 
-/* Recomputes the node cache of node nd: its jobs least important first
- * (as node_victims orders the eligible ones), the GPUs they hold there
+/* Node nd's job list made from its GPUs (the list's order: least
+ * important first); k = how many. */
+static uint32_t list_make(struct tiresias *s, const struct pol_view *v,
+                          uint32_t nd, uint32_t *sj, uint8_t *sn, uint8_t *sl)
+{
+    uint32_t jobs[64], cnt[64], k = node_jobs(v, nd, jobs, cnt);
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t p = i, j = jobs[i];
+        uint8_t l = s->jb[j].level;
+        while (p > 0 && (l > sl[p - 1] || (l == sl[p - 1] && j > sj[p - 1]))) {
+            sj[p] = sj[p - 1];
+            sn[p] = sn[p - 1];
+            sl[p] = sl[p - 1];
+            p--;
+        }
+        sj[p] = j;
+        sn[p] = (uint8_t)cnt[i];
+        sl[p] = l;
+    }
+    return k;
+}
+
+/* Recomputes the node cache of node nd: from its job list (made from its
+ * GPUs the first time, then kept by touch_job), the GPUs they hold there
  * counted in that order, and for each demand d above its free GPUs the
  * first victim where the count reaches d. */
 static void node_refresh(struct tiresias *s, const struct pol_view *v, uint32_t nd)
 {
     const struct clu_node *n = &v->clu->nodes[nd];
-    uint32_t jobs[64], cnt[64], k = node_jobs(v, nd, jobs, cnt);
     uint32_t *sj = s->njob + n->first_gpu, o = n->first_gpu;
     uint8_t *sc = s->ncum + o, *st = s->nthr + o, *sl = s->nlvl + o;
-    for (uint32_t i = 0; i < k; i++) {  /* least important first */
-        uint32_t p = i, j = jobs[i];
-        uint8_t l = s->jb[j].level;
-        while (p > 0 && (l > sl[p - 1] || (l == sl[p - 1] && j > sj[p - 1]))) {
-            sj[p] = sj[p - 1];
-            sc[p] = sc[p - 1];
-            sl[p] = sl[p - 1];
-            p--;
-        }
-        sj[p] = j;
-        sc[p] = (uint8_t)cnt[i];
-        sl[p] = l;
+    if (s->nnj[nd] == NNJ_NONE)
+        s->nnj[nd] = (uint8_t)list_make(s, v, nd, sj, s->ncnt + o, sl);
+#ifndef NDEBUG
+    {   /* the kept list is the one made from the GPUs */
+        uint32_t fj[64];
+        uint8_t fn[64], fl[64], fk = (uint8_t)list_make(s, v, nd, fj, fn, fl);
+        DL_ASSERT(fk == s->nnj[nd] && !memcmp(fj, sj, fk * sizeof *fj) &&
+                  !memcmp(fn, s->ncnt + o, fk) && !memcmp(fl, sl, fk));
     }
-    for (uint32_t i = 1; i < k; i++)
-        sc[i] = (uint8_t)(sc[i] + sc[i - 1]);
+#endif
+    uint32_t k = s->nnj[nd];
+    const uint8_t *sn = s->ncnt + o;
+    for (uint32_t i = 0, sum = 0; i < k; i++)
+        sc[i] = (uint8_t)(sum += sn[i]);
     /* per demand d, the first victim where the count reaches it, and the
      * node's leaf in the tree of d (tree_leaf) */
     struct tr_tree *tr = &s->trees[n->type];
@@ -1465,6 +1552,8 @@ static void destroy(void *state)
     free(s->items);
     free(s->ndirty);
     free(s->njob);
+    free(s->nnj);
+    free(s->ncnt);
     free(s->ncum);
     free(s->nthr);
     free(s->nlvl);
