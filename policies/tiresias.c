@@ -249,6 +249,11 @@ struct tr_tree {                /* one GPU type's trees */
      * L (+ 1 + L): how many nodes have room for a job of queue lq, with
      * no read of the tree */
     uint32_t *cnt;              /* [depth * TR_CLASSES] */
+    /* a tree is kept (its leaves set at each refresh) from its first use
+     * (tree_use) on: a trace's gangs need only a few of the demands */
+    uint8_t *live;              /* [depth] */
+    uint8_t *lived;             /* [depth] the kept demands, ascending */
+    uint32_t nlive;
 };
 
 #define TR_CLASSES (TR_MAXQ + 1)
@@ -354,6 +359,8 @@ static void trees_setup(struct tiresias *s, const struct cluster *c)
         tr->mark = xcalloc(w ? w : 1, 1);
         tr->cnt = xcalloc((tr->depth ? tr->depth : 1) * (size_t)TR_CLASSES,
                           sizeof *tr->cnt);
+        tr->live = xcalloc(tr->depth ? tr->depth : 1, 1);
+        tr->lived = xmalloc(tr->depth ? tr->depth : 1);
         for (size_t i = 0; i < w; i++) {
             tr->win[i] = SIM_NONE;
             tr->key[i] = (struct tkey){ UINT64_MAX, UINT64_MAX };
@@ -834,7 +841,7 @@ static void tree_set(const struct tiresias *s, const struct cluster *c,
     uint32_t *w = tr->win + o;
     uint32_t i = tr->leaves[d - 1] + s->tpos[c->nodes[nd].first_gpu + d - 1];
     struct tkey *k = tr->key + o, nk = room_pack(s, c, x, d);
-    DL_ASSERT(!tr->npend[d - 1]);
+    DL_ASSERT(tr->live[d - 1] && !tr->npend[d - 1]);
     x = nk.hi == UINT64_MAX ? SIM_NONE : x;
     if (w[i] == x && k[i].hi == nk.hi && k[i].lo == nk.lo)
         return;
@@ -851,6 +858,7 @@ static uint32_t tree_rooms(const struct tiresias *s, uint32_t t, uint32_t d,
     const struct tr_tree *tr = &s->trees[t];
     if (d > tr->depth)
         return 0;
+    DL_ASSERT(tr->live[d - 1]);
     const uint32_t *cn = tr->cnt + (size_t)(d - 1) * TR_CLASSES;
     uint32_t n = cn[0];
     for (uint32_t l = lq + 1; l < s->nq; l++)
@@ -867,6 +875,7 @@ static uint32_t tree_best(const struct tiresias *s, const struct cluster *c,
     uint32_t most, lvl, gpus;
     if (d > tr->depth)
         return SIM_NONE;
+    DL_ASSERT(tr->live[d - 1]);
     tree_flush(tr, d);
     uint32_t nd = tr->win[tr->off[d - 1] + 1];
     if (nd == SIM_NONE || !room_key(s, c, nd, d, &most, &lvl, &gpus) ||
@@ -897,6 +906,26 @@ static uint32_t list_make(struct tiresias *s, const struct pol_view *v,
     return k;
 }
 
+/* The tree of demand d on type t, kept from now on: its leaves set from
+ * the node caches, which are fresh (no node is dirty). */
+static void tree_use(struct tiresias *s, const struct cluster *c, uint32_t t,
+                     uint32_t d)
+{
+    struct tr_tree *tr = &s->trees[t];
+    if (d > tr->depth || tr->live[d - 1])
+        return;
+    DL_ASSERT(!s->ndl);
+    for (uint32_t nd = 0; nd < c->nnodes; nd++)
+        if (c->nodes[nd].type == t && c->nodes[nd].ngpus >= d)
+            tree_leaf(tr, d, s->tpos[c->nodes[nd].first_gpu + d - 1], nd,
+                      room_pack(s, c, nd, d));
+    tr->live[d - 1] = 1;
+    uint32_t i = tr->nlive++;
+    for (; i > 0 && tr->lived[i - 1] > d; i--)
+        tr->lived[i] = tr->lived[i - 1];
+    tr->lived[i] = (uint8_t)d;
+}
+
 /* Recomputes the node cache of node nd: from its job list (made from its
  * GPUs the first time, then kept by touch_job), the GPUs they hold there
  * counted in that order, and for each demand d above its free GPUs the
@@ -923,18 +952,19 @@ static void node_refresh(struct tiresias *s, const struct pol_view *v, uint32_t 
     /* per demand d, the first victim where the count reaches it, and the
      * node's leaf in the tree of d (tree_leaf) */
     struct tr_tree *tr = &s->trees[n->type];
-    for (uint32_t d = 1, m = 0; d <= n->ngpus; d++) {
-        struct tkey nk;
-        if (d <= n->nfree) {
-            st[d - 1] = 0;
-            nk = tkey_make(SIM_NONE, 0, 0, nd);
-        } else {
-            while (m < k && n->nfree + sc[m] < d)
-                m++;
-            st[d - 1] = m < k ? (uint8_t)m : NTHR_NO;
-            nk = m < k ? tkey_make(sj[m], sl[m], sc[m], nd)
-                       : (struct tkey){ UINT64_MAX, UINT64_MAX };
-        }
+    uint32_t d = 1, ng = n->ngpus, nf = n->nfree;
+    for (; d <= ng && d <= nf; d++)
+        st[d - 1] = 0;
+    for (uint32_t m = 0; m < k; m++)
+        for (; d <= ng && d <= nf + sc[m]; d++)
+            st[d - 1] = (uint8_t)m;
+    for (; d <= ng; d++)
+        st[d - 1] = NTHR_NO;
+    for (uint32_t i = 0; i < tr->nlive && (d = tr->lived[i]) <= ng; i++) {
+        uint32_t m = st[d - 1];
+        struct tkey nk = d <= nf ? tkey_make(SIM_NONE, 0, 0, nd)
+                         : m != NTHR_NO ? tkey_make(sj[m], sl[m], sc[m], nd)
+                         : (struct tkey){ UINT64_MAX, UINT64_MAX };
         tree_leaf(tr, d, s->tpos[o + d - 1], nd, nk);
     }
     s->ndirty[nd] = 0;
@@ -1024,6 +1054,7 @@ static int room_single(struct tiresias *s, const struct pol_view *v,
     if (s->ndirty) {            /* the cache: the best node is the root;
                                    else (a cost) every node afresh */
         trees_fresh(s, v);
+        tree_use(s, c, t, g);
         if (!tree_rooms(s, t, g, lq))
             return 0;
         best = tree_best(s, c, t, g, lq);
@@ -1107,6 +1138,9 @@ static int room_multi_tree(struct tiresias *s, const struct pol_view *v,
     if (gr->nnodes < w + (r != 0))
         return 0;
     trees_fresh(s, v);
+    tree_use(s, c, t, n);
+    if (r)
+        tree_use(s, c, t, r);
     /* the first w roots pass exactly when w nodes have such room (a free
      * node, then a lower queue, ranks first) */
     if (tree_rooms(s, t, n, lq) < w)
@@ -1547,6 +1581,8 @@ static void destroy(void *state)
             free(s->trees[t].npend);
             free(s->trees[t].mark);
             free(s->trees[t].cnt);
+            free(s->trees[t].live);
+            free(s->trees[t].lived);
         }
     free(s->trees);
     free(s->items);
