@@ -103,8 +103,10 @@ long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
 struct vic_index;
 struct vic_index *vic_new(const struct cluster *c);
 void vic_free(struct vic_index *x);
-/* Marks the nodes of job's current (or last) allocation as changed; call
- * whenever a job starts or stops. */
+/* Marks the nodes of job's current (or last) allocation (sorted, as the
+ * engine keeps it) as changed, and puts job in their lists as it is now;
+ * call whenever a job starts or stops, and when a running job's finish
+ * time moves. */
 void vic_touch_job(struct vic_index *x, const struct pol_view *v, uint32_t job);
 /* The node of type t (in a group of nodes of >= d GPUs) where stopping the
  * latest-finishing jobs frees d GPUs with the latest possible last victim;
@@ -114,8 +116,8 @@ uint32_t vic_best_node(struct vic_index *x, const struct pol_view *v,
                        uint32_t d, uint32_t t, uint32_t *threshold_job);
 /* The jobs to stop on node for d free GPUs, latest finish first; jobs has
  * room for the node's GPU count.  Returns how many. */
-uint32_t vic_node_victims(const struct pol_view *v, uint32_t node, uint32_t d,
-                          uint32_t *jobs);
+uint32_t vic_node_victims(const struct vic_index *x, const struct pol_view *v,
+                          uint32_t node, uint32_t d, uint32_t *jobs);
 
 /* The k nodes of group with the latest thresholds for d GPUs, best first
  * (thresholds as in vic_best_node, ties: lower node), among those whose

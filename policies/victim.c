@@ -14,11 +14,13 @@
  *
  * All jobs on one GPU type run at the type's speed, so a running job's
  * finish time does not change while it runs: T_v(d) changes only when a
- * job starts or stops on v.  Such nodes are marked dirty and recomputed
- * lazily (O(n log n) for a node of n GPUs), and the maximum over the
- * nodes of a group is kept in one segment tree per demand d, so a query
- * costs O(groups) and an update O(n log nodes), independent of how many
- * jobs run or wait.
+ * job starts or stops on v.  Each node keeps its running jobs in that
+ * order (vic_touch_job moves the one that started, stopped or changed
+ * speed); a node so touched is marked dirty and its thresholds recomputed
+ * lazily, and the maximum over the nodes of a group is kept in one
+ * segment tree per demand d, so a query costs O(groups) and an update
+ * O(n log nodes), independent of how many jobs run or wait.  A tree is
+ * kept from its first use on: a trace's gangs ask for a few demands.
  */
 #include "policies/policy.h"
 
@@ -41,6 +43,15 @@ struct vic_index {
     size_t ndirty;
     uint32_t *walk;             /* scratch of vic_top_nodes */
     size_t capwalk;
+    /* per node, at its first GPU: its running jobs, latest finish first
+     * (ties: larger job first), with their GPUs there and finish times */
+    uint8_t *nj;                /* [nnodes] how many */
+    uint32_t *lj;               /* [ngpus] */
+    uint8_t *lg;                /* [ngpus] */
+    simtime_t *lt;              /* [ngpus] */
+    uint8_t **live;             /* [ngroups][gpus_per_node + 1] tree kept */
+    uint8_t **lived;            /* [ngroups] the kept demands, ascending */
+    uint32_t *nlive;            /* [ngroups] */
 };
 
 #define T_NONE INT64_MIN        /* a leaf with no node */
@@ -54,6 +65,13 @@ struct vic_index *vic_new(const struct cluster *c)
     x->seg = xcalloc(c->ngroups, sizeof *x->seg);
     x->dirty = xcalloc(c->nnodes, 1);
     x->dirty_list = xmalloc(c->nnodes * sizeof *x->dirty_list);
+    x->nj = xcalloc(c->nnodes ? c->nnodes : 1, 1);
+    x->lj = xmalloc((c->ngpus ? c->ngpus : 1) * sizeof *x->lj);
+    x->lg = xmalloc(c->ngpus ? c->ngpus : 1);
+    x->lt = xmalloc((c->ngpus ? c->ngpus : 1) * sizeof *x->lt);
+    x->live = xcalloc(c->ngroups ? c->ngroups : 1, sizeof *x->live);
+    x->lived = xcalloc(c->ngroups ? c->ngroups : 1, sizeof *x->lived);
+    x->nlive = xcalloc(c->ngroups ? c->ngroups : 1, sizeof *x->nlive);
     uint32_t *count = xcalloc(c->ngroups, sizeof *count);
     for (uint32_t nd = 0; nd < c->nnodes; nd++)
         x->gidx[nd] = count[c->nodes[nd].group]++;
@@ -63,6 +81,8 @@ struct vic_index *vic_new(const struct cluster *c)
             p *= 2;
         x->pow2[g] = p;
         x->seg[g] = xcalloc(n + 1, sizeof **x->seg);
+        x->live[g] = xcalloc(n + 1, 1);
+        x->lived[g] = xmalloc(n + 1);
         for (uint32_t d = 1; d <= n; d++) {
             struct seg *s = &x->seg[g][d];
             s->t = xmalloc(2 * p * sizeof *s->t);
@@ -94,7 +114,16 @@ void vic_free(struct vic_index *x)
             free(x->seg[g][d].node);
         }
         free(x->seg[g]);
+        free(x->live[g]);
+        free(x->lived[g]);
     }
+    free(x->live);
+    free(x->lived);
+    free(x->nlive);
+    free(x->nj);
+    free(x->lj);
+    free(x->lg);
+    free(x->lt);
     free(x->seg);
     free(x->pow2);
     free(x->gidx);
@@ -104,20 +133,10 @@ void vic_free(struct vic_index *x)
     free(x);
 }
 
-void vic_touch_job(struct vic_index *x, const struct pol_view *v, uint32_t job)
-{
-    const struct job_rt *r = &v->rt[job];
-    for (uint32_t k = 0; k < v->jobs[job].num_gpus; k++) {
-        uint32_t nd = v->clu->gpu_node[r->gpus[k]];
-        if (!x->dirty[nd]) {
-            x->dirty[nd] = 1;
-            x->dirty_list[x->ndirty++] = nd;
-        }
-    }
-}
-
+#ifndef NDEBUG
 /* Running jobs on a node, latest finish first (ties: larger job first,
- * the order of srtf's running heap), with their GPU counts there. */
+ * the order of srtf's running heap), with their GPU counts there, made
+ * from its GPUs: what a node's kept list must be (debug builds). */
 struct onnode {
     uint32_t job, gpus;
     simtime_t finish_at;
@@ -155,6 +174,104 @@ static uint32_t jobs_on(const struct pol_view *v, uint32_t nd, struct onnode *ou
     }
     return k;
 }
+#endif
+
+/* Whether job a finishing at ta comes before job b finishing at tb in a
+ * node's list. */
+static inline bool list_before(simtime_t ta, uint32_t a, simtime_t tb, uint32_t b)
+{
+    return ta > tb || (ta == tb && a > b);
+}
+
+static inline void list_swap(struct vic_index *x, uint32_t a, uint32_t b)
+{
+    uint32_t j = x->lj[a];
+    uint8_t g = x->lg[a];
+    simtime_t t = x->lt[a];
+    x->lj[a] = x->lj[b];
+    x->lg[a] = x->lg[b];
+    x->lt[a] = x->lt[b];
+    x->lj[b] = j;
+    x->lg[b] = g;
+    x->lt[b] = t;
+}
+
+/* Node nd's list with job holding c GPUs there (0: not there), finishing
+ * at t.  Moved by swaps: a list holds a few jobs. */
+static void list_set(struct vic_index *x, uint32_t nd, uint32_t job, uint32_t c,
+                     simtime_t t)
+{
+    uint32_t o = x->c->nodes[nd].first_gpu, k = x->nj[nd], i = 0;
+    while (i < k && x->lj[o + i] != job)
+        i++;
+    if (!c) {                   /* out: to the end, and dropped */
+        if (i == k)
+            return;
+        for (; i + 1 < k; i++)
+            list_swap(x, o + i, o + i + 1);
+        x->nj[nd] = (uint8_t)(k - 1);
+        return;
+    }
+    if (i == k)
+        x->nj[nd] = (uint8_t)++k;
+    x->lj[o + i] = job;
+    x->lg[o + i] = (uint8_t)c;
+    x->lt[o + i] = t;
+    for (; i > 0 && list_before(t, job, x->lt[o + i - 1], x->lj[o + i - 1]); i--)
+        list_swap(x, o + i, o + i - 1);
+    for (; i + 1 < k && list_before(x->lt[o + i + 1], x->lj[o + i + 1], t, job); i++)
+        list_swap(x, o + i, o + i + 1);
+}
+
+void vic_touch_job(struct vic_index *x, const struct pol_view *v, uint32_t job)
+{
+    const struct job_rt *r = &v->rt[job];
+    const uint32_t *gn = v->clu->gpu_node;
+    bool on = r->state == JOB_RUNNING;
+    for (uint32_t k = 0, n = v->jobs[job].num_gpus; k < n;) {
+        uint32_t nd = gn[r->gpus[k]], c = 1;
+        while (++k < n && gn[r->gpus[k]] == nd)    /* sorted: a run */
+            c++;
+        list_set(x, nd, job, on ? c : 0, r->finish_at);
+        if (!x->dirty[nd]) {
+            x->dirty[nd] = 1;
+            x->dirty_list[x->ndirty++] = nd;
+        }
+    }
+}
+
+/* Node nd's threshold for d GPUs from its list: *t and *job of the job
+ * where the count from its free GPUs reaches d (SIM_NEVER and SIM_NONE
+ * when d are free); *m, *acc carry the count from a smaller demand. */
+static inline void threshold(const struct vic_index *x, uint32_t nd, uint32_t d,
+                             uint32_t *m, uint32_t *acc, simtime_t *t,
+                             uint32_t *job)
+{
+    const struct clu_node *n = &x->c->nodes[nd];
+    uint32_t o = n->first_gpu, k = x->nj[nd];
+    *t = SIM_NEVER;
+    *job = SIM_NONE;
+    while (*acc < d && *m < k)
+        *acc += x->lg[o + (*m)++];
+    if (d > n->nfree) {
+        *t = x->lt[o + *m - 1];
+        *job = x->lj[o + *m - 1];
+    }
+}
+
+#ifndef NDEBUG
+/* Node nd's kept list is the one made from its GPUs. */
+static void list_check(const struct vic_index *x, const struct pol_view *v,
+                       uint32_t nd)
+{
+    struct onnode on[64];
+    uint32_t k = jobs_on(v, nd, on), o = x->c->nodes[nd].first_gpu;
+    DL_ASSERT(k == x->nj[nd]);
+    for (uint32_t i = 0; i < k; i++)
+        DL_ASSERT(on[i].job == x->lj[o + i] && on[i].gpus == x->lg[o + i] &&
+                  on[i].finish_at == x->lt[o + i]);
+}
+#endif
 
 static void seg_set(struct seg *s, uint32_t p, uint32_t leaf, simtime_t t,
                     uint32_t job, uint32_t node)
@@ -184,25 +301,48 @@ static void seg_set(struct seg *s, uint32_t p, uint32_t leaf, simtime_t t,
 
 static void refresh(struct vic_index *x, const struct pol_view *v)
 {
-    struct onnode on[64];
     for (size_t k = 0; k < x->ndirty; k++) {
         uint32_t nd = x->dirty_list[k];
         x->dirty[nd] = 0;
-        const struct clu_node *n = &v->clu->nodes[nd];
-        uint32_t g = n->group, nj = jobs_on(v, nd, on);
-        for (uint32_t d = 1, m = 0, acc = n->nfree; d <= n->ngpus; d++) {
-            simtime_t t = SIM_NEVER;
-            uint32_t job = SIM_NONE;
-            while (acc < d && m < nj)
-                acc += on[m++].gpus;
-            if (d > n->nfree) {
-                t = on[m - 1].finish_at;
-                job = on[m - 1].job;
-            }
+#ifndef NDEBUG
+        list_check(x, v, nd);
+#endif
+        uint32_t g = v->clu->nodes[nd].group, m = 0, acc = v->clu->nodes[nd].nfree;
+        for (uint32_t i = 0; i < x->nlive[g]; i++) {
+            uint32_t d = x->lived[g][i], job;
+            simtime_t t;
+            threshold(x, nd, d, &m, &acc, &t, &job);
             seg_set(&x->seg[g][d], x->pow2[g], x->gidx[nd], t, job, nd);
         }
     }
     x->ndirty = 0;
+}
+
+/* The tree of group g for demand d, kept from now on: every node's leaf
+ * from its list (refresh keeps it after). */
+static void seg_use(struct vic_index *x, const struct pol_view *v, uint32_t g,
+                    uint32_t d)
+{
+    if (x->live[g][d])
+        return;
+    for (uint32_t nd = 0; nd < x->c->nnodes; nd++) {
+        if (x->c->nodes[nd].group != g)
+            continue;
+#ifndef NDEBUG
+        list_check(x, v, nd);
+#else
+        (void)v;
+#endif
+        uint32_t m = 0, acc = x->c->nodes[nd].nfree, job;
+        simtime_t t;
+        threshold(x, nd, d, &m, &acc, &t, &job);
+        seg_set(&x->seg[g][d], x->pow2[g], x->gidx[nd], t, job, nd);
+    }
+    x->live[g][d] = 1;
+    uint32_t i = x->nlive[g]++;
+    for (; i > 0 && x->lived[g][i - 1] > d; i--)
+        x->lived[g][i] = x->lived[g][i - 1];
+    x->lived[g][i] = (uint8_t)d;
 }
 
 uint32_t vic_best_node(struct vic_index *x, const struct pol_view *v,
@@ -216,6 +356,7 @@ uint32_t vic_best_node(struct vic_index *x, const struct pol_view *v,
     for (uint32_t g = 0; g < c->ngroups; g++) {
         if (c->groups[g].type != t || c->groups[g].gpus_per_node < d)
             continue;
+        seg_use(x, v, g, d);
         const struct seg *s = &x->seg[g][d];
         if (s->t[1] > bt || (s->t[1] == bt && s->node[1] < best)) {
             bt = s->t[1];
@@ -226,14 +367,19 @@ uint32_t vic_best_node(struct vic_index *x, const struct pol_view *v,
     return best;
 }
 
-uint32_t vic_node_victims(const struct pol_view *v, uint32_t node, uint32_t d,
-                          uint32_t *jobs)
+uint32_t vic_node_victims(const struct vic_index *x, const struct pol_view *v,
+                          uint32_t node, uint32_t d, uint32_t *jobs)
 {
-    struct onnode on[64];
-    uint32_t nj = jobs_on(v, node, on), acc = v->clu->nodes[node].nfree, k = 0;
+#ifndef NDEBUG
+    list_check(x, v, node);
+#else
+    (void)v;
+#endif
+    uint32_t o = x->c->nodes[node].first_gpu, nj = x->nj[node];
+    uint32_t acc = x->c->nodes[node].nfree, k = 0;
     for (uint32_t m = 0; m < nj && acc < d; m++) {
-        acc += on[m].gpus;
-        jobs[k++] = on[m].job;
+        acc += x->lg[o + m];
+        jobs[k++] = x->lj[o + m];
     }
     return k;
 }
@@ -261,6 +407,7 @@ uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
                        void *ctx)
 {
     refresh(x, v);
+    seg_use(x, v, group, d);
     const struct seg *s = &x->seg[group][d];
     uint32_t p = x->pow2[group], found = 0;
     /* each inner position popped adds one waiting position; at most
