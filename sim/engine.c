@@ -929,8 +929,10 @@ int eng_run(struct eng *e)
     simtime_t prev = e->first_submit;
     for (;;) {
         /* stale events (of preempted jobs) wait for their time in the heap;
-         * when they outnumber the live ones, sweep them out at once */
-        if (e->nstale > 4096 && e->nstale > 2 * (uint64_t)e->evq.n / 3) {
+         * when they outnumber the live ones (and are more than a few),
+         * sweep them out at once: a sweep costs the heap's size and halves
+         * it at least, and every push and pop costs its depth */
+        if (e->nstale > 256 && e->nstale > (uint64_t)e->evq.n / 2) {
             evq_compact(&e->evq, stale, e);
             e->nstale = 0;
         }
