@@ -908,12 +908,10 @@ static uint32_t list_make(struct tiresias *s, const struct pol_view *v,
 
 /* The tree of demand d on type t, kept from now on: its leaves set from
  * the node caches, which are fresh (no node is dirty). */
-static void tree_use(struct tiresias *s, const struct cluster *c, uint32_t t,
-                     uint32_t d)
+static void tree_make(struct tiresias *s, const struct cluster *c, uint32_t t,
+                      uint32_t d)
 {
     struct tr_tree *tr = &s->trees[t];
-    if (d > tr->depth || tr->live[d - 1])
-        return;
     DL_ASSERT(!s->ndl);
     for (uint32_t nd = 0; nd < c->nnodes; nd++)
         if (c->nodes[nd].type == t && c->nodes[nd].ngpus >= d)
@@ -924,6 +922,15 @@ static void tree_use(struct tiresias *s, const struct cluster *c, uint32_t t,
     for (; i > 0 && tr->lived[i - 1] > d; i--)
         tr->lived[i] = tr->lived[i - 1];
     tr->lived[i] = (uint8_t)d;
+}
+
+/* tree_make where the tree is not kept yet (one test inline). */
+static inline void tree_use(struct tiresias *s, const struct cluster *c,
+                            uint32_t t, uint32_t d)
+{
+    const struct tr_tree *tr = &s->trees[t];
+    if (d <= tr->depth && !tr->live[d - 1])
+        tree_make(s, c, t, d);
 }
 
 /* Recomputes the node cache of node nd: from its job list (made from its

@@ -320,11 +320,9 @@ static void refresh(struct vic_index *x, const struct pol_view *v)
 
 /* The tree of group g for demand d, kept from now on: every node's leaf
  * from its list (refresh keeps it after). */
-static void seg_use(struct vic_index *x, const struct pol_view *v, uint32_t g,
-                    uint32_t d)
+static void seg_make(struct vic_index *x, const struct pol_view *v, uint32_t g,
+                     uint32_t d)
 {
-    if (x->live[g][d])
-        return;
     for (uint32_t nd = 0; nd < x->c->nnodes; nd++) {
         if (x->c->nodes[nd].group != g)
             continue;
@@ -343,6 +341,14 @@ static void seg_use(struct vic_index *x, const struct pol_view *v, uint32_t g,
     for (; i > 0 && x->lived[g][i - 1] > d; i--)
         x->lived[g][i] = x->lived[g][i - 1];
     x->lived[g][i] = (uint8_t)d;
+}
+
+/* seg_make where the tree is not kept yet (one test inline). */
+static inline void seg_use(struct vic_index *x, const struct pol_view *v,
+                           uint32_t g, uint32_t d)
+{
+    if (!x->live[g][d])
+        seg_make(x, v, g, d);
 }
 
 uint32_t vic_best_node(struct vic_index *x, const struct pol_view *v,
