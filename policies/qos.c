@@ -387,6 +387,12 @@ struct qos {
     /* elastic growth (see the header) */
     uint32_t nshrunk;           /* running gangs smaller than num_gpus: */
     uint32_t *shrunk;           /* [nshrunk] those jobs, in no order */
+    /* elastic=1: per queued QoS job, the latest instant at which some
+     * halving of its gang on some type is predicted to meet its deadline,
+     * for the fraction of its work left then (which changes only as it
+     * runs): past it, shrink() finds none without a prediction */
+    double *sk_w;               /* [njobs] that fraction, NAN: none yet */
+    simtime_t *sk_by;           /* [njobs] */
     uint32_t *shrunk_at;        /* [njobs] index in shrunk, or SIM_NONE;
                                    both NULL without elastic=1 */
     simtime_t *obs_t;           /* [njobs] start of the observed stretch */
@@ -723,6 +729,8 @@ static void destroy(void *state)
     free(s->be);
     free(s->shrunk);
     free(s->shrunk_at);
+    free(s->sk_w);
+    free(s->sk_by);
     free(s->qv);
     free(s->by);
     free(s->pcand);
@@ -778,6 +786,10 @@ static void ready(struct qos *s, const struct pol_view *v)
         s->shrunk_at = xmalloc(nj * sizeof *s->shrunk_at);
         for (uint32_t j = 0; j < nj; j++)
             s->shrunk_at[j] = SIM_NONE;
+        s->sk_w = xmalloc_big(nj, sizeof *s->sk_w);
+        s->sk_by = xmalloc_big(nj, sizeof *s->sk_by);
+        for (uint32_t j = 0; j < nj; j++)
+            s->sk_w[j] = NAN;
     }
     s->obs_w = xcalloc_big(nj, sizeof *s->obs_w);
     s->cand = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cand);
@@ -1403,6 +1415,22 @@ static uint32_t shrink(struct qos *s, const struct pol_view *v, uint32_t j,
     if (tj->deadline == SIM_NEVER)
         return SIM_NONE;
     double w = pol_remaining(v, j) / (double)tj->duration;
+    if (!(s->sk_w[j] == w)) {   /* meets() below, at its latest start */
+        simtime_t by = INT64_MIN;
+        for (uint32_t m = tj->num_gpus / 2; m >= 1; m /= 2)
+            for (uint32_t t = 0; t < s->ntypes; t++) {
+                if (req != SIM_NONE && t != req)
+                    continue;
+                simtime_t p = to_us(pol_pred_runtime_n(v, j, t, m, false) * w);
+                simtime_t extra = s->margin > 0 ? to_us(s->margin * (double)p) : 0;
+                if (tj->deadline - p - extra > by)
+                    by = tj->deadline - p - extra;
+            }
+        s->sk_w[j] = w;
+        s->sk_by[j] = by;
+    }
+    if (v->now > s->sk_by[j])
+        return SIM_NONE;
     for (uint32_t m = tj->num_gpus / 2; m >= 1; m /= 2) {
         uint32_t best = SIM_NONE;
         simtime_t bp = 0;
