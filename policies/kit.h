@@ -114,10 +114,14 @@ void vic_touch_job(struct vic_index *x, const struct pol_view *v, uint32_t job);
  * free).  SIM_NONE if type t has no such node. */
 uint32_t vic_best_node(struct vic_index *x, const struct pol_view *v,
                        uint32_t d, uint32_t t, uint32_t *threshold_job);
-/* The jobs to stop on node for d free GPUs, latest finish first; jobs has
- * room for the node's GPU count.  Returns how many. */
-uint32_t vic_node_victims(const struct vic_index *x, const struct pol_view *v,
-                          uint32_t node, uint32_t d, uint32_t *jobs);
+/* The jobs to stop on node for d free GPUs, latest finish first, from the
+ * index's list of the node; jobs has room for the node's GPU count.
+ * Returns how many. */
+uint32_t vic_victims(const struct vic_index *x, const struct pol_view *v,
+                     uint32_t node, uint32_t d, uint32_t *jobs);
+/* The same from the node's GPUs, without an index (a scan and a sort). */
+uint32_t vic_node_victims(const struct pol_view *v, uint32_t node, uint32_t d,
+                          uint32_t *jobs);
 
 /* The k nodes of group with the latest thresholds for d GPUs, best first
  * (thresholds as in vic_best_node, ties: lower node), among those whose

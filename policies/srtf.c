@@ -278,7 +278,7 @@ static int room_consolidated(struct srtf *s, const struct pol_view *v,
         uint32_t node = vic_best_node(s->vic, v, g, t, &tj);
         if (node == SIM_NONE || !may_stop(v, tj, key))
             return 0;
-        uint32_t nv = vic_node_victims(s->vic, v, node, g, jobs);
+        uint32_t nv = vic_victims(s->vic, v, node, g, jobs);
         return (rc = stop_jobs(s, v, x, jobs, nv, key)) ? rc : 1;
     }
     /* whole nodes of one size (largest first, as placement does) plus a
@@ -323,11 +323,11 @@ static int room_consolidated(struct srtf *s, const struct pol_view *v,
         }
         if (ok) {
             for (uint32_t i = 0; i < w && !rc; i++) {
-                uint32_t nv = vic_node_victims(s->vic, v, nodes[i], n, jobs);
+                uint32_t nv = vic_victims(s->vic, v, nodes[i], n, jobs);
                 rc = stop_jobs(s, v, x, jobs, nv, key);
             }
             if (!rc && r) {
-                uint32_t nv = vic_node_victims(s->vic, v, remnode, r, jobs);
+                uint32_t nv = vic_victims(s->vic, v, remnode, r, jobs);
                 rc = stop_jobs(s, v, x, jobs, nv, key);
             }
         }

@@ -133,10 +133,9 @@ void vic_free(struct vic_index *x)
     free(x);
 }
 
-#ifndef NDEBUG
 /* Running jobs on a node, latest finish first (ties: larger job first,
  * the order of srtf's running heap), with their GPU counts there, made
- * from its GPUs: what a node's kept list must be (debug builds). */
+ * from its GPUs: what a node's kept list must be. */
 struct onnode {
     uint32_t job, gpus;
     simtime_t finish_at;
@@ -174,7 +173,6 @@ static uint32_t jobs_on(const struct pol_view *v, uint32_t nd, struct onnode *ou
     }
     return k;
 }
-#endif
 
 /* Whether job a finishing at ta comes before job b finishing at tb in a
  * node's list. */
@@ -373,8 +371,8 @@ uint32_t vic_best_node(struct vic_index *x, const struct pol_view *v,
     return best;
 }
 
-uint32_t vic_node_victims(const struct vic_index *x, const struct pol_view *v,
-                          uint32_t node, uint32_t d, uint32_t *jobs)
+uint32_t vic_victims(const struct vic_index *x, const struct pol_view *v,
+                     uint32_t node, uint32_t d, uint32_t *jobs)
 {
 #ifndef NDEBUG
     list_check(x, v, node);
@@ -386,6 +384,18 @@ uint32_t vic_node_victims(const struct vic_index *x, const struct pol_view *v,
     for (uint32_t m = 0; m < nj && acc < d; m++) {
         acc += x->lg[o + m];
         jobs[k++] = x->lj[o + m];
+    }
+    return k;
+}
+
+uint32_t vic_node_victims(const struct pol_view *v, uint32_t node, uint32_t d,
+                          uint32_t *jobs)
+{
+    struct onnode on[64];
+    uint32_t nj = jobs_on(v, node, on), acc = v->clu->nodes[node].nfree, k = 0;
+    for (uint32_t m = 0; m < nj && acc < d; m++) {
+        acc += on[m].gpus;
+        jobs[k++] = on[m].job;
     }
     return k;
 }

@@ -167,6 +167,18 @@ Test(policies, victim_index_matches_brute_force)
                              step, t, d, node, bnode);
                 if (node != SIM_NONE && best != SIM_NEVER)
                     cr_assert_eq(rt[tj].finish_at, best);
+                /* the index's kept list of the node gives the victims that
+                 * its GPUs give */
+                if (node != SIM_NONE) {
+                    uint32_t kept[8], made[8];
+                    uint32_t nk = vic_victims(x, &v, node, d, kept);
+                    uint32_t nm = vic_node_victims(&v, node, d, made);
+                    cr_assert_eq(nk, nm, "step %d node %u d=%u", step, node, d);
+                    for (uint32_t i = 0; i < nk; i++)
+                        cr_assert_eq(kept[i], made[i]);
+                    if (best != SIM_NEVER)
+                        cr_assert_eq(kept[nk - 1], tj);
+                }
                 /* and the top-k walk agrees on the order of thresholds */
                 uint32_t nodes[8], tjs[8];
                 uint32_t grp = c.nodes[node == SIM_NONE ? 0 : node].group;
