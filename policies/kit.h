@@ -100,6 +100,35 @@ long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
 
 /* ---- vic_: where a preemptive policy makes room (policies/victim.c) */
 
+/* Per-node job lists: each node's jobs in one order, a larger key first
+ * and then a larger job (the order of victims, least worth keeping
+ * first), kept as jobs start, stop and change key -- where a scan of the
+ * node's GPUs and a sort at every read would cost more.  A zeroed struct
+ * holds nothing (vic_lists_free may take it). */
+struct vic_lists {
+    uint8_t *n;                 /* [nnodes] jobs listed */
+    uint32_t *job;              /* [ngpus] a node's from its first GPU on */
+    uint8_t *gpus;              /* [ngpus] their GPUs on the node */
+    int64_t *key;               /* [ngpus] their keys */
+};
+void vic_lists_init(struct vic_lists *l, const struct cluster *c);
+void vic_lists_free(struct vic_lists *l);
+/* Puts job in the lists of the nodes of its current (or last) allocation
+ * (sorted, as the engine keeps it) as it is now: with its GPUs there and
+ * key where on, else out; mark(ctx, node) for each of those nodes. */
+void vic_lists_job(struct vic_lists *l, const struct pol_view *v, uint32_t job,
+                   bool on, int64_t key, void (*mark)(void *ctx, uint32_t node),
+                   void *ctx);
+/* Whether node nd's list is the one its GPUs give (one job a GPU, as the
+ * cluster records it: for policies that do not share GPUs), each job's
+ * key being key(ctx, v, job): what a debug build checks before reading
+ * one. */
+bool vic_lists_match(const struct vic_lists *l, const struct pol_view *v,
+                     uint32_t nd, int64_t (*key)(const void *ctx,
+                                                 const struct pol_view *v,
+                                                 uint32_t job),
+                     const void *ctx);
+
 struct vic_index;
 struct vic_index *vic_new(const struct cluster *c);
 void vic_free(struct vic_index *x);

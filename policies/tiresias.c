@@ -195,18 +195,13 @@ struct tiresias {
      * of GPUs (from the free ones) reaches d; recomputed only for nodes
      * whose jobs started, stopped or were demoted (dirty) */
     uint8_t *ndirty;            /* [nnodes] */
-    uint32_t *njob;             /* [ngpus], a node's at its first_gpu */
-    uint8_t *nnj;               /* [nnodes] the jobs listed in njob, kept
-                                   as jobs start, stop and are demoted
-                                   (touch_job); NNJ_NONE: to list from
-                                   the node's GPUs */
-    uint8_t *ncnt;              /* [ngpus] GPUs of listed job i there */
+    struct vic_lists nl;        /* each node's jobs least important first:
+                                   keyed by queue (kept beside the job, so
+                                   that the node scans of an attempt read
+                                   it without a random access into jb[]),
+                                   kept by touch_job */
     uint8_t *ncum;              /* [ngpus] GPUs of victims 0..m */
     uint8_t *nthr;              /* [ngpus] by d - 1: victim index, or NTHR_NO */
-    uint8_t *nlvl;              /* [ngpus] the queue of victim i (njob's),
-                                   kept beside it: the node scans of an
-                                   attempt read it without a random access
-                                   into level[] */
     uint32_t *dlist;            /* nodes made dirty since room_single last
                                    refreshed them all (inlist set) */
     size_t ndl;
@@ -259,7 +254,6 @@ struct tr_tree {                /* one GPU type's trees */
 #define TR_CLASSES (TR_MAXQ + 1)
 
 #define NTHR_NO 0xFF            /* the node cannot free d GPUs */
-#define NNJ_NONE 0xFF           /* a node's job list is not made yet */
 
 /* ------------------------------------------------------------ helpers */
 
@@ -387,13 +381,9 @@ static void ensure(struct tiresias *s, const struct pol_view *v)
         size_t nn = c->nnodes ? c->nnodes : 1, ng = c->ngpus ? c->ngpus : 1;
         s->ndirty = xmalloc(nn);
         memset(s->ndirty, 1, nn);
-        s->njob = xmalloc(ng * sizeof *s->njob);
-        s->nnj = xmalloc(nn);
-        memset(s->nnj, NNJ_NONE, nn);
-        s->ncnt = xmalloc(ng);
+        vic_lists_init(&s->nl, c);       /* created: no job runs yet */
         s->ncum = xmalloc(ng);
         s->nthr = xmalloc(ng);
-        s->nlvl = xmalloc(ng);
         s->dlist = xmalloc(nn * sizeof *s->dlist);
         s->inlist = xmalloc(nn);
         memset(s->inlist, 1, nn);
@@ -403,55 +393,14 @@ static void ensure(struct tiresias *s, const struct pol_view *v)
     }
 }
 
-/* Whether entry a of a node's job list comes before entry b: a less
- * important job (lower()), from the queues kept beside them. */
-static inline bool list_before(const uint32_t *sj, const uint8_t *sl,
-                               uint32_t a, uint32_t b)
+static void mark_dirty(void *ctx, uint32_t nd)
 {
-    return sl[a] > sl[b] || (sl[a] == sl[b] && sj[a] > sj[b]);
-}
-
-static inline void list_swap(uint32_t *sj, uint8_t *sn, uint8_t *sl,
-                             uint32_t a, uint32_t b)
-{
-    uint32_t tj = sj[a];
-    uint8_t tn = sn[a], tl = sl[a];
-    sj[a] = sj[b];
-    sn[a] = sn[b];
-    sl[a] = sl[b];
-    sj[b] = tj;
-    sn[b] = tn;
-    sl[b] = tl;
-}
-
-/* Node nd's job list (njob, ncnt, nlvl from its first GPU o) with job j
- * holding c GPUs there (0: not there) at its queue now, in the list's
- * order: least important first.  Moved by swaps: a list holds a few jobs,
- * and a shift would be a call to memmove per array. */
-static void list_set(struct tiresias *s, uint32_t o, uint32_t nd, uint32_t j,
-                     uint32_t c)
-{
-    uint32_t *sj = s->njob + o, k = s->nnj[nd], i = 0;
-    uint8_t *sn = s->ncnt + o, *sl = s->nlvl + o;
-    while (i < k && sj[i] != j)
-        i++;
-    if (!c) {                   /* out: to the end, and dropped */
-        if (i == k)
-            return;
-        for (; i + 1 < k; i++)
-            list_swap(sj, sn, sl, i, i + 1);
-        s->nnj[nd] = (uint8_t)(k - 1);
-        return;
+    struct tiresias *s = ctx;
+    s->ndirty[nd] = 1;
+    if (!s->inlist[nd]) {
+        s->inlist[nd] = 1;
+        s->dlist[s->ndl++] = nd;
     }
-    if (i == k)
-        s->nnj[nd] = (uint8_t)++k;
-    sj[i] = j;
-    sn[i] = (uint8_t)c;
-    sl[i] = s->jb[j].level;
-    for (; i > 0 && list_before(sj, sl, i, i - 1); i--)
-        list_swap(sj, sn, sl, i, i - 1);
-    for (; i + 1 < k && list_before(sj, sl, i + 1, i); i++)
-        list_swap(sj, sn, sl, i, i + 1);
 }
 
 /* Marks the nodes of job j's current (or last) allocation for the node
@@ -459,23 +408,9 @@ static void list_set(struct tiresias *s, uint32_t o, uint32_t nd, uint32_t j,
  * its queue, or not). */
 static void touch_job(struct tiresias *s, const struct pol_view *v, uint32_t j)
 {
-    if (!s->ndirty)
-        return;
-    const struct job_rt *r = &v->rt[j];
-    const uint32_t *gn = v->clu->gpu_node;
-    bool on = r->state == JOB_RUNNING;
-    for (uint32_t k = 0; k < r->ngpus;) {
-        uint32_t nd = gn[r->gpus[k]], c = 1;
-        while (++k < r->ngpus && gn[r->gpus[k]] == nd)  /* sorted: a run */
-            c++;
-        if (s->nnj[nd] != NNJ_NONE)
-            list_set(s, v->clu->nodes[nd].first_gpu, nd, j, on ? c : 0);
-        s->ndirty[nd] = 1;
-        if (!s->inlist[nd]) {
-            s->inlist[nd] = 1;
-            s->dlist[s->ndl++] = nd;
-        }
-    }
+    if (s->ndirty)
+        vic_lists_job(&s->nl, v, j, v->rt[j].state == JOB_RUNNING,
+                      s->jb[j].level, mark_dirty, s);
 }
 
 /* Brings a running job's counters up to now. */
@@ -730,8 +665,8 @@ static bool room_key(const struct tiresias *s, const struct cluster *c,
     uint32_t o = n->first_gpu, m = s->nthr[o + d - 1];
     if (m == NTHR_NO)
         return false;
-    *most = s->njob[o + m];
-    *lvl = s->nlvl[o + m];
+    *most = s->nl.job[o + m];
+    *lvl = (uint32_t)s->nl.key[o + m];
     *gpus = s->ncum[o + m];
     return true;
 }
@@ -884,27 +819,13 @@ static uint32_t tree_best(const struct tiresias *s, const struct cluster *c,
     return nd;
 }
 
-/* Node nd's job list made from its GPUs (the list's order: least
- * important first); k = how many. */
-static uint32_t list_make(struct tiresias *s, const struct pol_view *v,
-                          uint32_t nd, uint32_t *sj, uint8_t *sn, uint8_t *sl)
+#ifndef NDEBUG
+static int64_t level_key(const void *ctx, const struct pol_view *v, uint32_t j)
 {
-    uint32_t jobs[64], cnt[64], k = node_jobs(v, nd, jobs, cnt);
-    for (uint32_t i = 0; i < k; i++) {
-        uint32_t p = i, j = jobs[i];
-        uint8_t l = s->jb[j].level;
-        while (p > 0 && (l > sl[p - 1] || (l == sl[p - 1] && j > sj[p - 1]))) {
-            sj[p] = sj[p - 1];
-            sn[p] = sn[p - 1];
-            sl[p] = sl[p - 1];
-            p--;
-        }
-        sj[p] = j;
-        sn[p] = (uint8_t)cnt[i];
-        sl[p] = l;
-    }
-    return k;
+    (void)v;
+    return ((const struct tiresias *)ctx)->jb[j].level;
 }
+#endif
 
 /* The tree of demand d on type t, kept from now on: its leaves set from
  * the node caches, which are fresh (no node is dirty). */
@@ -933,27 +854,21 @@ static inline void tree_use(struct tiresias *s, const struct cluster *c,
         tree_make(s, c, t, d);
 }
 
-/* Recomputes the node cache of node nd: from its job list (made from its
- * GPUs the first time, then kept by touch_job), the GPUs they hold there
- * counted in that order, and for each demand d above its free GPUs the
- * first victim where the count reaches d. */
+/* Recomputes the node cache of node nd: from its job list (kept by
+ * touch_job), the GPUs they hold there counted in that order, and for
+ * each demand d above its free GPUs the first victim where the count
+ * reaches d. */
 static void node_refresh(struct tiresias *s, const struct pol_view *v, uint32_t nd)
 {
     const struct clu_node *n = &v->clu->nodes[nd];
-    uint32_t *sj = s->njob + n->first_gpu, o = n->first_gpu;
-    uint8_t *sc = s->ncum + o, *st = s->nthr + o, *sl = s->nlvl + o;
-    if (s->nnj[nd] == NNJ_NONE)
-        s->nnj[nd] = (uint8_t)list_make(s, v, nd, sj, s->ncnt + o, sl);
+    uint32_t o = n->first_gpu, k = s->nl.n[nd];
+    const uint32_t *sj = s->nl.job + o;
+    const uint8_t *sn = s->nl.gpus + o;
+    const int64_t *sl = s->nl.key + o;
+    uint8_t *sc = s->ncum + o, *st = s->nthr + o;
 #ifndef NDEBUG
-    {   /* the kept list is the one made from the GPUs */
-        uint32_t fj[64];
-        uint8_t fn[64], fl[64], fk = (uint8_t)list_make(s, v, nd, fj, fn, fl);
-        DL_ASSERT(fk == s->nnj[nd] && !memcmp(fj, sj, fk * sizeof *fj) &&
-                  !memcmp(fn, s->ncnt + o, fk) && !memcmp(fl, sl, fk));
-    }
+    DL_ASSERT(vic_lists_match(&s->nl, v, nd, level_key, s));
 #endif
-    uint32_t k = s->nnj[nd];
-    const uint8_t *sn = s->ncnt + o;
     for (uint32_t i = 0, sum = 0; i < k; i++)
         sc[i] = (uint8_t)(sum += sn[i]);
     /* per demand d, the first victim where the count reaches it, and the
@@ -970,7 +885,7 @@ static void node_refresh(struct tiresias *s, const struct pol_view *v, uint32_t 
     for (uint32_t i = 0; i < tr->nlive && (d = tr->lived[i]) <= ng; i++) {
         uint32_t m = st[d - 1];
         struct tkey nk = d <= nf ? tkey_make(SIM_NONE, 0, 0, nd)
-                         : m != NTHR_NO ? tkey_make(sj[m], sl[m], sc[m], nd)
+                         : m != NTHR_NO ? tkey_make(sj[m], (uint32_t)sl[m], sc[m], nd)
                          : (struct tkey){ UINT64_MAX, UINT64_MAX };
         tree_leaf(tr, d, s->tpos[o + d - 1], nd, nk);
     }
@@ -997,11 +912,11 @@ static int node_victims(struct tiresias *s, const struct pol_view *v,
             node_refresh(s, v, nd);
         uint32_t m = s->nthr[n->first_gpu + want - 1];
         /* eligible victims are a prefix: the jobs of lower queues */
-        if (m == NTHR_NO || s->nlvl[n->first_gpu + m] <= lq)
+        if (m == NTHR_NO || s->nl.key[n->first_gpu + m] <= lq)
             return -1;
         if (vic)
-            memcpy(vic, s->njob + n->first_gpu, (m + 1) * sizeof *vic);
-        *most = s->njob[n->first_gpu + m];
+            memcpy(vic, s->nl.job + n->first_gpu, (m + 1) * sizeof *vic);
+        *most = s->nl.job[n->first_gpu + m];
         *gpus = s->ncum[n->first_gpu + m];
         return (int)m + 1;
     }
@@ -1594,12 +1509,9 @@ static void destroy(void *state)
     free(s->trees);
     free(s->items);
     free(s->ndirty);
-    free(s->njob);
-    free(s->nnj);
-    free(s->ncnt);
+    vic_lists_free(&s->nl);
     free(s->ncum);
     free(s->nthr);
-    free(s->nlvl);
     free(s);
 }
 

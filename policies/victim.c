@@ -43,12 +43,9 @@ struct vic_index {
     size_t ndirty;
     uint32_t *walk;             /* scratch of vic_top_nodes */
     size_t capwalk;
-    /* per node, at its first GPU: its running jobs, latest finish first
-     * (ties: larger job first), with their GPUs there and finish times */
-    uint8_t *nj;                /* [nnodes] how many */
-    uint32_t *lj;               /* [ngpus] */
-    uint8_t *lg;                /* [ngpus] */
-    simtime_t *lt;              /* [ngpus] */
+    /* each node's running jobs keyed by finish time: latest first (ties:
+     * larger job first) */
+    struct vic_lists l;
     uint8_t **live;             /* [ngroups][gpus_per_node + 1] tree kept */
     uint8_t **lived;            /* [ngroups] the kept demands, ascending */
     uint32_t *nlive;            /* [ngroups] */
@@ -65,10 +62,7 @@ struct vic_index *vic_new(const struct cluster *c)
     x->seg = xcalloc(c->ngroups, sizeof *x->seg);
     x->dirty = xcalloc(c->nnodes, 1);
     x->dirty_list = xmalloc(c->nnodes * sizeof *x->dirty_list);
-    x->nj = xcalloc(c->nnodes ? c->nnodes : 1, 1);
-    x->lj = xmalloc((c->ngpus ? c->ngpus : 1) * sizeof *x->lj);
-    x->lg = xmalloc(c->ngpus ? c->ngpus : 1);
-    x->lt = xmalloc((c->ngpus ? c->ngpus : 1) * sizeof *x->lt);
+    vic_lists_init(&x->l, c);
     x->live = xcalloc(c->ngroups ? c->ngroups : 1, sizeof *x->live);
     x->lived = xcalloc(c->ngroups ? c->ngroups : 1, sizeof *x->lived);
     x->nlive = xcalloc(c->ngroups ? c->ngroups : 1, sizeof *x->nlive);
@@ -120,10 +114,7 @@ void vic_free(struct vic_index *x)
     free(x->live);
     free(x->lived);
     free(x->nlive);
-    free(x->nj);
-    free(x->lj);
-    free(x->lg);
-    free(x->lt);
+    vic_lists_free(&x->l);
     free(x->seg);
     free(x->pow2);
     free(x->gidx);
@@ -135,7 +126,7 @@ void vic_free(struct vic_index *x)
 
 /* Running jobs on a node, latest finish first (ties: larger job first,
  * the order of srtf's running heap), with their GPU counts there, made
- * from its GPUs: what a node's kept list must be. */
+ * from its GPUs (vic_node_victims). */
 struct onnode {
     uint32_t job, gpus;
     simtime_t finish_at;
@@ -174,68 +165,140 @@ static uint32_t jobs_on(const struct pol_view *v, uint32_t nd, struct onnode *ou
     return k;
 }
 
-/* Whether job a finishing at ta comes before job b finishing at tb in a
- * node's list. */
-static inline bool list_before(simtime_t ta, uint32_t a, simtime_t tb, uint32_t b)
+/* ------------------------------------------------ per-node job lists */
+
+void vic_lists_init(struct vic_lists *l, const struct cluster *c)
 {
-    return ta > tb || (ta == tb && a > b);
+    l->n = xcalloc(c->nnodes ? c->nnodes : 1, 1);
+    l->job = xmalloc((c->ngpus ? c->ngpus : 1) * sizeof *l->job);
+    l->gpus = xmalloc(c->ngpus ? c->ngpus : 1);
+    l->key = xmalloc((c->ngpus ? c->ngpus : 1) * sizeof *l->key);
 }
 
-static inline void list_swap(struct vic_index *x, uint32_t a, uint32_t b)
+void vic_lists_free(struct vic_lists *l)
 {
-    uint32_t j = x->lj[a];
-    uint8_t g = x->lg[a];
-    simtime_t t = x->lt[a];
-    x->lj[a] = x->lj[b];
-    x->lg[a] = x->lg[b];
-    x->lt[a] = x->lt[b];
-    x->lj[b] = j;
-    x->lg[b] = g;
-    x->lt[b] = t;
+    free(l->n);
+    free(l->job);
+    free(l->gpus);
+    free(l->key);
 }
 
-/* Node nd's list with job holding c GPUs there (0: not there), finishing
- * at t.  Moved by swaps: a list holds a few jobs. */
-static void list_set(struct vic_index *x, uint32_t nd, uint32_t job, uint32_t c,
-                     simtime_t t)
+/* Whether entry a of a list comes before entry b. */
+static inline bool list_before(const struct vic_lists *l, uint32_t a, uint32_t b)
 {
-    uint32_t o = x->c->nodes[nd].first_gpu, k = x->nj[nd], i = 0;
-    while (i < k && x->lj[o + i] != job)
+    return l->key[a] > l->key[b] || (l->key[a] == l->key[b] && l->job[a] > l->job[b]);
+}
+
+static inline void list_swap(struct vic_lists *l, uint32_t a, uint32_t b)
+{
+    uint32_t j = l->job[a];
+    uint8_t g = l->gpus[a];
+    int64_t k = l->key[a];
+    l->job[a] = l->job[b];
+    l->gpus[a] = l->gpus[b];
+    l->key[a] = l->key[b];
+    l->job[b] = j;
+    l->gpus[b] = g;
+    l->key[b] = k;
+}
+
+/* The list of the node whose GPUs start at o (k jobs) with job holding c
+ * GPUs there (0: not there) at key; returns how many it holds.  Moved by
+ * swaps: a list holds a few jobs, and shifting the three arrays would be
+ * a call to memmove each. */
+static uint32_t list_set(struct vic_lists *l, uint32_t o, uint32_t k, uint32_t job,
+                         uint32_t c, int64_t key)
+{
+    uint32_t i = 0;
+    while (i < k && l->job[o + i] != job)
         i++;
     if (!c) {                   /* out: to the end, and dropped */
         if (i == k)
-            return;
+            return k;
         for (; i + 1 < k; i++)
-            list_swap(x, o + i, o + i + 1);
-        x->nj[nd] = (uint8_t)(k - 1);
-        return;
+            list_swap(l, o + i, o + i + 1);
+        return k - 1;
     }
-    if (i == k)
-        x->nj[nd] = (uint8_t)++k;
-    x->lj[o + i] = job;
-    x->lg[o + i] = (uint8_t)c;
-    x->lt[o + i] = t;
-    for (; i > 0 && list_before(t, job, x->lt[o + i - 1], x->lj[o + i - 1]); i--)
-        list_swap(x, o + i, o + i - 1);
-    for (; i + 1 < k && list_before(x->lt[o + i + 1], x->lj[o + i + 1], t, job); i++)
-        list_swap(x, o + i, o + i + 1);
+    k += i == k;
+    l->job[o + i] = job;
+    l->gpus[o + i] = (uint8_t)c;
+    l->key[o + i] = key;
+    for (; i > 0 && list_before(l, o + i, o + i - 1); i--)
+        list_swap(l, o + i, o + i - 1);
+    for (; i + 1 < k && list_before(l, o + i + 1, o + i); i++)
+        list_swap(l, o + i, o + i + 1);
+    return k;
+}
+
+void vic_lists_job(struct vic_lists *l, const struct pol_view *v, uint32_t job,
+                   bool on, int64_t key, void (*mark)(void *ctx, uint32_t node),
+                   void *ctx)
+{
+    const struct job_rt *r = &v->rt[job];
+    const struct cluster *c = v->clu;
+    for (uint32_t k = 0, n = v->jobs[job].num_gpus; k < n;) {
+        uint32_t nd = c->gpu_node[r->gpus[k]], g = 1;
+        while (++k < n && c->gpu_node[r->gpus[k]] == nd)    /* sorted: a run */
+            g++;
+        l->n[nd] = (uint8_t)list_set(l, c->nodes[nd].first_gpu, l->n[nd], job,
+                                     on ? g : 0, key);
+        mark(ctx, nd);
+    }
+}
+
+bool vic_lists_match(const struct vic_lists *l, const struct pol_view *v,
+                     uint32_t nd, int64_t (*key)(const void *ctx,
+                                                 const struct pol_view *v,
+                                                 uint32_t job),
+                     const void *ctx)
+{
+    const struct clu_node *n = &v->clu->nodes[nd];
+    struct vic_lists m = { NULL, (uint32_t[64]){ 0 }, (uint8_t[64]){ 0 },
+                           (int64_t[64]){ 0 } };
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n->ngpus; i++) {
+        uint32_t j = v->clu->gpu_job[n->first_gpu + i], p = 0;
+        if (j == SIM_NONE)
+            continue;
+        while (p < k && m.job[p] != j)
+            p++;
+        if (p == k) {
+            m.job[k] = j;
+            m.gpus[k++] = 0;
+        }
+        m.gpus[p]++;
+    }
+    /* each in its place: an insertion of every job, as list_set does */
+    for (uint32_t i = 0; i < k; i++) {
+        m.key[i] = key(ctx, v, m.job[i]);
+        for (uint32_t p = i; p > 0 && list_before(&m, p, p - 1); p--)
+            list_swap(&m, p, p - 1);
+    }
+    uint32_t o = n->first_gpu;
+    if (k != l->n[nd])
+        return false;
+    for (uint32_t i = 0; i < k; i++)
+        if (m.job[i] != l->job[o + i] || m.gpus[i] != l->gpus[o + i] ||
+            m.key[i] != l->key[o + i])
+            return false;
+    return true;
+}
+
+/* ------------------------------------------------------- victim index */
+
+static void mark_dirty(void *ctx, uint32_t nd)
+{
+    struct vic_index *x = ctx;
+    if (!x->dirty[nd]) {
+        x->dirty[nd] = 1;
+        x->dirty_list[x->ndirty++] = nd;
+    }
 }
 
 void vic_touch_job(struct vic_index *x, const struct pol_view *v, uint32_t job)
 {
-    const struct job_rt *r = &v->rt[job];
-    const uint32_t *gn = v->clu->gpu_node;
-    bool on = r->state == JOB_RUNNING;
-    for (uint32_t k = 0, n = v->jobs[job].num_gpus; k < n;) {
-        uint32_t nd = gn[r->gpus[k]], c = 1;
-        while (++k < n && gn[r->gpus[k]] == nd)    /* sorted: a run */
-            c++;
-        list_set(x, nd, job, on ? c : 0, r->finish_at);
-        if (!x->dirty[nd]) {
-            x->dirty[nd] = 1;
-            x->dirty_list[x->ndirty++] = nd;
-        }
-    }
+    vic_lists_job(&x->l, v, job, v->rt[job].state == JOB_RUNNING,
+                  v->rt[job].finish_at, mark_dirty, x);
 }
 
 /* Node nd's threshold for d GPUs from its list: *t and *job of the job
@@ -246,28 +309,29 @@ static inline void threshold(const struct vic_index *x, uint32_t nd, uint32_t d,
                              uint32_t *job)
 {
     const struct clu_node *n = &x->c->nodes[nd];
-    uint32_t o = n->first_gpu, k = x->nj[nd];
+    uint32_t o = n->first_gpu, k = x->l.n[nd];
     *t = SIM_NEVER;
     *job = SIM_NONE;
     while (*acc < d && *m < k)
-        *acc += x->lg[o + (*m)++];
+        *acc += x->l.gpus[o + (*m)++];
     if (d > n->nfree) {
-        *t = x->lt[o + *m - 1];
-        *job = x->lj[o + *m - 1];
+        *t = x->l.key[o + *m - 1];
+        *job = x->l.job[o + *m - 1];
     }
 }
 
 #ifndef NDEBUG
+static int64_t finish_key(const void *ctx, const struct pol_view *v, uint32_t job)
+{
+    (void)ctx;
+    return v->rt[job].finish_at;
+}
+
 /* Node nd's kept list is the one made from its GPUs. */
 static void list_check(const struct vic_index *x, const struct pol_view *v,
                        uint32_t nd)
 {
-    struct onnode on[64];
-    uint32_t k = jobs_on(v, nd, on), o = x->c->nodes[nd].first_gpu;
-    DL_ASSERT(k == x->nj[nd]);
-    for (uint32_t i = 0; i < k; i++)
-        DL_ASSERT(on[i].job == x->lj[o + i] && on[i].gpus == x->lg[o + i] &&
-                  on[i].finish_at == x->lt[o + i]);
+    DL_ASSERT(vic_lists_match(&x->l, v, nd, finish_key, NULL));
 }
 #endif
 
@@ -379,11 +443,11 @@ uint32_t vic_victims(const struct vic_index *x, const struct pol_view *v,
 #else
     (void)v;
 #endif
-    uint32_t o = x->c->nodes[node].first_gpu, nj = x->nj[node];
+    uint32_t o = x->c->nodes[node].first_gpu, nj = x->l.n[node];
     uint32_t acc = x->c->nodes[node].nfree, k = 0;
     for (uint32_t m = 0; m < nj && acc < d; m++) {
-        acc += x->lg[o + m];
-        jobs[k++] = x->lj[o + m];
+        acc += x->l.gpus[o + m];
+        jobs[k++] = x->l.job[o + m];
     }
     return k;
 }
