@@ -46,12 +46,16 @@
  * (u_v > q_v), the tenant of highest u_v / q_v first and its most recently
  * started job first, each taken while its tenant is still over its quota,
  * only jobs on a GPU type the head may use and (with preempt_cost) that
- * pol_may_preempt allows.  A dry run first checks that the free GPUs plus
- * the victims' reach the head's g; then victims are preempted one by one
- * until the head's placement exists, and if it never does (fragmentation)
- * the victims are restarted where they were, which the engine undoes
- * (sim/policy.h): a failed reclaim leaves no trace.  A preempted job goes
- * back to its tenant's queue at its arrival position.
+ * pol_may_preempt allows.  A dry run first checks that a placement for
+ * the head would exist were all the victims' GPUs free (the kit's
+ * vic_freed_fits: the placement rules on the free counts they would
+ * give); where none would (too few GPUs, or under consolidated placement
+ * freed on too many nodes: fragmentation), nothing is stopped and a
+ * failed reclaim leaves no trace.  Otherwise victims are preempted one by
+ * one until the head's placement exists, and those whose GPUs it does not
+ * use are restarted where they were, which the engine undoes
+ * (sim/policy.h).  A preempted job goes back to its tenant's queue at its
+ * arrival position.
  * lend=0 is hard quotas: a job starts only within its tenant's quota, and
  * a job larger than its quota is rejected on arrival (admit).
  *
@@ -60,7 +64,11 @@
  * jobs in start order, scratch arrays.  Invariant: u_t = the sum of
  * num_gpus over running[t]; every queued job is in exactly its tenant's
  * heap.  Costs O(tenants) per instant and O(tenants with a queued head)
- * per start; a reclaim O(tenants) per victim considered.
+ * per start; a reclaim's dry run O(the victims' GPUs), once an instant
+ * (the victims stay the same until a reclaim succeeds; the head's own
+ * tenant, within its quota, gives none), and each head's test against
+ * them O(the nodes they touch); a reclaim that goes ahead O(tenants) per
+ * victim considered.
  */
 #include "policies/policy.h"
 #include "sim/base/formats.h"
@@ -112,6 +120,13 @@ struct fairshare {
     size_t capvic;
     uint32_t *saved;            /* scratch: the victims' GPUs */
     size_t capsaved;
+    /* the GPUs of the victims a reclaim may stop, marked once an instant
+     * (for heads of one required type; self is under its quota, so gives
+     * none): they stay the same until a reclaim succeeds */
+    struct vic_freed freed;
+    bool marked;
+    uint32_t mreq;              /* the required type they were marked for */
+    size_t mneed;               /* their GPUs */
     uint32_t *gpus;             /* scratch: a placement */
     size_t capg;
     struct arena *names;        /* tenant names read from the quota file */
@@ -222,6 +237,7 @@ static void fs_free(struct fairshare *f)
     free(f->vu);
     free(f->vcur);
     free(f->saved);
+    vic_freed_free(&f->freed);
     free(f->gpus);
     arena_free(f->names);
     free(f);
@@ -464,6 +480,30 @@ static size_t plan_reclaim(struct fairshare *f, const struct pol_view *v,
     return avail >= g ? n : 0;
 }
 
+/* Marks in f->freed the GPUs of every victim plan_reclaim would take for
+ * a head of required type req; returns how many.  The same set in
+ * another order: a tenant over its quota gives its latest eligible jobs
+ * until it is down to its quota, whatever the others give (the head's own
+ * tenant is within its quota, so gives none). */
+static size_t reclaim_mark(struct fairshare *f, const struct pol_view *v,
+                           uint32_t req)
+{
+    size_t n = 0;
+    for (uint32_t k = 0; k < f->nt; k++) {
+        const struct tenant *t = &f->t[k];
+        double u = t->used;
+        for (uint32_t i = t->nrun; i > 0 && u > t->quota + EPS; i--) {
+            uint32_t j = t->run[i - 1], m = gpus_of(v, j);
+            if (!type_ok(v, j, req) || !pol_may_preempt(v, j, f->cost_us))
+                continue;
+            vic_freed_add(&f->freed, v, v->rt[j].gpus, m);
+            n += m;
+            u -= m;
+        }
+    }
+    return n;
+}
+
 /* Whether sorted a[0..na) and b[0..nb) share a GPU. */
 static bool overlap(const uint32_t *a, uint32_t na, const uint32_t *b,
                     uint32_t nb)
@@ -480,35 +520,52 @@ static bool overlap(const uint32_t *a, uint32_t na, const uint32_t *b,
 }
 
 /* Reclaims lent GPUs for head; true when its placement now exists (in
- * f->gpus).  Victims are stopped in reclaim order until the placement
- * exists; those whose GPUs it does not use are restarted where they ran
- * (the engine undoes such a preemption), as are all of them when it never
- * does. */
+ * f->gpus).  Where it would not exist even with every victim stopped,
+ * none is.  Otherwise victims are stopped in reclaim order until the
+ * placement exists; those whose GPUs it does not use are restarted where
+ * they ran (the engine undoes such a preemption). */
 static bool reclaim(struct fairshare *f, const struct pol_view *v,
                     struct pol_ctx *x, uint32_t head, uint32_t self, int *rc)
 {
-    size_t n = plan_reclaim(f, v, head, self), done = 0, off = 0;
     uint32_t g = gpus_of(v, head);
-    bool placed = false;
-    if (!n)
+    /* where even all of them leave no room (too few, or under
+     * consolidated on too many nodes), none is stopped: the loop below
+     * would stop and restart every one */
+    uint32_t req = v->rt[head].req_type;
+    if (!f->marked || f->mreq != req) {
+        vic_freed_clear(&f->freed, v);
+        DL_ASSERT(f->t[self].used <= f->t[self].quota + EPS);
+        f->mneed = reclaim_mark(f, v, req);
+        f->marked = true;
+        f->mreq = req;
+    }
+    if (!vic_freed_fits(&f->freed, v, g, req, f->mode))
         return false;
-    size_t need = 0;
-    for (size_t i = 0; i < n; i++)
-        need += gpus_of(v, f->vic[i]);
+    size_t need = f->mneed;
+    vic_freed_clear(&f->freed, v);     /* victims stop: the marks go stale */
+    f->marked = false;
+    size_t n = plan_reclaim(f, v, head, self), done = 0, off = 0;
+    bool placed = false;
+    DL_ASSERT(n);               /* room for g: they are enough */
     xgrow(&f->saved, &f->capsaved, need, sizeof *f->saved);
-    while (done < n && !placed) {
-        uint32_t j = f->vic[done], m = gpus_of(v, j);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t j = f->vic[i], m = gpus_of(v, j);
         memcpy(f->saved + off, v->rt[j].gpus, m * sizeof *f->saved);
         off += m;
+    }
+    DL_ASSERT(off == need);
+    while (done < n && !placed) {
+        uint32_t j = f->vic[done];
         if ((*rc = pol_preempt(x, j, f->cost_us)))
             return false;
         done++;
         placed = pol_place(v, g, v->rt[head].req_type, f->mode, NULL, f->gpus);
     }
+    DL_ASSERT(placed);          /* as the dry run said */
     off = 0;
     for (size_t i = 0; i < done; i++) {
         uint32_t j = f->vic[i], m = gpus_of(v, j);
-        if (!placed || !overlap(f->saved + off, m, f->gpus, g)) {
+        if (!overlap(f->saved + off, m, f->gpus, g)) {
             /* undone by the engine: restarted within the instant */
             if ((*rc = pol_start(x, j, f->saved + off)))
                 return false;
@@ -518,7 +575,7 @@ static bool reclaim(struct fairshare *f, const struct pol_view *v,
         }
         off += m;
     }
-    return placed;
+    return true;
 }
 
 /* Starts the head of tenant k on f->gpus. */
@@ -587,6 +644,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     struct fairshare *f = state;
     for (uint32_t k = 0; k < f->nt; k++)
         f->t[k].blocked = false;
+    f->marked = false;          /* the jobs ran since: marked again */
     if (!pass(f, v, x, true) && f->lend)
         pass(f, v, x, false);
 }

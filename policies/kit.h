@@ -163,6 +163,30 @@ uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
                                                    uint32_t job, void *),
                        void *ctx);
 
+/* Whether pol_place would find room were some busy GPUs free too (a
+ * reclaim's victims, say), with no preemption and no change to the
+ * cluster: vic_freed_add marks GPUs gpus[0..n) (each busy now, none
+ * marked twice: all the jobs on each would stop); vic_freed_fits applies
+ * the placement rules' test of existence to the free counts the cluster
+ * has now with those marked added; vic_freed_clear drops the marks.  The
+ * marks hold while the GPUs marked stay busy (other GPUs may change: each
+ * test reads the cluster as it is).  Existence only grows with the free
+ * GPUs, so where it says no, no subset of the GPUs marked makes room
+ * either.  Costs O(n) a mark and O(nodes marked x groups + groups x node
+ * size) a test.  A zeroed struct to start; vic_freed_free after. */
+struct vic_freed {
+    uint32_t *a;                /* the nodes marked */
+    size_t n, cap;
+    uint32_t *add;              /* [nnodes] GPUs marked on each */
+    uint32_t *tadd;             /* [ntypes] GPUs marked of each type */
+};
+void vic_freed_add(struct vic_freed *s, const struct pol_view *v,
+                   const uint32_t *gpus, uint32_t n);
+bool vic_freed_fits(struct vic_freed *s, const struct pol_view *v,
+                    uint32_t ngpus, uint32_t req_type, enum plc_mode mode);
+void vic_freed_clear(struct vic_freed *s, const struct pol_view *v);
+void vic_freed_free(struct vic_freed *s);
+
 /* ------------------------------------------------------ heaps */
 
 #include "sim/base/heap.h"     /* HEAP_DEFINE: one heap for everything */

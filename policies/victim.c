@@ -21,6 +21,12 @@
  * segment tree per demand d, so a query costs O(groups) and an update
  * O(n log nodes), independent of how many jobs run or wait.  A tree is
  * kept from its first use on: a trace's gangs ask for a few demands.
+ *
+ * Also here: whether a placement would exist were some busy GPUs free
+ * (vic_freed_*), the dry run of a reclaim that stops victims chosen by
+ * another order (fairshare's), so that one that cannot make room stops
+ * nothing.  It reads the cluster's free-GPU index as placement.c does and
+ * applies the same rules to the counts the victims would give.
  */
 #include "policies/policy.h"
 
@@ -517,4 +523,119 @@ uint32_t vic_top_nodes(struct vic_index *x, const struct pol_view *v,
     x->walk = h.a;              /* (sized above: never regrown) */
     x->capwalk = h.cap;
     return found;
+}
+
+/* ------------------------------------------------ room were GPUs freed */
+
+static void freed_make(struct vic_freed *s, const struct cluster *c)
+{
+    if (!s->add) {
+        s->add = xcalloc(c->nnodes ? c->nnodes : 1, sizeof *s->add);
+        s->tadd = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *s->tadd);
+    }
+}
+
+void vic_freed_add(struct vic_freed *s, const struct pol_view *v,
+                   const uint32_t *gpus, uint32_t n)
+{
+    const struct cluster *c = v->clu;
+    freed_make(s, c);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t nd = c->gpu_node[gpus[i]];
+        if (!s->add[nd]++) {
+            xgrow(&s->a, &s->cap, s->n + 1, sizeof *s->a);
+            s->a[s->n++] = nd;
+        }
+        s->tadd[c->nodes[nd].type]++;
+#ifndef NDEBUG
+        DL_ASSERT(c->nodes[nd].nfree + s->add[nd] <= c->nodes[nd].ngpus);
+#endif
+    }
+}
+
+/* The placement rules' test of existence (sim/cluster/placement.c:
+ * place_type, its single, multi and pool cases) on the free counts the
+ * cluster would have with s->add[nd] more GPUs free on each node nd of
+ * s->a: a node not listed keeps its bucket; a listed one leaves the bucket
+ * of its free count now for the one of its count then. */
+static bool fits_freed(const struct cluster *c, const struct vic_freed *s,
+                       uint32_t ngpus, uint32_t req_type, enum plc_mode mode)
+{
+    const uint32_t *nodes = s->a, *add = s->add;
+    size_t m = s->n;
+    for (uint32_t i = 0; i < c->ntypes; i++) {
+        uint32_t t = req_type != SIM_NONE ? req_type : c->type_order[i];
+        bool fits = (uint64_t)c->types[t].free_gpus + s->tadd[t] >= ngpus;
+        bool single = false;
+        for (uint32_t g = 0; g < c->ngroups && fits; g++)
+            single |= c->groups[g].type == t && c->groups[g].gpus_per_node >= ngpus;
+        if (fits && mode == PLC_CONSOLIDATED && single) {
+            /* some node of a group of such nodes with ngpus free */
+            fits = false;
+            for (uint32_t g = 0; g < c->ngroups && !fits; g++) {
+                const struct clu_group *gr = &c->groups[g];
+                if (gr->type != t || gr->gpus_per_node < ngpus)
+                    continue;
+                for (uint32_t f = ngpus; f <= gr->gpus_per_node && !fits; f++)
+                    fits = gr->bucket_count[f] > 0;
+            }
+            for (size_t k = 0; k < m && !fits; k++) {
+                const struct clu_node *no = &c->nodes[nodes[k]];
+                fits = no->type == t && no->ngpus >= ngpus &&
+                       no->nfree + add[nodes[k]] >= ngpus;
+            }
+        } else if (fits && mode == PLC_CONSOLIDATED) {
+            /* whole nodes of one group, and the remainder on one more */
+            fits = false;
+            for (uint32_t g = 0; g < c->ngroups && !fits; g++) {
+                const struct clu_group *gr = &c->groups[g];
+                if (gr->type != t)
+                    continue;
+                uint32_t sz = gr->gpus_per_node, whole = ngpus / sz,
+                         rem = ngpus % sz;
+                uint64_t avail = gr->bucket_count[sz], part = 0;
+                for (uint32_t f = rem ? rem : sz; f < sz; f++)
+                    part += gr->bucket_count[f];
+                for (size_t k = 0; k < m; k++) {
+                    const struct clu_node *no = &c->nodes[nodes[k]];
+                    if (no->group != g)
+                        continue;
+                    uint32_t now = no->nfree + add[nodes[k]];
+                    part -= rem && no->nfree >= rem;    /* < sz: a GPU busy */
+                    avail += now == sz;
+                    part += rem && now >= rem && now < sz;
+                }
+                fits = avail >= whole && (!rem || avail > whole || part > 0);
+            }
+        }
+        if (fits)
+            return true;
+        if (req_type != SIM_NONE)
+            break;
+    }
+    return false;
+}
+
+bool vic_freed_fits(struct vic_freed *s, const struct pol_view *v,
+                    uint32_t ngpus, uint32_t req_type, enum plc_mode mode)
+{
+    freed_make(s, v->clu);
+    return fits_freed(v->clu, s, ngpus, req_type, mode);
+}
+
+void vic_freed_clear(struct vic_freed *s, const struct pol_view *v)
+{
+    for (size_t k = 0; k < s->n; k++)
+        s->add[s->a[k]] = 0;
+    if (s->tadd)
+        memset(s->tadd, 0, v->clu->ntypes * sizeof *s->tadd);
+    s->n = 0;
+}
+
+void vic_freed_free(struct vic_freed *s)
+{
+    free(s->a);
+    free(s->add);
+    free(s->tadd);
+    memset(s, 0, sizeof *s);
 }

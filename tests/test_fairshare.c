@@ -1,7 +1,8 @@
 /*
  * tests/test_fairshare.c - the fair-share policy (policies/fairshare.c):
  * schedules computed by hand (three tenants with quotas, lending and
- * reclaim; hard quotas; a reclaim that finds no node and leaves no trace;
+ * reclaim; hard quotas; a reclaim that finds no node and leaves no trace,
+ * nor moves a later placement;
  * victims kept when the placement does not need their GPUs), the quota
  * sources, option and quota-file errors, and random workloads with tenants
  * under --check (the engine's invariants; hard quotas never exceeded;
@@ -154,6 +155,64 @@ Test(fairshare, reclaim_without_a_node_leaves_no_trace)
     TU_SCHED(e, "x2", 0, 200);
     eng_free(e);
     trc_free(&t);
+    clu_free(&c);
+}
+
+/* ---- two 4-GPU nodes, quotas X 4, Y 3, Z 1: a reclaim that cannot
+ * help moves no later placement.
+ *
+ * 0   z0 (Z, 1) within quota: n0:0.
+ * 10  x2 (X, 1) within quota: the fullest node that fits, n0:1; z1 (Z, 1)
+ *     borrows: n0:2.
+ * 15  x3 (X, 3) within quota: n1:0-2.  Each node has one GPU free; among
+ *     nodes alike the placement takes the one whose free count changed
+ *     last (the free-GPU index keeps them so): n1, then n0.
+ * 16  x4 (X, 3) would take X to 7: it waits to borrow; no node has 3 free.
+ * 17  y6 (Y, 3) within quota, no placement: Z is over its quota (2 > 1),
+ *     its latest job z1 the only victim, and freeing n0:2 leaves n0 two
+ *     GPUs, no node three: the reclaim cannot help and stops nothing.
+ *     z5 (Z, 1) borrows the GPU of the node first among those alike, n1:3,
+ *     as it does where y6 is not in the trace at all.  (Before the dry run
+ *     z1 was stopped and restarted, which left n0 first: z5 on n0:3.)
+ * 45  x3 ends; y6 runs on n1:0-2. */
+static const char no_trace_jobs[] =
+    "job_id,submit_time,num_gpus,duration,vc\n"
+    "z0,0,1,1000,Z\n"
+    "z1,10,1,50,Z\n"
+    "x2,10,1,100,X\n"
+    "x3,15,3,30,X\n"
+    "x4,16,3,1000,X\n"
+    "z5,17,1,50,Z\n"
+    "y6,17,3,1000,Y\n";
+
+Test(fairshare, failed_reclaim_moves_no_placement)
+{
+    struct trace t;
+    struct cluster c;
+    const char *q = "tenant,gpus\nX,4\nY,3\nZ,1\n";
+    tu_simple_cluster(&c, 2, 4);
+    for (int with_y6 = 1; with_y6 >= 0; with_y6--) {
+        char text[sizeof no_trace_jobs];
+        snprintf(text, sizeof text, "%s", no_trace_jobs);
+        if (!with_y6)
+            *strstr(text, "y6,") = '\0';
+        tu_trace(&t, text);
+        struct eng *e = tu_run(&t, &c, with_file("fairshare:quota=file", q));
+        tu_placement(e, "z0", "n0:0");
+        tu_placement(e, "x2", "n0:1");
+        tu_placement(e, "z1", "n0:2");
+        tu_placement(e, "x3", "n1:0-2");
+        tu_placement(e, "z5", "n1:3");
+        TU_SCHED(e, "z1", 10, 60);
+        TU_SCHED(e, "z5", 17, 67);
+        cr_expect_eq(PREEMPTS(e, "z1"), 0);
+        if (with_y6) {
+            TU_SCHED(e, "y6", 45, 1045);
+            tu_placement(e, "y6", "n1:0-2");
+        }
+        eng_free(e);
+        trc_free(&t);
+    }
     clu_free(&c);
 }
 

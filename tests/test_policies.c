@@ -206,6 +206,80 @@ Test(policies, victim_index_matches_brute_force)
     clu_free(&c);
 }
 
+/* vic_freed_fits says what the placement finds once the GPUs marked are
+ * released: random jobs (gangs spread over nodes too) on two types of
+ * mixed node sizes, random sets of them marked, every gang size, type
+ * asked and placement mode.  Marks cleared between sets, and a set tested
+ * twice (the marks hold while the cluster is read as it is). */
+Test(policies, fits_freed_matches_placement)
+{
+    struct cluster c;
+    clu_init(&c, "freed");
+    uint32_t a = clu_add_type(&c, "A", 16, 1), b = clu_add_type(&c, "B", 16, 1);
+    clu_add_nodes(&c, 4, 4, a, NULL);
+    clu_add_nodes(&c, 3, 8, a, NULL);
+    clu_add_nodes(&c, 3, 2, b, NULL);
+    clu_add_nodes(&c, 2, 4, b, NULL);
+    clu_finish(&c);
+    enum { NJ = 48, MAXG = 20 };
+    struct job_rt rt[NJ];
+    struct trc_job jobs[NJ];
+    uint32_t gpus[NJ][MAXG];
+    memset(rt, 0, sizeof rt);
+    memset(jobs, 0, sizeof jobs);
+    struct pol_view v = { .now = 0, .clu = &c, .jobs = jobs, .rt = rt, .njobs = NJ };
+    struct vic_freed fr = { 0 };
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 11);
+    uint32_t checked = 0, yes = 0;
+    for (int step = 0; step < 400; step++) {
+        uint32_t j = gsl_rng_uniform_int(r, NJ);
+        if (rt[j].state == JOB_RUNNING) {
+            clu_release(&c, rt[j].gpus, jobs[j].num_gpus);
+            rt[j].state = JOB_DONE;
+        } else {
+            uint32_t want = 1 + gsl_rng_uniform_int(r, gsl_rng_uniform_int(r, 4) ? 4 : MAXG), t;
+            if (plc_find(&c, want, SIM_NONE, gsl_rng_uniform_int(r, 2), &t, gpus[j])) {
+                jobs[j].num_gpus = want;
+                rt[j].gpus = gpus[j];
+                rt[j].state = JOB_RUNNING;
+                clu_alloc(&c, j, gpus[j], want);
+            }
+        }
+        /* a random set of the running jobs, marked */
+        uint32_t set[NJ], n = 0;
+        for (uint32_t k = 0; k < NJ; k++)
+            if (rt[k].state == JOB_RUNNING && gsl_rng_uniform(r) < 0.3) {
+                set[n++] = k;
+                vic_freed_add(&fr, &v, rt[k].gpus, jobs[k].num_gpus);
+            }
+        for (int twice = 0; twice < 2; twice++)
+            for (uint32_t g = 1; g <= 26; g++)
+                for (uint32_t q = 0; q < 3; q++)
+                    for (int mode = 0; mode < 2; mode++) {
+                        uint32_t req = q == 0 ? SIM_NONE : q == 1 ? a : b;
+                        bool got = vic_freed_fits(&fr, &v, g, req, mode);
+                        for (uint32_t k = 0; k < n; k++)
+                            clu_release(&c, rt[set[k]].gpus, jobs[set[k]].num_gpus);
+                        bool want = plc_find(&c, g, req, mode, NULL, NULL);
+                        for (uint32_t k = 0; k < n; k++)
+                            clu_alloc(&c, set[k], rt[set[k]].gpus, jobs[set[k]].num_gpus);
+                        cr_assert_eq(got, want, "step %d: %u jobs marked, gang %u, "
+                                     "type %u, mode %d: %d, placement %d", step, n,
+                                     g, req, mode, got, want);
+                        checked++;
+                        yes += got;
+                    }
+        vic_freed_clear(&fr, &v);
+    }
+    /* both answers were exercised, often */
+    cr_assert_gt(yes, checked / 10);
+    cr_assert_lt(yes, checked - checked / 10);
+    gsl_rng_free(r);
+    vic_freed_free(&fr);
+    clu_free(&c);
+}
+
 /* srtf makes room for a gang over two whole nodes (3 nodes of 2 GPUs).
  * t=0, srtf order L4 (10) L2 (50) L3 (80) L1 (100), best fit:
  *   n0: L4 (ends 10); n1: L2 (ends 50), L3 (ends 80); n2: L1 (ends 100).
