@@ -59,6 +59,8 @@ policies=(
     horus horus:variant=plus horus:w_speed=1 horus:variant=authors
     gandiva gandiva:quantum=0 gandiva:placement=pool gandiva:variant=horus-paper
     gandiva:profile_s=300 gandiva:backfill=0
+    fairshare fairshare:lend=0 fairshare:quota=demand fairshare:preempt_cost=30
+    fairshare:placement=pool
 )
 ndiff=0
 nrun=0
@@ -69,7 +71,8 @@ for cl in het odd; do
         "$N" trace gen --cluster "$out/$cl.yaml" --jobs "$jobs" --load 1.5 --seed "$seed" \
             --gpus "1:8,2:4,3:1,4:3,6:1,8:2,12:1,16:1,32:1" -o "$raw" >/dev/null 2>&1
         "$N" trace annotate "$raw" --util beta:2,2 --mem uniform:1,12 \
-            --deadline-slack 1.5:4 --deadline-frac 0.6 --seed "$seed" -o "$tr" >/dev/null 2>&1
+            --deadline-slack 1.5:4 --deadline-frac 0.6 --seed "$seed" \
+            --vc vc0:8,vc1:5,vc2:3,vc3:2,vc4:1,vc5:1 -o "$tr" >/dev/null 2>&1
         for p in "${policies[@]}"; do
             d=$out/run
             rm -rf "$d-b" "$d-n"

@@ -533,6 +533,82 @@ Test(annotate, model_weights)
     trc_free(&t);
 }
 
+/* Tenants (--vc, --user): drawn by weight from their own streams, so
+ * adding them moves no other field's draws and each is the same alone;
+ * names already in the trace kept unless overwritten; bad lists named. */
+Test(annotate, tenants_by_weight_own_streams_kept)
+{
+    const uint32_t n = 20000;
+    struct trace t, u;
+    struct trc_annot_opts o;
+    gen(&t, n, 9);
+    gen(&u, n, 9);
+    trc_annot_defaults(&o);
+    o.vc = "big:3, small:1, none:0";
+    o.user = "u1,u2";
+    o.util = "uniform:0.1,0.9";
+    struct trc_annot_stats st;
+    annotate(&o, &t, &st);
+    cr_assert(st.f[TRC_A_VC].asked && st.f[TRC_A_USER].asked);
+    cr_assert_eq(st.f[TRC_A_VC].filled, n);
+    cr_assert_eq(st.f[TRC_A_USER].filled, n);
+    uint32_t nbig = 0, nu1 = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *v = t.jobs[i].vc, *w = t.jobs[i].user;
+        cr_assert(!strcmp(v, "big") || !strcmp(v, "small"), "vc '%s'", v);
+        cr_assert(!strcmp(w, "u1") || !strcmp(w, "u2"), "user '%s'", w);
+        nbig += !strcmp(v, "big");
+        nu1 += !strcmp(w, "u1");
+    }
+    cr_assert(fabs((double)nbig / n - 0.75) < 5 * sqrt(0.75 * 0.25 / n), "%u", nbig);
+    cr_assert(fabs((double)nu1 / n - 0.5) < 5 * sqrt(0.25 / n), "%u", nu1);
+    /* vc alone: the same vcs; util alone: the same utils */
+    trc_annot_defaults(&o);
+    o.vc = "big:3,small:1";
+    annotate(&o, &u, NULL);
+    o.vc = NULL;
+    o.util = "uniform:0.1,0.9";
+    annotate(&o, &u, NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        cr_assert_str_eq(u.jobs[i].vc, t.jobs[i].vc, "job %u", i);
+        cr_assert_eq(u.jobs[i].util, t.jobs[i].util, "job %u", i);
+        cr_assert_null(u.jobs[i].user);
+    }
+    trc_free(&u);
+    trc_free(&t);
+
+    /* the trace's users kept (a, b, d), c's filled; --overwrite replaces */
+    struct trace in, out;
+    load(tu_tmp_file("in.csv", mixed), &in);
+    cr_assert_eq(tu_dlsim("trace annotate in.csv -o out.csv --user x --vc v"),
+                 0, "%s", tu_out);
+    cr_assert(strstr(tu_out, "vc filled 4 kept 0, user filled 1 kept 3"),
+              "%s", tu_out);
+    load(tu_tmp_path("out.csv"), &out);
+    cr_assert_str_eq(out.jobs[0].user, "alice");
+    cr_assert_str_eq(out.jobs[2].user, "x");
+    cr_assert_str_eq(out.jobs[3].vc, "v");
+    trc_free(&out);
+    cr_assert_eq(tu_dlsim("trace annotate in.csv -o out.csv --user x --overwrite"),
+                 0, "%s", tu_out);
+    cr_assert(strstr(tu_out, "user filled 4 replaced 3"), "%s", tu_out);
+    load(tu_tmp_path("out.csv"), &out);
+    for (uint32_t i = 0; i < out.njobs; i++)
+        cr_assert_str_eq(out.jobs[i].user, "x");
+    trc_free(&out);
+    trc_free(&in);
+
+    /* bad lists: 2, the option named, nothing written */
+    const char *bad[] = {"--vc a,,b", "--vc a:x", "--user a,a", "--user b:0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(tu_dlsim("trace annotate in.csv -o bad.csv %s", bad[i]), 2,
+                     "%s: %s", bad[i], tu_out);
+        cr_assert(strstr(tu_out, strstr(bad[i], "vc") ? "bad vc list" : "bad user list"),
+                  "%s: %s", bad[i], tu_out);
+        cr_assert_eq(count_files("bad.csv"), 0);
+    }
+}
+
 /* ----------------------------------------------------------- bad input */
 
 Test(annotate, bad_options_rejected_trace_unchanged)
@@ -639,8 +715,8 @@ Test(annotate, cli_help_documents_every_flag)
 {
     cr_assert_eq(tu_dlsim("trace annotate --help"), 0);
     const char *flags[] = {"--deadline-slack", "--deadline-frac", "--models",
-                           "--util", "--mem", "--seed", "--overwrite",
-                           "--output", "beta:A,B", "--help"};
+                           "--vc", "--user", "--util", "--mem", "--seed",
+                           "--overwrite", "--output", "beta:A,B", "--help"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         cr_assert(strstr(tu_out, flags[i]), "no %s in:\n%s", flags[i],
                   tu_out);

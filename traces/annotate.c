@@ -1,9 +1,9 @@
 /*
  * traces/annotate.c - fills in the optional per-job fields of an existing
- * trace (trc_annotate): deadlines, model names, solo GPU utilization and
- * GPU memory, seeded and reproducible, so that QoS targets and
- * model-driven runs are defined on any trace (a converted real one
- * included).
+ * trace (trc_annotate): deadlines, model names, solo GPU utilization, GPU
+ * memory and tenants (vc, user), seeded and reproducible, so that QoS
+ * targets, model-driven runs and fair sharing are defined on any trace (a
+ * converted real one included).
  *
  * Owns nothing after it returns: it changes the trace's job records in
  * place, and the drawn model names are copied into the trace's arena.
@@ -13,7 +13,7 @@
  * overwrite every job's field is redrawn; a job that the deadline fraction
  * leaves out then loses any deadline it had, so the column follows the
  * requested distribution exactly.  Every other field of every job (order,
- * id, submit, duration, GPUs, gpu_type, user, priority) is left alone.
+ * id, submit, duration, GPUs, gpu_type, priority) is left alone.
  *
  *   deadline  submit + slack * duration, slack ~ Uniform[lo, hi], for a
  *             fraction deadline_frac of jobs (as `trace gen`); duration is
@@ -21,13 +21,15 @@
  *             past TRC_MAX_TIME is cut to it.
  *   model     a name from the list, uniformly or by the relative weights
  *             given as name:W.
+ *   vc, user  likewise (the tenants fairshare serves).
  *   util      a trc_dist value clamped to [0.01, 1].
  *   mem_gb    a trc_dist value clamped to [0, 1e6] (GB per GPU).
  *
  * Determinism (STYLE 13).  Each field has its own mt19937 stream, seeded
  * by trc_stream_seed(seed, its component), and takes a fixed number of
  * uniforms for EVERY job, in trace order, whether or not the job's field
- * is filled: deadline 2 (whether, slack), model 1, util 1, mem_gb 1.  So
+ * is filled: deadline 2 (whether, slack), model 1, util 1, mem_gb 1, vc 1,
+ * user 1.  So
  * job i's value depends only on the seed, its own field's options and i
  * (and the job's submit and duration, for a deadline): adding --util never
  * changes the deadlines drawn, and which fields a trace already holds never
@@ -50,31 +52,40 @@
 #define ANN_MEM_MAX_GB 1e6
 
 const char *const trc_annot_name[TRC_NANNOT] = {
-    "deadline", "model", "util", "mem_gb",
+    "deadline", "model", "util", "mem_gb", "vc", "user",
+};
+
+/* Names drawn by relative weight: model, vc, user. */
+struct names {
+    bool on;
+    const char **names;         /* in the arena */
+    double *cum;                /* cumulative weights, cum[n - 1] = 1 */
+    size_t nnames;
 };
 
 /* The checked options: what to draw and how. */
 struct plan {
-    bool deadline, model, util, mem;
+    bool deadline, util, mem;
     double dlo, dhi, frac;
-    const char **names;         /* model names, in the arena */
-    double *cum;                /* cumulative weights, cum[n - 1] = 1 */
-    size_t nnames;
+    struct names model, vc, user;
     struct trc_dist udist, mdist;
 };
 
 static void plan_free(struct plan *p)
 {
-    free(p->names);
-    free(p->cum);
+    struct names *l[] = {&p->model, &p->vc, &p->user};
+    for (size_t i = 0; i < 3; i++) {
+        free(l[i]->names);
+        free(l[i]->cum);
+    }
 }
 
 /* Parses "a,b" or "a:W,b:W" (weights relative, default 1; names and
- * weights trimmed of blanks; names distinct, never empty).  Names with
- * zero weight are dropped.
+ * weights trimmed of blanks; names distinct, never empty) for the option
+ * what.  Names with zero weight are dropped.
  * 0 or DL_EINPUT. */
-static int parse_models(const char *list, struct arena *a, struct plan *p,
-                        struct dl_error *err)
+static int parse_names(const char *list, const char *what, struct arena *a,
+                       struct names *p, struct dl_error *err)
 {
     size_t cap = 0, wcap = 0;
     double total = 0;
@@ -131,13 +142,36 @@ static int parse_models(const char *list, struct arena *a, struct plan *p,
     if (!why && (!p->nnames || !isfinite(total)))
         why = "no name with a positive weight";
     if (why)
-        return dl_fail(err, "", 0, 0, "bad model list '%.100s': %s "
+        return dl_fail(err, "", 0, 0, "bad %s list '%.100s': %s "
                        "(expected a,b,c or a:W,b:W,... with relative "
-                       "weights W >= 0)", list, why);
+                       "weights W >= 0)", what, list, why);
     for (size_t i = 0; i < p->nnames; i++)
         p->cum[i] /= total;
     p->cum[p->nnames - 1] = 1.0;
+    p->on = true;
     return 0;
+}
+
+/* The name a uniform u in [0, 1) picks. */
+static const char *name_of(const struct names *l, double u)
+{
+    size_t k = 0;
+    while (k < l->nnames - 1 && u >= l->cum[k])
+        k++;
+    return l->names[k];
+}
+
+/* Fills field *f of one job from list l with the draw u, counting in c. */
+static void fill_name(const struct names *l, double u, const char **f,
+                      bool overwrite, struct trc_annot_count *c)
+{
+    if (*f && !overwrite) {
+        c->kept++;
+        return;
+    }
+    c->replaced += *f != NULL;
+    *f = name_of(l, u);
+    c->filled++;
 }
 
 static int parse_dist(const char *spec, const char *what, const char *range,
@@ -179,10 +213,12 @@ static int plan_make(const struct trc_annot_opts *o, struct arena *a,
         p->mem = true;
         r = parse_dist(o->mem, "mem", "[0, 1e6] GB", &p->mdist, err);
     }
-    if (!r && o->models) {
-        p->model = true;
-        r = parse_models(o->models, a, p, err);
-    }
+    if (!r && o->models)
+        r = parse_names(o->models, "model", a, &p->model, err);
+    if (!r && o->vc)
+        r = parse_names(o->vc, "vc", a, &p->vc, err);
+    if (!r && o->user)
+        r = parse_names(o->user, "user", a, &p->user, err);
     if (r)
         plan_free(p);
     return r;
@@ -245,13 +281,17 @@ int trc_annotate(const struct trc_annot_opts *o, struct trace *t,
                            *cm = &st->f[TRC_A_MODEL],
                            *cu = &st->f[TRC_A_UTIL], *cg = &st->f[TRC_A_MEM];
     cd->asked = p.deadline;
-    cm->asked = p.model;
+    cm->asked = p.model.on;
     cu->asked = p.util;
     cg->asked = p.mem;
+    st->f[TRC_A_VC].asked = p.vc.on;
+    st->f[TRC_A_USER].asked = p.user.on;
     gsl_rng *rd = p.deadline ? stream_new(o->seed, TRC_S_DEADLINE) : NULL;
-    gsl_rng *rm = p.model ? stream_new(o->seed, TRC_S_MODEL) : NULL;
+    gsl_rng *rm = p.model.on ? stream_new(o->seed, TRC_S_MODEL) : NULL;
     gsl_rng *ru = p.util ? stream_new(o->seed, TRC_S_UTIL) : NULL;
     gsl_rng *rg = p.mem ? stream_new(o->seed, TRC_S_MEM) : NULL;
+    gsl_rng *rv = p.vc.on ? stream_new(o->seed, TRC_S_VC) : NULL;
+    gsl_rng *rs_ = p.user.on ? stream_new(o->seed, TRC_S_USER) : NULL;
 
     for (uint32_t i = 0; i < t->njobs; i++) {
         struct trc_job *j = &t->jobs[i];
@@ -271,19 +311,9 @@ int trc_annotate(const struct trc_annot_opts *o, struct trace *t,
                 cd->cleared++;
             }
         }
-        if (p.model) {
-            double u = gsl_rng_uniform(rm);
-            size_t k = 0;
-            while (k < p.nnames - 1 && u >= p.cum[k])
-                k++;
-            if (j->model && !o->overwrite) {
-                cm->kept++;
-            } else {
-                cm->replaced += j->model != NULL;
-                j->model = p.names[k];
-                cm->filled++;
-            }
-        }
+        if (p.model.on)
+            fill_name(&p.model, gsl_rng_uniform(rm), &j->model, o->overwrite,
+                      cm);
         if (p.util) {
             double x = trc_dist_quantile(&p.udist, gsl_rng_uniform_pos(ru));
             if (j->util >= 0 && !o->overwrite) {
@@ -305,8 +335,14 @@ int trc_annotate(const struct trc_annot_opts *o, struct trace *t,
                 cg->filled++;
             }
         }
+        if (p.vc.on)
+            fill_name(&p.vc, gsl_rng_uniform(rv), &j->vc, o->overwrite,
+                      &st->f[TRC_A_VC]);
+        if (p.user.on)
+            fill_name(&p.user, gsl_rng_uniform(rs_), &j->user, o->overwrite,
+                      &st->f[TRC_A_USER]);
     }
-    gsl_rng *rs[] = {rd, rm, ru, rg};
+    gsl_rng *rs[] = {rd, rm, ru, rg, rv, rs_};
     for (size_t k = 0; k < sizeof rs / sizeof rs[0]; k++)
         if (rs[k])
             gsl_rng_free(rs[k]);

@@ -94,6 +94,7 @@ enum trc_stream {
     TRC_S_ARRIVAL, TRC_S_GPUS, TRC_S_DURATION, TRC_S_DEADLINE, TRC_S_MODEL,
     TRC_S_UTIL, TRC_S_MEM,
     TRC_S_GPU_TYPE,             /* trace gen --like: the gpu_type column */
+    TRC_S_VC, TRC_S_USER,       /* trace annotate --vc, --user */
     TRC_NSTREAMS,               /* new streams go above this line, never
                                  * between older ones */
 };
@@ -159,7 +160,7 @@ int trc_scale_load_caps(struct trace *t, const struct cluster *c,
 /* ------------------------------------------------------------ annotate */
 
 /* Fills the optional per-job fields policies and models need (deadline,
- * model, util, mem_gb) into an existing trace, seeded.  See annotate.c
+ * model, util, mem_gb, vc, user) into an existing trace, seeded.  See annotate.c
  * for the draws and their independence. */
 struct trc_annot_opts {
     uint64_t seed;
@@ -167,6 +168,7 @@ struct trc_annot_opts {
                                       * alone, hi 0 = lo */
     double deadline_frac;       /* fraction of jobs given a deadline */
     const char *models;         /* "a,b,c" or "a:W,b:W,..."; NULL = leave */
+    const char *vc, *user;      /* tenants, the same way; NULL = leave */
     const char *util;           /* distribution (struct trc_dist), clamped
                                  * to [0.01, 1]; NULL = leave */
     const char *mem;            /* distribution of GB per GPU, clamped to
@@ -175,7 +177,8 @@ struct trc_annot_opts {
 };
 
 /* The annotated fields, in the order of struct trc_annot_stats. */
-enum { TRC_A_DEADLINE, TRC_A_MODEL, TRC_A_UTIL, TRC_A_MEM, TRC_NANNOT };
+enum { TRC_A_DEADLINE, TRC_A_MODEL, TRC_A_UTIL, TRC_A_MEM, TRC_A_VC,
+       TRC_A_USER, TRC_NANNOT };
 extern const char *const trc_annot_name[TRC_NANNOT]; /* column names */
 
 /* What trc_annotate did to one field, over the jobs. */

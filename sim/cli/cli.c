@@ -503,7 +503,7 @@ static const struct command commands[] = {
     { "trace", "fit", cli_trace_fit, "fit a workload description (YAML) to a trace" },
     { "trace", "compare", cli_trace_compare, "KS statistics and GPU-count distance of two traces" },
     { "trace", "scale", cli_trace_scale, "rescale a trace's arrivals to an offered load" },
-    { "trace", "annotate", cli_trace_annotate, "add seeded deadlines, models, util, memory to a trace" },
+    { "trace", "annotate", cli_trace_annotate, "add seeded deadlines, models, tenants, util, memory to a trace" },
     { "trace", "stats", cli_trace_stats, "describe a trace and its offered load on a cluster" },
     { "cluster", "import", cli_cluster_import, "a cluster file from a public machine list" },
     { "fit", "convert-gavel", cli_fit_convert, "Gavel's throughput JSON to runtime and pair CSVs" },

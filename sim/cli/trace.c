@@ -107,9 +107,10 @@ static const char stats_usage[] =
 static const char annotate_usage[] =
     "usage: dlsim trace annotate IN -o OUT[.gz] [options]\n"
     "\n"
-    "Attaches deadlines, model names, solo GPU utilization and GPU memory to\n"
-    "the jobs of a native trace (IN: plain or gzip CSV, or - for standard\n"
-    "input), seeded: the same trace, options and seed give the same output.\n"
+    "Attaches deadlines, model names, solo GPU utilization, GPU memory and\n"
+    "tenants to the jobs of a native trace (IN: plain or gzip CSV, or - for\n"
+    "standard input), seeded: the same trace, options and seed give the same\n"
+    "output.\n"
     "By default only empty (unknown) fields are filled and values already in\n"
     "the trace are kept.  Every job and every other field is kept as read\n"
     "(columns unknown to the native format and comments are not carried\n"
@@ -121,7 +122,8 @@ static const char annotate_usage[] =
     "on a generated trace without deadlines, the same --seed and\n"
     "--deadline-slack give the deadlines trace gen would have.\n"
     "\n"
-    "options (at least one of the first four):\n"
+    "options (at least one of --deadline-slack, --models, --vc, --user,\n"
+    "--util, --mem):\n"
     "  --deadline-slack LO[:HI]\n"
     "                        deadline = submit + slack * duration (duration: run\n"
     "                        time alone on the reference GPUs), slack uniform in\n"
@@ -133,8 +135,12 @@ static const char annotate_usage[] =
     "                        a:W,b:W,... with relative weights W >= 0 (names as\n"
     "                        the model zoo spells them, e.g. resnet50@64); zoo:\n"
     "                        the model zoo's names in equal shares\n"
+    "  --vc a,b,c            a virtual cluster (tenant) per job, uniformly from\n"
+    "                        the list or by weights a:W,b:W,... (fairshare by=vc)\n"
+    "  --user a,b,c          a user per job, the same way (fairshare by=user)\n"
     "  --util DIST           solo GPU utilization, clamped to [0.01, 1]\n"
     "  --mem DIST            GPU memory per GPU in GB, clamped to [0, 1e6]\n"
+
     "                        DIST: const:V, exp:MEAN, lognormal:MU,SIGMA (of ln\n"
     "                        units), uniform:LO,HI, or beta:A,B (on [0, 1],\n"
     "                        0.01 <= A, B <= 10000), e.g. --util beta:2,2\n"
@@ -266,7 +272,8 @@ static int parse_slack(const char *cmd, const char *arg, double *lo,
 
 enum { OPT_CLUSTER = 256, OPT_JOBS, OPT_LOAD, OPT_SEED, OPT_GPUS,
        OPT_DURATION, OPT_MAXDUR, OPT_SLACK, OPT_FRAC, OPT_MODELS, OPT_UTIL,
-       OPT_MEM, OPT_OVERWRITE, OPT_LIKE, OPT_ARRIVALS, OPT_RUNMODELS };
+       OPT_MEM, OPT_VC, OPT_USER, OPT_OVERWRITE, OPT_LIKE, OPT_ARRIVALS,
+       OPT_RUNMODELS };
 
 /* --models M of trace stats and trace scale: adds M to spec (0, or the
  * exit status after the message). */
@@ -579,6 +586,8 @@ int cli_trace_annotate(int argc, char **argv)
         {"models", required_argument, NULL, OPT_MODELS},
         {"util", required_argument, NULL, OPT_UTIL},
         {"mem", required_argument, NULL, OPT_MEM},
+        {"vc", required_argument, NULL, OPT_VC},
+        {"user", required_argument, NULL, OPT_USER},
         {"overwrite", no_argument, NULL, OPT_OVERWRITE},
         {"seed", required_argument, NULL, OPT_SEED},
         {"output", required_argument, NULL, 'o'},
@@ -619,6 +628,12 @@ int cli_trace_annotate(int argc, char **argv)
         case OPT_MEM:
             o.mem = optarg;
             break;
+        case OPT_VC:
+            o.vc = optarg;
+            break;
+        case OPT_USER:
+            o.user = optarg;
+            break;
         case OPT_OVERWRITE:
             o.overwrite = true;
             break;
@@ -635,9 +650,10 @@ int cli_trace_annotate(int argc, char **argv)
         return st;
     if (!out)
         return usage_error(cmd, "%s", "missing -o OUT.csv[.gz]");
-    if (!o.deadline_lo && !o.models && !o.util && !o.mem)
+    if (!o.deadline_lo && !o.models && !o.util && !o.mem && !o.vc && !o.user)
         return usage_error(cmd, "%s", "nothing to annotate: give "
-                           "--deadline-slack, --models, --util or --mem");
+                           "--deadline-slack, --models, --util, --mem, --vc "
+                           "or --user");
     if (frac_given && !o.deadline_lo)
         return usage_error(cmd, "%s", "--deadline-frac needs "
                            "--deadline-slack");
