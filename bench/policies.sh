@@ -77,7 +77,7 @@ probe=${BENCH_PROBE:-60}
 policies=(
     fifo:backfill=1 fifo sjf edf "fifo:priority=1,backfill=1"
     srtf srtf:placement=pool srtf:preempt_cost=30
-    tiresias tiresias:promote=2
+    tiresias tiresias:promote=2 tiresias:preempt_cost=30
     qos qos:preempt=1 qos:elastic=1 "qos:preempt=1,elastic=1" qos:reserve=0
     horus horus:variant=plus gandiva gandiva:quantum=0
     fairshare fairshare:lend=0 fairshare:preempt_cost=30

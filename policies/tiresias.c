@@ -82,13 +82,17 @@
  * Cost per instant: the timers due, then O(shapes) per job started or
  * shape given up in the walk (which ends as soon as no waiting job outranks
  * a running one), with a scan of the type's nodes (consolidated) or
- * O(log) per victim (pool) per room made; the fill as pq_fill.  Without a
- * preemption cost every job of a lower queue may be stopped, so a node's
- * eligible victims are a prefix of its jobs least important first: a
- * per-node cache of that order and, per demand, of the victim where the
- * count of GPUs reaches it, recomputed only for nodes where a job started,
- * stopped or was demoted, makes each node of the scan O(1) instead of
- * O(GPUs of the node) plus a sort.  Over that cache, per GPU type and
+ * O(log) per victim (pool) per room made; the fill as pq_fill.  A node's
+ * eligible victims are a prefix of its jobs least important first: every
+ * job of a lower queue, or with preempt_cost those of them that may be
+ * stopped now (pol_may_preempt), the others listed last as if of no
+ * queue: a per-node cache of that order and, per demand, of the victim
+ * where the count of GPUs reaches it, recomputed only for nodes where a
+ * job started, stopped, was demoted or came to be stoppable, makes each
+ * node of the scan O(1) instead of O(GPUs of the node) plus a sort.  (A
+ * running job comes to be stoppable once, at an instant its rate
+ * foretells: a timer a little early, the rule itself checked when it is
+ * due, at the next instant after.)  Over that cache, per GPU type and
  * demand d, a tournament tree of the nodes ranks their room for d as the
  * scan does (the root is the best node; the tree of demand d holds the
  * nodes of at least d GPUs, so all take O(GPUs)): a node refreshed sets
@@ -99,8 +103,7 @@
  * type of one node size (the first g / n roots, each left out while
  * taken, then the remainder's root), costs O(log nodes) per node taken
  * instead of a scan of every node, and none where the counts show too
- * few nodes with room.  (With a cost, which jobs may be stopped depends
- * on the time: each node is examined afresh.)
+ * few nodes with room.
  *
  * The walk tries a job in place at its bucket's head (no pop and push
  * for a try that fails), over a list of the buckets still to try; where
@@ -152,6 +155,9 @@ struct cand {                   /* a node and the victims it needs */
  * moves (one array per field: a cache miss per field). */
 struct tr_job {
     uint8_t level, running;
+    uint8_t elig;               /* running, and may be preempted now
+                                   (pol_may_preempt): in the node lists at
+                                   its queue, else at -1 (never a victim) */
     uint32_t ver;
     int64_t att;                /* GPU-us of service since entering Q0 */
     int64_t exec;               /* us run since entering Q0 */
@@ -175,6 +181,8 @@ struct tiresias {
     uint64_t nstops;            /* preemptions so far */
     bool mono;                  /* room is monotone in the gang (walk) */
     struct tr_timers tm;        /* by (at, job) */
+    struct tr_timers etm;       /* with a cost: when a running job may be
+                                   preempted (a little early; ver unused) */
     simtime_t woke;             /* the latest wake-up asked for */
     struct tr_runheap *rh;      /* [ntypes], pool placement only */
     uint32_t ntypes;
@@ -190,10 +198,11 @@ struct tiresias {
     uint32_t tstamp;
     struct pq_item *items;      /* sweep */
     size_t capitems;
-    /* consolidated placement without a preemption cost: per node, its jobs
-     * least important first and, per demand d, the victim where the count
-     * of GPUs (from the free ones) reaches d; recomputed only for nodes
-     * whose jobs started, stopped or were demoted (dirty) */
+    /* consolidated placement: per node, its jobs least important first
+     * (those that may not be stopped yet last) and, per demand d, the
+     * victim where the count of GPUs (from the free ones) reaches d;
+     * recomputed only for nodes whose jobs started, stopped, were demoted
+     * or came to be stoppable (dirty) */
     uint8_t *ndirty;            /* [nnodes] */
     struct vic_lists nl;        /* each node's jobs least important first:
                                    keyed by queue (kept beside the job, so
@@ -376,7 +385,7 @@ static void ensure(struct tiresias *s, const struct pol_view *v)
         s->mono = s->mono && type_groups(v->clu, t, &one) <= 1;
     if (s->mode == PLC_POOL)
         s->rh = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->rh);
-    else if (s->cost <= 0) {
+    else {
         const struct cluster *c = v->clu;
         size_t nn = c->nnodes ? c->nnodes : 1, ng = c->ngpus ? c->ngpus : 1;
         s->ndirty = xmalloc(nn);
@@ -408,9 +417,49 @@ static void mark_dirty(void *ctx, uint32_t nd)
  * its queue, or not). */
 static void touch_job(struct tiresias *s, const struct pol_view *v, uint32_t j)
 {
+    bool on = v->rt[j].state == JOB_RUNNING;
+    s->jb[j].elig = on && pol_may_preempt(v, j, s->cost);
     if (s->ndirty)
-        vic_lists_job(&s->nl, v, j, v->rt[j].state == JOB_RUNNING,
-                      s->jb[j].level, mark_dirty, s);
+        vic_lists_job(&s->nl, v, j, on, s->jb[j].elig ? s->jb[j].level : -1,
+                      mark_dirty, s);
+}
+
+/* With a cost, the instant from which running job j may be preempted
+ * (pol_may_preempt: it has gained more than twice the cost since it
+ * started; its work goes at its rate), a little early: elig_timers checks
+ * the rule itself.  SIM_NEVER: past the largest time. */
+static simtime_t elig_at(const struct tiresias *s, const struct pol_view *v,
+                         uint32_t j)
+{
+    const struct job_rt *r = &v->rt[j];
+    double dt = (2 * s->cost - (r->start_remaining - r->remaining)) / r->rate;
+    if (!(dt < (double)SIM_TIME_LIMIT))
+        return SIM_NEVER;
+    simtime_t at = r->settled + (simtime_t)floor(dt * (1 - 1e-9)) - 1;
+    return at > v->now ? at : v->now + 1;
+}
+
+static void elig_push(struct tiresias *s, const struct pol_view *v, uint32_t j)
+{
+    simtime_t at = elig_at(s, v, j);
+    if (at != SIM_NEVER)
+        th_push(&s->etm, (struct tr_timer){ at, j, 0 });
+}
+
+/* The running jobs that may be preempted from now on go into their node
+ * lists at their queues (the lists hold the rule as of now: it only
+ * turns true while a job runs). */
+static void elig_timers(struct tiresias *s, const struct pol_view *v)
+{
+    while (s->etm.n && s->etm.a[0].at <= v->now) {
+        uint32_t j = th_pop(&s->etm).job;
+        if (v->rt[j].state != JOB_RUNNING || s->jb[j].elig)
+            continue;           /* of a run that ended, or done */
+        if (pol_may_preempt(v, j, s->cost))
+            touch_job(s, v, j);
+        else
+            elig_push(s, v, j);
+    }
 }
 
 /* Brings a running job's counters up to now. */
@@ -537,6 +586,8 @@ static void started(void *state, const struct pol_view *v, uint32_t j)
     s->jb[j].ver++;
     s->nrun[s->jb[j].level]++;
     touch_job(s, v, j);
+    if (s->ndirty && !s->jb[j].elig)
+        elig_push(s, v, j);
     if (s->rh) {
         s->rh[v->rt[j].type].live++;
         run_index(s, v, j);
@@ -558,7 +609,10 @@ static void finished(void *state, const struct pol_view *v, uint32_t j)
 /* A running job's finish moved: its demotion may now come first again. */
 static void rate_changed(void *state, const struct pol_view *v, uint32_t j)
 {
-    push_demotion(state, v, j);
+    struct tiresias *s = state;
+    push_demotion(s, v, j);
+    if (s->ndirty && !s->jb[j].elig && v->rt[j].state == JOB_RUNNING)
+        elig_push(s, v, j);     /* earlier, maybe */
 }
 
 /* ------------------------------------------------------------ timers */
@@ -607,29 +661,6 @@ static int stop_all(struct tiresias *s, struct pol_ctx *x, const struct pol_view
             enqueue(s, v, jobs[i]);
         }
     return 0;
-}
-
-/* The distinct jobs on node nd with their GPU counts there. */
-static uint32_t node_jobs(const struct pol_view *v, uint32_t nd, uint32_t *jobs,
-                          uint32_t *cnt)
-{
-    const struct clu_node *n = &v->clu->nodes[nd];
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n->ngpus; i++) {
-        uint32_t nocc;
-        const uint32_t *o = pol_gpu_jobs(v, n->first_gpu + i, &nocc);
-        for (uint32_t m = 0; m < nocc; m++) {
-            uint32_t p = 0;
-            while (p < k && jobs[p] != o[m])
-                p++;
-            if (p == k) {
-                jobs[k] = o[m];
-                cnt[k++] = 0;
-            }
-            cnt[p]++;
-        }
-    }
-    return k;
 }
 
 /* Whether victim set a (most important victim ma, gpus ga, node na) is
@@ -822,8 +853,8 @@ static uint32_t tree_best(const struct tiresias *s, const struct cluster *c,
 #ifndef NDEBUG
 static int64_t level_key(const void *ctx, const struct pol_view *v, uint32_t j)
 {
-    (void)v;
-    return ((const struct tiresias *)ctx)->jb[j].level;
+    const struct tiresias *s = ctx;
+    return pol_may_preempt(v, j, s->cost) ? s->jb[j].level : -1;
 }
 #endif
 
@@ -869,6 +900,8 @@ static void node_refresh(struct tiresias *s, const struct pol_view *v, uint32_t 
 #ifndef NDEBUG
     DL_ASSERT(vic_lists_match(&s->nl, v, nd, level_key, s));
 #endif
+    while (k > 0 && sl[k - 1] < 0)      /* last: may not be stopped yet */
+        k--;
     for (uint32_t i = 0, sum = 0; i < k; i++)
         sc[i] = (uint8_t)(sum += sn[i]);
     /* per demand d, the first victim where the count reaches it, and the
@@ -903,55 +936,22 @@ static int node_victims(struct tiresias *s, const struct pol_view *v,
                         uint32_t *most, uint32_t *gpus)
 {
     const struct clu_node *n = &v->clu->nodes[nd];
-    if (s->ndirty) {            /* the node cache: the same answer */
-        *most = SIM_NONE;
-        *gpus = 0;
-        if (n->nfree >= want)
-            return 0;
-        if (s->ndirty[nd])
-            node_refresh(s, v, nd);
-        uint32_t m = s->nthr[n->first_gpu + want - 1];
-        /* eligible victims are a prefix: the jobs of lower queues */
-        if (m == NTHR_NO || s->nl.key[n->first_gpu + m] <= lq)
-            return -1;
-        if (vic)
-            memcpy(vic, s->nl.job + n->first_gpu, (m + 1) * sizeof *vic);
-        *most = s->nl.job[n->first_gpu + m];
-        *gpus = s->ncum[n->first_gpu + m];
-        return (int)m + 1;
-    }
-    uint32_t jobs[64], cnt[64], k = node_jobs(v, nd, jobs, cnt), e = 0;
-    uint32_t ecnt[64], scratch[64];
-    if (!vic)
-        vic = scratch;
-    uint32_t have = n->nfree;
     *most = SIM_NONE;
     *gpus = 0;
-    if (have >= want)
+    if (n->nfree >= want)
         return 0;
-    /* eligible, sorted least important first (insertion sort: <= 64) */
-    for (uint32_t i = 0; i < k; i++) {
-        if (s->jb[jobs[i]].level <= lq || !pol_may_preempt(v, jobs[i], s->cost))
-            continue;
-        uint32_t p = e++;
-        while (p > 0 && lower(s, jobs[i], vic[p - 1])) {
-            vic[p] = vic[p - 1];
-            ecnt[p] = ecnt[p - 1];
-            p--;
-        }
-        vic[p] = jobs[i];
-        ecnt[p] = cnt[i];
-    }
-    uint32_t used = 0;
-    while (have < want && used < e) {
-        have += ecnt[used];
-        *gpus += ecnt[used];
-        used++;
-    }
-    if (have < want)
+    if (s->ndirty[nd])
+        node_refresh(s, v, nd);
+    uint32_t m = s->nthr[n->first_gpu + want - 1];
+    /* eligible victims are a prefix: the jobs of lower queues (that may
+     * be stopped now) */
+    if (m == NTHR_NO || s->nl.key[n->first_gpu + m] <= lq)
         return -1;
-    *most = vic[used - 1];
-    return (int)used;
+    if (vic)
+        memcpy(vic, s->nl.job + n->first_gpu, (m + 1) * sizeof *vic);
+    *most = s->nl.job[n->first_gpu + m];
+    *gpus = s->ncum[n->first_gpu + m];
+    return (int)m + 1;
 }
 
 /* Refreshes the dirty nodes: the trees hold the cluster as it is. */
@@ -972,36 +972,16 @@ static int room_single(struct tiresias *s, const struct pol_view *v,
                        struct pol_ctx *x, uint32_t g, uint32_t lq, uint32_t t)
 {
     const struct cluster *c = v->clu;
-    uint32_t best = SIM_NONE, bm = SIM_NONE, bg = 0, tmp[64], most, gpus;
-    if (s->ndirty) {            /* the cache: the best node is the root;
-                                   else (a cost) every node afresh */
-        trees_fresh(s, v);
-        tree_use(s, c, t, g);
-        if (!tree_rooms(s, t, g, lq))
-            return 0;
-        best = tree_best(s, c, t, g, lq);
-        DL_ASSERT(best != SIM_NONE);
-        int nv = node_victims(s, v, best, g, lq, tmp, &most, &gpus);
-        int rc = stop_all(s, x, v, tmp, (uint32_t)(nv > 0 ? nv : 0));
-        return rc ? rc : 1;
-    }
-    for (uint32_t gi = 0; gi < c->ngroups; gi++) {
-        const struct clu_group *gr = &c->groups[gi];
-        if (gr->type != t || gr->gpus_per_node < g)
-            continue;
-        for (uint32_t f = 0; f <= gr->gpus_per_node; f++)
-            for (uint32_t nd = clu_bucket_first(c, gi, f); nd != SIM_NONE;
-                 nd = clu_bucket_next(c, nd)) {
-                if (node_victims(s, v, nd, g, lq, tmp, &most, &gpus) < 0)
-                    continue;
-                if (best == SIM_NONE || better(s, most, gpus, nd, bm, bg, best))
-                    best = nd, bm = most, bg = gpus;
-            }
-    }
-    if (best == SIM_NONE)
+    uint32_t tmp[64], most, gpus;
+    /* the node cache: the best node is the root of the tree of g */
+    trees_fresh(s, v);
+    tree_use(s, c, t, g);
+    if (!tree_rooms(s, t, g, lq))
         return 0;
+    uint32_t best = tree_best(s, c, t, g, lq);
+    DL_ASSERT(best != SIM_NONE);
     int nv = node_victims(s, v, best, g, lq, tmp, &most, &gpus);
-    int rc = stop_all(s, x, v, tmp, (uint32_t)nv);
+    int rc = stop_all(s, x, v, tmp, (uint32_t)(nv > 0 ? nv : 0));
     return rc ? rc : 1;
 }
 
@@ -1099,7 +1079,7 @@ static int room_multi(struct tiresias *s, const struct pol_view *v,
     const struct cluster *c = v->clu;
     uint32_t done = UINT32_MAX;
     uint32_t one = SIM_NONE;          /* the type's group, if it has one */
-    if (s->ndirty && type_groups(c, t, &one) == 1 && c->groups[one].gpus_per_node < g)
+    if (type_groups(c, t, &one) == 1 && c->groups[one].gpus_per_node < g)
         return room_multi_tree(s, v, x, g, lq, t, one);
     for (;;) {
         uint32_t gi = SIM_NONE, n = 0;
@@ -1405,6 +1385,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct tiresias *s = state;
     run_timers(s, v);
+    elig_timers(s, v);
     if (walk(s, v, x) || fill(s, v, x))
         return;
     if (s->nstale > 64 && s->nstale > s->nlive)
@@ -1482,6 +1463,7 @@ static void destroy(void *state)
     pq_free(&s->q);
     free(s->jb);
     free(s->tm.a);
+    free(s->etm.a);
     for (uint32_t t = 0; s->rh && t < s->ntypes; t++)
         free(s->rh[t].a);
     free(s->rh);

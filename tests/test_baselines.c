@@ -208,6 +208,18 @@ Test(baselines, tiresias_demotion_at_threshold_and_preemption)
     TU_SCHED(e, "b", 3.75, 6.75);
     TU_SCHED(e, "a", 0, 27);
     eng_free(e);
+    /* preempt_cost=2: at 3.75 a has gained 3.75 s of work, not more than
+     * twice the cost: it may not be stopped, and b waits.  a may be from
+     * just past 4, between two instants; the next is c's arrival at 10,
+     * where b (first in Q0) displaces a: b 10-13, a left with 10 + 2.  At
+     * 13 c (Q0) goes first on one GPU: c 13-15; a resumes at 15 and ends
+     * at 27 */
+    e = tu_run(&t, &c, "tiresias:thresholds=7.5,preempt_cost=2");
+    TU_SCHED(e, "b", 10, 13);
+    TU_SCHED(e, "c", 13, 15);
+    TU_SCHED(e, "a", 0, 27);
+    cr_expect_eq(preemptions(e, "a"), 1);
+    eng_free(e);
     /* one queue more, above a's service: thresholds=7.5/100 is the same
      * schedule; a single threshold above everything never preempts: FIFO
      * a 0-20, b 20-23, c 23-25 */
