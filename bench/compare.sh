@@ -56,6 +56,7 @@ policies=(
     tiresias tiresias:promote=2 "tiresias:promote=1,thresholds=1000/5000/20000"
     tiresias:placement=pool tiresias:preempt_cost=30
     qos qos:preempt=1 qos:elastic=1 "qos:preempt=1,elastic=1" qos:reserve=0
+    "qos:elastic=1,grow=idle"
     horus horus:variant=plus horus:w_speed=1 horus:variant=authors
     gandiva gandiva:quantum=0 gandiva:placement=pool gandiva:variant=horus-paper
     gandiva:profile_s=300 gandiva:backfill=0

@@ -79,6 +79,7 @@ policies=(
     srtf srtf:placement=pool srtf:preempt_cost=30
     tiresias tiresias:promote=2 tiresias:preempt_cost=30
     qos qos:preempt=1 qos:elastic=1 "qos:preempt=1,elastic=1" qos:reserve=0
+    "qos:elastic=1,grow=idle"
     horus horus:variant=plus gandiva gandiva:quantum=0
     fairshare fairshare:lend=0 fairshare:preempt_cost=30
 )

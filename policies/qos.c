@@ -1712,6 +1712,18 @@ static int try_preempt(struct qos *s, const struct pol_view *v, struct pol_ctx *
 
 /* ------------------------------------------------------------ growth */
 
+/* The free GPUs of node nd, lowest first, into out (at most want). */
+static uint32_t node_free(const struct cluster *c, const struct pol_view *v,
+                          uint32_t nd, uint32_t want, uint32_t *out)
+{
+    const struct clu_node *node = &c->nodes[nd];
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < node->ngpus && k < want && k < node->nfree; i++)
+        if (!v->nocc[node->first_gpu + i])
+            out[k++] = node->first_gpu + i;
+    return k;
+}
+
 /* Free GPUs of type t that running job j may grow into, lowest first, into
  * out (at most want): consolidated, on the nodes j holds; pool, anywhere
  * on t.  Returns how many. */
@@ -1720,25 +1732,45 @@ static uint32_t grow_room(const struct qos *s, const struct pol_view *v,
 {
     const struct cluster *c = v->clu;
     const struct job_rt *r = &v->rt[j];
-    uint32_t k = 0, last = SIM_NONE;
-    for (uint32_t nd = 0; nd < c->nnodes && k < want; nd++) {
-        const struct clu_node *node = &c->nodes[nd];
-        if (node->type != t || !node->nfree)
-            continue;
-        if (s->mode != PLC_POOL) {
-            bool holds = false;
-            for (uint32_t i = 0; i < r->ngpus && !holds; i++)
-                holds = c->gpu_node[r->gpus[i]] == nd;
-            if (!holds)
+    uint32_t k = 0;
+    if (s->mode != PLC_POOL) {
+        /* its nodes, ascending: its GPUs are sorted, and nodes hold
+         * ascending runs of GPUs */
+        for (uint32_t i = 0, prev = SIM_NONE; i < r->ngpus && k < want; i++) {
+            uint32_t nd = c->gpu_node[r->gpus[i]];
+            if (nd == prev)
                 continue;
+            prev = nd;
+            k += node_free(c, v, nd, want - k, out + k);
         }
-        for (uint32_t i = 0; i < node->ngpus && k < want; i++) {
-            uint32_t g = node->first_gpu + i;
-            if (!v->nocc[g] && g != last)
-                out[k++] = last = g;
-        }
+        return k;
     }
+    for (uint32_t nd = 0; nd < c->nnodes && k < want; nd++)
+        if (c->nodes[nd].type == t)
+            k += node_free(c, v, nd, want - k, out + k);
     return k;
+}
+
+/* Whether running gang j (of type t) has room for the smallest step of
+ * its halving ladder (grow_gangs): the free GPUs it may grow into
+ * (grow_room's, counted) are at least what that step adds. */
+static bool grow_may(const struct qos *s, const struct pol_view *v,
+                     uint32_t j, uint32_t t)
+{
+    const struct cluster *c = v->clu;
+    const struct job_rt *r = &v->rt[j];
+    uint32_t least = v->jobs[j].num_gpus, n = 0;
+    while (least / 2 > r->ngpus)
+        least /= 2;
+    if (s->mode == PLC_POOL)
+        return c->types[t].free_gpus >= least - r->ngpus;
+    for (uint32_t i = 0, prev = SIM_NONE; i < r->ngpus; i++) {
+        uint32_t nd = c->gpu_node[r->gpus[i]];
+        if (nd != prev)
+            n += c->nodes[nd].nfree;
+        prev = nd;
+    }
+    return n >= least - r->ngpus;
 }
 
 /* Job j's remaining run time at its current size, forecast from its
@@ -1802,7 +1834,12 @@ static int grow_gangs(struct qos *s, const struct pol_view *v, struct pol_ctx *x
         const struct job_rt *r = &v->rt[j];
         const struct trc_job *tj = &v->jobs[j];
         uint32_t t = r->type, cur = r->ngpus, g = tj->num_gpus;
-        if (!v->clu->types[t].free_gpus)
+        /* no step of the ladder below has room where the GPUs it may grow
+         * into are fewer than its smallest step adds: passed over without
+         * a prediction (grow=need: once its forecast, which passes over
+         * more, says it is late) */
+        if (!v->clu->types[t].free_gpus ||
+            (s->grow != GROW_NEED && !grow_may(s, v, j, t)))
             continue;
         double frac = pol_remaining(v, j) / (double)tj->duration, tcur;
         /* its prediction now, only where the forecast falls back on it
@@ -1814,8 +1851,9 @@ static int grow_gangs(struct qos *s, const struct pol_view *v, struct pol_ctx *x
         if (!observed)
             tcur = pcur;
         if (s->grow == GROW_NEED &&
-            meets(s, v->now, to_us(tcur), tj->deadline))
-            continue;           /* on course: no need */
+            (meets(s, v->now, to_us(tcur), tj->deadline) ||
+             !grow_may(s, v, j, t)))
+            continue;           /* on course: no need; or no room */
         if (isnan(pcur))
             pcur = pred_cur(v, j, frac);
         /* the largest size of the halving ladder g, g/2, ... above cur
