@@ -120,13 +120,16 @@ struct fairshare {
     size_t capvic;
     uint32_t *saved;            /* scratch: the victims' GPUs */
     size_t capsaved;
-    /* the GPUs of the victims a reclaim may stop, marked once an instant
-     * (for heads of one required type; self is under its quota, so gives
-     * none): they stay the same until a reclaim succeeds */
+    /* the GPUs of the victims a reclaim may stop, marked (for heads of
+     * one required type; self is under its quota, so gives none): they
+     * stay the same while no tenant's jobs start or stop and, with a
+     * cost, within the instant */
     struct vic_freed freed;
     bool marked;
     uint32_t mreq;              /* the required type they were marked for */
     size_t mneed;               /* their GPUs */
+    uint64_t runs, mruns;       /* starts and stops of jobs so far; when
+                                   marked */
     uint32_t *gpus;             /* scratch: a placement */
     size_t capg;
     struct arena *names;        /* tenant names read from the quota file */
@@ -398,6 +401,7 @@ static void run_del(struct fairshare *f, const struct pol_view *v, uint32_t job)
     DL_ASSERT(i > 0);
     memmove(t->run + i - 1, t->run + i, (t->nrun - i) * sizeof *t->run);
     t->nrun--;
+    f->runs++;
     t->used -= gpus_of(v, job);
     if (t->used < EPS)
         t->used = 0;            /* sums of whole numbers: exact anyway */
@@ -536,6 +540,7 @@ static bool reclaim(struct fairshare *f, const struct pol_view *v,
         vic_freed_clear(&f->freed, v);
         DL_ASSERT(f->t[self].used <= f->t[self].quota + EPS);
         f->mneed = reclaim_mark(f, v, req);
+        f->mruns = f->runs;
         f->marked = true;
         f->mreq = req;
     }
@@ -590,6 +595,7 @@ static int start_head(struct fairshare *f, const struct pol_view *v,
         return rc;
     xgrow(&t->run, &t->caprun, t->nrun + 1, sizeof *t->run);
     t->run[t->nrun++] = j;
+    f->runs++;
     t->used += gpus_of(v, j);
     return 0;
 }
@@ -644,7 +650,8 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     struct fairshare *f = state;
     for (uint32_t k = 0; k < f->nt; k++)
         f->t[k].blocked = false;
-    f->marked = false;          /* the jobs ran since: marked again */
+    if (f->cost_us > 0 || f->runs != f->mruns)
+        f->marked = false;      /* other victims, or may be: marked again */
     if (!pass(f, v, x, true) && f->lend)
         pass(f, v, x, false);
 }

@@ -540,12 +540,12 @@ void vic_freed_add(struct vic_freed *s, const struct pol_view *v,
 {
     const struct cluster *c = v->clu;
     freed_make(s, c);
+    if (s->n + n > s->cap)
+        xgrow(&s->a, &s->cap, s->n + n, sizeof *s->a);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t nd = c->gpu_node[gpus[i]];
-        if (!s->add[nd]++) {
-            xgrow(&s->a, &s->cap, s->n + 1, sizeof *s->a);
+        if (!s->add[nd]++)
             s->a[s->n++] = nd;
-        }
         s->tadd[c->nodes[nd].type]++;
 #ifndef NDEBUG
         DL_ASSERT(c->nodes[nd].nfree + s->add[nd] <= c->nodes[nd].ngpus);
