@@ -78,6 +78,9 @@
 #include <string.h>
 
 #define EPS 1e-9                /* quotas are real numbers of GPUs */
+/* Tenants up to which a pass scans its candidates at each pick (cheaper
+ * than a heap for a few; a heap past them, O(log) a pick). */
+#define PASS_SCAN 16
 #define NO_TENANT "-"
 
 struct fifo {                   /* queued job indices, smallest first */
@@ -91,6 +94,33 @@ static inline bool job_before(const uint32_t *a, const uint32_t *b)
 }
 
 HEAP_DEFINE(fq, struct fifo, uint32_t, job_before)
+
+/* Tenants by used / quota: the order of service (lowest first, then the
+ * lower tenant: pass()) and of reclaim (highest first, then the lower
+ * tenant: plan_reclaim()), each a heap over the tenants; an entry whose
+ * ver is not its tenant's is stale (pass() only). */
+struct rk {
+    double r;
+    uint32_t k, ver;
+};
+
+struct rks {
+    struct rk *a;
+    size_t n, cap;
+};
+
+static inline bool rk_low(const struct rk *a, const struct rk *b)
+{
+    return a->r < b->r || (a->r == b->r && a->k < b->k);
+}
+
+static inline bool rk_high(const struct rk *a, const struct rk *b)
+{
+    return a->r > b->r || (a->r == b->r && a->k < b->k);
+}
+
+HEAP_DEFINE(rl, struct rks, struct rk, rk_low)
+HEAP_DEFINE(rh, struct rks, struct rk, rk_high)
 
 struct tenant {
     const char *name;
@@ -113,7 +143,11 @@ struct fairshare {
     uint32_t nt;
     uint32_t *of;               /* [njobs] tenant of each job */
     size_t nqueued;
-    uint32_t *cand;             /* scratch: candidate tenants */
+    struct rks heap;            /* scratch: pass()'s */
+    struct rks vheap;           /* scratch: plan_reclaim()'s */
+    uint32_t *ver;              /* [nt] pass(): its entry's version */
+    uint32_t *incand;           /* [nt] pass(): a candidate (== pstamp) */
+    uint32_t pstamp;
     uint32_t *vic;              /* scratch: victims, in reclaim order */
     double *vu;                 /* [nt] scratch: usage in the dry run */
     size_t *vcur;               /* [nt] scratch: dry-run cursor + 1 */
@@ -235,7 +269,10 @@ static void fs_free(struct fairshare *f)
     }
     free(f->t);
     free(f->of);
-    free(f->cand);
+    free(f->heap.a);
+    free(f->vheap.a);
+    free(f->ver);
+    free(f->incand);
     free(f->vic);
     free(f->vu);
     free(f->vcur);
@@ -353,7 +390,8 @@ static int create(void **state, const struct pol_args *a,
         fs_free(f);
         return rc;
     }
-    f->cand = xmalloc((f->nt ? f->nt : 1) * sizeof *f->cand);
+    f->ver = xcalloc(f->nt ? f->nt : 1, sizeof *f->ver);
+    f->incand = xcalloc(f->nt ? f->nt : 1, sizeof *f->incand);
     f->vu = xmalloc((f->nt ? f->nt : 1) * sizeof *f->vu);
     f->vcur = xmalloc((f->nt ? f->nt : 1) * sizeof *f->vcur);
     *state = f;
@@ -438,6 +476,21 @@ static bool type_ok(const struct pol_view *v, uint32_t victim, uint32_t req)
  * even all of them with the free GPUs fall short of its GPU count.  All
  * of them, not just enough GPUs: with consolidated placement a count
  * that suffices may still leave no node with room. */
+/* Tenant k's latest eligible job below its dry-run cursor, the cursor
+ * moved onto it: false if none. */
+static bool plan_next(struct fairshare *f, const struct pol_view *v,
+                      uint32_t k, uint32_t req)
+{
+    const struct tenant *t = &f->t[k];
+    while (f->vcur[k] > 0) {
+        uint32_t j = t->run[f->vcur[k] - 1];
+        if (type_ok(v, j, req) && pol_may_preempt(v, j, f->cost_us))
+            return true;
+        f->vcur[k]--;
+    }
+    return false;
+}
+
 static size_t plan_reclaim(struct fairshare *f, const struct pol_view *v,
                            uint32_t head, uint32_t self)
 {
@@ -446,40 +499,27 @@ static size_t plan_reclaim(struct fairshare *f, const struct pol_view *v,
     for (uint32_t ty = 0; ty < v->clu->ntypes; ty++)
         if (req == SIM_NONE || ty == req)
             avail += v->clu->types[ty].free_gpus;
+    /* the tenants over their quotas with an eligible job, highest used /
+     * quota first (then the lower tenant); only the one that gave a
+     * victim changes */
+    f->vheap.n = 0;
     for (uint32_t k = 0; k < f->nt; k++) {
         f->vu[k] = f->t[k].used;
         f->vcur[k] = f->t[k].nrun;
+        if (k != self && f->vu[k] > f->t[k].quota + EPS && plan_next(f, v, k, req))
+            rh_push(&f->vheap, (struct rk){ ratio(f->vu[k], f->t[k].quota), k, 0 });
     }
     size_t n = 0;
-    for (;;) {
-        uint32_t best = SIM_NONE;
-        double br = 0;
-        for (uint32_t k = 0; k < f->nt; k++) {
-            struct tenant *t = &f->t[k];
-            if (k == self || f->vu[k] <= t->quota + EPS)
-                continue;
-            /* its latest eligible job below the cursor */
-            while (f->vcur[k] > 0) {
-                uint32_t j = t->run[f->vcur[k] - 1];
-                if (type_ok(v, j, req) && pol_may_preempt(v, j, f->cost_us))
-                    break;
-                f->vcur[k]--;
-            }
-            if (!f->vcur[k])
-                continue;
-            double r = ratio(f->vu[k], t->quota);
-            if (best == SIM_NONE || r > br) {
-                best = k;
-                br = r;
-            }
-        }
-        if (best == SIM_NONE)
-            break;
+    while (f->vheap.n) {
+        uint32_t best = rh_pop(&f->vheap).k;
         uint32_t j = f->t[best].run[--f->vcur[best]];
         xgrow(&f->vic, &f->capvic, n + 1, sizeof *f->vic);
         f->vic[n++] = j;
         f->vu[best] -= gpus_of(v, j);
         avail += gpus_of(v, j);
+        if (f->vu[best] > f->t[best].quota + EPS && plan_next(f, v, best, req))
+            rh_push(&f->vheap, (struct rk){ ratio(f->vu[best], f->t[best].quota),
+                                           best, 0 });
     }
     return avail >= g ? n : 0;
 }
@@ -521,6 +561,23 @@ static bool overlap(const uint32_t *a, uint32_t na, const uint32_t *b,
             k++;
     }
     return false;
+}
+
+/* Tenant k, a candidate of this pass, into its heap at its used / quota
+ * as it is now (its entry there before, if any, stale). */
+static void pass_push(struct fairshare *f, uint32_t k)
+{
+    rl_push(&f->heap, (struct rk){ ratio(f->t[k].used, f->t[k].quota), k,
+                                   ++f->ver[k] });
+}
+
+/* After a reclaim: tenant k's jobs were stopped (its use and maybe its
+ * head changed); a candidate not passed over goes back into the heap. */
+static void pass_changed(struct fairshare *f, uint32_t k)
+{
+    const struct tenant *t = &f->t[k];
+    if (f->nt > PASS_SCAN && f->incand[k] == f->pstamp && !t->blocked && t->q.n)
+        pass_push(f, k);
 }
 
 /* Reclaims lent GPUs for head; true when its placement now exists (in
@@ -577,6 +634,7 @@ static bool reclaim(struct fairshare *f, const struct pol_view *v,
         } else {
             run_del(f, v, j);
             push(f, j);
+            pass_changed(f, f->of[j]);
         }
         off += m;
     }
@@ -603,30 +661,85 @@ static int start_head(struct fairshare *f, const struct pol_view *v,
 /* One pass: guaranteed (within quota, with reclaim) or lending (beyond,
  * free GPUs only).  Candidates are the tenants with a queued head not
  * yet passed over. */
-static int pass(struct fairshare *f, const struct pol_view *v,
-                struct pol_ctx *x, bool guaranteed)
+/* The pass's next tenant: among its candidates (f->heap.a) whose head
+ * fits its quota (guaranteed), the lowest used / quota, then the lower
+ * tenant; SIM_NONE if none.  Scanned, the candidates stay in place (and
+ * are each weighed again at every pick); from the heap, the one picked
+ * is popped, as is one whose head does not fit, until a reclaim changes
+ * it (pass_changed), the only way it can come to fit. */
+static uint32_t pass_next(struct fairshare *f, const struct pol_view *v,
+                          bool guaranteed)
 {
-    uint32_t nc = 0;
-    for (uint32_t k = 0; k < f->nt; k++)
-        if (f->t[k].q.n && !f->t[k].blocked)
-            f->cand[nc++] = k;
-    while (nc) {
-        uint32_t bi = SIM_NONE;
+    if (f->nt <= PASS_SCAN) {
+        uint32_t best = SIM_NONE;
         double br = 0;
-        for (uint32_t i = 0; i < nc; i++) {
-            const struct tenant *t = &f->t[f->cand[i]];
+        for (size_t i = 0; i < f->heap.n; i++) {
+            uint32_t k = f->heap.a[i].k;
+            const struct tenant *t = &f->t[k];
             if (guaranteed && t->used + gpus_of(v, t->q.a[0]) > t->quota + EPS)
                 continue;
             double r = ratio(t->used, t->quota);
-            if (bi == SIM_NONE || r < br ||
-                (r == br && f->cand[i] < f->cand[bi])) {
-                bi = i;
+            if (best == SIM_NONE || r < br || (r == br && k < best)) {
+                best = k;
                 br = r;
             }
         }
-        if (bi == SIM_NONE)
-            break;
-        uint32_t k = f->cand[bi], head = f->t[k].q.a[0];
+        return best;
+    }
+    uint32_t pick = SIM_NONE;
+    while (f->heap.n && pick == SIM_NONE) {
+        struct rk top = rl_pop(&f->heap);
+        const struct tenant *t = &f->t[top.k];
+        if (top.ver == f->ver[top.k] &&       /* else pushed again since */
+            !(guaranteed && t->used + gpus_of(v, t->q.a[0]) > t->quota + EPS))
+            pick = top.k;
+    }
+#ifndef NDEBUG
+    /* the scan's pick over the pass's candidates, for the heap's */
+    uint32_t best = SIM_NONE;
+    double br = 0;
+    for (uint32_t k = 0; k < f->nt; k++) {
+        const struct tenant *t = &f->t[k];
+        if (f->incand[k] != f->pstamp || t->blocked || !t->q.n ||
+            (guaranteed && t->used + gpus_of(v, t->q.a[0]) > t->quota + EPS))
+            continue;
+        double r = ratio(t->used, t->quota);
+        if (best == SIM_NONE || r < br || (r == br && k < best)) {
+            best = k;
+            br = r;
+        }
+    }
+    DL_ASSERT(best == pick);
+#endif
+    return pick;
+}
+
+static int pass(struct fairshare *f, const struct pol_view *v,
+                struct pol_ctx *x, bool guaranteed)
+{
+    /* the candidates: tenants with a queued head not passed over */
+    f->heap.n = 0;
+    if (f->nt > PASS_SCAN && ++f->pstamp == 0) {
+        memset(f->incand, 0, f->nt * sizeof *f->incand);
+        f->pstamp = 1;
+    }
+    xgrow(&f->heap.a, &f->heap.cap, f->nt ? f->nt : 1, sizeof *f->heap.a);
+    bool scan = f->nt <= PASS_SCAN;
+    for (uint32_t k = 0; k < f->nt; k++)
+        if (f->t[k].q.n && !f->t[k].blocked) {
+            struct rk *e = &f->heap.a[f->heap.n++];
+            e->k = k;
+            if (!scan) {
+                f->incand[k] = f->pstamp;
+                *e = (struct rk){ ratio(f->t[k].used, f->t[k].quota), k, ++f->ver[k] };
+            }
+        }
+    if (!scan)
+        rl_heapify(&f->heap);
+    uint32_t k;
+    while ((k = pass_next(f, v, guaranteed)) != SIM_NONE) {
+        struct tenant *t = &f->t[k];
+        uint32_t head = t->q.a[0];
         xgrow(&f->gpus, &f->capg, gpus_of(v, head), sizeof *f->gpus);
         bool ok = pol_place(v, gpus_of(v, head), v->rt[head].req_type, f->mode,
                             NULL, f->gpus);
@@ -638,9 +751,17 @@ static int pass(struct fairshare *f, const struct pol_view *v,
         if (ok && (rc = start_head(f, v, x, k)))
             return rc;
         if (!ok)
-            f->t[k].blocked = true;
-        if (!ok || !f->t[k].q.n)
-            f->cand[bi] = f->cand[--nc];
+            t->blocked = true;
+        if (scan) {
+            if (!ok || !t->q.n)         /* out of the scan */
+                for (size_t i = 0; i < f->heap.n; i++)
+                    if (f->heap.a[i].k == k) {
+                        f->heap.a[i] = f->heap.a[--f->heap.n];
+                        break;
+                    }
+        } else if (ok && t->q.n) {
+            pass_push(f, k);            /* at its new used / quota */
+        }
     }
     return 0;
 }

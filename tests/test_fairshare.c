@@ -366,7 +366,15 @@ Test(fairshare, option_and_file_errors)
 
 static const char *const tenant_names[] = { "t0", "t1", "t2", "t3", "t4" };
 
-/* Gives each job of t one of n VCs and (80 %) one of 5 users at random;
+/* Users: more than PASS_SCAN (16) of them, so that by=user passes keep
+ * their candidates in a heap, where by=vc scans them. */
+static const char *const user_names[] = {
+    "u0", "u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9", "u10",
+    "u11", "u12", "u13", "u14", "u15", "u16", "u17", "u18", "u19", "u20",
+    "u21", "u22", "u23", "u24", "u25", "u26", "u27", "u28", "u29",
+};
+
+/* Gives each job of t one of n VCs and (80 %) one of 30 users at random;
  * returns how many VCs the trace then names. */
 static uint32_t add_tenants(struct trace *t, gsl_rng *r, uint32_t n)
 {
@@ -376,7 +384,7 @@ static uint32_t add_tenants(struct trace *t, gsl_rng *r, uint32_t n)
         uint32_t v = (uint32_t)gsl_rng_uniform_int(r, n);
         t->jobs[j].vc = tenant_names[v];
         t->jobs[j].user = gsl_rng_uniform(r) < 0.2
-                              ? NULL : tenant_names[gsl_rng_uniform_int(r, 5)];
+                              ? NULL : user_names[gsl_rng_uniform_int(r, 30)];
         k += !seen[v];
         seen[v] = true;
     }
