@@ -161,7 +161,6 @@ struct fairshare {
     struct vic_freed freed;
     bool marked;
     uint32_t mreq;              /* the required type they were marked for */
-    size_t mneed;               /* their GPUs */
     uint64_t runs, mruns;       /* starts and stops of jobs so far; when
                                    marked */
     uint32_t *gpus;             /* scratch: a placement */
@@ -471,11 +470,6 @@ static bool type_ok(const struct pol_view *v, uint32_t victim, uint32_t req)
     return req == SIM_NONE || v->rt[victim].type == req;
 }
 
-/* The victims that may be stopped for head (of tenant self), in reclaim
- * order: a dry run; returns how many into f->vic, or 0 when
- * even all of them with the free GPUs fall short of its GPU count.  All
- * of them, not just enough GPUs: with consolidated placement a count
- * that suffices may still leave no node with room. */
 /* Tenant k's latest eligible job below its dry-run cursor, the cursor
  * moved onto it: false if none. */
 static bool plan_next(struct fairshare *f, const struct pol_view *v,
@@ -491,6 +485,11 @@ static bool plan_next(struct fairshare *f, const struct pol_view *v,
     return false;
 }
 
+/* The victims that may be stopped for head (of tenant self), in reclaim
+ * order: a dry run; returns how many into f->vic, or 0 when
+ * even all of them with the free GPUs fall short of its GPU count.  All
+ * of them, not just enough GPUs: with consolidated placement a count
+ * that suffices may still leave no node with room. */
 static size_t plan_reclaim(struct fairshare *f, const struct pol_view *v,
                            uint32_t head, uint32_t self)
 {
@@ -525,14 +524,13 @@ static size_t plan_reclaim(struct fairshare *f, const struct pol_view *v,
 }
 
 /* Marks in f->freed the GPUs of every victim plan_reclaim would take for
- * a head of required type req; returns how many.  The same set in
+ * a head of required type req.  The same set in
  * another order: a tenant over its quota gives its latest eligible jobs
  * until it is down to its quota, whatever the others give (the head's own
  * tenant is within its quota, so gives none). */
-static size_t reclaim_mark(struct fairshare *f, const struct pol_view *v,
-                           uint32_t req)
+static void reclaim_mark(struct fairshare *f, const struct pol_view *v,
+                         uint32_t req)
 {
-    size_t n = 0;
     for (uint32_t k = 0; k < f->nt; k++) {
         const struct tenant *t = &f->t[k];
         double u = t->used;
@@ -541,11 +539,9 @@ static size_t reclaim_mark(struct fairshare *f, const struct pol_view *v,
             if (!type_ok(v, j, req) || !pol_may_preempt(v, j, f->cost_us))
                 continue;
             vic_freed_add(&f->freed, v, v->rt[j].gpus, m);
-            n += m;
             u -= m;
         }
     }
-    return n;
 }
 
 /* Whether sorted a[0..na) and b[0..nb) share a GPU. */
@@ -596,26 +592,26 @@ static bool reclaim(struct fairshare *f, const struct pol_view *v,
     if (!f->marked || f->mreq != req) {
         vic_freed_clear(&f->freed, v);
         DL_ASSERT(f->t[self].used <= f->t[self].quota + EPS);
-        f->mneed = reclaim_mark(f, v, req);
+        reclaim_mark(f, v, req);
         f->mruns = f->runs;
         f->marked = true;
         f->mreq = req;
     }
     if (!vic_freed_fits(&f->freed, v, g, req, f->mode))
         return false;
-    size_t need = f->mneed;
     vic_freed_clear(&f->freed, v);     /* victims stop: the marks go stale */
     f->marked = false;
-    size_t n = plan_reclaim(f, v, head, self), done = 0, off = 0;
+    size_t n = plan_reclaim(f, v, head, self), done = 0, off = 0, need = 0;
     bool placed = false;
     DL_ASSERT(n);               /* room for g: they are enough */
+    for (size_t i = 0; i < n; i++)
+        need += gpus_of(v, f->vic[i]);
     xgrow(&f->saved, &f->capsaved, need, sizeof *f->saved);
     for (size_t i = 0; i < n; i++) {
         uint32_t j = f->vic[i], m = gpus_of(v, j);
         memcpy(f->saved + off, v->rt[j].gpus, m * sizeof *f->saved);
         off += m;
     }
-    DL_ASSERT(off == need);
     while (done < n && !placed) {
         uint32_t j = f->vic[done];
         if ((*rc = pol_preempt(x, j, f->cost_us)))
@@ -658,62 +654,65 @@ static int start_head(struct fairshare *f, const struct pol_view *v,
     return 0;
 }
 
-/* One pass: guaranteed (within quota, with reclaim) or lending (beyond,
- * free GPUs only).  Candidates are the tenants with a queued head not
- * yet passed over. */
 /* The pass's next tenant: among its candidates (f->heap.a) whose head
  * fits its quota (guaranteed), the lowest used / quota, then the lower
  * tenant; SIM_NONE if none.  Scanned, the candidates stay in place (and
  * are each weighed again at every pick); from the heap, the one picked
  * is popped, as is one whose head does not fit, until a reclaim changes
  * it (pass_changed), the only way it can come to fit. */
+/* Whether tenant k may be served in this pass: its head fits its quota
+ * (guaranteed) or it may borrow. */
+static bool pass_may(const struct fairshare *f, const struct pol_view *v,
+                     uint32_t k, bool guaranteed)
+{
+    const struct tenant *t = &f->t[k];
+    return !guaranteed || t->used + gpus_of(v, t->q.a[0]) <= t->quota + EPS;
+}
+
+/* A scan's pick: tenant k, when it may be served, in place of *best if it
+ * comes first (lower used / quota, then the lower tenant). */
+static void pass_scan(const struct fairshare *f, const struct pol_view *v,
+                      uint32_t k, bool guaranteed, uint32_t *best, double *br)
+{
+    if (!pass_may(f, v, k, guaranteed))
+        return;
+    double r = ratio(f->t[k].used, f->t[k].quota);
+    if (*best == SIM_NONE || r < *br || (r == *br && k < *best)) {
+        *best = k;
+        *br = r;
+    }
+}
+
 static uint32_t pass_next(struct fairshare *f, const struct pol_view *v,
                           bool guaranteed)
 {
+    uint32_t best = SIM_NONE;
+    double br = 0;
     if (f->nt <= PASS_SCAN) {
-        uint32_t best = SIM_NONE;
-        double br = 0;
-        for (size_t i = 0; i < f->heap.n; i++) {
-            uint32_t k = f->heap.a[i].k;
-            const struct tenant *t = &f->t[k];
-            if (guaranteed && t->used + gpus_of(v, t->q.a[0]) > t->quota + EPS)
-                continue;
-            double r = ratio(t->used, t->quota);
-            if (best == SIM_NONE || r < br || (r == br && k < best)) {
-                best = k;
-                br = r;
-            }
-        }
+        for (size_t i = 0; i < f->heap.n; i++)
+            pass_scan(f, v, f->heap.a[i].k, guaranteed, &best, &br);
         return best;
     }
     uint32_t pick = SIM_NONE;
     while (f->heap.n && pick == SIM_NONE) {
         struct rk top = rl_pop(&f->heap);
-        const struct tenant *t = &f->t[top.k];
         if (top.ver == f->ver[top.k] &&       /* else pushed again since */
-            !(guaranteed && t->used + gpus_of(v, t->q.a[0]) > t->quota + EPS))
+            pass_may(f, v, top.k, guaranteed))
             pick = top.k;
     }
 #ifndef NDEBUG
     /* the scan's pick over the pass's candidates, for the heap's */
-    uint32_t best = SIM_NONE;
-    double br = 0;
-    for (uint32_t k = 0; k < f->nt; k++) {
-        const struct tenant *t = &f->t[k];
-        if (f->incand[k] != f->pstamp || t->blocked || !t->q.n ||
-            (guaranteed && t->used + gpus_of(v, t->q.a[0]) > t->quota + EPS))
-            continue;
-        double r = ratio(t->used, t->quota);
-        if (best == SIM_NONE || r < br || (r == br && k < best)) {
-            best = k;
-            br = r;
-        }
-    }
+    for (uint32_t k = 0; k < f->nt; k++)
+        if (f->incand[k] == f->pstamp && !f->t[k].blocked && f->t[k].q.n)
+            pass_scan(f, v, k, guaranteed, &best, &br);
     DL_ASSERT(best == pick);
 #endif
     return pick;
 }
 
+/* One pass: guaranteed (within quota, with reclaim) or lending (beyond,
+ * free GPUs only).  Candidates are the tenants with a queued head not
+ * yet passed over. */
 static int pass(struct fairshare *f, const struct pol_view *v,
                 struct pol_ctx *x, bool guaranteed)
 {

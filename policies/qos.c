@@ -1712,6 +1712,20 @@ static int try_preempt(struct qos *s, const struct pol_view *v, struct pol_ctx *
 
 /* ------------------------------------------------------------ growth */
 
+/* The next node of running job r's GPUs from its GPU *i on, each node
+ * once, ascending (its GPUs are sorted, and nodes hold ascending runs of
+ * GPUs); SIM_NONE after the last. */
+static uint32_t next_node(const struct cluster *c, const struct job_rt *r,
+                          uint32_t *i)
+{
+    if (*i >= r->ngpus)
+        return SIM_NONE;
+    uint32_t nd = c->gpu_node[r->gpus[*i]];
+    while (++*i < r->ngpus && c->gpu_node[r->gpus[*i]] == nd)
+        ;
+    return nd;
+}
+
 /* The free GPUs of node nd, lowest first, into out (at most want). */
 static uint32_t node_free(const struct cluster *c, const struct pol_view *v,
                           uint32_t nd, uint32_t want, uint32_t *out)
@@ -1734,15 +1748,9 @@ static uint32_t grow_room(const struct qos *s, const struct pol_view *v,
     const struct job_rt *r = &v->rt[j];
     uint32_t k = 0;
     if (s->mode != PLC_POOL) {
-        /* its nodes, ascending: its GPUs are sorted, and nodes hold
-         * ascending runs of GPUs */
-        for (uint32_t i = 0, prev = SIM_NONE; i < r->ngpus && k < want; i++) {
-            uint32_t nd = c->gpu_node[r->gpus[i]];
-            if (nd == prev)
-                continue;
-            prev = nd;
+        uint32_t i = 0, nd;
+        while (k < want && (nd = next_node(c, r, &i)) != SIM_NONE)
             k += node_free(c, v, nd, want - k, out + k);
-        }
         return k;
     }
     for (uint32_t nd = 0; nd < c->nnodes && k < want; nd++)
@@ -1759,17 +1767,13 @@ static bool grow_may(const struct qos *s, const struct pol_view *v,
 {
     const struct cluster *c = v->clu;
     const struct job_rt *r = &v->rt[j];
-    uint32_t least = v->jobs[j].num_gpus, n = 0;
+    uint32_t least = v->jobs[j].num_gpus, n = 0, i = 0, nd;
     while (least / 2 > r->ngpus)
         least /= 2;
     if (s->mode == PLC_POOL)
         return c->types[t].free_gpus >= least - r->ngpus;
-    for (uint32_t i = 0, prev = SIM_NONE; i < r->ngpus; i++) {
-        uint32_t nd = c->gpu_node[r->gpus[i]];
-        if (nd != prev)
-            n += c->nodes[nd].nfree;
-        prev = nd;
-    }
+    while ((nd = next_node(c, r, &i)) != SIM_NONE)
+        n += c->nodes[nd].nfree;
     return n >= least - r->ngpus;
 }
 

@@ -109,15 +109,30 @@ static bool ends_after_10(const struct pol_view *v, uint32_t job, void *ctx)
     return job == SIM_NONE || v->rt[job].finish_at > 10;
 }
 
+/* Types A and B (16 GB, speed 1) with na[i] nodes of sa[i] GPUs of A and
+ * nb[i] of sb[i] of B (two groups of each at most, counts 0 skipped). */
+static void two_types(struct cluster *c, const char *name, const uint32_t na[2],
+                      const uint32_t sa[2], const uint32_t nb[2],
+                      const uint32_t sb[2])
+{
+    clu_init(c, name);
+    uint32_t a = clu_add_type(c, "A", 16, 1), b = clu_add_type(c, "B", 16, 1);
+    for (int i = 0; i < 2; i++) {
+        if (na[i])
+            clu_add_nodes(c, na[i], sa[i], a, NULL);
+    }
+    for (int i = 0; i < 2; i++) {
+        if (nb[i])
+            clu_add_nodes(c, nb[i], sb[i], b, NULL);
+    }
+    clu_finish(c);
+}
+
 Test(policies, victim_index_matches_brute_force)
 {
     struct cluster c;
-    clu_init(&c, "vic");
-    uint32_t a = clu_add_type(&c, "A", 16, 1), b = clu_add_type(&c, "B", 16, 1);
-    clu_add_nodes(&c, 5, 4, a, NULL);
-    clu_add_nodes(&c, 3, 8, a, NULL);
-    clu_add_nodes(&c, 2, 2, b, NULL);
-    clu_finish(&c);
+    two_types(&c, "vic", (uint32_t[]){ 5, 3 }, (uint32_t[]){ 4, 8 },
+              (uint32_t[]){ 2, 0 }, (uint32_t[]){ 2, 0 });
     enum { NJ = 64 };
     struct job_rt rt[NJ];
     struct trc_job jobs[NJ];
@@ -214,13 +229,9 @@ Test(policies, victim_index_matches_brute_force)
 Test(policies, fits_freed_matches_placement)
 {
     struct cluster c;
-    clu_init(&c, "freed");
-    uint32_t a = clu_add_type(&c, "A", 16, 1), b = clu_add_type(&c, "B", 16, 1);
-    clu_add_nodes(&c, 4, 4, a, NULL);
-    clu_add_nodes(&c, 3, 8, a, NULL);
-    clu_add_nodes(&c, 3, 2, b, NULL);
-    clu_add_nodes(&c, 2, 4, b, NULL);
-    clu_finish(&c);
+    two_types(&c, "freed", (uint32_t[]){ 4, 3 }, (uint32_t[]){ 4, 8 },
+              (uint32_t[]){ 3, 2 }, (uint32_t[]){ 2, 4 });
+    const uint32_t a = 0, b = 1;    /* the types, in the order added */
     enum { NJ = 48, MAXG = 20 };
     struct job_rt rt[NJ];
     struct trc_job jobs[NJ];
