@@ -130,8 +130,14 @@
  * than the g-th lowest of theirs and the lowest GPUs the failure saw
  * (kept with it for gangs up to GD_NLOW; GPUs not read count as -inf),
  * else no lower than the lowest of theirs (the log read as runs of GPUs
- * alike: a gang's GPUs left free, or to one co-runner).  A slice leaves
- * the free GPUs as they were and widens the bounds the same way;
+ * alike: a gang's GPUs left free, or to one co-runner); a gang that must
+ * fit one node (placement=consolidated) reads the nodes of those GPUs
+ * instead: its bound falls no lower than each such node's g-th lowest now
+ * (one GPU freed beside busy ones wakes no gang); and a gang whose type
+ * had fewer passing GPUs than it needs counts them up by those that pass
+ * now, its failure standing until they could make up the gang.  A slice
+ * leaves the free GPUs as they were and widens the bounds by GPU the same
+ * way;
  * time-slicing fails
  * above a utilization for at least a memory (the search of the expired
  * jobs finds that bound too: the most utilization the GPUs of one of them
@@ -163,7 +169,10 @@
  * are passed over by subtree, and their least key bounds the failure),
  * stale entries swept once they are the most; plus
  * O(GPUs x occupants) per start or stop.  Started entries are jumped over
- * (next_waiting).
+ * (next_waiting).  Without time-slicing and profiling, an instant where
+ * jobs only arrived since a schedule() that visited every waiting job
+ * (backfill=1, one_start=0) tries only those jobs (schedule_new): the
+ * others would fail again, as only starts changed the GPUs since.
  */
 #include "policies/policy.h"
 
@@ -301,6 +310,11 @@ struct gd_wi {                  /* an alive shape in the walk */
     uint32_t k;
 };
 
+struct gd_fresh {               /* an entry enqueued since schedule() */
+    uint32_t k;                 /* its shape */
+    uint32_t i;                 /* its place in the shape's FIFO */
+};
+
 struct gd_walk {                /* the walk's alive shapes, by seq */
     struct gd_wi *a;
     size_t n, cap;
@@ -344,10 +358,14 @@ struct gd_shape {               /* a gang shape: its waiting jobs, failures */
      * (nlow[i] != GD_NONE), the lowest summed utilizations of those GPUs
      * then, up to ngpus of them, ascending, are low[i * ngpus ..]: the
      * bound moves only as far as GPUs that changed since push into them
-     * (widen).  low: [GD_NFAIL * ngpus], for ngpus <= GD_NLOW. */
+     * (widen).  low: [GD_NFAIL * ngpus], for ngpus <= GD_NLOW.  Larger:
+     * where the type had fewer passing GPUs than ngpus (npass[i] !=
+     * GD_NONE, at most that many pass: the failure holds for any job
+     * until they are ngpus, counted up by the GPUs that changed). */
     double fu[GD_NFAIL], fm[GD_NFAIL];
     uint32_t nfail;
     uint32_t nlow[GD_NFAIL];
+    uint64_t npass[GD_NFAIL];
     double *low;
     /* While the size has been looked up (s->sgrow[si] == sseen; with
      * preempt_cost, within one schedule()): no expired job of this size
@@ -384,6 +402,15 @@ struct gd_left {                /* a GPU that changed occupants, as it is */
     double us, mem, gb;         /* summed utilization (0 free), memory held
                                    (-inf free), its type's memory */
     uint32_t cnt;               /* GPUs in a row that are alike */
+};
+
+struct gd_lnode {               /* a node holding GPUs that changed
+                                   occupants: its passing GPUs, as they are
+                                   when first read (read) */
+    uint32_t node, type;
+    bool read;
+    double gb;                  /* its type's memory per GPU */
+    struct gd_ncache nc;        /* gpu[] unused */
 };
 
 struct gd_offer {               /* what a GPU offers a job (offer_of) */
@@ -444,6 +471,8 @@ struct gandiva {
      * passed (GD_NONE: not known), ascending or not */
     const double *lows;
     uint32_t nlows;
+    uint64_t npass;             /* or the type's passing GPUs, fewer than
+                                   the gang (GD_NONE: not so, or not known) */
     double low1;
     uint64_t seq;               /* jobs enqueued so far */
     uint32_t nlive;             /* waiting jobs */
@@ -456,8 +485,21 @@ struct gandiva {
     struct gd_left *left;       /* scratch: those GPUs as they are */
     size_t nleft;
     size_t capleft;
+    /* placement=consolidated: their nodes as they are (lnode), each once
+     * (lseen[node] == lgen) */
+    struct gd_lnode *lnode;
+    size_t nlnode, caplnode;
+    uint32_t *lseen, lgen;
+    bool lby;                   /* widen reads them */
     uint64_t changes;           /* starts and stops so far, plus one per
                                    schedule() (slices expire with time) */
+    /* changes when the last schedule() ended having visited every waiting
+     * job (UINT64_MAX: it did not), and the entries enqueued at the back
+     * since (fresh; lost: one at the front, or during schedule()) */
+    uint64_t done, dseq;        /* (and the jobs enqueued by then) */
+    struct gd_fresh *fresh;
+    size_t nfresh, capfresh;
+    bool flost, walking;
     struct gd_shape *shapes;
     size_t nshapes, capshapes;
     /* the shapes where jobs wait (act), and those whose last waiting job
@@ -694,6 +736,7 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
         s->tpos[s->tnodes[k]] = k;
     s->nc = xcalloc_big(nn, sizeof *s->nc);
     s->ndirty = xcalloc_big(nn, sizeof *s->ndirty);
+    s->lseen = xcalloc_big(nn, sizeof *s->lseen);
     s->trees = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *s->trees);
     s->tbig = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *s->tbig);
     s->tpass = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *s->tpass);
@@ -841,6 +884,17 @@ static uint32_t size_of(struct gandiva *s, uint32_t g, bool create)
 /* Shape k's last waiting job left: out of s->act, its FIFO to be cleared
  * (tidy), and its failures dropped (a later refresh would drop or widen
  * them; no job asks them meanwhile, and nothing needs them to hold). */
+/* Shape k's FIFO to tidy at the end of this schedule() (tidy). */
+static void shape_gone(struct gandiva *s, uint32_t k)
+{
+    struct gd_shape *sh = &s->shapes[k];
+    if (!sh->gone) {
+        sh->gone = true;
+        xgrow(&s->gone, &s->capgone, s->ngone + 1, sizeof *s->gone);
+        s->gone[s->ngone++] = k;
+    }
+}
+
 static void shape_idle(struct gandiva *s, uint32_t k)
 {
     struct gd_shape *sh = &s->shapes[k];
@@ -848,11 +902,7 @@ static void shape_idle(struct gandiva *s, uint32_t k)
     s->act[sh->apos] = last;
     s->shapes[last].apos = sh->apos;
     sh->apos = GD_NONE;
-    if (!sh->gone) {
-        sh->gone = true;
-        xgrow(&s->gone, &s->capgone, s->ngone + 1, sizeof *s->gone);
-        s->gone[s->ngone++] = k;
-    }
+    shape_gone(s, k);
     sh->excl_failed = sh->slice_failed = false;
     sh->nfail = sh->nsfail = 0;
 }
@@ -879,6 +929,12 @@ static void enqueue_at(struct gandiva *s, const struct pol_view *v, uint32_t j,
     struct gd_shape *sh = &s->shapes[k];
     xgrow(&sh->q, &sh->cap, sh->n + 1, sizeof *sh->q);
     double u = pol_measured_util(v, j), m = job_mem(v, j);
+    if (s->walking || front || sh->n >= UINT32_MAX) {
+        s->flost = true;
+    } else {
+        xgrow(&s->fresh, &s->capfresh, s->nfresh + 1, sizeof *s->fresh);
+        s->fresh[s->nfresh++] = (struct gd_fresh){ k, (uint32_t)sh->n };
+    }
     if (!front) {
         sh->q[sh->n++] = (struct gd_ent){ ++s->seq, j, s->jb[j].ver, 0, u, m };
         qt_set(sh, sh->n - 1, u, m);
@@ -1029,12 +1085,12 @@ static inline bool mem_fits(double held, double m, double gb)
     return m <= 0 || gb <= 0 || held + m <= gb + 1e-9;
 }
 
-/* The passing GPUs of node nd again (gpu_takes with utilization 0 and no
- * memory, each), by (summed utilization, index). */
-static void node_cache(struct gandiva *s, const struct pol_view *v, uint32_t nd)
+/* The passing GPUs of node nd, into e (gpu_takes with utilization 0 and
+ * no memory, each), by (summed utilization, index). */
+static void node_pass(const struct gandiva *s, const struct pol_view *v, uint32_t nd,
+                      struct gd_ncache *e)
 {
     const struct clu_node *no = &v->clu->nodes[nd];
-    struct gd_ncache *e = &s->nc[nd];
     e->n = 0;
     for (uint32_t i = 0; i < no->ngpus; i++) {
         uint32_t x = no->first_gpu + i;
@@ -1054,6 +1110,12 @@ static void node_cache(struct gandiva *s, const struct pol_view *v, uint32_t nd)
         e->gpu[p] = x;
         e->mem[p] = mem;
     }
+}
+
+/* Node nd's cache again. */
+static void node_cache(struct gandiva *s, const struct pol_view *v, uint32_t nd)
+{
+    node_pass(s, v, nd, &s->nc[nd]);
 }
 
 /* The counts of tree node i of tr from its children's. */
@@ -1530,6 +1592,7 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
     double lim = s->util_cap + 1e-9 - u, kth = HUGE_VAL;
     *bound = -HUGE_VAL;
     s->nlows = GD_NONE;
+    s->npass = GD_NONE;
     if (c->types[t].total_gpus < g)
         return false;
     xgrow(&s->gpus, &s->capgpus, g, sizeof *s->gpus);
@@ -1563,6 +1626,8 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
                 s->all[i] = -HUGE_VAL;
             s->lows = s->all;
             s->nlows = (uint32_t)s->tpass[t];
+        } else {
+            s->npass = s->tpass[t];
         }
         return false;
     }
@@ -1687,6 +1752,8 @@ static bool pack_shape(struct gandiva *s, const struct pol_view *v,
     }
     if (sh->req_type == SIM_NONE && c->ntypes > 1)
         s->nlows = GD_NONE;     /* the lowest GPUs of one type of several */
+    if (sh->req_type == SIM_NONE && c->ntypes > 1)
+        s->npass = GD_NONE;
     if (!mfree)
         *mem = m;
     return false;
@@ -2038,50 +2105,132 @@ static void low_push(double *a, uint32_t *n, uint32_t cap, double x)
     a[p] = x;
 }
 
-/* Shape sh's packing failures after only GPUs gpus[0..n) changed
- * occupants: each widens by what those GPUs take now.  A gang's bound is
- * the g-th lowest summed utilization on a node (or over them all): with
- * only these GPUs changed, it is now at least the lower of the old one
- * and theirs, and where the lowest GPUs of the failure are known, at
- * least the g-th lowest of those and theirs (the others can only have
- * risen).  A hair above the difference, against rounding. */
-static void widen(const struct gandiva *s, struct gd_shape *sh,
-                  const struct gd_left *d, size_t n)
+/* The g-th lowest summed utilization among node cache e's GPUs with room
+ * for m (+inf: fewer). */
+static double node_kth(const struct gd_ncache *e, uint32_t g, double m, double gb)
+{
+    for (uint32_t q = 0, k = 0; q < e->n; q++)
+        if (mem_fits(e->mem[q], m, gb) && ++k == g)
+            return e->us[q];
+    return HUGE_VAL;
+}
+
+/* widen's reading of failure i of shape sh by GPU (s->left); but_one:
+ * not those of types where the gang must fit one node (read by node). */
+static inline void widen_gpus(const struct gandiva *s, struct gd_shape *sh, uint32_t i,
+                              bool but_one)
+{
+    const struct gd_left *d = s->left;
+    size_t n = s->nleft;
+    uint32_t g = sh->ngpus, rt = sh->req_type;
+    double cap = s->util_cap, fm = sh->fm[i];
+    for (size_t q = 0; q < n; q++) {
+        double us = d[q].us;
+        if (!((rt == SIM_NONE || rt == d[q].type) && d[q].takes &&
+              mem_fits(d[q].mem, fm, d[q].gb) && cap + 1e-9 - us + 1e-12 > sh->fu[i]))
+            continue;
+        if (but_one && g <= s->tbig[d[q].type])
+            continue;
+        if (sh->nlow[i] == GD_NONE) {
+            sh->fu[i] = cap + 1e-9 - us + 1e-12;
+            continue;
+        }
+        /* each GPU of the run: once one is not among the g lowest,
+         * neither is the next, alike */
+        double *r = sh->low + (size_t)i * g;
+        for (uint32_t k = 0; k < d[q].cnt && k < g; k++) {
+            if (k && !(cap + 1e-9 - us + 1e-12 > sh->fu[i]))
+                break;
+            if (sh->nlow[i] == g && !(us < r[g - 1]))
+                break;
+            low_push(r, &sh->nlow[i], g, us);
+            double b = sh->nlow[i] < g ? -HUGE_VAL : cap + 1e-9 - r[g - 1] + 1e-12;
+            if (b > sh->fu[i])
+                sh->fu[i] = b;
+        }
+    }
+}
+
+/* widen's reading of failure i of gang shape sh by node (s->lnode), on
+ * the types where it must fit one node; whether there were others. */
+static bool widen_nodes(struct gandiva *s, const struct pol_view *v,
+                        struct gd_shape *sh, uint32_t i)
 {
     uint32_t g = sh->ngpus;
-    for (uint32_t i = 0; i < sh->nfail; i++)
-        for (size_t q = 0; q < n; q++) {
-            double us = d[q].us;
-            if (!((sh->req_type == SIM_NONE || sh->req_type == d[q].type) &&
-                  d[q].takes && mem_fits(d[q].mem, sh->fm[i], d[q].gb) &&
-                  s->util_cap + 1e-9 - us + 1e-12 > sh->fu[i]))
-                continue;
-            if (sh->nlow[i] == GD_NONE) {
-                sh->fu[i] = s->util_cap + 1e-9 - us + 1e-12;
-                continue;
-            }
-            /* each GPU of the run: once one is not among the g lowest,
-             * neither is the next, alike */
-            double *r = sh->low + (size_t)i * g;
-            for (uint32_t k = 0; k < d[q].cnt && k < g; k++) {
-                if (k && !(s->util_cap + 1e-9 - us + 1e-12 > sh->fu[i]))
-                    break;
-                if (sh->nlow[i] == g && !(us < r[g - 1]))
-                    break;
-                low_push(r, &sh->nlow[i], g, us);
-                double b = sh->nlow[i] < g ? -HUGE_VAL : s->util_cap + 1e-9 - r[g - 1] + 1e-12;
-                if (b > sh->fu[i])
-                    sh->fu[i] = b;
-            }
+    bool others = false;
+    for (size_t k = 0; k < s->nlnode; k++) {
+        struct gd_lnode *l = &s->lnode[k];
+        if (sh->req_type != SIM_NONE && sh->req_type != l->type)
+            continue;
+        if (g > s->tbig[l->type]) {
+            others = true;
+            continue;
         }
+        if (!l->read) {         /* later: higher, if anything (starts) */
+            node_pass(s, v, l->node, &l->nc);
+            l->read = true;
+        }
+        double b = s->util_cap + 1e-9 - node_kth(&l->nc, g, sh->fm[i], l->gb) + 1e-12;
+        if (b > sh->fu[i])
+            sh->fu[i] = b;
+    }
+    return others;
+}
+
+/* Shape sh's packing failures after only the GPUs digested into s->left
+ * (on nodes s->lnode) changed occupants: each widens by what those GPUs
+ * take now.  A gang's bound is the g-th lowest summed utilization on a
+ * node (or over them all): with only these GPUs changed, it is now at
+ * least the lower of the old one and theirs, and where the lowest GPUs of
+ * the failure are known, at least the g-th lowest of those and theirs
+ * (the others can only have risen).  A gang that must fit one node
+ * (placement=consolidated) reads the nodes of those GPUs instead: the
+ * lower of the old bound and each such node's g-th lowest now (the other
+ * nodes' can only have risen).  Where the type had too few passing GPUs,
+ * nothing widens while those that changed and pass now could not make up
+ * the gang.  A hair above the difference, against rounding. */
+static void widen(struct gandiva *s, const struct pol_view *v, struct gd_shape *sh)
+{
+    uint32_t g = sh->ngpus;
+    for (uint32_t i = 0; i < sh->nfail; i++) {
+        if (sh->npass[i] != GD_NONE) {  /* too few passed: count them */
+            uint64_t c = sh->npass[i];
+            for (size_t q = 0; q < s->nleft; q++)
+                if ((sh->req_type == SIM_NONE || sh->req_type == s->left[q].type) &&
+                    s->left[q].takes)
+                    c += s->left[q].cnt;
+            if (c < g) {
+                sh->npass[i] = c;
+                continue;
+            }
+            sh->npass[i] = GD_NONE;
+        }
+        if (s->lby && g > 1 && sh->nlow[i] == GD_NONE) {
+            if (widen_nodes(s, v, sh, i))
+                widen_gpus(s, sh, i, true);
+        } else {
+            widen_gpus(s, sh, i, false);
+        }
+    }
+#ifndef NDEBUG
+    /* each failure still holds: the job it admits least fails */
+    for (uint32_t i = 0; i < sh->nfail; i++) {
+        double b, fm, u = sh->fu[i] == -HUGE_VAL ? -1e300 : sh->fu[i] + 1e-11;
+        DL_ASSERT(!pack_shape(s, v, sh, u, sh->fm[i] > 0 ? sh->fm[i] : 0, &b, &fm));
+    }
+#endif
 }
 
 /* GPUs gpus[0..n) as they are now, into s->left[0..s->nleft) (what widen
  * reads of them: gpu_takes's rules but memory, for a job of no
  * utilization), GPUs in a row that read alike as one entry (a gang's
- * GPUs left free, or to one co-runner, do). */
+ * GPUs left free, or to one co-runner, do); by_node, under
+ * placement=consolidated, their nodes too, into s->lnode[0..s->nlnode),
+ * whose passing GPUs widen reads when first needed (a slice leaves the
+ * counts on its GPUs as they were, and is widened by GPU: reading its
+ * nodes cost more than the probes it saved). */
 static void digest(struct gandiva *s, const struct pol_view *v,
-                   const uint32_t *gpus, size_t n)
+                   const uint32_t *gpus, size_t n, bool by_node)
 {
     const struct cluster *c = v->clu;
     xgrow(&s->left, &s->capleft, n ? n : 1, sizeof *s->left);
@@ -2104,6 +2253,26 @@ static void digest(struct gandiva *s, const struct pol_view *v,
             s->left[k++] = d;
     }
     s->nleft = k;
+    s->nlnode = 0;
+    s->lby = by_node && s->mode == PLC_CONSOLIDATED;
+    if (!s->lby)
+        return;
+    if (!++s->lgen) {           /* wrapped: no node seen */
+        memset(s->lseen, 0, c->nnodes * sizeof *s->lseen);
+        s->lgen = 1;
+    }
+    for (size_t q = 0; q < n; q++) {
+        uint32_t nd = c->gpu_node[gpus[q]];
+        if (s->lseen[nd] == s->lgen)
+            continue;
+        s->lseen[nd] = s->lgen;
+        xgrow(&s->lnode, &s->caplnode, s->nlnode + 1, sizeof *s->lnode);
+        struct gd_lnode *l = &s->lnode[s->nlnode++];
+        l->node = nd;
+        l->type = c->nodes[nd].type;
+        l->gb = c->types[l->type].memory_gb;
+        l->read = false;
+    }
 }
 
 /* After a slice passed GPUs gpus[0..g) to another job (free GPUs are as
@@ -2111,9 +2280,9 @@ static void digest(struct gandiva *s, const struct pol_view *v,
 static void slice_passed(struct gandiva *s, const struct pol_view *v,
                          const uint32_t *gpus, uint32_t g)
 {
-    digest(s, v, gpus, g);
+    digest(s, v, gpus, g, false);      /* a slice: by GPU, cheaper */
     for (size_t k = 0; k < s->nact; k++)        /* the others hold none */
-        widen(s, &s->shapes[s->act[k]], s->left, s->nleft);
+        widen(s, v, &s->shapes[s->act[k]]);
 }
 
 /* What GPU g offers a job: its occupants, their summed utilization and
@@ -2196,6 +2365,7 @@ static void low_move(struct gd_shape *sh, uint32_t k, uint32_t i)
     if (k == i)
         return;
     sh->nlow[k] = sh->nlow[i];
+    sh->npass[k] = sh->npass[i];
     if (sh->nlow[i] != GD_NONE)
         memcpy(sh->low + (size_t)k * sh->ngpus, sh->low + (size_t)i * sh->ngpus,
                sh->nlow[i] * sizeof *sh->low);
@@ -2237,6 +2407,7 @@ static void pack_fail(struct gandiva *s, struct gd_shape *sh, double u, double m
 {
     uint32_t g = sh->ngpus, k = fail_at(sh->fu, sh->fm, &sh->nfail, u, m, sh);
     sh->nlow[k] = GD_NONE;
+    sh->npass[k] = g > GD_NLOW ? s->npass : GD_NONE;
     if (g > GD_NLOW || s->nlows == GD_NONE)
         return;
     if (!sh->low)
@@ -2310,7 +2481,7 @@ static void refresh_all(struct gandiva *s, const struct pol_view *v,
                 if ((sh->req_type == SIM_NONE || sh->req_type == s->left[i].type) &&
                     s->left[i].free)
                     sh->excl_failed = false;
-            widen(s, sh, s->left, s->nleft);
+            widen(s, v, sh);
         }
     }
     if (sh->si == SIM_NONE && sh->sizes_seen != s->nsizes) {
@@ -2361,10 +2532,11 @@ static bool slice_covered(const struct gandiva *s, const struct gd_shape *sh,
 /* Job j of shape sh (waiting; measured utilization u, memory m) gets in
  * if it can: 1 on free GPUs or packed, 2 by a time slice whose GPUs offer
  * more than before (the failures widened), 3 by one where none does, 0
- * not, or an error. */
-static int admit_one(struct gandiva *s, const struct pol_view *v,
-                     struct pol_ctx *x, struct gd_shape *sh, uint32_t j,
-                     double u, double m)
+ * not, or an error.  (Inlined into both its callers, schedule() and
+ * schedule_new(): out of line, the walk cost about 1 % more.) */
+static inline __attribute__((always_inline)) int
+admit_one(struct gandiva *s, const struct pol_view *v, struct pol_ctx *x,
+          struct gd_shape *sh, uint32_t j, double u, double m)
 {
     refresh(s, v, sh);
     if (!sh->excl_failed) {
@@ -2512,28 +2684,32 @@ static const struct gd_ent *cursor(struct gd_shape *sh, uint64_t end)
     return sh->cur < sh->n && sh->q[sh->cur].seq <= end ? &sh->q[sh->cur] : NULL;
 }
 
-/* Drops started entries from the front of each FIFO; compacts one when
- * they dominate. */
+/* Drops started entries from the front of shape sh's FIFO; compacts it
+ * when they dominate.  (Inlined, as admit_one.) */
+static inline __attribute__((always_inline)) void tidy_one(struct gd_shape *sh)
+{
+    sh->gone = false;
+    sh->head = next_waiting(sh, sh->head);
+    if (sh->head == sh->n) {
+        sh->head = sh->n = 0;
+    } else if (sh->n - sh->head > 64 && sh->n - sh->head > 2 * (size_t)sh->nwait) {
+        size_t m = 0;
+        for (size_t i = sh->head; i < sh->n; i++)
+            if (ent_waiting(&sh->q[i])) {
+                sh->q[m] = sh->q[i];
+                sh->q[m++].skip = 0;
+            }
+        sh->head = 0;
+        sh->n = m;
+        sh->tstale = true;
+    }
+}
+
+/* tidy_one on every shape where jobs wait or waited. */
 static void tidy(struct gandiva *s)
 {
-    for (size_t x = 0; x < s->nact + s->ngone; x++) {
-        struct gd_shape *sh = &s->shapes[x < s->nact ? s->act[x] : s->gone[x - s->nact]];
-        sh->gone = false;
-        sh->head = next_waiting(sh, sh->head);
-        if (sh->head == sh->n) {
-            sh->head = sh->n = 0;
-        } else if (sh->n - sh->head > 64 && sh->n - sh->head > 2 * (size_t)sh->nwait) {
-            size_t m = 0;
-            for (size_t i = sh->head; i < sh->n; i++)
-                if (ent_waiting(&sh->q[i])) {
-                    sh->q[m] = sh->q[i];
-                    sh->q[m++].skip = 0;
-                }
-            sh->head = 0;
-            sh->n = m;
-            sh->tstale = true;
-        }
-    }
+    for (size_t x = 0; x < s->nact + s->ngone; x++)
+        tidy_one(&s->shapes[x < s->nact ? s->act[x] : s->gone[x - s->nact]]);
     s->ngone = 0;
 }
 
@@ -2686,6 +2862,62 @@ static void walk_again(struct gandiva *s, uint64_t end)
         wk_pop(w);
 }
 
+/* schedule() where only jobs arrived since the last one, which visited
+ * every waiting job, and there is no time-slicing or profiling: each job
+ * it visited would fail again (only starts changed the GPUs since, and
+ * they only take room), so of the waiting jobs only those new ones are
+ * tried, in FIFO order; the FIFOs where one started are tidied. */
+static void schedule_new(struct gandiva *s, const struct pol_view *v,
+                         struct pol_ctx *x)
+{
+#ifndef NDEBUG
+    /* none of the jobs that waited before gets in: placement fails for
+     * each shape, and packing for each of its jobs that its failures do
+     * not cover (widen checks those) */
+    for (size_t k = 0; k < s->nact; k++) {
+        struct gd_shape *sh = &s->shapes[s->act[k]];
+        bool placed = false;
+        for (size_t i = sh->head; i < sh->n; i++) {
+            const struct gd_ent *e = &sh->q[i];
+            double b, fm;
+            if (!ent_waiting(e) || e->seq > s->dseq)
+                continue;
+            xgrow(&s->gpus, &s->capgpus, sh->ngpus, sizeof *s->gpus);
+            if (!placed) {
+                DL_ASSERT(!pol_place(v, sh->ngpus, sh->req_type, s->mode, NULL, s->gpus));
+                placed = true;
+            }
+            DL_ASSERT(s->max_per_gpu <= 1 || pack_covered(s, sh, e->u, e->m) ||
+                      !pack_shape(s, v, sh, e->u, e->m, &b, &fm));
+        }
+    }
+#endif
+    for (size_t f = 0; f < s->nfresh; f++) {
+        struct gd_shape *sh = &s->shapes[s->fresh[f].k];
+        uint32_t i = s->fresh[f].i;
+        const struct gd_ent *e = &sh->q[i];
+        if (!ent_waiting(e))
+            continue;
+        refresh(s, v, sh);
+        if (covered(s, sh, e->u, e->m))
+            continue;
+        int rc = admit_one(s, v, x, sh, e->job, e->u, e->m);
+        if (rc < 0)
+            return;
+        if (rc) {
+            sh->q[i].job = SIM_NONE;
+            qt_set(sh, i, HUGE_VAL, HUGE_VAL);
+            shape_gone(s, s->fresh[f].k);
+        }
+    }
+    s->nfresh = 0;
+    for (size_t k = 0; k < s->ngone; k++)
+        tidy_one(&s->shapes[s->gone[k]]);
+    s->ngone = 0;
+    s->done = s->changes;
+    s->dseq = s->seq;
+}
+
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct gandiva *s = state;
@@ -2694,8 +2926,21 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     if (!s->nlive) {            /* failures of no use: dropped */
         s->elost = s->elost || s->nelog;
         s->nelog = 0;
+        s->nfresh = 0;
+        s->flost = false;
+        s->done = UINT64_MAX;
         return;
     }
+    if (s->done == s->changes && !s->flost && !s->nelog && !s->elost &&
+        !s->nrekey && !s->quantum && !s->profile && s->backfill && !s->one_start) {
+        s->changes++;
+        schedule_new(s, v, x);
+        return;
+    }
+    s->nfresh = 0;
+    s->flost = false;
+    s->done = UINT64_MAX;
+    s->walking = true;
     if (s->slice_all && s->quantum && slice_all(s, v, x) < 0)
         return;
     s->changes++;               /* slices may have expired since */
@@ -2709,7 +2954,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         for (size_t k = 0; k < s->nsizes * s->ntypes; k++)
             expire(s, v, &s->heaps[k]);
     if (s->nelog)
-        digest(s, v, s->elog, s->nelog);
+        digest(s, v, s->elog, s->nelog, !s->quantum);
     for (size_t k = 0; k < s->nact; k++) {
         struct gd_shape *sh = &s->shapes[s->act[k]];
         if (s->cost > 0) {      /* may_preempt: gains count with time */
@@ -2775,12 +3020,12 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
             wake(s, v, x);
             if (s->nlive && s->tick)
                 pol_wake(x, v->now + s->tick);
-            break;
+            goto out;
         }
         if (rc) {
             wake(s, v, x);
         } else if (!s->backfill) {
-            break;
+            goto out;
         } else if (shape_dead(s, v, best)) {
             best->alive = false;
         } else {
@@ -2812,6 +3057,10 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
             }
         }
     }
+    s->done = s->changes;
+    s->dseq = s->seq;
+out:
+    s->walking = false;
     tidy(s);
 }
 
@@ -2902,6 +3151,9 @@ static void destroy(void *state)
     free(s->tup);
     free(s->elog);
     free(s->left);
+    free(s->fresh);
+    free(s->lnode);
+    free(s->lseen);
     for (uint32_t t = 0; s->trees && t < s->ntypes; t++) {
         free(s->trees[t].us);
         free(s->trees[t].mem);
