@@ -871,6 +871,62 @@ Test(baselines, random_workloads, .timeout = 600)
     gsl_rng_free(r);
 }
 
+/* gandiva's remembered packing failures after jobs leave GPUs (widen): a
+ * gang that must fit one node reads the nodes of the GPUs left, a gang
+ * over 64 GPUs whose type had too few passing GPUs counts them up, and an
+ * instant where jobs only arrived tries only them (schedule_new).  Each is
+ * exact, so no schedule shows it: a debug build (the suite's sanitizer
+ * run) checks after each widening that every failure still holds (the
+ * least job it covers fails to pack), and at each instant of arrivals
+ * only that no job that waited before gets in.  Overloaded clusters with
+ * gangs of up to 128 GPUs on nodes of 8 reach all three; the checks fail
+ * here when a bound is unsound (tried: a node's g-th lowest read one place
+ * too far, the count taken against twice the gang, the shortcut taken
+ * after an end). */
+Test(baselines, gandiva_widening_holds, .timeout = 600)
+{
+    static const char *const pols[] = {
+        "gandiva:quantum=0", "gandiva:quantum=0,placement=pool",
+        "gandiva:quantum=0,max_per_gpu=3,util_cap=1.5", "gandiva",
+    };
+    static const uint32_t gpus[] = { 1, 1, 1, 1, 1, 2, 4, 8, 8, 16, 72, 96, 128 };
+    size_t ng = sizeof gpus / sizeof *gpus;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 2029);
+    for (int round = 0; round < 12; round++) {
+        struct cluster c;
+        clu_init(&c, "wide");
+        uint32_t a = clu_add_type(&c, "A", 32, 1.0);
+        clu_add_nodes(&c, 12 + gsl_rng_uniform_int(r, 8), 8, a, NULL);
+        if (round % 3 == 2)     /* a second type: a gang's bound over two */
+            clu_add_nodes(&c, 4, 4, clu_add_type(&c, "B", 16, 0.5), NULL);
+        clu_finish(&c);
+        struct trace t;
+        uint32_t n = 250 + gsl_rng_uniform_int(r, 150);
+        trc_init(&t, "wide", n);
+        double now = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            struct trc_job *tj = &t.jobs[j];
+            char id[16];
+            snprintf(id, sizeof id, "w%u", j);
+            tj->id = arena_strndup(t.arena, id, strlen(id));
+            now += gsl_ran_exponential(r, 20);
+            tj->submit = (simtime_t)llround(now * 1e6);
+            tj->num_gpus = gpus[gsl_rng_uniform_int(r, ng)];
+            tj->duration = 1 + (simtime_t)llround(gsl_ran_lognormal(r, 6, 1) * 1e6);
+            tj->util = (float)(0.05 + 0.9 * gsl_rng_uniform(r));
+            if (gsl_rng_uniform(r) < 0.5)
+                tj->mem_gb = (float)(1 + gsl_rng_uniform_int(r, 14));
+            tj->line = j + 2;
+        }
+        for (size_t p = 0; p < sizeof pols / sizeof *pols; p++)
+            tu_check_random_run(&t, &c, pols[p], round, true, false);
+        trc_free(&t);
+        clu_free(&c);
+    }
+    gsl_rng_free(r);
+}
+
 /* Each running job's co-location factor is kept and follows only the GPUs
  * whose jobs change (sim/share.c); --check compares it, after every
  * instant, with a walk of all the job's GPUs asked afresh of the model.
