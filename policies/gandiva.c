@@ -404,15 +404,6 @@ struct gd_left {                /* a GPU that changed occupants, as it is */
     uint32_t cnt;               /* GPUs in a row that are alike */
 };
 
-struct gd_lnode {               /* a node holding GPUs that changed
-                                   occupants: its passing GPUs, as they are
-                                   when first read (read) */
-    uint32_t node, type;
-    bool read;
-    double gb;                  /* its type's memory per GPU */
-    struct gd_ncache nc;        /* gpu[] unused */
-};
-
 struct gd_offer {               /* what a GPU offers a job (offer_of) */
     uint32_t nocc;
     bool busy;
@@ -485,9 +476,9 @@ struct gandiva {
     struct gd_left *left;       /* scratch: those GPUs as they are */
     size_t nleft;
     size_t capleft;
-    /* placement=consolidated: their nodes as they are (lnode), each once
-     * (lseen[node] == lgen) */
-    struct gd_lnode *lnode;
+    /* placement=consolidated: their nodes (lnode), each once (lseen[node]
+     * == lgen) */
+    uint32_t *lnode;
     size_t nlnode, caplnode;
     uint32_t *lseen, lgen;
     bool lby;                   /* widen reads them */
@@ -1085,12 +1076,12 @@ static inline bool mem_fits(double held, double m, double gb)
     return m <= 0 || gb <= 0 || held + m <= gb + 1e-9;
 }
 
-/* The passing GPUs of node nd, into e (gpu_takes with utilization 0 and
- * no memory, each), by (summed utilization, index). */
-static void node_pass(const struct gandiva *s, const struct pol_view *v, uint32_t nd,
-                      struct gd_ncache *e)
+/* The passing GPUs of node nd again (gpu_takes with utilization 0 and no
+ * memory, each), by (summed utilization, index). */
+static void node_cache(struct gandiva *s, const struct pol_view *v, uint32_t nd)
 {
     const struct clu_node *no = &v->clu->nodes[nd];
+    struct gd_ncache *e = &s->nc[nd];
     e->n = 0;
     for (uint32_t i = 0; i < no->ngpus; i++) {
         uint32_t x = no->first_gpu + i;
@@ -1110,12 +1101,6 @@ static void node_pass(const struct gandiva *s, const struct pol_view *v, uint32_
         e->gpu[p] = x;
         e->mem[p] = mem;
     }
-}
-
-/* Node nd's cache again. */
-static void node_cache(struct gandiva *s, const struct pol_view *v, uint32_t nd)
-{
-    node_pass(s, v, nd, &s->nc[nd]);
 }
 
 /* The counts of tree node i of tr from its children's. */
@@ -2156,21 +2141,21 @@ static inline void widen_gpus(const struct gandiva *s, struct gd_shape *sh, uint
 static bool widen_nodes(struct gandiva *s, const struct pol_view *v,
                         struct gd_shape *sh, uint32_t i)
 {
+    const struct cluster *c = v->clu;
     uint32_t g = sh->ngpus;
     bool others = false;
     for (size_t k = 0; k < s->nlnode; k++) {
-        struct gd_lnode *l = &s->lnode[k];
-        if (sh->req_type != SIM_NONE && sh->req_type != l->type)
+        uint32_t nd = s->lnode[k], t = c->nodes[nd].type;
+        if (sh->req_type != SIM_NONE && sh->req_type != t)
             continue;
-        if (g > s->tbig[l->type]) {
+        if (g > s->tbig[t]) {
             others = true;
             continue;
         }
-        if (!l->read) {         /* later: higher, if anything (starts) */
-            node_pass(s, v, l->node, &l->nc);
-            l->read = true;
-        }
-        double b = s->util_cap + 1e-9 - node_kth(&l->nc, g, sh->fm[i], l->gb) + 1e-12;
+        if (s->ndirty[nd])      /* later than the log: higher, if anything */
+            nodes_fresh(s, v);
+        double b = s->util_cap + 1e-9 -
+                   node_kth(&s->nc[nd], g, sh->fm[i], c->types[t].memory_gb) + 1e-12;
         if (b > sh->fu[i])
             sh->fu[i] = b;
     }
@@ -2205,12 +2190,10 @@ static void widen(struct gandiva *s, const struct pol_view *v, struct gd_shape *
             }
             sh->npass[i] = GD_NONE;
         }
-        if (s->lby && g > 1 && sh->nlow[i] == GD_NONE) {
-            if (widen_nodes(s, v, sh, i))
-                widen_gpus(s, sh, i, true);
-        } else {
-            widen_gpus(s, sh, i, false);
-        }
+        bool by_node = s->lby && g > 1 && sh->nlow[i] == GD_NONE;
+        if (by_node && !widen_nodes(s, v, sh, i))
+            continue;
+        widen_gpus(s, sh, i, by_node);
     }
 #ifndef NDEBUG
     /* each failure still holds: the job it admits least fails */
@@ -2226,9 +2209,9 @@ static void widen(struct gandiva *s, const struct pol_view *v, struct gd_shape *
  * utilization), GPUs in a row that read alike as one entry (a gang's
  * GPUs left free, or to one co-runner, do); by_node, under
  * placement=consolidated, their nodes too, into s->lnode[0..s->nlnode),
- * whose passing GPUs widen reads when first needed (a slice leaves the
- * counts on its GPUs as they were, and is widened by GPU: reading its
- * nodes cost more than the probes it saved). */
+ * each once, whose caches widen reads (a slice leaves the counts on its
+ * GPUs as they were, and is widened by GPU: reading its nodes cost more
+ * than the probes it saved). */
 static void digest(struct gandiva *s, const struct pol_view *v,
                    const uint32_t *gpus, size_t n, bool by_node)
 {
@@ -2267,11 +2250,7 @@ static void digest(struct gandiva *s, const struct pol_view *v,
             continue;
         s->lseen[nd] = s->lgen;
         xgrow(&s->lnode, &s->caplnode, s->nlnode + 1, sizeof *s->lnode);
-        struct gd_lnode *l = &s->lnode[s->nlnode++];
-        l->node = nd;
-        l->type = c->nodes[nd].type;
-        l->gb = c->types[l->type].memory_gb;
-        l->read = false;
+        s->lnode[s->nlnode++] = nd;
     }
 }
 
@@ -2532,11 +2511,9 @@ static bool slice_covered(const struct gandiva *s, const struct gd_shape *sh,
 /* Job j of shape sh (waiting; measured utilization u, memory m) gets in
  * if it can: 1 on free GPUs or packed, 2 by a time slice whose GPUs offer
  * more than before (the failures widened), 3 by one where none does, 0
- * not, or an error.  (Inlined into both its callers, schedule() and
- * schedule_new(): out of line, the walk cost about 1 % more.) */
-static inline __attribute__((always_inline)) int
-admit_one(struct gandiva *s, const struct pol_view *v, struct pol_ctx *x,
-          struct gd_shape *sh, uint32_t j, double u, double m)
+ * not, or an error. */
+static int admit_one(struct gandiva *s, const struct pol_view *v, struct pol_ctx *x,
+                     struct gd_shape *sh, uint32_t j, double u, double m)
 {
     refresh(s, v, sh);
     if (!sh->excl_failed) {
@@ -2685,8 +2662,8 @@ static const struct gd_ent *cursor(struct gd_shape *sh, uint64_t end)
 }
 
 /* Drops started entries from the front of shape sh's FIFO; compacts it
- * when they dominate.  (Inlined, as admit_one.) */
-static inline __attribute__((always_inline)) void tidy_one(struct gd_shape *sh)
+ * when they dominate. */
+static void tidy_one(struct gd_shape *sh)
 {
     sh->gone = false;
     sh->head = next_waiting(sh, sh->head);
