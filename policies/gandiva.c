@@ -128,7 +128,7 @@
  * one of them is free, and each packing bound widens by what they take
  * now: with only those changed, a g-th lowest utilization falls no lower
  * than the g-th lowest of theirs and the lowest GPUs the failure saw
- * (kept with it for gangs up to GD_NLOW; GPUs not read count as -inf),
+ * (kept with it for gangs up to GD_NLOW),
  * else no lower than the lowest of theirs (the log read as runs of GPUs
  * alike: a gang's GPUs left free, or to one co-runner); a gang that must
  * fit one node (placement=consolidated) reads the nodes of those GPUs
@@ -183,6 +183,7 @@
 
 #define GD_NFAIL 4              /* failure bounds remembered per shape */
 #define GD_NONE UINT32_MAX
+#define GD_REBUILD SIZE_MAX
 #define GD_REKEY 8              /* rekey reads the keys of gangs up to
                                    this size (wider: voids the failures) */
 #define GD_NLOW 64              /* gangs up to this size keep, with a
@@ -303,6 +304,13 @@ struct gd_tree {
     /* likewise: the lowest sum of a node's g lowest (in that order), a
      * bound on the sum of the g a gang on one node would take */
     double *ksum;
+    /* the rows are brought up to date when read (tree_row): the leaves
+     * that changed since are logged (rlog[0..nrlog)), row g has read
+     * them up to rseen[g] (GD_REBUILD: the log was cut, it is built
+     * again); rq: scratch */
+    uint32_t *rlog, *rq;
+    size_t nrlog, caprlog;
+    size_t *rseen;
 };
 
 struct gd_wi {                  /* an alive shape in the walk */
@@ -358,10 +366,11 @@ struct gd_shape {               /* a gang shape: its waiting jobs, failures */
      * (nlow[i] != GD_NONE), the lowest summed utilizations of those GPUs
      * then, up to ngpus of them, ascending, are low[i * ngpus ..]: the
      * bound moves only as far as GPUs that changed since push into them
-     * (widen).  low: [GD_NFAIL * ngpus], for ngpus <= GD_NLOW.  Larger:
-     * where the type had fewer passing GPUs than ngpus (npass[i] !=
-     * GD_NONE, at most that many pass: the failure holds for any job
-     * until they are ngpus, counted up by the GPUs that changed). */
+     * (widen).  low: [GD_NFAIL * ngpus], for ngpus <= GD_NLOW.  Where
+     * the type had fewer passing GPUs than ngpus (npass[i] != GD_NONE):
+     * at most that many pass, and the failure holds for any job until
+     * they are ngpus, counted up by the GPUs that changed (then by GPU,
+     * as where nothing is known). */
     double fu[GD_NFAIL], fm[GD_NFAIL];
     uint32_t nfail;
     uint32_t nlow[GD_NFAIL];
@@ -756,6 +765,8 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
         tr->kw = s->tbig[t] + 1;
         tr->on = xcalloc(tr->kw, sizeof *tr->on);
         tr->gl = xmalloc(tr->kw * sizeof *tr->gl);
+        tr->rseen = xcalloc(tr->kw, sizeof *tr->rseen);
+        tr->rq = xmalloc(tr->leaves * sizeof *tr->rq);
         size_t nk = (size_t)tr->kw * 2 * tr->leaves;
         tr->kth = xmalloc(nk * sizeof *tr->kth);
         tr->ksum = xmalloc(nk * sizeof *tr->ksum);
@@ -1146,19 +1157,11 @@ static void tree_counts(struct gandiva *s, struct gd_tree *tr, uint32_t t)
     tr->ncdirty = 0;
 }
 
-/* Tree node i of tr from its children. */
+/* Tree node i of tr from its children (the rows aside). */
 static inline void tree_up(struct gd_tree *tr, uint32_t i)
 {
-    size_t kw = tr->kw;
     tr->us[i] = pol_dmin(tr->us[2 * i], tr->us[2 * i + 1]);
     tr->mem[i] = pol_dmin(tr->mem[2 * i], tr->mem[2 * i + 1]);
-    double *k = tr->kth + i * kw, *kl = tr->kth + 2 * i * kw, *kr = kl + kw;
-    double *m = tr->ksum + i * kw, *ml = tr->ksum + 2 * i * kw, *mr = ml + kw;
-    for (uint32_t x = 0; x < tr->ngl; x++) {
-        uint32_t g = tr->gl[x];
-        k[g] = pol_dmin(kl[g], kr[g]);
-        m[g] = pol_dmin(ml[g], mr[g]);
-    }
 }
 
 /* Row g of leaf i of tr from node cache e. */
@@ -1172,24 +1175,95 @@ static void tree_row_leaf(struct gd_tree *tr, uint32_t i, uint32_t g,
     tr->ksum[(size_t)i * tr->kw + g] = e->n >= g ? sum : HUGE_VAL;
 }
 
-/* Row g of tr (type t) kept from now on (built where it was not). */
+/* Row g of tree node i of tr from its children. */
+static inline void tree_row_up(struct gd_tree *tr, uint32_t i, uint32_t g)
+{
+    size_t kw = tr->kw;
+    tr->kth[i * kw + g] = pol_dmin(tr->kth[2 * i * kw + g], tr->kth[(2 * i + 1) * kw + g]);
+    tr->ksum[i * kw + g] = pol_dmin(tr->ksum[2 * i * kw + g], tr->ksum[(2 * i + 1) * kw + g]);
+}
+
+/* Row g of tr (type t) up to date, from the node caches (fresh): kept from
+ * now on and built where it was not, built again where the log was cut,
+ * else the leaves logged since it was last read and the tree nodes above
+ * them, a level at a time, each once.  Rows are read far less often than
+ * nodes change (a gang's try on one node), and each row so pays only for
+ * the paths that changed between two of its reads. */
 static void tree_row(struct gandiva *s, struct gd_tree *tr, uint32_t t, uint32_t g)
 {
-    if (tr->on[g])
+    const struct gd_ncache *nc = s->nc;
+    const uint32_t *tn = s->tnodes + s->tfirst[t];
+    if (!tr->on[g] || tr->rseen[g] == GD_REBUILD) {
+        if (!tr->on[g]) {
+            tr->on[g] = 1;
+            uint32_t x = tr->ngl++;
+            for (; x > 0 && tr->gl[x - 1] > g; x--)
+                tr->gl[x] = tr->gl[x - 1];
+            tr->gl[x] = g;
+        }
+        uint32_t nt = s->tfirst[t + 1] - s->tfirst[t];
+        for (uint32_t i = 0; i < nt; i++)
+            tree_row_leaf(tr, tr->leaves + i, g, &nc[tn[i]]);
+        for (uint32_t i = tr->leaves - 1; i >= 1; i--)
+            tree_row_up(tr, i, g);
+        tr->rseen[g] = tr->nrlog;
         return;
-    tr->on[g] = 1;
-    uint32_t x = tr->ngl++;
-    for (; x > 0 && tr->gl[x - 1] > g; x--)
-        tr->gl[x] = tr->gl[x - 1];
-    tr->gl[x] = g;
-    uint32_t nt = s->tfirst[t + 1] - s->tfirst[t];
-    for (uint32_t i = 0; i < nt; i++)
-        tree_row_leaf(tr, tr->leaves + i, g, &s->nc[s->tnodes[s->tfirst[t] + i]]);
-    size_t kw = tr->kw;
-    for (uint32_t i = tr->leaves - 1; i >= 1; i--) {
-        tr->kth[i * kw + g] = pol_dmin(tr->kth[2 * i * kw + g], tr->kth[(2 * i + 1) * kw + g]);
-        tr->ksum[i * kw + g] = pol_dmin(tr->ksum[2 * i * kw + g], tr->ksum[(2 * i + 1) * kw + g]);
     }
+    size_t n = 0;
+    for (size_t k = tr->rseen[g]; k < tr->nrlog; k++) {
+        uint32_t i = tr->rlog[k], p = i / 2;
+        tree_row_leaf(tr, i, g, &nc[tn[i - tr->leaves]]);
+        if (p && !tr->mark[p]) {
+            tr->mark[p] = 1;
+            tr->rq[n++] = p;
+        }
+    }
+    while (n) {         /* the leaves are all at one depth: so is each level */
+        size_t m = 0;
+        for (size_t k = 0; k < n; k++) {
+            uint32_t i = tr->rq[k], p = i / 2;
+            tree_row_up(tr, i, g);
+            tr->mark[i] = 0;
+            if (p && !tr->mark[p]) {
+                tr->mark[p] = 1;
+                tr->rq[m++] = p;
+            }
+        }
+        n = m;
+    }
+    tr->rseen[g] = tr->nrlog;
+#ifndef NDEBUG
+    uint32_t nt = s->tfirst[t + 1] - s->tfirst[t];      /* the root, afresh */
+    double lo = HUGE_VAL, lsum = HUGE_VAL;
+    for (uint32_t i = 0; i < nt; i++) {
+        const struct gd_ncache *e = &nc[tn[i]];
+        double sum = 0;
+        for (uint32_t q = 0; q < g && q < e->n; q++)
+            sum += e->us[q];
+        if (e->n >= g) {
+            lo = pol_dmin(lo, e->us[g - 1]);
+            lsum = pol_dmin(lsum, sum);
+        }
+    }
+    DL_ASSERT(tr->kth[tr->kw + g] == lo && tr->ksum[tr->kw + g] == lsum);
+#endif
+}
+
+/* Leaf i of tr changed: logged for the rows kept (tree_row); a log longer
+ * than the tree is cut, the rows that have not read it built again. */
+static void tree_row_log(struct gd_tree *tr, uint32_t i)
+{
+    if (!tr->ngl)
+        return;
+    if (tr->nrlog >= 2 * (size_t)tr->leaves) {
+        for (uint32_t x = 0; x < tr->ngl; x++) {
+            uint32_t g = tr->gl[x];
+            tr->rseen[g] = tr->rseen[g] == tr->nrlog ? 0 : GD_REBUILD;
+        }
+        tr->nrlog = 0;
+    }
+    xgrow(&tr->rlog, &tr->caprlog, tr->nrlog + 1, sizeof *tr->rlog);
+    tr->rlog[tr->nrlog++] = i;
 }
 
 /* Brings the caches of the nodes that changed, and their trees, up to
@@ -1217,8 +1291,7 @@ static void nodes_fresh(struct gandiva *s, const struct pol_view *v)
             tr->cdirty[tr->ncdirty++] = i;
             tr->call = tr->ncdirty > tr->leaves / 8;
         }
-        for (uint32_t x = 0; x < tr->ngl; x++)         /* the rows kept */
-            tree_row_leaf(tr, i, tr->gl[x], e);
+        tree_row_log(tr, i);                            /* the rows kept */
         s->tup[k] = (struct gd_tpos){ t, i };
         if (n == 1) {           /* one path: no marks */
             for (i /= 2; i; i /= 2)
@@ -1602,18 +1675,9 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
     if (s->tpass[t] < g) {
         /* fewer passing GPUs than the gang, memory aside: the pass below
          * would find none to take it and no g-th lowest (so no bound);
-         * the failure holds for any memory; their utilizations, not
-         * read, stand at -inf among the lowest GPUs (lower than known
-         * keeps a bound on the g-th lowest) */
-        if (g <= GD_NLOW) {
-            xgrow(&s->all, &s->capall, g, sizeof *s->all);
-            for (uint32_t i = 0; i < s->tpass[t]; i++)
-                s->all[i] = -HUGE_VAL;
-            s->lows = s->all;
-            s->nlows = (uint32_t)s->tpass[t];
-        } else {
-            s->npass = s->tpass[t];
-        }
+         * the failure holds for any memory, while the passing GPUs are
+         * too few (their count goes with it: widen) */
+        s->npass = s->tpass[t];
         return false;
     }
     if (g <= big) {
@@ -2381,12 +2445,13 @@ static uint32_t fail_at(double *fu, double *fm, uint32_t *n, double u, double m,
 }
 
 /* Remembers a packing failure of shape sh at (u, m), with the lowest GPUs
- * the failed pack_shape saw where it knows them. */
+ * the failed pack_shape saw where it knows them, or the count of passing
+ * GPUs where they were too few. */
 static void pack_fail(struct gandiva *s, struct gd_shape *sh, double u, double m)
 {
     uint32_t g = sh->ngpus, k = fail_at(sh->fu, sh->fm, &sh->nfail, u, m, sh);
     sh->nlow[k] = GD_NONE;
-    sh->npass[k] = g > GD_NLOW ? s->npass : GD_NONE;
+    sh->npass[k] = s->npass;
     if (g > GD_NLOW || s->nlows == GD_NONE)
         return;
     if (!sh->low)
@@ -3141,6 +3206,9 @@ static void destroy(void *state)
         free(s->trees[t].cstale);
         free(s->trees[t].on);
         free(s->trees[t].gl);
+        free(s->trees[t].rseen);
+        free(s->trees[t].rq);
+        free(s->trees[t].rlog);
         free(s->trees[t].cdirty);
         free(s->trees[t].umax);
         free(s->trees[t].mmax);
