@@ -106,10 +106,10 @@
  * rules, by (summed utilization, index), with their memory; per type, a
  * tree over its nodes of their lowest utilization and memory, of their
  * g-th lowest utilization and the sum of their g lowest for each gang
- * size g tried on one node (a row kept from the first such try), and,
- * once a gang spread over nodes larger than GD_NLOW is tried, of how
- * many GPUs pass and their highest utilization and memory (brought up to
- * date when read).  All of these are recomputed only for the GPUs
+ * size g tried on one node (a row kept from the first such try, brought
+ * up to date when read), and, once a gang spread over nodes larger than
+ * GD_NLOW is tried, of how many GPUs pass and their highest utilization
+ * and memory (likewise).  All of these are recomputed only for the GPUs
  * (nodes, occupants) whose occupants changed (a start, stop or end of
  * profiling), when next asked, each tree node above many changed nodes
  * once.
@@ -161,8 +161,8 @@
  * shapes) per job visited in shapes that may still admit one, plus the
  * probes: packing one GPU O(log nodes) through the tree (more only where
  * memory binds), a gang that must fit one node O(1) where no node has g
- * GPUs of room, memory aside (O(sizes tried x log nodes) per node
- * changed), a spread gang over GD_NLOW that fails O(nodes of mixed
+ * GPUs of room, memory aside (O(log nodes) per node changed and size
+ * tried, paid when that size next asks), a spread gang over GD_NLOW that fails O(nodes of mixed
  * utilization) through the counts, else O(nodes with a passing GPU x
  * GPUs per node), a time slice O(log expired jobs of the
  * size) per job read (those whose key does not turn it away: the others
