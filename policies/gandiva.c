@@ -1829,15 +1829,23 @@ static const struct gd_acc *acc_of(struct gandiva *s, const struct pol_view *v,
         uint32_t g = r->gpus[i], n, others = v->nocc[g] - 1;
         if (!others)
             continue;
-        const uint32_t *o = pol_gpu_jobs(v, g, &n);
-        bool busy = false;
-        for (uint32_t k = 0; k < n; k++)
-            busy |= o[k] != c && s->jb[o[k]].profiling;
-        if (busy || others + 1 > cap) {
+        if (others + 1 > cap) {
             a->kind = GD_ACC_NONE;
             return a;
         }
-        double us = gpu_util(s, v, g, c), mem = v->mem_used[g] - job_mem(v, c);
+        const uint32_t *o = pol_gpu_jobs(v, g, &n);
+        bool busy = false;
+        double us = 0;          /* gpu_util's sum, in its order */
+        for (uint32_t k = 0; k < n; k++)
+            if (o[k] != c) {
+                us += s->jb[o[k]].ju;
+                busy |= s->jb[o[k]].profiling;
+            }
+        if (busy) {
+            a->kind = GD_ACC_NONE;
+            return a;
+        }
+        double mem = v->mem_used[g] - job_mem(v, c);
         a->kind = GD_ACC_SHARED;
         if (us > a->us)
             a->us = us;
