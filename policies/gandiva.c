@@ -162,8 +162,9 @@
  * probes: packing one GPU O(log nodes) through the tree (more only where
  * memory binds), a gang that must fit one node O(1) where no node has g
  * GPUs of room, memory aside (O(log nodes) per node changed and size
- * tried, paid when that size next asks), a spread gang over GD_NLOW that fails O(nodes of mixed
- * utilization) through the counts, else O(nodes with a passing GPU x
+ * tried, paid when that size next asks), a spread gang over GD_NLOW that
+ * fails O(nodes of mixed utilization) through the counts, else O(nodes
+ * with a passing GPU x
  * GPUs per node), a time slice O(log expired jobs of the
  * size) per job read (those whose key does not turn it away: the others
  * are passed over by subtree, and their least key bounds the failure),
@@ -494,12 +495,14 @@ struct gandiva {
     uint64_t changes;           /* starts and stops so far, plus one per
                                    schedule() (slices expire with time) */
     /* changes when the last schedule() ended having visited every waiting
-     * job (UINT64_MAX: it did not), and the entries enqueued at the back
-     * since (fresh; lost: one at the front, or during schedule()) */
+     * job (UINT64_MAX: it did not), and the entries enqueued since (fresh;
+     * lost: one did not fit the list).  Only where the shortcut may apply
+     * (arrivals: no time-slicing nor profiling, backfill=1, one_start=0),
+     * where jobs enter only by arriving: at the back, between schedule()s */
     uint64_t done, dseq;        /* (and the jobs enqueued by then) */
     struct gd_fresh *fresh;
     size_t nfresh, capfresh;
-    bool flost, walking;
+    bool flost, arrivals;
     struct gd_shape *shapes;
     size_t nshapes, capshapes;
     /* the shapes where jobs wait (act), and those whose last waiting job
@@ -681,16 +684,19 @@ static void qt_build(struct gd_shape *sh)
 
 /* The summed utilization of GPU g's jobs but skip (each read at its
  * start: pol_measured_util of a running job depends on it and its type
- * only). */
-static double gpu_util(const struct gandiva *s, const struct pol_view *v,
-                       uint32_t g, uint32_t skip)
+ * only); with busy, whether one of them is in its profiling run. */
+static inline double gpu_util(const struct gandiva *s, const struct pol_view *v,
+                              uint32_t g, uint32_t skip, bool *busy)
 {
     uint32_t n;
     const uint32_t *o = pol_gpu_jobs(v, g, &n);
     double u = 0;
     for (uint32_t k = 0; k < n; k++)
-        if (o[k] != skip)
+        if (o[k] != skip) {
             u += s->jb[o[k]].ju;
+            if (busy)
+                *busy |= s->jb[o[k]].profiling;
+        }
     return u;
 }
 
@@ -812,7 +818,7 @@ static void resum(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
     const struct job_rt *r = &v->rt[j];
     for (uint32_t i = 0; i < v->jobs[j].num_gpus; i++)
-        s->usum[r->gpus[i]] = gpu_util(s, v, r->gpus[i], SIM_NONE);
+        s->usum[r->gpus[i]] = gpu_util(s, v, r->gpus[i], SIM_NONE, NULL);
     acc_void(s, v, j);
 }
 
@@ -883,9 +889,6 @@ static uint32_t size_of(struct gandiva *s, uint32_t g, bool create)
 
 /* ------------------------------------------------------- engine hooks */
 
-/* Shape k's last waiting job left: out of s->act, its FIFO to be cleared
- * (tidy), and its failures dropped (a later refresh would drop or widen
- * them; no job asks them meanwhile, and nothing needs them to hold). */
 /* Shape k's FIFO to tidy at the end of this schedule() (tidy). */
 static void shape_gone(struct gandiva *s, uint32_t k)
 {
@@ -897,6 +900,9 @@ static void shape_gone(struct gandiva *s, uint32_t k)
     }
 }
 
+/* Shape k's last waiting job left: out of s->act, its FIFO to be cleared
+ * (tidy), and its failures dropped (a later refresh would drop or widen
+ * them; no job asks them meanwhile, and nothing needs them to hold). */
 static void shape_idle(struct gandiva *s, uint32_t k)
 {
     struct gd_shape *sh = &s->shapes[k];
@@ -931,9 +937,10 @@ static void enqueue_at(struct gandiva *s, const struct pol_view *v, uint32_t j,
     struct gd_shape *sh = &s->shapes[k];
     xgrow(&sh->q, &sh->cap, sh->n + 1, sizeof *sh->q);
     double u = pol_measured_util(v, j), m = job_mem(v, j);
-    if (s->walking || front || sh->n >= UINT32_MAX) {
+    if (s->arrivals && sh->n >= UINT32_MAX) {
         s->flost = true;
-    } else {
+    } else if (s->arrivals) {
+        DL_ASSERT(!front);
         xgrow(&s->fresh, &s->capfresh, s->nfresh + 1, sizeof *s->fresh);
         s->fresh[s->nfresh++] = (struct gd_fresh){ k, (uint32_t)sh->n };
     }
@@ -1064,7 +1071,7 @@ static bool gpu_takes(const struct gandiva *s, const struct pol_view *v,
             if (o[k] == skip) {
                 others--;
                 mem -= job_mem(v, skip);
-                *us = gpu_util(s, v, g, skip);
+                *us = gpu_util(s, v, g, skip, NULL);
             } else {
                 busy |= s->jb[o[k]].profiling;
             }
@@ -1799,10 +1806,10 @@ static bool pack_shape(struct gandiva *s, const struct pol_view *v,
         if (sh->req_type != SIM_NONE)
             break;
     }
-    if (sh->req_type == SIM_NONE && c->ntypes > 1)
+    if (sh->req_type == SIM_NONE && c->ntypes > 1) {
         s->nlows = GD_NONE;     /* the lowest GPUs of one type of several */
-    if (sh->req_type == SIM_NONE && c->ntypes > 1)
-        s->npass = GD_NONE;
+        s->npass = GD_NONE;     /* likewise their count */
+    }
     if (!mfree)
         *mem = m;
     return false;
@@ -1826,21 +1833,15 @@ static const struct gd_acc *acc_of(struct gandiva *s, const struct pol_view *v,
     a->gb = v->clu->types[r->type].memory_gb;
     a->us = a->mem = -HUGE_VAL;
     for (uint32_t i = 0; i < v->jobs[c].num_gpus; i++) {
-        uint32_t g = r->gpus[i], n, others = v->nocc[g] - 1;
+        uint32_t g = r->gpus[i], others = v->nocc[g] - 1;
         if (!others)
             continue;
         if (others + 1 > cap) {
             a->kind = GD_ACC_NONE;
             return a;
         }
-        const uint32_t *o = pol_gpu_jobs(v, g, &n);
         bool busy = false;
-        double us = 0;          /* gpu_util's sum, in its order */
-        for (uint32_t k = 0; k < n; k++)
-            if (o[k] != c) {
-                us += s->jb[o[k]].ju;
-                busy |= s->jb[o[k]].profiling;
-            }
+        double us = gpu_util(s, v, g, c, &busy);
         if (busy) {
             a->kind = GD_ACC_NONE;
             return a;
@@ -2981,8 +2982,8 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         s->done = UINT64_MAX;
         return;
     }
-    if (s->done == s->changes && !s->flost && !s->nelog && !s->elost &&
-        !s->nrekey && !s->quantum && !s->profile && s->backfill && !s->one_start) {
+    if (s->arrivals && s->done == s->changes && !s->flost && !s->nelog &&
+        !s->elost && !s->nrekey) {
         s->changes++;
         schedule_new(s, v, x);
         return;
@@ -2990,7 +2991,6 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     s->nfresh = 0;
     s->flost = false;
     s->done = UINT64_MAX;
-    s->walking = true;
     if (s->slice_all && s->quantum && slice_all(s, v, x) < 0)
         return;
     s->changes++;               /* slices may have expired since */
@@ -3110,7 +3110,6 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     s->done = s->changes;
     s->dseq = s->seq;
 out:
-    s->walking = false;
     tidy(s);
 }
 
@@ -3176,6 +3175,7 @@ static int create(void **state, const struct pol_args *args,
     s->profile = (simtime_t)llround(prof * (double)SIM_US_PER_S);
     s->one_start = one;
     s->tick = (simtime_t)llround(tick * (double)SIM_US_PER_S);
+    s->arrivals = !s->quantum && !s->profile && s->backfill && !s->one_start;
     ensure(s, v);
     *state = s;
     return 0;
