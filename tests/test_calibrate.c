@@ -17,6 +17,12 @@
 #include <sys/wait.h>
 #include <math.h>
 
+/* The tests that write files remove them as they end; the suites' .fini
+ * does it too when one stops on a failed assertion. */
+TestSuite(calib_out, .fini = tu_tmp_cleanup);
+TestSuite(calib_fit, .fini = tu_tmp_cleanup);
+TestSuite(calib_tool, .fini = tu_tmp_cleanup);
+
 /* ---------------------------------------------------------- helpers */
 
 static struct cal_opts O;

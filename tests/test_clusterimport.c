@@ -15,6 +15,9 @@
 
 #define DATA "../../shared/data/traces/"
 
+TestSuite(cluster_import, .fini = tu_tmp_cleanup);
+TestSuite(cluster_import_real, .fini = tu_tmp_cleanup);
+
 static void load(const char *name, struct cluster *c)
 {
     struct dl_error err = { 0 };

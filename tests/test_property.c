@@ -20,6 +20,8 @@
 #include <gsl/gsl_rng.h>
 #include <math.h>
 
+TestSuite(property, .fini = tu_tmp_cleanup);
+
 static const char *const policies[] = {
     "fifo", "fifo:backfill=1", "sjf", "sjf:backfill=0", "srtf",
     "srtf:backfill=0", "srtf:preempt_cost=7", "fifo:placement=pool",

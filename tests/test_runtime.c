@@ -26,10 +26,10 @@ static void load_zoo(void)
     cr_assert_eq(rc, 0, "%s:%ld: %s", err.file, err.line, err.msg);
 }
 
-static void free_zoo(void)
-{
-    mdl_zoo_free(&z);
-}
+/* The files write_tmp wrote (each name once), removed by the suite's
+ * .fini whether or not the test got to unlink them itself. */
+static char written[16][256];
+static int nwritten;
 
 static const char *write_tmp(const char *name, const char *text)
 {
@@ -38,6 +38,13 @@ static const char *write_tmp(const char *name, const char *text)
     k = (k + 1) % 4;
     snprintf(path[k], sizeof path[k], "/tmp/dlsim-test-rt-%ld-%s",
              (long)getpid(), name);
+    int w = 0;
+    while (w < nwritten && strcmp(written[w], path[k]))
+        w++;
+    if (w == nwritten) {
+        cr_assert_lt(nwritten, 16, "write_tmp: too many names");
+        snprintf(written[nwritten++], sizeof written[0], "%s", path[k]);
+    }
     FILE *f = fopen(path[k], "w");
     cr_assert_not_null(f);
     fputs(text, f);
@@ -45,7 +52,16 @@ static const char *write_tmp(const char *name, const char *text)
     return path[k];
 }
 
-TestSuite(runtime, .init = load_zoo, .fini = free_zoo);
+static void fini(void)
+{
+    mdl_zoo_free(&z);
+    for (int w = 0; w < nwritten; w++)
+        unlink(written[w]);
+    nwritten = 0;
+    tu_tmp_cleanup();
+}
+
+TestSuite(runtime, .init = load_zoo, .fini = fini);
 
 Test(runtime, measured_as_is)
 {
@@ -337,6 +353,7 @@ Test(runtime, predictor_recovers_synthetic)
     struct mdl_rt_data d;
     struct dl_error err = { 0 };
     cr_assert_eq(mdl_rt_data_load(path, &z, &d, &err), 0, "%s", err.msg);
+    unlink(path);
     cr_assert_eq(d.n, rows);
     struct mdl_rtp p = { 0 };
     struct mdl_rtp_cv cv;
@@ -430,8 +447,9 @@ Test(runtime, predictor_file_errors)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         struct mdl_rtp p;
         struct dl_error err = { 0 };
-        cr_expect_eq(mdl_rtp_load(write_tmp("bad.yaml", bad[i].yaml), &p, &err),
-                     DL_EINPUT, "case %zu", i);
+        const char *path = write_tmp("bad.yaml", bad[i].yaml);
+        cr_expect_eq(mdl_rtp_load(path, &p, &err), DL_EINPUT, "case %zu", i);
+        unlink(path);
         char msg[600];
         snprintf(msg, sizeof msg, "%ld:%ld: %s", err.line, err.col, err.msg);
         cr_expect(strstr(msg, bad[i].says), "case %zu: %s", i, msg);

@@ -27,12 +27,7 @@
 #define PHILLY_DATA "../../shared/data/traces/philly-pollux/philly.csv.gz"
 
 static char tmpdir[256];
-
-static void setup(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/dlsim-test-trace-XXXXXX");
-    cr_assert(mkdtemp(tmpdir) != NULL);
-}
+static pid_t tmpdir_owner;
 
 static int rm_one(const char *p, const struct stat *sb, int flag,
                   struct FTW *ftw)
@@ -43,8 +38,20 @@ static int rm_one(const char *p, const struct stat *sb, int flag,
 
 static void teardown(void)
 {
-    if (tmpdir[0])
+    if (tmpdir[0] && getpid() == tmpdir_owner) {
         nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        tmpdir[0] = '\0';
+    }
+}
+
+/* teardown runs at exit too: a test that ends by exit (cr_skip_test)
+ * never reaches the suite's .fini. */
+static void setup(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/dlsim-test-trace-XXXXXX");
+    cr_assert(mkdtemp(tmpdir) != NULL);
+    tmpdir_owner = getpid();
+    cr_assert_eq(atexit(teardown), 0);
 }
 
 TestSuite(trace, .init = setup, .fini = teardown);

@@ -15,6 +15,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,16 +37,42 @@ static inline int tu_fd_with(const char *data, size_t len)
 }
 
 /* ---- a temporary directory per test process (criterion forks one per
- * test), made on first use; suites remove it with .fini = tu_tmp_cleanup */
+ * test), made on first use; suites remove it with .fini = tu_tmp_cleanup.
+ * A test process that ends by exit() instead (cr_skip_test, a test with
+ * .exit_code, a command run in-process that exits) never reaches its
+ * .fini: an atexit hook removes the directory then, in the process that
+ * made it only (not in a child forked from it that calls exit).  A test
+ * that ends by a signal (.signal) must remove its files itself first. */
 static char tu_tmpdir[256];
+static pid_t tu_tmp_owner;
+
+static inline int tu_rm_one(const char *p, const struct stat *sb, int flag,
+                            struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    remove(p);
+    return 0;
+}
+
+static inline void tu_tmp_atexit(void)
+{
+    if (tu_tmpdir[0] && getpid() == tu_tmp_owner) {
+        nftw(tu_tmpdir, tu_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        tu_tmpdir[0] = '\0';
+    }
+}
 
 static inline const char *tu_tmp_path(const char *name)
 {
     static char buf[8][1024];
     static int k;
+    static bool hooked;
     if (!tu_tmpdir[0]) {
         snprintf(tu_tmpdir, sizeof tu_tmpdir, "/tmp/dlsim-test-XXXXXX");
         cr_assert_not_null(mkdtemp(tu_tmpdir));
+        tu_tmp_owner = getpid();
+        if (!hooked)
+            hooked = atexit(tu_tmp_atexit) == 0;
     }
     k = (k + 1) % 8;
     snprintf(buf[k], sizeof buf[k], "%s/%s", tu_tmpdir, name);
