@@ -146,9 +146,7 @@ static inline void tu_tmp_cleanup(void)
 {
     if (!tu_tmpdir[0])
         return;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tu_tmpdir);
-    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(nftw(tu_tmpdir, tu_rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
     tu_tmpdir[0] = '\0';
 }
 
