@@ -61,10 +61,17 @@
  *
  * Owns: the tenant table (names point into the trace, which outlives the
  * run), one FIFO heap of queued jobs per tenant, each tenant's running
- * jobs in start order, scratch arrays.  Invariant: u_t = the sum of
- * num_gpus over running[t]; every queued job is in exactly its tenant's
- * heap.  Costs O(tenants) per instant and O(tenants with a queued head)
- * per start; a reclaim's dry run O(the victims' GPUs), once an instant
+ * jobs in start order, the sets an instant visits (tenants with a queued
+ * job; by the shape of their head, GPUs and required type; with more
+ * than PASS_SCAN tenants, those whose head fits their quota), scratch
+ * arrays.  Invariant: u_t = the sum of num_gpus over running[t]; every
+ * queued job is in exactly its tenant's heap; a tenant is in those sets
+ * exactly when it has a queued job (and its head fits).  An instant
+ * costs, beyond its tries, O(tenants whose head fits their quota) for the
+ * guaranteed pass (O(tenants with a queued job) up to PASS_SCAN of them)
+ * and O(shapes of heads) placement queries plus O(tenants whose head has
+ * a placement) for the lending pass, not O(tenants); each try O(log
+ * tenants); a reclaim's dry run O(the victims' GPUs), once an instant
  * (the victims stay the same until a reclaim succeeds; the head's own
  * tenant, within its quota, gives none), and each head's test against
  * them O(the nodes they touch); a reclaim that goes ahead O(tenants) per
@@ -129,7 +136,19 @@ struct tenant {
     struct fifo q;
     uint32_t *run;              /* running jobs, in start order */
     size_t nrun, caprun;
+    uint32_t hg, hreq;          /* its head's GPUs and required type */
+    uint32_t shape;             /* pq bucket of (hg, hreq); SIM_NONE idle */
+    uint32_t late;              /* the pass in which it last came to have a
+                                   queued job (a reclaim's victim going
+                                   back: its tenant is no candidate then) */
     bool blocked;               /* passed over for the rest of the instant */
+};
+
+/* A set of ids (tenants or shapes) in no order: O(1) to add and to take
+ * out, through pos[id] = its place (SIM_NONE: not in it). */
+struct tset {
+    uint32_t *a;
+    size_t n, cap;
 };
 
 enum by { BY_VC, BY_USER };
@@ -143,10 +162,27 @@ struct fairshare {
     uint32_t nt;
     uint32_t *of;               /* [njobs] tenant of each job */
     size_t nqueued;
+    bool many;                  /* more than PASS_SCAN tenants: heaps */
+    /* An instant visits only these, not every tenant: */
+    struct tset act;            /* tenants with a queued job */
+    uint32_t *apos;             /* [nt] */
+    struct tset fit;            /* many: those whose head fits their quota */
+    uint32_t *fpos;             /* [nt] */
+    struct pq shapes;           /* (GPUs, required type) -> index (kit's
+                                   buckets, of no job: for their index) */
+    struct tset *of_shape;      /* [shape] the tenants of head that shape */
+    size_t capsh;
+    uint32_t *spos;             /* [nt] place in its shape's set */
+    struct tset live;           /* shapes some head has */
+    uint32_t *lpos;             /* [capsh] */
+    uint32_t *blk;              /* the tenants blocked this instant */
+    size_t nblk, capblk;
     struct rks heap;            /* scratch: pass()'s */
     struct rks vheap;           /* scratch: plan_reclaim()'s */
     uint32_t *ver;              /* [nt] pass(): its entry's version */
     uint32_t *incand;           /* [nt] pass(): a candidate (== pstamp) */
+    uint32_t *queued_at;        /* [nt] debug builds: queued as the pass
+                                   began (== pstamp) */
     uint32_t pstamp;
     uint32_t *vic;              /* scratch: victims, in reclaim order */
     double *vu;                 /* [nt] scratch: usage in the dry run */
@@ -271,7 +307,20 @@ static void fs_free(struct fairshare *f)
     free(f->heap.a);
     free(f->vheap.a);
     free(f->ver);
+    free(f->act.a);
+    free(f->apos);
+    free(f->fit.a);
+    free(f->fpos);
+    pq_free(&f->shapes);
+    for (size_t i = 0; i < f->capsh; i++)
+        free(f->of_shape[i].a);
+    free(f->of_shape);
+    free(f->spos);
+    free(f->live.a);
+    free(f->lpos);
+    free(f->blk);
     free(f->incand);
+    free(f->queued_at);
     free(f->vic);
     free(f->vu);
     free(f->vcur);
@@ -390,7 +439,18 @@ static int create(void **state, const struct pol_args *a,
         return rc;
     }
     f->ver = xcalloc(f->nt ? f->nt : 1, sizeof *f->ver);
+    f->many = f->nt > PASS_SCAN;
+    size_t nt1 = f->nt ? f->nt : 1;
+    f->apos = xmalloc(nt1 * sizeof *f->apos);
+    f->fpos = xmalloc(nt1 * sizeof *f->fpos);
+    f->spos = xmalloc(nt1 * sizeof *f->spos);
+    for (uint32_t k = 0; k < f->nt; k++) {
+        f->apos[k] = f->fpos[k] = f->spos[k] = SIM_NONE;
+        f->t[k].shape = SIM_NONE;
+    }
+    pq_init(&f->shapes);
     f->incand = xcalloc(f->nt ? f->nt : 1, sizeof *f->incand);
+    f->queued_at = xcalloc(f->nt ? f->nt : 1, sizeof *f->queued_at);
     f->vu = xmalloc((f->nt ? f->nt : 1) * sizeof *f->vu);
     f->vcur = xmalloc((f->nt ? f->nt : 1) * sizeof *f->vcur);
     *state = f;
@@ -416,16 +476,99 @@ static bool admit(void *state, const struct pol_view *v, uint32_t job)
     return f->lend || gpus_of(v, job) <= f->t[f->of[job]].quota + EPS;
 }
 
-static void push(struct fairshare *f, uint32_t job)
+static void tset_add(struct tset *s, uint32_t *pos, uint32_t id)
+{
+    if (pos[id] != SIM_NONE)
+        return;
+    xgrow(&s->a, &s->cap, s->n + 1, sizeof *s->a);
+    pos[id] = (uint32_t)s->n;
+    s->a[s->n++] = id;
+}
+
+static void tset_del(struct tset *s, uint32_t *pos, uint32_t id)
+{
+    uint32_t p = pos[id];
+    if (p == SIM_NONE)
+        return;
+    uint32_t last = s->a[--s->n];
+    s->a[p] = last;
+    pos[last] = p;
+    pos[id] = SIM_NONE;
+}
+
+/* Tenant k in the set of tenants whose head fits their quota, or out, as
+ * it is now (many tenants only: their guaranteed pass starts from it). */
+static void fit_update(struct fairshare *f, uint32_t k)
+{
+    const struct tenant *t = &f->t[k];
+    if (!f->many)
+        return;
+    if (t->q.n && t->used + t->hg <= t->quota + EPS)
+        tset_add(&f->fit, f->fpos, k);
+    else
+        tset_del(&f->fit, f->fpos, k);
+}
+
+/* Tenant k out of its head's shape's set. */
+static void shape_out(struct fairshare *f, uint32_t k)
+{
+    uint32_t sh = f->t[k].shape;
+    if (sh == SIM_NONE)
+        return;
+    tset_del(&f->of_shape[sh], f->spos, k);
+    if (!f->of_shape[sh].n)
+        tset_del(&f->live, f->lpos, sh);
+    f->t[k].shape = SIM_NONE;
+}
+
+/* Tenant k's queue changed: its head, and its place in the sets an
+ * instant visits (the active tenants; by shape of head; within quota). */
+static void head_changed(struct fairshare *f, const struct pol_view *v, uint32_t k)
+{
+    struct tenant *t = &f->t[k];
+    if (t->q.n) {
+        uint32_t g = gpus_of(v, t->q.a[0]), req = v->rt[t->q.a[0]].req_type;
+        if (f->apos[k] == SIM_NONE) {
+            /* within a pass, only a reclaim queues a job again, and only
+             * of a tenant over its quota: one that started a job in the
+             * pass is within it, so was not queued as the pass began */
+            tset_add(&f->act, f->apos, k);
+            t->late = f->pstamp;
+        }
+        if (t->shape == SIM_NONE || g != t->hg || req != t->hreq) {
+            shape_out(f, k);
+            uint32_t sh = (uint32_t)pq_bucket(&f->shapes, g, req);
+            if (sh >= f->capsh) {
+                size_t old = f->capsh;
+                xgrow(&f->of_shape, &f->capsh, (size_t)sh + 1, sizeof *f->of_shape);
+                memset(f->of_shape + old, 0, (f->capsh - old) * sizeof *f->of_shape);
+                f->lpos = xrealloc(f->lpos, f->capsh * sizeof *f->lpos);
+                for (size_t i = old; i < f->capsh; i++)
+                    f->lpos[i] = SIM_NONE;
+            }
+            tset_add(&f->of_shape[sh], f->spos, k);
+            tset_add(&f->live, f->lpos, sh);
+            t->shape = sh;
+        }
+        t->hg = g;
+        t->hreq = req;
+    } else {
+        tset_del(&f->act, f->apos, k);
+        shape_out(f, k);
+    }
+    fit_update(f, k);
+}
+
+static void push(struct fairshare *f, const struct pol_view *v, uint32_t job)
 {
     fq_push(&f->t[f->of[job]].q, job);
     f->nqueued++;
+    head_changed(f, v, f->of[job]);
 }
 
 static void enqueue(void *state, const struct pol_view *v, uint32_t job)
 {
-    (void)v;
-    push(state, job);
+    push(state, v, job);
 }
 
 /* Takes job off its tenant's running jobs (keeping their start order). */
@@ -442,6 +585,7 @@ static void run_del(struct fairshare *f, const struct pol_view *v, uint32_t job)
     t->used -= gpus_of(v, job);
     if (t->used < EPS)
         t->used = 0;            /* sums of whole numbers: exact anyway */
+    fit_update(f, f->of[job]);
 }
 
 static void finished(void *state, const struct pol_view *v, uint32_t job)
@@ -567,12 +711,26 @@ static void pass_push(struct fairshare *f, uint32_t k)
                                    ++f->ver[k] });
 }
 
+/* Whether tenant k is a candidate of this pass (many tenants), not passed
+ * over: with a queued head, and in the guaranteed pass queued when it
+ * began (a job a reclaim stops does not make its tenant one: it waits for
+ * the next instant), in the lending pass one whose head fitted then. */
+static bool pass_cand(const struct fairshare *f, uint32_t k, bool guaranteed)
+{
+    const struct tenant *t = &f->t[k];
+    if (!t->q.n || t->blocked)
+        return false;
+#ifndef NDEBUG
+    DL_ASSERT((t->late != f->pstamp) == (f->queued_at[k] == f->pstamp));
+#endif
+    return guaranteed ? t->late != f->pstamp : f->incand[k] == f->pstamp;
+}
+
 /* After a reclaim: tenant k's jobs were stopped (its use and maybe its
  * head changed); a candidate not passed over goes back into the heap. */
 static void pass_changed(struct fairshare *f, uint32_t k)
 {
-    const struct tenant *t = &f->t[k];
-    if (f->nt > PASS_SCAN && f->incand[k] == f->pstamp && !t->blocked && t->q.n)
+    if (f->many && pass_cand(f, k, true))
         pass_push(f, k);
 }
 
@@ -629,7 +787,7 @@ static bool reclaim(struct fairshare *f, const struct pol_view *v,
                 return false;
         } else {
             run_del(f, v, j);
-            push(f, j);
+            push(f, v, j);
             pass_changed(f, f->of[j]);
         }
         off += m;
@@ -644,6 +802,7 @@ static int start_head(struct fairshare *f, const struct pol_view *v,
     struct tenant *t = &f->t[k];
     uint32_t j = fq_pop(&t->q);
     f->nqueued--;
+    head_changed(f, v, k);
     int rc = pol_start(x, j, f->gpus);
     if (rc)
         return rc;
@@ -651,30 +810,24 @@ static int start_head(struct fairshare *f, const struct pol_view *v,
     t->run[t->nrun++] = j;
     f->runs++;
     t->used += gpus_of(v, j);
+    fit_update(f, k);
     return 0;
 }
 
-/* The pass's next tenant: among its candidates (f->heap.a) whose head
- * fits its quota (guaranteed), the lowest used / quota, then the lower
- * tenant; SIM_NONE if none.  Scanned, the candidates stay in place (and
- * are each weighed again at every pick); from the heap, the one picked
- * is popped, as is one whose head does not fit, until a reclaim changes
- * it (pass_changed), the only way it can come to fit. */
 /* Whether tenant k may be served in this pass: its head fits its quota
  * (guaranteed) or it may borrow. */
-static bool pass_may(const struct fairshare *f, const struct pol_view *v,
-                     uint32_t k, bool guaranteed)
+static bool pass_may(const struct fairshare *f, uint32_t k, bool guaranteed)
 {
     const struct tenant *t = &f->t[k];
-    return !guaranteed || t->used + gpus_of(v, t->q.a[0]) <= t->quota + EPS;
+    return !guaranteed || t->used + t->hg <= t->quota + EPS;
 }
 
 /* A scan's pick: tenant k, when it may be served, in place of *best if it
  * comes first (lower used / quota, then the lower tenant). */
-static void pass_scan(const struct fairshare *f, const struct pol_view *v,
-                      uint32_t k, bool guaranteed, uint32_t *best, double *br)
+static void pass_scan(const struct fairshare *f, uint32_t k, bool guaranteed,
+                      uint32_t *best, double *br)
 {
-    if (!pass_may(f, v, k, guaranteed))
+    if (!pass_may(f, k, guaranteed))
         return;
     double r = ratio(f->t[k].used, f->t[k].quota);
     if (*best == SIM_NONE || r < *br || (r == *br && k < *best)) {
@@ -683,31 +836,49 @@ static void pass_scan(const struct fairshare *f, const struct pol_view *v,
     }
 }
 
-static uint32_t pass_next(struct fairshare *f, const struct pol_view *v,
-                          bool guaranteed)
+/* The pass's next tenant: among its candidates (f->heap.a) whose head
+ * fits its quota (guaranteed), the lowest used / quota, then the lower
+ * tenant; SIM_NONE if none.  Scanned, the candidates stay in place (and
+ * are each weighed again at every pick); from the heap, the one picked
+ * is popped, as is one whose head does not fit (one that did not when
+ * the pass began is not in it), until a reclaim changes it
+ * (pass_changed), the only way it can come to fit. */
+static uint32_t pass_next(struct fairshare *f, bool guaranteed)
 {
     uint32_t best = SIM_NONE;
     double br = 0;
-    if (f->nt <= PASS_SCAN) {
+    if (!f->many) {
         for (size_t i = 0; i < f->heap.n; i++)
-            pass_scan(f, v, f->heap.a[i].k, guaranteed, &best, &br);
+            pass_scan(f, f->heap.a[i].k, guaranteed, &best, &br);
         return best;
     }
     uint32_t pick = SIM_NONE;
     while (f->heap.n && pick == SIM_NONE) {
         struct rk top = rl_pop(&f->heap);
         if (top.ver == f->ver[top.k] &&       /* else pushed again since */
-            pass_may(f, v, top.k, guaranteed))
+            pass_may(f, top.k, guaranteed))
             pick = top.k;
     }
 #ifndef NDEBUG
     /* the scan's pick over the pass's candidates, for the heap's */
     for (uint32_t k = 0; k < f->nt; k++)
-        if (f->incand[k] == f->pstamp && !f->t[k].blocked && f->t[k].q.n)
-            pass_scan(f, v, k, guaranteed, &best, &br);
+        if (pass_cand(f, k, guaranteed))
+            pass_scan(f, k, guaranteed, &best, &br);
     DL_ASSERT(best == pick);
 #endif
     return pick;
+}
+
+/* Tenant k a candidate of this pass: into its heap (many tenants) or the
+ * list a scan reads. */
+static void pass_add(struct fairshare *f, uint32_t k)
+{
+    struct rk *e = &f->heap.a[f->heap.n++];
+    e->k = k;
+    if (f->many) {
+        f->incand[k] = f->pstamp;
+        *e = (struct rk){ ratio(f->t[k].used, f->t[k].quota), k, ++f->ver[k] };
+    }
 }
 
 /* One pass: guaranteed (within quota, with reclaim) or lending (beyond,
@@ -716,27 +887,60 @@ static uint32_t pass_next(struct fairshare *f, const struct pol_view *v,
 static int pass(struct fairshare *f, const struct pol_view *v,
                 struct pol_ctx *x, bool guaranteed)
 {
-    /* the candidates: tenants with a queued head not passed over */
     f->heap.n = 0;
-    if (f->nt > PASS_SCAN && ++f->pstamp == 0) {
+    if (f->many && ++f->pstamp == 0) {
         memset(f->incand, 0, f->nt * sizeof *f->incand);
+        memset(f->queued_at, 0, f->nt * sizeof *f->queued_at);
+        for (uint32_t k = 0; k < f->nt; k++)
+            f->t[k].late = 0;
         f->pstamp = 1;
     }
     xgrow(&f->heap.a, &f->heap.cap, f->nt ? f->nt : 1, sizeof *f->heap.a);
-    bool scan = f->nt <= PASS_SCAN;
-    for (uint32_t k = 0; k < f->nt; k++)
-        if (f->t[k].q.n && !f->t[k].blocked) {
-            struct rk *e = &f->heap.a[f->heap.n++];
-            e->k = k;
-            if (!scan) {
-                f->incand[k] = f->pstamp;
-                *e = (struct rk){ ratio(f->t[k].used, f->t[k].quota), k, ++f->ver[k] };
+    if (!guaranteed) {
+        /* Lending only starts jobs: the free GPUs only go down, and
+         * whether a placement exists only from yes to no (each mode's
+         * rules hold on any superset of free GPUs).  A head with none as
+         * the pass begins would fail its try; one query a shape. */
+        for (size_t i = 0; i < f->live.n; i++) {
+            uint32_t sh = f->live.a[i];
+            const struct pq_bucket *b = &f->shapes.b[sh];
+            if (!pol_place(v, b->ngpus, b->req_type, f->mode, NULL, NULL))
+                continue;
+            for (size_t q = 0; q < f->of_shape[sh].n; q++) {
+                uint32_t k = f->of_shape[sh].a[q];
+                if (!f->t[k].blocked)
+                    pass_add(f, k);
             }
         }
-    if (!scan)
+    } else if (f->many) {
+        /* a head over its quota would be popped and dropped: the tenant
+         * waits out of the heap until a reclaim changes its use
+         * (pass_changed) */
+        for (size_t i = 0; i < f->fit.n; i++)
+            pass_add(f, f->fit.a[i]);
+    } else {
+        for (size_t i = 0; i < f->act.n; i++)
+            pass_add(f, f->act.a[i]);   /* none passed over yet */
+    }
+#ifndef NDEBUG
+    for (size_t i = 0; i < f->act.n && f->many; i++)
+        f->queued_at[f->act.a[i]] = f->pstamp;
+    /* the tenants left out would not have been picked or would fail */
+    for (size_t i = 0; i < f->act.n; i++) {
+        uint32_t k = f->act.a[i];
+        const struct tenant *t = &f->t[k];
+        bool in = f->many && f->incand[k] == f->pstamp;
+        for (size_t e = 0; e < f->heap.n && !in && !f->many; e++)
+            in = f->heap.a[e].k == k;
+        DL_ASSERT(in || t->blocked ||
+                  (guaranteed ? f->many && !pass_may(f, k, true)
+                              : !pol_place(v, t->hg, t->hreq, f->mode, NULL, NULL)));
+    }
+#endif
+    if (f->many)
         rl_heapify(&f->heap);
     uint32_t k;
-    while ((k = pass_next(f, v, guaranteed)) != SIM_NONE) {
+    while ((k = pass_next(f, guaranteed)) != SIM_NONE) {
         struct tenant *t = &f->t[k];
         uint32_t head = t->q.a[0];
         xgrow(&f->gpus, &f->capg, gpus_of(v, head), sizeof *f->gpus);
@@ -749,9 +953,12 @@ static int pass(struct fairshare *f, const struct pol_view *v,
             return rc;
         if (ok && (rc = start_head(f, v, x, k)))
             return rc;
-        if (!ok)
+        if (!ok) {
             t->blocked = true;
-        if (scan) {
+            xgrow(&f->blk, &f->capblk, f->nblk + 1, sizeof *f->blk);
+            f->blk[f->nblk++] = k;
+        }
+        if (!f->many) {
             if (!ok || !t->q.n)         /* out of the scan */
                 for (size_t i = 0; i < f->heap.n; i++)
                     if (f->heap.a[i].k == k) {
@@ -768,8 +975,9 @@ static int pass(struct fairshare *f, const struct pol_view *v,
 static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
 {
     struct fairshare *f = state;
-    for (uint32_t k = 0; k < f->nt; k++)
-        f->t[k].blocked = false;
+    for (size_t i = 0; i < f->nblk; i++)
+        f->t[f->blk[i]].blocked = false;
+    f->nblk = 0;
     if (f->cost_us > 0 || f->runs != f->mruns)
         f->marked = false;      /* other victims, or may be: marked again */
     if (!pass(f, v, x, true) && f->lend)
