@@ -94,74 +94,135 @@ static double slowdown_of(const struct eng *e, uint32_t j)
     return iso > 0 ? (double)(r->finish - tj->submit) / iso : 1;
 }
 
-struct gsort {
-    const struct eng *e;
-    bool by_vc, by_wait;
-};
-
 static const char *group_of(const struct eng *e, uint32_t j, bool by_vc)
 {
     return by_vc ? e->tr->jobs[j].vc : e->tr->jobs[j].user;
 }
 
-/* By group name, then by JCT (or wait) of finished jobs first. */
-static int gcmp(const void *a, const void *b, void *ctx)
+static const char *name_at(const void *ctx, uint32_t i)
 {
-    const struct gsort *g = ctx;
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    int c = strcmp(group_of(g->e, x, g->by_vc), group_of(g->e, y, g->by_vc));
-    if (c)
-        return c;
-    const struct job_rt *rx = &g->e->rt[x], *ry = &g->e->rt[y];
-    bool dx = rx->state == JOB_DONE, dy = ry->state == JOB_DONE;
-    if (dx != dy)
-        return dx ? -1 : 1;
-    if (dx) {
-        simtime_t vx = g->by_wait ? rx->wait : rx->finish - g->e->tr->jobs[x].submit;
-        simtime_t vy = g->by_wait ? ry->wait : ry->finish - g->e->tr->jobs[y].submit;
-        if (vx != vy)
-            return vx < vy ? -1 : 1;
-    }
-    return (x > y) - (x < y);
+    return ((const char *const *)ctx)[i];
 }
 
+struct gname {
+    const char *name;
+    uint32_t first;             /* its index in order of first job */
+};
+
+static int gname_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct gname *)a)->name, ((const struct gname *)b)->name);
+}
+
+/* jobs[0..n), ascending, reordered by (val, job), val[i] being jobs[i]'s:
+ * each value's rank among them (below 2^32) and the job make one 64-bit
+ * key for the radix sort.  s and t: scratch of n. */
+static void order_by(uint32_t *jobs, uint64_t *val, size_t n, uint64_t *s,
+                     uint64_t *t)
+{
+    memcpy(s, val, n * sizeof *s);
+    dl_sort_u64(s, n, t);
+    for (size_t i = 0; i < n; i++) {
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (s[mid] < val[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        t[i] = (uint64_t)lo << 32 | jobs[i];
+    }
+    dl_sort_u64(t, n, s);
+    for (size_t i = 0; i < n; i++)
+        jobs[i] = (uint32_t)t[i];
+}
+
+/* Each group's jobs: finished ones by JCT (pass 0) or wait (pass 1), then
+ * job; then the others by job -- the order of the sums below, so that
+ * their floating-point results stay those of one fixed order.  Groups
+ * are found by name through a hash index (O(jobs)), not by sorting every
+ * job by its name. */
 struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
 {
     const struct trace *t = e->tr;
-    uint32_t k = 0;
     *n = 0;
     if (!(by_vc ? e->any_vc : e->any_user))
         return NULL;
-    for (uint32_t j = 0; j < t->njobs; j++)
-        k += group_of(e, j, by_vc) != NULL;
-    if (!k)
+    uint32_t nj = t->njobs, ng = 0;
+    uint32_t *gid = xmalloc((nj ? nj : 1) * sizeof *gid);
+    const char **names = NULL;
+    size_t capn = 0;
+    struct dl_names ix = { 0 };
+    for (uint32_t j = 0; j < nj; j++) {
+        const char *name = group_of(e, j, by_vc);
+        uint32_t k = SIM_NONE;
+        if (name && (k = dl_names_find(&ix, name, name_at, names)) == SIM_NONE) {
+            xgrow(&names, &capn, ng + 1, sizeof *names);
+            names[ng] = name;
+            dl_names_add(&ix, ng, name_at, names);
+            k = ng++;
+        }
+        gid[j] = k;
+    }
+    dl_names_free(&ix);
+    if (!ng) {
+        free(gid);
+        free(names);
         return NULL;
-    uint32_t *ix = xmalloc(k * sizeof *ix), m = 0;
-    for (uint32_t j = 0; j < t->njobs; j++)
-        if (group_of(e, j, by_vc))
-            ix[m++] = j;
-    struct met_group *g = NULL;
-    size_t cap = 0;
-    for (int pass = 0; pass < 2; pass++) {    /* by JCT, then by wait */
-        struct gsort ctx = { e, by_vc, pass == 1 };
-        qsort_r(ix, k, sizeof *ix, gcmp, &ctx);
-        uint32_t ng = 0;
-        for (uint32_t a = 0, b; a < k; a = b) {
-            const char *name = group_of(e, ix[a], by_vc);
-            for (b = a; b < k && !strcmp(group_of(e, ix[b], by_vc), name); b++)
-                ;
-            if (pass == 0) {
-                xgrow(&g, &cap, ng + 1, sizeof *g);
-                g[ng] = (struct met_group){ .name = name };
+    }
+    /* the groups by name; each one's jobs, in job order (counting sort) */
+    struct gname *by = xmalloc(ng * sizeof *by);
+    for (uint32_t k = 0; k < ng; k++)
+        by[k] = (struct gname){ names[k], k };
+    qsort(by, ng, sizeof *by, gname_cmp);
+    uint32_t *rank = xmalloc(ng * sizeof *rank);
+    size_t *start = xcalloc((size_t)ng + 1, sizeof *start);
+    for (uint32_t k = 0; k < ng; k++)
+        rank[by[k].first] = k;
+    for (uint32_t j = 0; j < nj; j++)
+        if (gid[j] != SIM_NONE)
+            start[rank[gid[j]] + 1]++;
+    for (uint32_t k = 0; k < ng; k++)
+        start[k + 1] += start[k];
+    size_t total = start[ng];
+    uint32_t *jix = xmalloc(total * sizeof *jix);
+    uint64_t *val = xmalloc(3 * total * sizeof *val);
+    uint32_t *others = xmalloc(total * sizeof *others);
+    {
+        size_t *at = xmalloc(((size_t)ng + 1) * sizeof *at);
+        memcpy(at, start, ((size_t)ng + 1) * sizeof *at);
+        for (uint32_t j = 0; j < nj; j++)
+            if (gid[j] != SIM_NONE)
+                jix[at[rank[gid[j]]]++] = j;
+        free(at);
+    }
+    struct met_group *g = xcalloc(ng, sizeof *g);
+    for (uint32_t k = 0; k < ng; k++) {
+        g[k].name = by[k].name;
+        uint32_t *jobs = jix + start[k];
+        size_t m = start[k + 1] - start[k], fin = 0, rest = 0;
+        /* the finished first, the others after them in job order */
+        for (size_t i = 0; i < m; i++) {
+            if (e->rt[jobs[i]].state == JOB_DONE)
+                jobs[fin++] = jobs[i];
+            else
+                others[rest++] = jobs[i];
+        }
+        memcpy(jobs + fin, others, rest * sizeof *jobs);
+        for (int pass = 0; pass < 2; pass++) {    /* by JCT, then by wait */
+            for (size_t i = 0; i < fin; i++) {
+                const struct job_rt *r = &e->rt[jobs[i]];
+                val[i] = (uint64_t)(pass ? r->wait : r->finish - t->jobs[jobs[i]].submit);
             }
-            struct met_group *q = &g[ng++];
-            uint32_t fin = 0;
+            order_by(jobs, val, fin, val + total, val + 2 * total);
+            struct met_group *q = &g[k];
             double sum = 0;
-            for (uint32_t i = a; i < b; i++) {
-                uint32_t j = ix[i];
+            for (size_t i = 0; i < m; i++) {
+                uint32_t j = jobs[i];
                 const struct job_rt *r = &e->rt[j];
                 const struct trc_job *tj = &t->jobs[j];
-                bool done = r->state == JOB_DONE;
+                bool done = i < fin;
                 if (pass == 0) {
                     q->jobs++;
                     q->gpu_hours += r->gpu_us / SIM_US_PER_S / 3600;
@@ -172,22 +233,20 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
                     if (done)
                         q->mean_slowdown += slowdown_of(e, j);
                 }
-                if (!done)
-                    continue;
-                fin++;
-                sum += (double)(pass ? r->wait : r->finish - tj->submit);
+                if (done)
+                    sum += (double)(pass ? r->wait : r->finish - tj->submit);
             }
-            /* finished jobs come first, sorted: nearest rank among them */
+            /* nearest rank among the finished */
             double p99 = 0;
             if (fin) {
-                size_t rank = (size_t)ceil(0.99 * fin);
-                uint32_t j = ix[a + (rank < 1 ? 1 : rank) - 1];
+                size_t rk = (size_t)ceil(0.99 * (double)fin);
+                uint32_t j = jobs[(rk < 1 ? 1 : rk) - 1];
                 const struct job_rt *r = &e->rt[j];
                 p99 = (double)(pass ? r->wait : r->finish - t->jobs[j].submit) /
                       SIM_US_PER_S;
             }
             if (pass == 0) {
-                q->finished = fin;
+                q->finished = (uint32_t)fin;
                 q->avg_jct = fin ? sum / fin / SIM_US_PER_S : 0;
                 q->p99_jct = p99;
                 q->mean_slowdown = fin ? q->mean_slowdown / fin : 0;
@@ -196,9 +255,16 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
                 q->p99_wait = p99;
             }
         }
-        *n = ng;
     }
-    free(ix);
+    *n = ng;
+    free(jix);
+    free(val);
+    free(others);
+    free(start);
+    free(rank);
+    free(by);
+    free(names);
+    free(gid);
     return g;
 }
 

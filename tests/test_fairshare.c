@@ -455,3 +455,127 @@ Test(fairshare, random_workloads_with_tenants, .timeout = 600)
     }
     gsl_rng_free(r);
 }
+
+/* ---- the tenants' metrics against a plain sort: every job by (name,
+ * finished first, JCT or wait, index), each group's sums in that order --
+ * met_groups finds the groups by hash and sorts within each; the fields
+ * must agree to the bit. */
+
+struct oracle_ctx {
+    const struct eng *e;
+    bool by_vc, by_wait;
+};
+
+static const char *oracle_name(const struct eng *e, uint32_t j, bool by_vc)
+{
+    return by_vc ? e->tr->jobs[j].vc : e->tr->jobs[j].user;
+}
+
+static simtime_t oracle_val(const struct eng *e, uint32_t j, bool by_wait)
+{
+    return by_wait ? e->rt[j].wait : e->rt[j].finish - e->tr->jobs[j].submit;
+}
+
+static int oracle_cmp(const void *a, const void *b, void *ctx)
+{
+    const struct oracle_ctx *o = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(oracle_name(o->e, x, o->by_vc), oracle_name(o->e, y, o->by_vc));
+    if (c)
+        return c;
+    bool dx = o->e->rt[x].state == JOB_DONE, dy = o->e->rt[y].state == JOB_DONE;
+    if (dx != dy)
+        return dx ? -1 : 1;
+    if (dx && oracle_val(o->e, x, o->by_wait) != oracle_val(o->e, y, o->by_wait))
+        return oracle_val(o->e, x, o->by_wait) < oracle_val(o->e, y, o->by_wait) ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static void check_groups(const struct eng *e, bool by_vc, int round)
+{
+    uint32_t n, nj = e->tr->njobs, k = 0;
+    struct met_group *g = met_groups(e, by_vc, &n);
+    uint32_t *ix = malloc((nj ? nj : 1) * sizeof *ix);
+    for (uint32_t j = 0; j < nj; j++)
+        if (oracle_name(e, j, by_vc))
+            ix[k++] = j;
+    for (int pass = 0; pass < 2; pass++) {
+        struct oracle_ctx o = { e, by_vc, pass == 1 };
+        qsort_r(ix, k, sizeof *ix, oracle_cmp, &o);
+        uint32_t ng = 0;
+        for (uint32_t a = 0, b; a < k; a = b, ng++) {
+            const char *name = oracle_name(e, ix[a], by_vc);
+            for (b = a; b < k && !strcmp(oracle_name(e, ix[b], by_vc), name); b++)
+                ;
+            cr_assert_lt(ng, n, "round %d: more groups than met_groups gave", round);
+            const struct met_group *q = &g[ng];
+            cr_assert_str_eq(q->name, name, "round %d", round);
+            uint32_t fin = 0, jobs = 0, qj = 0, qm = 0;
+            double sum = 0, hours = 0, slow = 0;
+            for (uint32_t i = a; i < b; i++) {
+                uint32_t j = ix[i];
+                const struct job_rt *r = &e->rt[j];
+                const struct trc_job *tj = &e->tr->jobs[j];
+                bool done = r->state == JOB_DONE;
+                jobs++;
+                hours += r->gpu_us / SIM_US_PER_S / 3600;
+                if (tj->deadline != SIM_NEVER) {
+                    qj++;
+                    qm += done && r->finish <= tj->deadline;
+                }
+                if (!done)
+                    continue;
+                slow += (double)(r->finish - tj->submit) /
+                        ((double)tj->duration / r->iso_rate);
+                fin++;
+                sum += (double)oracle_val(e, j, pass == 1);
+            }
+            double p99 = 0;
+            if (fin) {
+                size_t rank = (size_t)ceil(0.99 * fin);
+                p99 = (double)oracle_val(e, ix[a + (rank < 1 ? 1 : rank) - 1],
+                                         pass == 1) / SIM_US_PER_S;
+            }
+            double avg = fin ? sum / fin / SIM_US_PER_S : 0;
+            if (pass == 0) {
+                cr_expect_eq(q->jobs, jobs, "round %d %s", round, name);
+                cr_expect_eq(q->finished, fin, "round %d %s", round, name);
+                cr_expect_eq(q->qos_jobs, qj, "round %d %s", round, name);
+                cr_expect_eq(q->qos_met, qm, "round %d %s", round, name);
+                cr_expect(q->gpu_hours == hours, "round %d %s", round, name);
+                cr_expect(q->mean_slowdown == (fin ? slow / fin : 0),
+                          "round %d %s", round, name);
+                cr_expect(q->avg_jct == avg && q->p99_jct == p99,
+                          "round %d %s", round, name);
+            } else {
+                cr_expect(q->avg_wait == avg && q->p99_wait == p99,
+                          "round %d %s", round, name);
+            }
+        }
+        cr_assert_eq(ng, n, "round %d", round);
+    }
+    free(ix);
+    free(g);
+}
+
+Test(fairshare, tenant_metrics_match_a_sort_by_name)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 23);
+    for (int round = 0; round < 12; round++) {
+        struct cluster c;
+        struct trace t;
+        tu_random_cluster(&c, r);
+        tu_random_trace(&t, &c, r, 200 + gsl_rng_uniform_int(r, 300),
+                        (struct tu_rand_fields){ .util = 0.3, .deadline = 0.5 });
+        add_tenants(&t, r, 1 + gsl_rng_uniform_int(r, 5));
+        /* hard quotas reject some jobs: groups with unfinished ones */
+        struct eng *e = tu_run(&t, &c, round % 2 ? "fairshare:lend=0" : "srtf");
+        check_groups(e, false, round);
+        check_groups(e, true, round);
+        eng_free(e);
+        trc_free(&t);
+        clu_free(&c);
+    }
+    gsl_rng_free(r);
+}
