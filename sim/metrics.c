@@ -114,30 +114,6 @@ static int gname_cmp(const void *a, const void *b)
     return strcmp(((const struct gname *)a)->name, ((const struct gname *)b)->name);
 }
 
-/* jobs[0..n), ascending, reordered by (val, job), val[i] being jobs[i]'s:
- * each value's rank among them (below 2^32) and the job make one 64-bit
- * key for the radix sort.  s and t: scratch of n. */
-static void order_by(uint32_t *jobs, uint64_t *val, size_t n, uint64_t *s,
-                     uint64_t *t)
-{
-    memcpy(s, val, n * sizeof *s);
-    dl_sort_u64(s, n, t);
-    for (size_t i = 0; i < n; i++) {
-        size_t lo = 0, hi = n;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (s[mid] < val[i])
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        t[i] = (uint64_t)lo << 32 | jobs[i];
-    }
-    dl_sort_u64(t, n, s);
-    for (size_t i = 0; i < n; i++)
-        jobs[i] = (uint32_t)t[i];
-}
-
 /* Each group's jobs: finished ones by JCT (pass 0) or wait (pass 1), then
  * job; then the others by job -- the order of the sums below, so that
  * their floating-point results stay those of one fixed order.  Groups
@@ -187,7 +163,7 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
         start[k + 1] += start[k];
     size_t total = start[ng];
     uint32_t *jix = xmalloc(total * sizeof *jix);
-    uint64_t *val = xmalloc(3 * total * sizeof *val);
+    struct dl_pair *pairs = xmalloc(2 * total * sizeof *pairs);
     uint32_t *others = xmalloc(total * sizeof *others);
     {
         size_t *at = xmalloc(((size_t)ng + 1) * sizeof *at);
@@ -211,11 +187,16 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
         }
         memcpy(jobs + fin, others, rest * sizeof *jobs);
         for (int pass = 0; pass < 2; pass++) {    /* by JCT, then by wait */
+            /* stable by value: ties stay in job order */
             for (size_t i = 0; i < fin; i++) {
                 const struct job_rt *r = &e->rt[jobs[i]];
-                val[i] = (uint64_t)(pass ? r->wait : r->finish - t->jobs[jobs[i]].submit);
+                pairs[i] = (struct dl_pair){
+                    (uint64_t)(pass ? r->wait : r->finish - t->jobs[jobs[i]].submit),
+                    jobs[i] };
             }
-            order_by(jobs, val, fin, val + total, val + 2 * total);
+            dl_sort_pairs(pairs, fin, pairs + total);
+            for (size_t i = 0; i < fin; i++)
+                jobs[i] = pairs[i].val;
             struct met_group *q = &g[k];
             double sum = 0;
             for (size_t i = 0; i < m; i++) {
@@ -258,7 +239,7 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
     }
     *n = ng;
     free(jix);
-    free(val);
+    free(pairs);
     free(others);
     free(start);
     free(rank);

@@ -165,6 +165,30 @@ Test(base, high_bits_sort_is_stable)
     }
 }
 
+/* The pairs' sort is by key and stable: on keys of few values (ties)
+ * and of all 64 bits, each side of 32 pairs, the order is (key, then
+ * place), which a value holding its place shows. */
+Test(base, pair_sort_is_stable)
+{
+    static const size_t sizes[] = { 0, 1, 5, 32, 33, 300, 5000 };
+    uint64_t x = 2463534242ull;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+        for (int wide = 0; wide < 2; wide++) {
+            size_t n = sizes[k];
+            struct dl_pair *a = xmalloc((n + 1) * sizeof *a);
+            for (size_t i = 0; i < n; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                a[i] = (struct dl_pair){ wide ? x : x % 5 << 40, (uint32_t)i };
+            }
+            dl_sort_pairs(a, n, NULL);
+            for (size_t i = 1; i < n; i++)
+                cr_expect(a[i - 1].key < a[i].key ||
+                          (a[i - 1].key == a[i].key && a[i - 1].val < a[i].val),
+                          "n %zu wide %d at %zu", n, wide, i);
+            free(a);
+        }
+}
+
 /* Selection gives the sorted array's k-th value, with nothing greater
  * before it and nothing smaller after it, on random keys, on few distinct
  * keys (ties), on sorted, reversed and organ-pipe inputs (the patterns

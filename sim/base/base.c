@@ -1743,16 +1743,21 @@ void dl_dir_to_prefix(char *dir)
     }
 }
 
-#define DL_RADIX(name, T)                                                   \
+#define DL_KEY(x) (x)
+#define DL_PAIR_KEY(x) ((x).key)
+/* An LSD radix sort of T by the integer KEY(x) (of type K), from bit
+ * `from` up: stable. */
+#define DL_RADIX(name, T, K, KEY)                                           \
     static void name(T *a, size_t n, T *tmp, unsigned from)                 \
     {                                                                       \
-        if (from >= 8 * sizeof(T))                                          \
+        if (from >= 8 * sizeof(K))                                          \
             return;                                                         \
         if (n <= 32) {  /* insertion: the counts cost more */              \
             for (size_t i = 1; i < n; i++) {                                \
-                T x = a[i], k = x >> from;                                  \
+                T x = a[i];                                                 \
+                K k = KEY(x) >> from;                                       \
                 size_t p = i;                                               \
-                for (; p > 0 && (a[p - 1] >> from) > k; p--)                \
+                for (; p > 0 && (KEY(a[p - 1]) >> from) > k; p--)           \
                     a[p] = a[p - 1];                                        \
                 a[p] = x;                                                   \
             }                                                               \
@@ -1760,16 +1765,16 @@ void dl_dir_to_prefix(char *dir)
         }                                                                   \
         T *own = tmp ? NULL : xmalloc((n ? n : 1) * sizeof *a);             \
         T *src = a, *dst = tmp ? tmp : own;                                 \
-        for (unsigned shift = from; shift < 8 * sizeof(T) && n; shift += 8) {  \
+        for (unsigned shift = from; shift < 8 * sizeof(K) && n; shift += 8) {  \
             size_t count[257] = { 0 };                                      \
             for (size_t i = 0; i < n; i++)                                  \
-                count[((src[i] >> shift) & 0xff) + 1]++;                    \
-            if (count[((src[0] >> shift) & 0xff) + 1] == n)                 \
+                count[((KEY(src[i]) >> shift) & 0xff) + 1]++;               \
+            if (count[((KEY(src[0]) >> shift) & 0xff) + 1] == n)            \
                 continue;                                                   \
             for (int b = 0; b < 256; b++)                                   \
                 count[b + 1] += count[b];                                   \
             for (size_t i = 0; i < n; i++)                                  \
-                dst[count[(src[i] >> shift) & 0xff]++] = src[i];            \
+                dst[count[(KEY(src[i]) >> shift) & 0xff]++] = src[i];       \
             T *t = src;                                                     \
             src = dst;                                                      \
             dst = t;                                                        \
@@ -1778,8 +1783,9 @@ void dl_dir_to_prefix(char *dir)
             memcpy(a, src, n * sizeof *a);                                  \
         free(own);                                                          \
     }
-DL_RADIX(radix_u32, uint32_t)
-DL_RADIX(radix_u64, uint64_t)
+DL_RADIX(radix_u32, uint32_t, uint32_t, DL_KEY)
+DL_RADIX(radix_u64, uint64_t, uint64_t, DL_KEY)
+DL_RADIX(radix_pair, struct dl_pair, uint64_t, DL_PAIR_KEY)
 
 void dl_sort_u32(uint32_t *a, size_t n, uint32_t *tmp)
 {
@@ -1794,6 +1800,11 @@ void dl_sort_u64(uint64_t *a, size_t n, uint64_t *tmp)
 void dl_sort_u64_high(uint64_t *a, size_t n, uint64_t *tmp, unsigned from)
 {
     radix_u64(a, n, tmp, from);
+}
+
+void dl_sort_pairs(struct dl_pair *a, size_t n, struct dl_pair *tmp)
+{
+    radix_pair(a, n, tmp, 0);
 }
 
 static uint64_t med3(uint64_t x, uint64_t y, uint64_t z)

@@ -110,6 +110,12 @@ void dl_sort_u64(uint64_t *a, size_t n, uint64_t *tmp);
 /* The same by the bits from bit `from` (a multiple of 8) up only: stable,
  * so keys equal there keep their order (a payload in the low bits). */
 void dl_sort_u64_high(uint64_t *a, size_t n, uint64_t *tmp, unsigned from);
+/* Stable by key (values with equal keys keep their order). */
+struct dl_pair {
+    uint64_t key;
+    uint32_t val;
+};
+void dl_sort_pairs(struct dl_pair *a, size_t n, struct dl_pair *tmp);
 /* The k-th smallest of a[0..n) (k < n, 0-based), leaving it at a[k], the
  * smaller-or-equal before it and the greater-or-equal after it (the rest
  * reordered): quickselect, O(n) on average, falling back to the radix
