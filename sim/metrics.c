@@ -161,10 +161,11 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
             start[rank[gid[j]] + 1]++;
     for (uint32_t k = 0; k < ng; k++)
         start[k + 1] += start[k];
-    size_t total = start[ng];
+    size_t total = start[ng], most = 0;
+    for (uint32_t k = 0; k < ng; k++)
+        if (start[k + 1] - start[k] > most)
+            most = start[k + 1] - start[k];
     uint32_t *jix = xmalloc(total * sizeof *jix);
-    struct dl_pair *pairs = xmalloc(2 * total * sizeof *pairs);
-    uint32_t *others = xmalloc(total * sizeof *others);
     {
         size_t *at = xmalloc(((size_t)ng + 1) * sizeof *at);
         memcpy(at, start, ((size_t)ng + 1) * sizeof *at);
@@ -173,6 +174,10 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
                 jix[at[rank[gid[j]]]++] = j;
         free(at);
     }
+    free(gid);
+    /* scratch for one group at a time */
+    struct dl_pair *pairs = xmalloc(2 * most * sizeof *pairs);
+    uint32_t *others = xmalloc(most * sizeof *others);
     struct met_group *g = xcalloc(ng, sizeof *g);
     for (uint32_t k = 0; k < ng; k++) {
         g[k].name = by[k].name;
@@ -194,7 +199,7 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
                     (uint64_t)(pass ? r->wait : r->finish - t->jobs[jobs[i]].submit),
                     jobs[i] };
             }
-            dl_sort_pairs(pairs, fin, pairs + total);
+            dl_sort_pairs(pairs, fin, pairs + most);
             for (size_t i = 0; i < fin; i++)
                 jobs[i] = pairs[i].val;
             struct met_group *q = &g[k];
@@ -245,7 +250,6 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
     free(rank);
     free(by);
     free(names);
-    free(gid);
     return g;
 }
 
