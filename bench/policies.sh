@@ -15,8 +15,9 @@
 # Every trace carries a solo GPU utilization per job (Beta(2,2)), memory
 # (1-12 GB), for 60 % of jobs a deadline of 1.5x-4x the run time, and a
 # virtual cluster of six (vc0-vc5, by weights 8:5:3:2:1:1, replacing
-# cluster04's one), so that packing, co-location, the QoS classes and
-# fairshare's quotas, lending and reclaim do their work.
+# cluster04's one) and a user of 500 (u1-u500, Zipf-like: weight 1/i),
+# so that packing, co-location, the QoS classes and fairshare's quotas,
+# lending and reclaim do their work, by VC and (by=user) by user.
 #
 # Each run is `dlsim run --timing`: the engine's CPU seconds and events,
 # and its CPU per event (a run under 0.2 s of engine CPU: the median of 5
@@ -81,7 +82,7 @@ policies=(
     qos qos:preempt=1 qos:elastic=1 "qos:preempt=1,elastic=1" qos:reserve=0
     "qos:elastic=1,grow=idle"
     horus horus:variant=plus gandiva gandiva:quantum=0
-    fairshare fairshare:lend=0 fairshare:preempt_cost=30
+    fairshare fairshare:lend=0 fairshare:preempt_cost=30 fairshare:by=user
 )
 [ $all = 0 ] || policies+=(horus:variant=authors gandiva:variant=horus-paper
                            "gandiva:variant=horus-paper,profile_s=300")
@@ -101,8 +102,10 @@ annotate() {        # in out
     "$dlsim" trace annotate "$1" --util beta:2,2 --mem uniform:1,12 \
         --deadline-slack 1.5:4 --deadline-frac 0.6 --seed 1 -o "$2.tmp.gz" \
         >/dev/null
+    local users
+    users=$(seq 1 500 | awk '{printf "%su%d:%d", (NR > 1 ? "," : ""), $1, 100000 / $1}')
     "$dlsim" trace annotate "$2.tmp.gz" --vc vc0:8,vc1:5,vc2:3,vc3:2,vc4:1,vc5:1 \
-        --overwrite --seed 1 -o "$2" >/dev/null
+        --user "$users" --overwrite --seed 1 -o "$2" >/dev/null
     rm -f "$2.tmp.gz"
 }
 
@@ -112,7 +115,7 @@ prepare() {         # case -> sets trace, cluster
     1m)
         n=$((1000000 / div))
         cluster=bench/cluster-10k.yaml
-        trace=$out/1m-$n-vc.csv.gz
+        trace=$out/1m-$n-vcu.csv.gz
         [ -f "$trace" ] || {
             "$dlsim" trace gen --cluster "$cluster" --jobs "$n" --load 0.9 \
                 --seed 1 -o "$out/raw-1m-$n.csv.gz" >/dev/null
@@ -122,7 +125,7 @@ prepare() {         # case -> sets trace, cluster
         n=$((100000 / div))
         cluster_file c1000 8 125
         cluster=$out/c1000.yaml
-        trace=$out/over-$n-vc.csv.gz
+        trace=$out/over-$n-vcu.csv.gz
         [ -f "$trace" ] || {
             "$dlsim" trace gen --cluster bench/cluster-10k.yaml --jobs "$n" \
                 --load 0.9 --seed 2 -o "$out/raw-over-$n.csv.gz" >/dev/null
@@ -132,7 +135,7 @@ prepare() {         # case -> sets trace, cluster
         n=$((50000 / div))
         cluster_file c2048 8 256
         cluster=$out/c2048.yaml
-        trace=$out/shapes-$n-vc.csv.gz
+        trace=$out/shapes-$n-vcu.csv.gz
         [ -f "$trace" ] || {
             local g
             g=$(seq 1 2000 | sed 's/$/:1/' | paste -sd, -)
@@ -145,7 +148,7 @@ prepare() {         # case -> sets trace, cluster
         [ -f "$raw" ] || { trace=; return; }
         cluster_file c900 4 225
         cluster=$out/c900.yaml
-        trace=$out/itp04-vc.csv.gz
+        trace=$out/itp04-vcu.csv.gz
         [ -f "$trace" ] || {
             "$dlsim" trace import --format itp "$raw" -o "$out/raw-itp04.csv.gz" \
                 2>/dev/null
