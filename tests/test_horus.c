@@ -511,7 +511,7 @@ Test(horus, bad_options)
 }
 
 /* The fast readings of a plan (from the nodes with a free GPU; the
- * cheapest node through the bound tree, used where 128 GPUs or more have
+ * cheapest node through the bound tree, used where 64 GPUs or more have
  * room) give the full scan's plans: random busy workloads on 352 GPUs in
  * three racks, every job's start, end and first GPUs equal under
  * scan=auto and scan=full, for several option sets. */
