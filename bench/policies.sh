@@ -11,6 +11,11 @@
 #           shapes) on 2,048 GPUs (256 x 8), load 0.9
 #   itp04   Microsoft ITP cluster04 (15,802 jobs; ElasticFlow's release in
 #           ../shared/data) rescaled to load 0.9 on 900 GPUs (225 x 4)
+#   hetero  (only when named) over's trace on five GPU types, 1,040 GPUs
+#           (K80 320, P100 160, V100 320, A100 160, H100 80, in five racks;
+#           examples/clusters/hetero.yaml five times over), every fourth
+#           job (from the third) bound to a type (A100, V100, K80, V100,
+#           A100, V100 in turn): the policies that try each type in turn
 #
 # Every trace carries a solo GPU utilization per job (Beta(2,2)), memory
 # (1-12 GB), for 60 % of jobs a deadline of 1.5x-4x the run time, and a
@@ -62,7 +67,7 @@ while [ $# -gt 0 ]; do
     --all) all=1 ;;
     --no-bracket) bracket=0 ;;
     --policies) only=$1; shift ;;
-    1m|over|shapes|itp04) cases+=("$a") ;;
+    1m|over|shapes|itp04|hetero) cases+=("$a") ;;
     *) build=$a ;;
     esac
 done
@@ -98,6 +103,34 @@ nodes: [{count: $3, gpus: $2, gpu_type: V100}]
 YAML
 }
 
+hetero_file() {     # five GPU types, 1,040 GPUs
+    cat > "$out/hetero5.yaml" <<YAML
+name: hetero5
+reference_gpu: V100
+gpu_types:
+  - {name: K80, memory_gb: 12, speed: 0.28}
+  - {name: P100, memory_gb: 16, speed: 0.68}
+  - {name: V100, memory_gb: 32, speed: 1.0}
+  - {name: A100, memory_gb: 80, speed: 1.76}
+  - {name: H100, memory_gb: 80, speed: 5.81}
+nodes:
+  - {count: 40, gpus: 8, gpu_type: K80, rack: rack-a}
+  - {count: 40, gpus: 4, gpu_type: P100, rack: rack-b}
+  - {count: 20, gpus: 8, gpu_type: V100, rack: rack-b}
+  - {count: 20, gpus: 8, gpu_type: V100, rack: rack-c}
+  - {count: 20, gpus: 8, gpu_type: A100, rack: rack-d}
+  - {count: 10, gpus: 8, gpu_type: H100, rack: rack-e}
+YAML
+}
+
+over_trace() {      # jobs -> over's trace at $out/over-N-vcu.csv.gz
+    local n=$1
+    [ -f "$out/over-$n-vcu.csv.gz" ] && return
+    "$dlsim" trace gen --cluster bench/cluster-10k.yaml --jobs "$n" \
+        --load 0.9 --seed 2 -o "$out/raw-over-$n.csv.gz" >/dev/null
+    annotate "$out/raw-over-$n.csv.gz" "$out/over-$n-vcu.csv.gz"
+}
+
 annotate() {        # in out
     "$dlsim" trace annotate "$1" --util beta:2,2 --mem uniform:1,12 \
         --deadline-slack 1.5:4 --deadline-frac 0.6 --seed 1 -o "$2.tmp.gz" \
@@ -126,10 +159,20 @@ prepare() {         # case -> sets trace, cluster
         cluster_file c1000 8 125
         cluster=$out/c1000.yaml
         trace=$out/over-$n-vcu.csv.gz
+        over_trace "$n" ;;
+    hetero)
+        n=$((100000 / div))
+        hetero_file
+        cluster=$out/hetero5.yaml
+        trace=$out/hetero-$n-vcu.csv.gz
         [ -f "$trace" ] || {
-            "$dlsim" trace gen --cluster bench/cluster-10k.yaml --jobs "$n" \
-                --load 0.9 --seed 2 -o "$out/raw-over-$n.csv.gz" >/dev/null
-            annotate "$out/raw-over-$n.csv.gz" "$trace"
+            over_trace "$n"
+            gzip -dc "$out/over-$n-vcu.csv.gz" | awk -F, -v OFS=, '
+                BEGIN { split("A100 V100 K80 V100 A100 V100", t, " ") }
+                NR == 1 { print $0, "gpu_type"; next }
+                { i = NR - 2; print $0, (i % 4 == 2 ? t[int(i / 4) % 6 + 1] : "") }' |
+                gzip -n > "$trace.tmp"
+            mv "$trace.tmp" "$trace"
         } ;;
     shapes)
         n=$((50000 / div))
