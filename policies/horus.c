@@ -104,6 +104,10 @@
  * over [0, 100) %, then 100 % and more. */
 #define HBANDS 8
 
+/* Levels of a GPU's room for memory (room_level): HROOMS equal steps of
+ * the type's capacity below it, then the capacity and more. */
+#define HROOMS 16
+
 struct hitem {
     double key;                 /* predicted util */
     uint32_t job;
@@ -213,6 +217,11 @@ struct horus {
     } *bt;
     struct theap frontier;      /* READ_TREE: the bound tree's best-first
                                  * frontier (tree_next) */
+    /* each GPU's level of room for memory (HROOMS + 1: it cannot take a
+     * job), and how many GPUs of each type are at each level, kept by
+     * started and finished: a bound on a job's candidates (cands_at_most) */
+    uint8_t *glvl;              /* [ngpus] */
+    uint32_t *tcnt;             /* [ntypes][HROOMS + 2] */
     uint8_t *bdirty;            /* [nnodes] a node's leaf is to be redone */
     uint32_t *dirty, ndirty;    /* [nnodes] those nodes */
     struct pheap pq;
@@ -399,6 +408,8 @@ static void destroy(void *state)
     free(h->bt);
     free(h->bdirty);
     free(h->dirty);
+    free(h->glvl);
+    free(h->tcnt);
     free(h->tnodes);
     free(h->freebits);
     free(h->ntn);
@@ -459,6 +470,38 @@ static inline struct hsum hsum_none(void)
     return m;
 }
 
+/* The memory (GB) GPU g of capacity cap has room for, as device_cost
+ * tests it: a shared GPU keeps mem_reserve free. */
+static inline double gpu_room(const struct horus *h, const struct pol_view *v,
+                              uint32_t g, double cap)
+{
+    return cap <= 0 ? INFINITY
+         : v->nocc[g] ? cap - h->mem_reserve - v->mem_used[g] : cap;
+}
+
+/* The level of room x (GB) on a GPU of capacity cap: monotone in x, so a
+ * GPU with room for a job is at the level of the job's need or above. */
+static inline uint32_t room_level(double x, double cap)
+{
+    if (!(x > 0))
+        return 0;
+    if (cap <= 0 || x >= cap)
+        return HROOMS;
+    double l = x * HROOMS / cap;
+    return l >= HROOMS ? HROOMS : (uint32_t)l;
+}
+
+/* At most how many GPUs of type t could take the job being planned: those
+ * with room at the level of its need or above. */
+static uint64_t cands_at_most(const struct horus *h, uint32_t t)
+{
+    const uint32_t *tc = &h->tcnt[(size_t)t * (HROOMS + 2)];
+    uint64_t n = 0;
+    for (uint32_t l = room_level(h->jneed, h->jcap); l <= HROOMS; l++)
+        n += tc[l];
+    return n;
+}
+
 /* Node nd's leaf of the bound tree from its GPUs now, and its ancestors
  * while they change.  With A = w_mem * used / cap + residents and U the
  * predicted utilization (as the cost reads it), a GPU's device cost
@@ -484,10 +527,7 @@ static void bound_leaf(struct horus *h, const struct pol_view *v, uint32_t nd)
                    : U > 0 ? (uint32_t)(U * (HBANDS - 1) / 100) : 0;
         m.p[i] = pol_dmin(m.p[i], A - U / 100);
         m.q[i] = pol_dmin(m.q[i], A + h->w_over * U / 100);
-        /* device_cost's test: a shared GPU keeps mem_reserve free */
-        double room = cap <= 0 ? INFINITY
-                    : v->nocc[g] ? cap - h->mem_reserve - v->mem_used[g] : cap;
-        m.room[i] = pol_dmax(m.room[i], room);
+        m.room[i] = pol_dmax(m.room[i], gpu_room(h, v, g, cap));
     }
     uint32_t i = b->leaves + h->tpos[nd];
     b->s[i] = m;
@@ -537,11 +577,26 @@ static void bounds_fresh(struct horus *h, const struct pol_view *v)
     h->ndirty = 0;
 }
 
+/* GPU g's level of room now, in its type's counts. */
+static void level_set(struct horus *h, const struct pol_view *v, uint32_t g)
+{
+    uint32_t t = h->c->nodes[h->c->gpu_node[g]].type;
+    uint32_t l = h->opos[g] == SIM_NONE ? HROOMS + 1
+               : room_level(gpu_room(h, v, g, h->c->types[t].memory_gb),
+                            h->c->types[t].memory_gb);
+    uint32_t *tc = &h->tcnt[(size_t)t * (HROOMS + 2)];
+    tc[h->glvl[g]]--;
+    tc[l]++;
+    h->glvl[g] = (uint8_t)l;
+}
+
 /* After a job's GPUs (sorted, so a node's are together) changed. */
-static void gpus_touched(struct horus *h, const uint32_t *gpus, uint32_t n)
+static void gpus_touched(struct horus *h, const struct pol_view *v,
+                         const uint32_t *gpus, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         uint32_t nd = h->c->gpu_node[gpus[i]];
+        level_set(h, v, gpus[i]);
         if (i + 1 == n || h->c->gpu_node[gpus[i + 1]] != nd)
             node_touched(h, nd);
     }
@@ -583,6 +638,8 @@ static void setup(struct horus *h, const struct pol_view *v)
         h->ntn[c->nodes[nd].type]++;
     h->bt = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *h->bt);
     h->bdirty = xcalloc(c->nnodes ? c->nnodes : 1, 1);
+    h->glvl = xmalloc(c->ngpus ? c->ngpus : 1);
+    h->tcnt = xcalloc((c->ntypes ? c->ntypes : 1) * (HROOMS + 2), sizeof *h->tcnt);
     h->dirty = xmalloc((c->nnodes ? c->nnodes : 1) * sizeof *h->dirty);
     for (uint32_t t = 0; t < c->ntypes; t++) {
         struct hbound *b = &h->bt[t];
@@ -603,6 +660,11 @@ static void setup(struct horus *h, const struct pol_view *v)
         node_touched(h, nd);
     }
     bounds_fresh(h, v);
+    for (uint32_t g = 0; g < c->ngpus; g++) {
+        h->glvl[g] = HROOMS + 1;
+        h->tcnt[(size_t)c->nodes[c->gpu_node[g]].type * (HROOMS + 2) + HROOMS + 1]++;
+        level_set(h, v, g);
+    }
     if (h->plus)
         cluster_queues(h, v);
 }
@@ -689,7 +751,7 @@ static void started(struct horus *h, const struct pol_view *v, uint32_t job)
         if (v->nocc[g] == h->limit)
             open_del(h, v->rt[job].type, g);
     }
-    gpus_touched(h, v->rt[job].gpus, v->rt[job].ngpus);
+    gpus_touched(h, v, v->rt[job].gpus, v->rt[job].ngpus);
 }
 
 static void finished(void *state, const struct pol_view *v, uint32_t job)
@@ -703,7 +765,7 @@ static void finished(void *state, const struct pol_view *v, uint32_t job)
         if ((uint32_t)v->nocc[g] + 1 == h->limit)
             open_add(h, v->rt[job].type, g);
     }
-    gpus_touched(h, v->rt[job].gpus, v->rt[job].ngpus);
+    gpus_touched(h, v, v->rt[job].gpus, v->rt[job].ngpus);
 }
 
 /* ------------------------------------------------------------ placement */
@@ -944,8 +1006,9 @@ static bool plan_anchors(struct horus *h, const struct pol_view *v, uint32_t g,
                 got += k;
                 used += k > 0;
             }
-        if (got < g)
-            continue;
+        if (got < g)    /* it read every node, each giving all its
+                         * candidates: fewer than g in all, for any anchor */
+            break;
         struct plan p = { used, h->ncost[anchor], anchor, t };
         if (best->nodes == 0 || plan_better(&p, best)) {
             *best = p;
@@ -1020,6 +1083,8 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
              ? h->jm - 1e-9 * (1 + h->jcap + h->mem_reserve + h->jm) : -INFINITY;
     h->jpen = h->pen[t];
     new_marks(h);
+    if (!h->full_scan && cands_at_most(h, t) < g)
+        return best;                    /* no plan reads g candidates */
     if (!h->full_scan && plan_free_first(h, v, g, t, &best))
         return best;
     if (!h->full_scan && h->nopen[t] >= 64) {
