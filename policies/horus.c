@@ -45,8 +45,12 @@
  * c0, in index order, so a plan that reads only them is read from them
  * (plan_free_first); and where many GPUs have room, the nodes are read in
  * plan order, as far as the plans read them, by a best-first walk of a
- * tree of per-node lower bounds on the cost, by band of utilization
+ * tree of per-node lower bounds on the cost, by band of utilization, that
+ * passes over the subtrees where no GPU has room for the job's memory
  * (tree_next).  Otherwise the full scan (O(GPUs of the type with room)).
+ * Before either, a type is passed over when fewer of its GPUs could take
+ * the job than the gang needs (cands_at_most: the GPUs counted by level
+ * of their room for memory).
  *
  * Both readings.  The defaults above are the paper's evident intent.
  * variant=authors reads the authors' public simulator literally, through
