@@ -392,6 +392,9 @@ struct qos {
      * for the fraction of its work left then (which changes only as it
      * runs): past it, shrink() finds none without a prediction */
     double *sk_w;               /* [njobs] that fraction, NAN: none yet */
+    simtime_t *pmin;            /* [njobs] a queued job's least prediction
+                                   over the types it may use (t_best), -1:
+                                   not yet (memo_forget) */
     simtime_t *sk_by;           /* [njobs] */
     uint32_t *shrunk_at;        /* [njobs] index in shrunk, or SIM_NONE;
                                    both NULL without elastic=1 */
@@ -730,6 +733,7 @@ static void destroy(void *state)
     free(s->shrunk);
     free(s->shrunk_at);
     free(s->sk_w);
+    free(s->pmin);
     free(s->sk_by);
     free(s->qv);
     free(s->by);
@@ -792,6 +796,9 @@ static void ready(struct qos *s, const struct pol_view *v)
             s->sk_w[j] = NAN;
     }
     s->obs_w = xcalloc_big(nj, sizeof *s->obs_w);
+    s->pmin = xmalloc_big(nj, sizeof *s->pmin);
+    for (uint32_t j = 0; j < nj; j++)
+        s->pmin[j] = -1;
     s->cand = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cand);
     s->cpred = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cpred);
     s->pcand = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->pcand);
@@ -943,6 +950,7 @@ static simtime_t pred_memo(struct qos *s, const struct pol_view *v, uint32_t j,
  * entries were made. */
 static void memo_forget(struct qos *s, uint32_t j)
 {
+    s->pmin[j] = -1;
     for (uint32_t t = 0; t < s->ntypes; t++) {
         struct pmemo *m = memo_of(s, j, t);
         if (m->j == j)
@@ -1261,6 +1269,28 @@ static uint32_t choose_rest(struct qos *s, const struct pol_view *v,
 {
     bool meet;
     uint32_t g = it->g;
+    simtime_t dl = v->jobs[it->job].deadline;
+    if (qos && dl != SIM_NEVER && s->ntypes > 1) {
+        /* A job that meets its deadline on some type (on the fastest:
+         * meets is monotone in the prediction) is tried only on those
+         * (candidates); where none of them may take the gang now, fits
+         * refuses each, touching nothing: settled by the predictions of
+         * the types that may (on a heterogeneous cluster most tries of a
+         * busy instant, the fast types full and the slow ones late; on
+         * one type candidates costs no more than these tests). */
+        bool fit_meets = false;
+        for (uint32_t t = 0; t < s->ntypes && !fit_meets; t++)
+            if ((it->req == SIM_NONE || t == it->req) && ever(s, v, g, t) &&
+                may_fit(s, v, g, t) &&
+                meets(s, v->now, pred_memo(s, v, it->job, t), dl))
+                fit_meets = true;
+        if (!fit_meets) {
+            if (s->pmin[it->job] < 0)
+                s->pmin[it->job] = t_best(s, v, it->job, true);
+            if (meets(s, v->now, s->pmin[it->job], dl))
+                return SIM_NONE;
+        }
+    }
     uint32_t n = candidates(s, v, it->job, true, qos, &meet);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t t = s->cand[i];
