@@ -225,7 +225,7 @@ struct horus {
      * job), and how many GPUs of each type are at each level, kept by
      * started and finished: a bound on a job's candidates (cands_at_most) */
     uint8_t *glvl;              /* [ngpus] */
-    uint32_t *tcnt;             /* [ntypes][HROOMS + 2] */
+    uint32_t *tcnt;             /* [ntypes][HROOMS + 1] */
     uint8_t *bdirty;            /* [nnodes] a node's leaf is to be redone */
     uint32_t *dirty, ndirty;    /* [nnodes] those nodes */
     struct pheap pq;
@@ -499,7 +499,7 @@ static inline uint32_t room_level(double x, double cap)
  * with room at the level of its need or above. */
 static uint64_t cands_at_most(const struct horus *h, uint32_t t)
 {
-    const uint32_t *tc = &h->tcnt[(size_t)t * (HROOMS + 2)];
+    const uint32_t *tc = &h->tcnt[(size_t)t * (HROOMS + 1)];
     uint64_t n = 0;
     for (uint32_t l = room_level(h->jneed, h->jcap); l <= HROOMS; l++)
         n += tc[l];
@@ -588,9 +588,11 @@ static void level_set(struct horus *h, const struct pol_view *v, uint32_t g)
     uint32_t l = h->opos[g] == SIM_NONE ? HROOMS + 1
                : room_level(gpu_room(h, v, g, h->c->types[t].memory_gb),
                             h->c->types[t].memory_gb);
-    uint32_t *tc = &h->tcnt[(size_t)t * (HROOMS + 2)];
-    tc[h->glvl[g]]--;
-    tc[l]++;
+    uint32_t *tc = &h->tcnt[(size_t)t * (HROOMS + 1)];
+    if (h->glvl[g] <= HROOMS)
+        tc[h->glvl[g]]--;
+    if (l <= HROOMS)
+        tc[l]++;
     h->glvl[g] = (uint8_t)l;
 }
 
@@ -643,7 +645,8 @@ static void setup(struct horus *h, const struct pol_view *v)
     h->bt = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *h->bt);
     h->bdirty = xcalloc(c->nnodes ? c->nnodes : 1, 1);
     h->glvl = xmalloc(c->ngpus ? c->ngpus : 1);
-    h->tcnt = xcalloc((c->ntypes ? c->ntypes : 1) * (HROOMS + 2), sizeof *h->tcnt);
+    memset(h->glvl, HROOMS + 1, c->ngpus ? c->ngpus : 1);     /* none counted */
+    h->tcnt = xcalloc((c->ntypes ? c->ntypes : 1) * (HROOMS + 1), sizeof *h->tcnt);
     h->dirty = xmalloc((c->nnodes ? c->nnodes : 1) * sizeof *h->dirty);
     for (uint32_t t = 0; t < c->ntypes; t++) {
         struct hbound *b = &h->bt[t];
@@ -664,11 +667,8 @@ static void setup(struct horus *h, const struct pol_view *v)
         node_touched(h, nd);
     }
     bounds_fresh(h, v);
-    for (uint32_t g = 0; g < c->ngpus; g++) {
-        h->glvl[g] = HROOMS + 1;
-        h->tcnt[(size_t)c->nodes[c->gpu_node[g]].type * (HROOMS + 2) + HROOMS + 1]++;
+    for (uint32_t g = 0; g < c->ngpus; g++)
         level_set(h, v, g);
-    }
     if (h->plus)
         cluster_queues(h, v);
 }

@@ -394,7 +394,8 @@ struct qos {
     double *sk_w;               /* [njobs] that fraction, NAN: none yet */
     simtime_t *pmin;            /* [njobs] a queued job's least prediction
                                    over the types it may use (t_best), -1:
-                                   not yet (memo_forget) */
+                                   not yet (memo_forget); NULL on one type
+                                   (choose_rest) */
     simtime_t *sk_by;           /* [njobs] */
     uint32_t *shrunk_at;        /* [njobs] index in shrunk, or SIM_NONE;
                                    both NULL without elastic=1 */
@@ -796,9 +797,11 @@ static void ready(struct qos *s, const struct pol_view *v)
             s->sk_w[j] = NAN;
     }
     s->obs_w = xcalloc_big(nj, sizeof *s->obs_w);
-    s->pmin = xmalloc_big(nj, sizeof *s->pmin);
-    for (uint32_t j = 0; j < nj; j++)
-        s->pmin[j] = -1;
+    if (s->ntypes > 1) {
+        s->pmin = xmalloc_big(nj, sizeof *s->pmin);
+        for (uint32_t j = 0; j < nj; j++)
+            s->pmin[j] = -1;
+    }
     s->cand = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cand);
     s->cpred = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->cpred);
     s->pcand = xcalloc(s->ntypes ? s->ntypes : 1, sizeof *s->pcand);
@@ -950,7 +953,8 @@ static simtime_t pred_memo(struct qos *s, const struct pol_view *v, uint32_t j,
  * entries were made. */
 static void memo_forget(struct qos *s, uint32_t j)
 {
-    s->pmin[j] = -1;
+    if (s->pmin)
+        s->pmin[j] = -1;
     for (uint32_t t = 0; t < s->ntypes; t++) {
         struct pmemo *m = memo_of(s, j, t);
         if (m->j == j)
@@ -1270,7 +1274,7 @@ static uint32_t choose_rest(struct qos *s, const struct pol_view *v,
     bool meet;
     uint32_t g = it->g;
     simtime_t dl = v->jobs[it->job].deadline;
-    if (qos && dl != SIM_NEVER && s->ntypes > 1) {
+    if (qos && dl != SIM_NEVER && s->pmin) {
         /* A job that meets its deadline on some type (on the fastest:
          * meets is monotone in the prediction) is tried only on those
          * (candidates); where none of them may take the gang now, fits
