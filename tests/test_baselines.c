@@ -697,6 +697,65 @@ Test(baselines, gandiva_slices_all_to_the_back_or_front)
     clu_free(&c);
 }
 
+/* The walk passes over the shapes and jobs that their remembered failures
+ * turn away, and after a time slice that leaves GPUs offering more, goes
+ * back to the jobs after the slice it passed over: the same schedules as
+ * walk=full, which visits every waiting job.  Random overloaded traces on
+ * two GPU types, with utilizations, memory, a fifth of the jobs bound to a
+ * type, gangs of several sizes. */
+Test(baselines, gandiva_walk_equals_the_full_walk, .timeout = 300)
+{
+    static const char *const opts[] = {
+        "quantum=20", "quantum=0", "quantum=20,placement=consolidated",
+        "quantum=15,max_per_gpu=3,util_cap=1.5", "quantum=0,placement=pool",
+        "slice=all,quantum=15", "quantum=25,preempt_cost=2",
+    };
+    for (int seed = 1; seed <= 4; seed++) {
+        srand((unsigned)seed);
+        char *csv = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&csv, &len);
+        fputs("job_id,submit_time,num_gpus,duration,util,mem_gb,gpu_type\n", f);
+        for (int j = 0, ts = 0; j < 700; j++) {
+            static const int g[] = { 1, 1, 1, 1, 1, 1, 2, 2, 4, 8 };
+            static const char *const ty[] = { "", "", "", "", "A", "B" };
+            ts += rand() % 3;
+            fprintf(f, "j%d,%d,%d,%d,%.2f,%d,%s\n", j, ts, g[rand() % 10],
+                    20 + rand() % 300, 0.05 + (rand() % 95) / 100.0,
+                    1 + rand() % 14, ty[rand() % 6]);
+        }
+        fclose(f);
+        struct trace t;
+        struct cluster c;
+        tu_trace(&t, csv);
+        free(csv);
+        tu_cluster(&c, "name: two\ngpu_types: [{name: A, memory_gb: 16, speed: 1},"
+                   " {name: B, memory_gb: 32, speed: 1.5}]\n"
+                   "nodes:\n  - {count: 4, gpus: 4, gpu_type: A}\n"
+                   "  - {count: 2, gpus: 8, gpu_type: B}\n");
+        for (size_t k = 0; k < sizeof opts / sizeof *opts; k++) {
+            char pa[128], pf[128];
+            snprintf(pa, sizeof pa, "gandiva:%s", opts[k]);
+            snprintf(pf, sizeof pf, "gandiva:%s,walk=full", opts[k]);
+            struct eng *a = tu_run(&t, &c, pa), *b = tu_run(&t, &c, pf);
+            cr_assert_eq(a->preemptions, b->preemptions, "seed %d %s", seed, pa);
+            for (uint32_t j = 0; j < t.njobs; j++) {
+                const struct job_rt *x = &a->rt[j], *y = &b->rt[j];
+                cr_assert_eq(x->first_start, y->first_start, "seed %d %s job %u",
+                             seed, pa, j);
+                cr_assert_eq(x->finish, y->finish, "seed %d %s job %u", seed,
+                             pa, j);
+                cr_assert_eq(x->preemptions, y->preemptions, "seed %d %s job %u",
+                             seed, pa, j);
+            }
+            eng_free(a);
+            eng_free(b);
+        }
+        trc_free(&t);
+        clu_free(&c);
+    }
+}
+
 /* one_start=1: at most one start per instant; tick=S tries again S s
  * after a start.  Three jobs at 0 on three free GPUs. */
 Test(baselines, gandiva_one_start_per_instant)
