@@ -1504,9 +1504,12 @@ static void tree_count(const struct gandiva *s, const struct gd_tree *tr,
 static bool pack_one(struct gandiva *s, uint32_t t, double m, double gb,
                      double lim, double *bound, bool *mfree)
 {
-    double best;
-    uint32_t gpu;
-    tree_min(s, &s->trees[t], s->tfirst[t], m, gb, &best, &gpu);
+    double best = s->trees[t].us[1];    /* the lowest, memory aside */
+    uint32_t gpu = SIM_NONE;
+    /* none takes u: fails for any memory, without the walk (where memory
+     * binds, a walk of many nodes) */
+    if (best <= lim)
+        tree_min(s, &s->trees[t], s->tfirst[t], m, gb, &best, &gpu);
     if (gpu != SIM_NONE && best <= lim) {
         s->gpus[0] = gpu;
         return true;
@@ -1515,7 +1518,7 @@ static bool pack_one(struct gandiva *s, uint32_t t, double m, double gb,
     *mfree = best <= s->trees[t].us[1];
     s->low1 = best;
     s->lows = &s->low1;
-    s->nlows = gpu != SIM_NONE;
+    s->nlows = best != HUGE_VAL;       /* a GPU passes: the lowest */
     return false;
 }
 
@@ -1662,7 +1665,8 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
     if (c->types[t].total_gpus < g)
         return false;
     xgrow(&s->gpus, &s->capgpus, g, sizeof *s->gpus);
-    nodes_fresh(s, v);
+    if (s->ndirt)
+        nodes_fresh(s, v);
     double gb = c->types[t].memory_gb;
     if (g == 1)
         return pack_one(s, t, m, gb, lim, bound, mfree);

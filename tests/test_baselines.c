@@ -703,20 +703,20 @@ Test(baselines, gandiva_slices_all_to_the_back_or_front)
  * walk=full, which visits every waiting job.  Random overloaded traces on
  * two GPU types, with utilizations, memory, a fifth of the jobs bound to a
  * type, gangs of several sizes. */
-Test(baselines, gandiva_walk_equals_the_full_walk, .timeout = 300)
+Test(baselines, gandiva_walk_equals_the_full_walk)
 {
     static const char *const opts[] = {
         "quantum=20", "quantum=0", "quantum=20,placement=consolidated",
         "quantum=15,max_per_gpu=3,util_cap=1.5", "quantum=0,placement=pool",
         "slice=all,quantum=15", "quantum=25,preempt_cost=2",
     };
-    for (int seed = 1; seed <= 4; seed++) {
+    for (int seed = 1; seed <= 3; seed++) {
         srand((unsigned)seed);
         char *csv = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&csv, &len);
         fputs("job_id,submit_time,num_gpus,duration,util,mem_gb,gpu_type\n", f);
-        for (int j = 0, ts = 0; j < 700; j++) {
+        for (int j = 0, ts = 0; j < 400; j++) {
             static const int g[] = { 1, 1, 1, 1, 1, 1, 2, 2, 4, 8 };
             static const char *const ty[] = { "", "", "", "", "A", "B" };
             ts += rand() % 3;

@@ -266,7 +266,7 @@ char *xstrdup(const char *s)
     return memcpy(xmalloc(n), s, n);
 }
 
-void xgrow(void *arrp, size_t *cap, size_t need, size_t elt)
+void xgrow_more(void *arrp, size_t *cap, size_t need, size_t elt)
 {
     void **arr = arrp;
     if (need <= *cap)

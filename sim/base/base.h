@@ -98,8 +98,14 @@ void xbig_reserve(void *p, size_t need);
 /* Shrinks *p's block to n bytes (its slack given back). */
 void xbig_trim(void *p, size_t n);
 void xbig_free(void *p);
-/* Grow *arr (of *cap elements of size elt) to hold at least need. */
-void xgrow(void *arrp, size_t *cap, size_t need, size_t elt);
+/* Grow *arr (of *cap elements of size elt) to hold at least need (the
+ * test inline: most calls find room, and the hot loops make many). */
+void xgrow_more(void *arrp, size_t *cap, size_t need, size_t elt);
+static inline void xgrow(void *arrp, size_t *cap, size_t need, size_t elt)
+{
+    if (need > *cap)
+        xgrow_more(arrp, cap, need, elt);
+}
 
 /* Ascending LSD radix sorts, 8 bits a pass, skipping the passes where
  * every key has the same byte, through tmp[n] (NULL: allocated here):
