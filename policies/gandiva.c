@@ -487,6 +487,10 @@ struct gandiva {
     struct gd_left *left;       /* scratch: those GPUs as they are */
     size_t nleft;
     size_t capleft;
+    /* of those, by type (ntypes: any type): whether one is free, and how
+     * many take a job (gpu_takes, memory aside) */
+    bool *lfree;
+    uint64_t *ltakes;
     /* placement=consolidated: their nodes (lnode), each once (lseen[node]
      * == lgen) */
     uint32_t *lnode;
@@ -747,6 +751,8 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
     s->trees = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *s->trees);
     s->tbig = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *s->tbig);
     s->tpass = xcalloc(c->ntypes ? c->ntypes : 1, sizeof *s->tpass);
+    s->lfree = xcalloc(c->ntypes + 1, sizeof *s->lfree);
+    s->ltakes = xcalloc(c->ntypes + 1, sizeof *s->ltakes);
     for (uint32_t nd = 0; nd < c->nnodes; nd++)
         if (c->nodes[nd].ngpus > s->tbig[c->nodes[nd].type])
             s->tbig[c->nodes[nd].type] = c->nodes[nd].ngpus;
@@ -2257,11 +2263,8 @@ static void widen(struct gandiva *s, const struct pol_view *v, struct gd_shape *
     uint32_t g = sh->ngpus;
     for (uint32_t i = 0; i < sh->nfail; i++) {
         if (sh->npass[i] != GD_NONE) {  /* too few passed: count them */
-            uint64_t c = sh->npass[i];
-            for (size_t q = 0; q < s->nleft; q++)
-                if ((sh->req_type == SIM_NONE || sh->req_type == s->left[q].type) &&
-                    s->left[q].takes)
-                    c += s->left[q].cnt;
+            uint64_t c = sh->npass[i] +
+                         s->ltakes[sh->req_type == SIM_NONE ? s->ntypes : sh->req_type];
             if (c < g) {
                 sh->npass[i] = c;
                 continue;
@@ -2314,6 +2317,17 @@ static void digest(struct gandiva *s, const struct pol_view *v,
             s->left[k++] = d;
     }
     s->nleft = k;
+    memset(s->lfree, 0, (s->ntypes + 1) * sizeof *s->lfree);
+    memset(s->ltakes, 0, (s->ntypes + 1) * sizeof *s->ltakes);
+    for (size_t q = 0; q < k; q++) {
+        const struct gd_left *d = &s->left[q];
+        s->lfree[d->type] |= d->free;
+        s->lfree[s->ntypes] |= d->free;
+        if (d->takes) {
+            s->ltakes[d->type] += d->cnt;
+            s->ltakes[s->ntypes] += d->cnt;
+        }
+    }
     s->nlnode = 0;
     s->lby = by_node && s->mode == PLC_CONSOLIDATED;
     if (!s->lby)
@@ -2535,10 +2549,8 @@ static void refresh_all(struct gandiva *s, const struct pol_view *v,
             sh->nfail = 0;
         } else {
             /* s->left: the log's GPUs, digested by schedule() */
-            for (size_t i = 0; i < s->nleft && sh->excl_failed; i++)
-                if ((sh->req_type == SIM_NONE || sh->req_type == s->left[i].type) &&
-                    s->left[i].free)
-                    sh->excl_failed = false;
+            if (s->lfree[sh->req_type == SIM_NONE ? s->ntypes : sh->req_type])
+                sh->excl_failed = false;
             widen(s, v, sh);
         }
     }
@@ -3262,6 +3274,8 @@ static void destroy(void *state)
     free(s->trees);
     free(s->tbig);
     free(s->tpass);
+    free(s->lfree);
+    free(s->ltakes);
     free(s->cand);
     for (size_t k = 0; k < s->nshapes; k++) {
         free(s->shapes[k].q);
