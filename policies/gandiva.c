@@ -2931,6 +2931,21 @@ static void walk_again(struct gandiva *s, uint64_t end)
         wk_pop(w);
 }
 
+/* The first place in [lo, hi) of sh's FIFO enqueued after pos (hi if
+ * none): the FIFO is by enqueue number. */
+static size_t seq_after(const struct gd_shape *sh, size_t lo, size_t hi,
+                        uint64_t pos)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sh->q[mid].seq <= pos)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* The walk's heap of the alive shapes, by the entries at their cursors,
  * built anew (a heapify). */
 static void walk_build(struct gandiva *s, uint64_t end)
@@ -3117,15 +3132,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
                 struct gd_shape *sh = &s->shapes[s->act[k]];
                 if (sh->alive && sh->cur > sh->head && sh->q[sh->cur - 1].seq > pos) {
                     /* passed over jobs after this one: back to the first */
-                    size_t lo = sh->head, hi = sh->cur;
-                    while (lo < hi) {
-                        size_t mid = lo + (hi - lo) / 2;
-                        if (sh->q[mid].seq <= pos)
-                            lo = mid + 1;
-                        else
-                            hi = mid;
-                    }
-                    sh->cur = lo;
+                    sh->cur = seq_after(sh, sh->head, sh->cur, pos);
                     rebuild = true;
                 }
                 if (sh->alive || !sh->nwait)
@@ -3135,15 +3142,7 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
                     if (all_covered(s, sh))
                         continue;
                 }
-                size_t lo = sh->head, hi = sh->n;     /* first seq > pos */
-                while (lo < hi) {
-                    size_t mid = lo + (hi - lo) / 2;
-                    if (sh->q[mid].seq <= pos)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                sh->cur = lo;
+                sh->cur = seq_after(sh, sh->head, sh->n, pos);
                 sh->alive = true;
                 if (!rebuild)
                     walk_push(s, s->act[k], end);

@@ -710,25 +710,12 @@ Test(baselines, gandiva_walk_equals_the_full_walk)
         "quantum=15,max_per_gpu=3,util_cap=1.5", "quantum=0,placement=pool",
         "slice=all,quantum=15", "quantum=25,preempt_cost=2",
     };
+    static const int g[] = { 1, 1, 1, 1, 1, 1, 2, 2, 4, 8 };
+    static const char *const ty[] = { "", "", "", "", "A", "B" };
     for (int seed = 1; seed <= 3; seed++) {
-        srand((unsigned)seed);
-        char *csv = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&csv, &len);
-        fputs("job_id,submit_time,num_gpus,duration,util,mem_gb,gpu_type\n", f);
-        for (int j = 0, ts = 0; j < 400; j++) {
-            static const int g[] = { 1, 1, 1, 1, 1, 1, 2, 2, 4, 8 };
-            static const char *const ty[] = { "", "", "", "", "A", "B" };
-            ts += rand() % 3;
-            fprintf(f, "j%d,%d,%d,%d,%.2f,%d,%s\n", j, ts, g[rand() % 10],
-                    20 + rand() % 300, 0.05 + (rand() % 95) / 100.0,
-                    1 + rand() % 14, ty[rand() % 6]);
-        }
-        fclose(f);
         struct trace t;
         struct cluster c;
-        tu_trace(&t, csv);
-        free(csv);
+        tu_random_colo_trace(&t, (unsigned)seed, 400, g, 10, 300, 1, ty, 6);
         tu_cluster(&c, "name: two\ngpu_types: [{name: A, memory_gb: 16, speed: 1},"
                    " {name: B, memory_gb: 32, speed: 1.5}]\n"
                    "nodes:\n  - {count: 4, gpus: 4, gpu_type: A}\n"
@@ -737,19 +724,7 @@ Test(baselines, gandiva_walk_equals_the_full_walk)
             char pa[128], pf[128];
             snprintf(pa, sizeof pa, "gandiva:%s", opts[k]);
             snprintf(pf, sizeof pf, "gandiva:%s,walk=full", opts[k]);
-            struct eng *a = tu_run(&t, &c, pa), *b = tu_run(&t, &c, pf);
-            cr_assert_eq(a->preemptions, b->preemptions, "seed %d %s", seed, pa);
-            for (uint32_t j = 0; j < t.njobs; j++) {
-                const struct job_rt *x = &a->rt[j], *y = &b->rt[j];
-                cr_assert_eq(x->first_start, y->first_start, "seed %d %s job %u",
-                             seed, pa, j);
-                cr_assert_eq(x->finish, y->finish, "seed %d %s job %u", seed,
-                             pa, j);
-                cr_assert_eq(x->preemptions, y->preemptions, "seed %d %s job %u",
-                             seed, pa, j);
-            }
-            eng_free(a);
-            eng_free(b);
+            tu_same_runs(&t, &c, pa, pf, seed);
         }
         trc_free(&t);
         clu_free(&c);

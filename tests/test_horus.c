@@ -521,24 +521,11 @@ Test(horus, fast_plans_equal_the_full_scan)
                                         "cap_util=1,max_per_gpu=2,",
                                         "mem_reserve=0,anchors=tasks,",
                                         "variant=plus,lookahead=1," };
+    static const int g[] = { 1, 1, 1, 1, 2, 2, 3, 4, 5, 8, 12, 16 };
     for (int seed = 1; seed <= 6; seed++) {
-        srand((unsigned)seed);
-        char *csv = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&csv, &len);
-        fputs("job_id,submit_time,num_gpus,duration,util,mem_gb\n", f);
-        for (int j = 0, ts = 0; j < 900; j++) {
-            static const int g[] = { 1, 1, 1, 1, 2, 2, 3, 4, 5, 8, 12, 16 };
-            ts += rand() % 3;
-            fprintf(f, "j%d,%d,%d,%d,%.2f,%d\n", j, ts, g[rand() % 12],
-                    20 + rand() % 400, 0.05 + (rand() % 95) / 100.0,
-                    rand() % 14);
-        }
-        fclose(f);
         struct trace t;
         struct cluster c;
-        tu_trace(&t, csv);
-        free(csv);
+        tu_random_colo_trace(&t, (unsigned)seed, 900, g, 12, 400, 0, NULL, 0);
         tu_cluster(&c, "name: big\ngpu_types: [{name: A, memory_gb: 16, speed: 1},"
                    " {name: B, memory_gb: 32, speed: 1.5}]\n"
                    "nodes:\n  - {count: 24, gpus: 4, gpu_type: A, rack: x}\n"
@@ -548,20 +535,7 @@ Test(horus, fast_plans_equal_the_full_scan)
             char pa[128], pf[128];
             snprintf(pa, sizeof pa, "horus:%sscan=auto", opts[k]);
             snprintf(pf, sizeof pf, "horus:%sscan=full", opts[k]);
-            struct eng *a = horus_run(&t, &c, pa), *b = horus_run(&t, &c, pf);
-            for (uint32_t j = 0; j < t.njobs; j++) {
-                const struct job_rt *x = &a->rt[j], *y = &b->rt[j];
-                cr_assert_eq(x->first_start, y->first_start, "seed %d %s job %u",
-                             seed, pa, j);
-                cr_assert_eq(x->finish, y->finish, "seed %d %s job %u", seed,
-                             pa, j);
-                const uint32_t *ga = eng_first_gpus(a, j), *gb = eng_first_gpus(b, j);
-                cr_assert(ga && gb && x->first_ngpus == y->first_ngpus &&
-                          !memcmp(ga, gb, x->first_ngpus * sizeof *ga),
-                          "seed %d %s job %u: other GPUs", seed, pa, j);
-            }
-            eng_free(a);
-            eng_free(b);
+            tu_same_runs(&t, &c, pa, pf, seed);
         }
         trc_free(&t);
         clu_free(&c);

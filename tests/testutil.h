@@ -385,6 +385,66 @@ static inline struct eng *tu_run(const struct trace *t, struct cluster *c,
     return tu_run_models(t, c, policy, NULL);
 }
 
+/* A random trace of njobs for co-location (seeded by srand(seed)): one to
+ * three s between arrivals, GPU counts drawn from g[0..ng), durations of
+ * 20 s up to 20 + dur, utilizations 0.05-0.99, memory of mem0 up to mem0 +
+ * 13 GB, and with types (ntypes of them, "" for any) a required type. */
+static inline void tu_random_colo_trace(struct trace *t, unsigned seed, int njobs,
+                                        const int *g, int ng, int dur, int mem0,
+                                        const char *const *types, int ntypes)
+{
+    srand(seed);
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&csv, &len);
+    fprintf(f, "job_id,submit_time,num_gpus,duration,util,mem_gb%s\n",
+            types ? ",gpu_type" : "");
+    for (int j = 0, ts = 0; j < njobs; j++) {
+        ts += rand() % 3;
+        fprintf(f, "j%d,%d,%d,%d,%.2f,%d", j, ts, g[rand() % ng],
+                20 + rand() % dur, 0.05 + (rand() % 95) / 100.0,
+                mem0 + rand() % 14);
+        if (types)
+            fprintf(f, ",%s", types[rand() % ntypes]);
+        fputc('\n', f);
+    }
+    fclose(f);
+    tu_trace(t, csv);
+    free(csv);
+}
+
+/* Two runs of one trace made the same schedule: every job's first start,
+ * first GPUs, finish and preemptions (what: named in a failure). */
+static inline void tu_same_schedule(const struct eng *a, const struct eng *b,
+                                    const char *what)
+{
+    cr_assert_eq(a->preemptions, b->preemptions, "%s", what);
+    for (uint32_t j = 0; j < a->tr->njobs; j++) {
+        const struct job_rt *x = &a->rt[j], *y = &b->rt[j];
+        cr_assert_eq(x->first_start, y->first_start, "%s job %u", what, j);
+        cr_assert_eq(x->finish, y->finish, "%s job %u", what, j);
+        cr_assert_eq(x->preemptions, y->preemptions, "%s job %u", what, j);
+        const uint32_t *ga = eng_first_gpus(a, j), *gb = eng_first_gpus(b, j);
+        cr_assert((!ga && !gb) ||
+                  (ga && gb && x->first_ngpus == y->first_ngpus &&
+                   !memcmp(ga, gb, x->first_ngpus * sizeof *ga)),
+                  "%s job %u: other GPUs", what, j);
+    }
+}
+
+/* Policies pa and pb make the same schedule of t on c (seed: named in a
+ * failure). */
+static inline void tu_same_runs(const struct trace *t, struct cluster *c,
+                                const char *pa, const char *pb, int seed)
+{
+    struct eng *a = tu_run(t, c, pa), *b = tu_run(t, c, pb);
+    char what[160];
+    snprintf(what, sizeof what, "seed %d %s", seed, pa);
+    tu_same_schedule(a, b, what);
+    eng_free(a);
+    eng_free(b);
+}
+
 /* Determinism: pol over t on c again gives e's schedule (every job's first
  * start, finish and preemption count). */
 static inline void tu_assert_rerun_same(const struct eng *e,
