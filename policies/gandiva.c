@@ -152,8 +152,11 @@
  * waiting job is covered by its failures (its lowest utilization and
  * lowest memory are: a probe settles it) is skipped for the rest of the
  * walk; and while nothing changed since a shape was last found alive, its
- * next jobs that its failures cover are passed over at once (up to another
- * shape's turn), as visiting them would change nothing: one by one, or,
+ * next jobs that its failures cover are passed over at once (up to the
+ * end of the instant: only a slice that widens the failures can make one
+ * of them worth a visit again, and then the shapes that passed beyond it
+ * go back to the first job after it), as visiting them would change
+ * nothing: one by one, or,
  * once a shape's walks have passed more jobs so than its FIFO holds,
  * through a tree over the FIFO of its jobs' lowest utilization and memory
  * (O(log jobs) per run passed, and per enqueue and start).  So an instant
@@ -2813,29 +2816,34 @@ static size_t qt_first(const struct gandiva *s, const struct gd_shape *sh,
     return to;
 }
 
-/* The walk passes over the jobs of sh from its cursor that its failures
- * cover, while nothing changed, up to the first enqueued at or after
- * bound (another shape's turn, or a job enqueued during the walk); *pos:
- * the last of them.  One by one, or through the tree; where the tree stops
- * short (failures that cover a run only together), the walk comes back
- * here for the rest. */
-static void pass_covered(struct gandiva *s, struct gd_shape *sh,
-                         uint64_t bound, uint64_t *pos)
+/* The first place in [lo, hi) of sh's FIFO enqueued after pos (hi if
+ * none): the FIFO is by enqueue number. */
+static size_t seq_after(const struct gd_shape *sh, size_t lo, size_t hi,
+                        uint64_t pos)
 {
-    size_t lo = sh->cur, hi = sh->n;    /* the first place at bound */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (sh->q[mid].seq < bound)
+        if (sh->q[mid].seq <= pos)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* The walk passes over the jobs of sh from its cursor that its failures
+ * cover, while nothing changed, up to the last enqueued by end (jobs
+ * enqueued during the walk wait for the next instant).  One by one, or
+ * through the tree; where the tree stops short (failures that cover a run
+ * only together), the walk comes back here for the rest. */
+static void pass_covered(struct gandiva *s, struct gd_shape *sh, uint64_t end)
+{
+    size_t lo = seq_after(sh, sh->cur, sh->n, end);
     if (lo <= sh->cur)
         return;
     if (sh->tstale && sh->tpassed < sh->n) {
         const struct gd_ent *e;
-        while ((e = cursor(sh, bound - 1)) && covered(s, sh, e->u, e->m)) {
-            *pos = e->seq;
+        while ((e = cursor(sh, end)) && covered(s, sh, e->u, e->m)) {
             sh->cur++;
             sh->tpassed++;
         }
@@ -2843,13 +2851,7 @@ static void pass_covered(struct gandiva *s, struct gd_shape *sh,
     }
     if (sh->tstale || sh->tleaves < sh->n)
         qt_build(sh);
-    size_t to = qt_first(s, sh, sh->cur, lo);
-    for (size_t i = to; i > sh->cur; i--)
-        if (ent_waiting(&sh->q[i - 1])) {
-            *pos = sh->q[i - 1].seq;
-            break;
-        }
-    sh->cur = to;
+    sh->cur = qt_first(s, sh, sh->cur, lo);
 }
 
 static int slice_cmp(const void *pa, const void *pb)
@@ -2929,21 +2931,6 @@ static void walk_again(struct gandiva *s, uint64_t end)
         wk_down(w, 0, (struct gd_wi){ e->seq, w->a[0].k });
     else
         wk_pop(w);
-}
-
-/* The first place in [lo, hi) of sh's FIFO enqueued after pos (hi if
- * none): the FIFO is by enqueue number. */
-static size_t seq_after(const struct gd_shape *sh, size_t lo, size_t hi,
-                        uint64_t pos)
-{
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sh->q[mid].seq <= pos)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 /* The walk's heap of the alive shapes, by the entries at their cursors,
@@ -3079,11 +3066,6 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
          * put at the front moves the cursor too) */
         const struct gd_wi *w = s->walk.a;
         struct gd_shape *best = &s->shapes[w[0].k];
-        uint64_t next = UINT64_MAX;     /* the other shapes' first seq */
-        if (s->walk.n > 1)
-            next = w[1].seq;
-        if (s->walk.n > 2 && w[2].seq < next)
-            next = w[2].seq;
         uint32_t bk = w[0].k;
         const struct gd_ent *be = &best->q[best->cur];
         uint32_t j = be->job;
@@ -3091,11 +3073,12 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
         best->cur++;
         /* A job its shape's failures turn away, while nothing changed
          * since that shape was found alive, would change nothing (and
-         * leave the shape alive): so would the shape's next ones before
-         * another shape's turn.  Passed over at once. */
+         * leave the shape alive): so would the shape's next ones that
+         * they cover, this instant, until a slice widens the failures
+         * (rc 2 below sends the shape back).  Passed over at once. */
         if (best->quiet == s->changes && !s->profile && !s->walk_full &&
             covered(s, best, be->u, be->m)) {
-            pass_covered(s, best, end + 1, &pos);
+            pass_covered(s, best, end);
             walk_again(s, end);
             continue;
         }

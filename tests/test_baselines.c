@@ -720,12 +720,8 @@ Test(baselines, gandiva_walk_equals_the_full_walk)
                    " {name: B, memory_gb: 32, speed: 1.5}]\n"
                    "nodes:\n  - {count: 4, gpus: 4, gpu_type: A}\n"
                    "  - {count: 2, gpus: 8, gpu_type: B}\n");
-        for (size_t k = 0; k < sizeof opts / sizeof *opts; k++) {
-            char pa[128], pf[128];
-            snprintf(pa, sizeof pa, "gandiva:%s", opts[k]);
-            snprintf(pf, sizeof pf, "gandiva:%s,walk=full", opts[k]);
-            tu_same_runs(&t, &c, pa, pf, seed);
-        }
+        tu_same_runs(&t, &c, "gandiva", opts, sizeof opts / sizeof *opts,
+                     "walk=full", seed);
         trc_free(&t);
         clu_free(&c);
     }

@@ -432,17 +432,24 @@ static inline void tu_same_schedule(const struct eng *a, const struct eng *b,
     }
 }
 
-/* Policies pa and pb make the same schedule of t on c (seed: named in a
- * failure). */
+/* Policy pol with each option set opts[k] ("" for none) makes the same
+ * schedule of t on c as with ref added (its reference mode, such as
+ * scan=full); seed: named in a failure. */
 static inline void tu_same_runs(const struct trace *t, struct cluster *c,
-                                const char *pa, const char *pb, int seed)
+                                const char *pol, const char *const *opts,
+                                size_t nopts, const char *ref, int seed)
 {
-    struct eng *a = tu_run(t, c, pa), *b = tu_run(t, c, pb);
-    char what[160];
-    snprintf(what, sizeof what, "seed %d %s", seed, pa);
-    tu_same_schedule(a, b, what);
-    eng_free(a);
-    eng_free(b);
+    for (size_t k = 0; k < nopts; k++) {
+        char pa[160], pb[192], what[192];
+        const char *o = opts[k];
+        snprintf(pa, sizeof pa, "%s%s%s", pol, *o ? ":" : "", o);
+        snprintf(pb, sizeof pb, "%s:%s%s%s", pol, o, *o ? "," : "", ref);
+        struct eng *a = tu_run(t, c, pa), *b = tu_run(t, c, pb);
+        snprintf(what, sizeof what, "seed %d %s", seed, pa);
+        tu_same_schedule(a, b, what);
+        eng_free(a);
+        eng_free(b);
+    }
 }
 
 /* Determinism: pol over t on c again gives e's schedule (every job's first

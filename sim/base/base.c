@@ -269,8 +269,6 @@ char *xstrdup(const char *s)
 void xgrow_more(void *arrp, size_t *cap, size_t need, size_t elt)
 {
     void **arr = arrp;
-    if (need <= *cap)
-        return;
     size_t c = *cap ? *cap : 16;
     while (c < need)
         c *= 2;

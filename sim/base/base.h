@@ -99,7 +99,8 @@ void xbig_reserve(void *p, size_t need);
 void xbig_trim(void *p, size_t n);
 void xbig_free(void *p);
 /* Grow *arr (of *cap elements of size elt) to hold at least need (the
- * test inline: most calls find room, and the hot loops make many). */
+ * test inline: most calls find room, and the hot loops make many);
+ * xgrow_more: the growth, for need > *cap. */
 void xgrow_more(void *arrp, size_t *cap, size_t need, size_t elt);
 static inline void xgrow(void *arrp, size_t *cap, size_t need, size_t elt)
 {
