@@ -527,7 +527,7 @@ static void head_changed(struct fairshare *f, const struct pol_view *v, uint32_t
 {
     struct tenant *t = &f->t[k];
     if (t->q.n) {
-        uint32_t g = gpus_of(v, t->q.a[0]), req = v->rt[t->q.a[0]].req_type;
+        uint32_t g = gpus_of(v, t->q.a[0]), req = pol_rt(v, t->q.a[0])->req_type;
         if (f->apos[k] == SIM_NONE) {
             /* within a pass, only a reclaim queues a job again, and only
              * of a tenant over its quota: one that started a job in the
@@ -611,7 +611,7 @@ static double ratio(double used, double quota)
 
 static bool type_ok(const struct pol_view *v, uint32_t victim, uint32_t req)
 {
-    return req == SIM_NONE || v->rt[victim].type == req;
+    return req == SIM_NONE || pol_rt(v, victim)->type == req;
 }
 
 /* Tenant k's latest eligible job below its dry-run cursor, the cursor
@@ -637,7 +637,7 @@ static bool plan_next(struct fairshare *f, const struct pol_view *v,
 static size_t plan_reclaim(struct fairshare *f, const struct pol_view *v,
                            uint32_t head, uint32_t self)
 {
-    uint32_t req = v->rt[head].req_type, g = gpus_of(v, head);
+    uint32_t req = pol_rt(v, head)->req_type, g = gpus_of(v, head);
     uint64_t avail = 0;
     for (uint32_t ty = 0; ty < v->clu->ntypes; ty++)
         if (req == SIM_NONE || ty == req)
@@ -682,7 +682,7 @@ static void reclaim_mark(struct fairshare *f, const struct pol_view *v,
             uint32_t j = t->run[i - 1], m = gpus_of(v, j);
             if (!type_ok(v, j, req) || !pol_may_preempt(v, j, f->cost_us))
                 continue;
-            vic_freed_add(&f->freed, v, v->rt[j].gpus, m);
+            vic_freed_add(&f->freed, v, pol_rt(v, j)->gpus, m);
             u -= m;
         }
     }
@@ -746,7 +746,7 @@ static bool reclaim(struct fairshare *f, const struct pol_view *v,
     /* where even all of them leave no room (too few, or under
      * consolidated on too many nodes), none is stopped: the loop below
      * would stop and restart every one */
-    uint32_t req = v->rt[head].req_type;
+    uint32_t req = pol_rt(v, head)->req_type;
     if (!f->marked || f->mreq != req) {
         vic_freed_clear(&f->freed, v);
         DL_ASSERT(f->t[self].used <= f->t[self].quota + EPS);
@@ -767,7 +767,7 @@ static bool reclaim(struct fairshare *f, const struct pol_view *v,
     xgrow(&f->saved, &f->capsaved, need, sizeof *f->saved);
     for (size_t i = 0; i < n; i++) {
         uint32_t j = f->vic[i], m = gpus_of(v, j);
-        memcpy(f->saved + off, v->rt[j].gpus, m * sizeof *f->saved);
+        memcpy(f->saved + off, pol_rt(v, j)->gpus, m * sizeof *f->saved);
         off += m;
     }
     while (done < n && !placed) {
@@ -775,7 +775,7 @@ static bool reclaim(struct fairshare *f, const struct pol_view *v,
         if ((*rc = pol_preempt(x, j, f->cost_us)))
             return false;
         done++;
-        placed = pol_place(v, g, v->rt[head].req_type, f->mode, NULL, f->gpus);
+        placed = pol_place(v, g, pol_rt(v, head)->req_type, f->mode, NULL, f->gpus);
     }
     DL_ASSERT(placed);          /* as the dry run said */
     off = 0;
@@ -944,7 +944,7 @@ static int pass(struct fairshare *f, const struct pol_view *v,
         struct tenant *t = &f->t[k];
         uint32_t head = t->q.a[0];
         xgrow(&f->gpus, &f->capg, gpus_of(v, head), sizeof *f->gpus);
-        bool ok = pol_place(v, gpus_of(v, head), v->rt[head].req_type, f->mode,
+        bool ok = pol_place(v, gpus_of(v, head), pol_rt(v, head)->req_type, f->mode,
                             NULL, f->gpus);
         int rc = 0;
         if (!ok && guaranteed && f->lend)

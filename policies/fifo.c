@@ -109,7 +109,7 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
         key = tj->deadline == SIM_NEVER ? HUGE_VAL : (double)tj->deadline;
         break;
     }
-    pq_push_prio(&o->q, job, v->jobs[job].num_gpus, v->rt[job].req_type,
+    pq_push_prio(&o->q, job, v->jobs[job].num_gpus, pol_rt(v, job)->req_type,
                  o->priority ? tj->priority : 0, key);
 }
 

@@ -578,7 +578,7 @@ static inline bool sl_live(const struct gandiva *s, const struct pol_view *v,
      * builds check) */
     bool live = s->jb[it->job].ver == it->ver;
 #ifndef NDEBUG
-    DL_ASSERT(!live || v->rt[it->job].state == JOB_RUNNING);
+    DL_ASSERT(!live || pol_state(v, it->job) == JOB_RUNNING);
 #else
     (void)v;
 #endif
@@ -810,7 +810,7 @@ static void node_dirty(struct gandiva *s, uint32_t nd)
  * slices. */
 static void acc_void(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
-    const struct job_rt *r = &v->rt[j];
+    const struct job_rt *r = pol_rt(v, j);
     acc_stale(s, v, j);
     for (uint32_t i = 0; i < v->jobs[j].num_gpus; i++) {
         uint32_t n;
@@ -826,7 +826,7 @@ static void acc_void(struct gandiva *s, const struct pol_view *v, uint32_t j)
 /* The GPUs of job j changed occupants: their sums again. */
 static void resum(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
-    const struct job_rt *r = &v->rt[j];
+    const struct job_rt *r = pol_rt(v, j);
     for (uint32_t i = 0; i < v->jobs[j].num_gpus; i++)
         s->usum[r->gpus[i]] = gpu_util(s, v, r->gpus[i], SIM_NONE, NULL);
     acc_void(s, v, j);
@@ -843,7 +843,7 @@ static void left(struct gandiva *s, const struct pol_view *v, uint32_t j)
         return;
     }
     xgrow(&s->elog, &s->capelog, s->nelog + g, sizeof *s->elog);
-    memcpy(s->elog + s->nelog, v->rt[j].gpus, g * sizeof *s->elog);
+    memcpy(s->elog + s->nelog, pol_rt(v, j)->gpus, g * sizeof *s->elog);
     s->nelog += g;
 }
 
@@ -851,7 +851,7 @@ static uint32_t shape_of(struct gandiva *s, const struct pol_view *v, uint32_t j
 {
     if (s->jb[j].shape != SIM_NONE)
         return s->jb[j].shape;
-    uint32_t g = v->jobs[j].num_gpus, req = v->rt[j].req_type;
+    uint32_t g = v->jobs[j].num_gpus, req = pol_rt(v, j)->req_type;
     DL_ASSERT(g <= s->ngpus);   /* a larger job never fits: never queued */
     uint32_t k = s->shidx[g];   /* the shapes of g GPUs, one per type asked */
     while (k && s->shapes[k - 1].req_type != req)
@@ -932,7 +932,7 @@ static void stopped(struct gandiva *s, const struct pol_view *v, uint32_t j)
     s->changes++;
     s->jb[j].running = 0;
     s->jb[j].ver++;
-    s->heaps[(size_t)s->jb[j].size * s->ntypes + v->rt[j].type].live--;
+    s->heaps[(size_t)s->jb[j].size * s->ntypes + pol_rt(v, j)->type].live--;
 }
 
 /* Job j enters the queue: at the back (an arrival, the engine's hook, or
@@ -1026,7 +1026,8 @@ static void started(struct gandiva *s, const struct pol_view *v,
     s->nlive--;
     if (s->jb[j].size == SIM_NONE)
         s->jb[j].size = size_of(s, v->jobs[j].num_gpus, true);
-    struct gd_heap *h = &s->heaps[(size_t)s->jb[j].size * s->ntypes + v->rt[j].type];
+    struct gd_heap *h = &s->heaps[(size_t)s->jb[j].size * s->ntypes +
+                                  pol_rt(v, j)->type];
     if (sq_size(h) > 64 && sq_size(h) > 2 * (size_t)h->live) {    /* sweep stale */
         size_t k = 0;
         for (size_t i = 0; i < h->n; i++)
@@ -1044,7 +1045,7 @@ static void started(struct gandiva *s, const struct pol_view *v,
     }
     /* slice=all: the slice begins when this policy (re)starts the job,
      * also when the engine undoes a preemption of the same instant */
-    simtime_t at = s->slice_all ? v->now : v->rt[j].last_start;
+    simtime_t at = s->slice_all ? v->now : pol_rt(v, j)->last_start;
     sq_push(h, (struct gd_slice){ at, j, s->jb[j].ver });
     if (s->quantum && at + s->quantum < h->nx)
         h->nx = at + s->quantum;
@@ -1839,7 +1840,7 @@ static const struct gd_acc *acc_of(struct gandiva *s, const struct pol_view *v,
     struct gd_acc *a = &s->jb[c].acc;
     if (a->valid)
         return a;
-    const struct job_rt *r = &v->rt[c];
+    const struct job_rt *r = pol_rt(v, c);
     uint32_t cap = s->max_per_gpu < v->max_share ? s->max_per_gpu : v->max_share;
     a->valid = 1;
     a->kind = GD_ACC_EMPTY;
@@ -1958,7 +1959,7 @@ static void kt_build(struct gd_heap *h, size_t n)
 static struct gd_heap *heap_of(struct gandiva *s, const struct pol_view *v,
                                uint32_t j)
 {
-    return &s->heaps[(size_t)s->jb[j].size * s->ntypes + v->rt[j].type];
+    return &s->heaps[(size_t)s->jb[j].size * s->ntypes + pol_rt(v, j)->type];
 }
 
 /* The first place in h->ex[0..n) whose entry does not come before it. */
@@ -2392,7 +2393,7 @@ static int slice_take(struct gandiva *s, const struct pol_view *v,
     bool shared = false;
     xgrow(&s->gpus, &s->capgpus, g, sizeof *s->gpus);
     xgrow(&s->offers, &s->capoffers, g, sizeof *s->offers);
-    memcpy(s->gpus, v->rt[victim].gpus, g * sizeof *s->gpus);
+    memcpy(s->gpus, pol_rt(v, victim)->gpus, g * sizeof *s->gpus);
     for (uint32_t i = 0; i < g; i++) {
         shared |= v->nocc[s->gpus[i]] > 1;
         s->offers[i] = offer_of(s, v, s->gpus[i]);
@@ -2503,10 +2504,11 @@ static void pack_fail(struct gandiva *s, struct gd_shape *sh, double u, double m
 static void rekey(struct gandiva *s, const struct pol_view *v)
 {
     for (size_t i = 0; i < s->nrekey; i++) {
-        uint32_t j = s->rekeys[i], t = v->rt[j].type;
+        uint32_t j = s->rekeys[i];
         s->jb[j].inrekey = 0;
         if (s->jb[j].expos == SIM_NONE)
             continue;           /* stopped since: only takes room away */
+        uint32_t t = pol_rt(v, j)->type;
         const struct gd_list *l = &s->sshapes[s->jb[j].size];
         bool known = false;
         double b = HUGE_VAL;    /* jobs of more utilization stay out */

@@ -723,9 +723,9 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
     double u = pol_pred_util(v, job);
     struct hheap *q = &h->q[queue_of(h, u)];
     hq_push(q, (struct hitem){ u, job, 0, v->jobs[job].num_gpus,
-                               v->rt[job].req_type });
+                               pol_rt(v, job)->req_type });
     peek_pushed(h, q, job);
-    q->sum_since += (double)v->rt[job].queued_since;
+    q->sum_since += (double)pol_rt(v, job)->queued_since;
     h->size++;
 }
 
@@ -748,28 +748,30 @@ static void open_del(struct horus *h, uint32_t t, uint32_t g)
 /* A job this policy started (no hook runs inside schedule()). */
 static void started(struct horus *h, const struct pol_view *v, uint32_t job)
 {
-    double u = 100 * pol_pred_util_on(v, job, v->rt[job].type);
-    for (uint32_t i = 0; i < v->rt[job].ngpus; i++) {
-        uint32_t g = v->rt[job].gpus[i];
+    const struct job_rt *r = pol_rt(v, job);
+    double u = 100 * pol_pred_util_on(v, job, r->type);
+    for (uint32_t i = 0; i < r->ngpus; i++) {
+        uint32_t g = r->gpus[i];
         h->pu[g] += u;
         if (v->nocc[g] == h->limit)
-            open_del(h, v->rt[job].type, g);
+            open_del(h, r->type, g);
     }
-    gpus_touched(h, v, v->rt[job].gpus, v->rt[job].ngpus);
+    gpus_touched(h, v, r->gpus, r->ngpus);
 }
 
 static void finished(void *state, const struct pol_view *v, uint32_t job)
 {
     struct horus *h = state;
-    double u = 100 * pol_pred_util_on(v, job, v->rt[job].type);
+    const struct job_rt *r = pol_rt(v, job);
+    double u = 100 * pol_pred_util_on(v, job, r->type);
     h->epoch++;
-    for (uint32_t i = 0; i < v->rt[job].ngpus; i++) {
-        uint32_t g = v->rt[job].gpus[i];
+    for (uint32_t i = 0; i < r->ngpus; i++) {
+        uint32_t g = r->gpus[i];
         h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
         if ((uint32_t)v->nocc[g] + 1 == h->limit)
-            open_add(h, v->rt[job].type, g);
+            open_add(h, r->type, g);
     }
-    gpus_touched(h, v, v->rt[job].gpus, v->rt[job].ngpus);
+    gpus_touched(h, v, r->gpus, r->ngpus);
 }
 
 /* ------------------------------------------------------------ placement */
@@ -1163,7 +1165,7 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
                   uint32_t *out)
 {
     const struct cluster *c = v->clu;
-    uint32_t g = v->jobs[j].num_gpus, req = v->rt[j].req_type;
+    uint32_t g = v->jobs[j].num_gpus, req = pol_rt(v, j)->req_type;
     double m = job_mem(v, j);
     /* w_speed: each device cost on type t gains w_speed * (T_t / T_best
      * - 1), T the job's predicted run time there */
@@ -1261,7 +1263,7 @@ static int try_queue(struct horus *h, struct hheap *q, const struct pol_view *v,
         }
         hq_delete(q, q->peek[i]);
         q->npeek = SIM_NONE;
-        q->sum_since -= (double)v->rt[j].queued_since;
+        q->sum_since -= (double)pol_rt(v, j)->queued_since;
         h->size--;
         bool shared = false;
         for (uint32_t a = 0; a < v->jobs[j].num_gpus; a++)
@@ -1321,8 +1323,9 @@ static bool admit(void *state, const struct pol_view *v, uint32_t j)
     (void)state;
     const struct cluster *c = v->clu;
     double m = job_mem(v, j);
+    uint32_t req = pol_rt(v, j)->req_type;
     for (uint32_t t = 0; t < c->ntypes; t++)
-        if ((v->rt[j].req_type == SIM_NONE || t == v->rt[j].req_type) &&
+        if ((req == SIM_NONE || t == req) &&
             (c->types[t].memory_gb <= 0 || m <= c->types[t].memory_gb))
             return true;
     return false;

@@ -862,7 +862,7 @@ static void q_push(struct qos *s, const struct pol_view *v, uint32_t hid,
                    simtime_t key, uint32_t job)
 {
     int32_t prio = class_of(s, job);
-    uint32_t req = v->rt[job].req_type;
+    uint32_t req = pol_rt(v, job)->req_type;
     struct hitem it = { key, job, prio, v->jobs[job].num_gpus, req,
                         pred(v, job, req != SIM_NONE ? req : 0) };
     s->qhome[job] = hid;
@@ -1019,7 +1019,7 @@ static uint32_t candidates(struct qos *s, const struct pol_view *v, uint32_t j,
                            bool queued, bool qos, bool *meet)
 {
     const struct trc_job *tj = &v->jobs[j];
-    uint32_t req = v->rt[j].req_type, n = 0;
+    uint32_t req = pol_rt(v, j)->req_type, n = 0;
     for (uint32_t t = 0; t < s->ntypes; t++) {
         if ((req != SIM_NONE && t != req) || !ever(s, v, tj->num_gpus, t))
             continue;
@@ -1089,7 +1089,8 @@ static void be_push(struct qos *s, const struct pol_view *v, uint32_t job)
     s->be[job] = 1;
     simtime_t key = s->be_order == BE_SHORT ? t_best(s, v, job, true)
                                             : (simtime_t)job;
-    q_push(s, v, be_heap(s, v->jobs[job].num_gpus, v->rt[job].req_type), key, job);
+    q_push(s, v, be_heap(s, v->jobs[job].num_gpus, pol_rt(v, job)->req_type),
+           key, job);
 }
 
 static void enqueue(void *state, const struct pol_view *v, uint32_t job)
@@ -1131,7 +1132,7 @@ static void shrunk_set(struct qos *s, uint32_t j, bool in)
  * of work left is known (progress is observable); its speed is not. */
 static void on_started(struct qos *s, const struct pol_view *v, uint32_t job)
 {
-    const struct job_rt *r = &v->rt[job];
+    const struct job_rt *r = pol_rt(v, job);
     const struct trc_job *tj = &v->jobs[job];
     uint32_t g = r->ngpus;
     bool spread = g > 1 && pol_spread(v, r->type, r->gpus, g);
@@ -1149,7 +1150,7 @@ static void on_started(struct qos *s, const struct pol_view *v, uint32_t job)
 static void finished(void *state, const struct pol_view *v, uint32_t job)
 {
     struct qos *s = state;
-    run_remove(s, v->rt[job].type, job);
+    run_remove(s, pol_rt(v, job)->type, job);
     shrunk_set(s, job, false);
 }
 
@@ -1186,7 +1187,7 @@ static bool shadow(struct qos *s, const struct pol_view *v, uint32_t t,
         simtime_t f = key > v->now ? key : v->now + 1;  /* overdue: soon */
         if (when != SIM_NEVER && f > when)
             break;
-        acc += v->rt[h->a[i].job].ngpus;
+        acc += pol_rt(v, h->a[i].job)->ngpus;
         if (acc >= g && when == SIM_NEVER)
             when = f;
     }
@@ -1445,7 +1446,7 @@ static uint32_t shrink(struct qos *s, const struct pol_view *v, uint32_t j,
                        uint32_t *n)
 {
     const struct trc_job *tj = &v->jobs[j];
-    uint32_t req = v->rt[j].req_type;
+    uint32_t req = pol_rt(v, j)->req_type;
     if (tj->deadline == SIM_NEVER)
         return SIM_NONE;
     double w = pol_remaining(v, j) / (double)tj->duration;
@@ -1520,7 +1521,7 @@ static bool victim(struct qos *s, const struct pol_view *v, const struct pctx *p
                    uint32_t j, struct pitem *it)
 {
     const struct trc_job *tj = &v->jobs[j];
-    if (v->rt[j].last_start == v->now)  /* the engine would undo it */
+    if (pol_rt(v, j)->last_start == v->now)  /* the engine would undo it */
         return false;
     /* priority=1: classes are strict for victims too: never one of a
      * higher class; one of a lower class counts as best effort */
@@ -1531,7 +1532,7 @@ static bool victim(struct qos *s, const struct pol_view *v, const struct pctx *p
     double redo = s->cost > 0 ? pol_pred_runtime(v, j, p->type, false) *
                                 (s->cost / (double)tj->duration) : 0;
     it->job = j;
-    it->ct = (double)v->rt[j].ngpus * ((double)p->run + redo);
+    it->ct = (double)pol_rt(v, j)->ngpus * ((double)p->run + redo);
     it->cq = 0;
     if (tj->deadline == SIM_NEVER || s->be[j] || lower)
         return true;
@@ -1631,7 +1632,7 @@ static void plan_type(struct qos *s, const struct pol_view *v, const struct pctx
         for (size_t i = 0; i < h->n; i++) {
             xgrow(&s->items, &s->capitems, n + 1, sizeof *s->items);
             if (victim(s, v, p, h->a[i].job, &s->items[n]))
-                s->items[n++].w = v->rt[h->a[i].job].ngpus;
+                s->items[n++].w = pol_rt(v, h->a[i].job)->ngpus;
         }
         offer_cover(s, p, n, g - c->types[t].free_gpus, bc, nb, btype);
         return;
@@ -1720,7 +1721,7 @@ static int try_preempt(struct qos *s, const struct pol_view *v, struct pol_ctx *
     q_remove(s, r);
     for (size_t i = 0; i < nb; i++) {
         uint32_t j = s->best[i];
-        run_remove(s, v->rt[j].type, j);
+        run_remove(s, pol_rt(v, j)->type, j);
         shrunk_set(s, j, false);
         if (!s->be[j])
             s->qv[j] = 1;
@@ -1779,7 +1780,7 @@ static uint32_t grow_room(const struct qos *s, const struct pol_view *v,
                           uint32_t j, uint32_t t, uint32_t want, uint32_t *out)
 {
     const struct cluster *c = v->clu;
-    const struct job_rt *r = &v->rt[j];
+    const struct job_rt *r = pol_rt(v, j);
     uint32_t k = 0;
     if (s->mode != PLC_POOL) {
         uint32_t i = 0, nd;
@@ -1800,7 +1801,7 @@ static bool grow_may(const struct qos *s, const struct pol_view *v,
                      uint32_t j, uint32_t t)
 {
     const struct cluster *c = v->clu;
-    const struct job_rt *r = &v->rt[j];
+    const struct job_rt *r = pol_rt(v, j);
     uint32_t least = v->jobs[j].num_gpus, n = 0, i = 0, nd;
     while (least / 2 > r->ngpus)
         least /= 2;
@@ -1831,7 +1832,7 @@ static bool forecast(const struct qos *s, const struct pol_view *v,
  * GPUs (frac of its work left). */
 static double pred_cur(const struct pol_view *v, uint32_t j, double frac)
 {
-    const struct job_rt *r = &v->rt[j];
+    const struct job_rt *r = pol_rt(v, j);
     bool sp = r->ngpus > 1 && pol_spread(v, r->type, r->gpus, r->ngpus);
     return pol_pred_runtime_n(v, j, r->type, r->ngpus, sp) * frac;
 }
@@ -1851,7 +1852,7 @@ static int grow_gangs(struct qos *s, const struct pol_view *v, struct pol_ctx *x
     /* the shrunk gangs on types with free GPUs (their order is the sort's) */
     for (uint32_t i = 0; i < s->nshrunk; i++) {
         uint32_t j = s->shrunk[i];
-        if (!v->clu->types[v->rt[j].type].free_gpus ||
+        if (!v->clu->types[pol_rt(v, j)->type].free_gpus ||
             v->jobs[j].deadline == SIM_NEVER || s->be[j])
             continue;
         xgrow(&s->grow_c, &s->capgrow, n + 1, sizeof *s->grow_c);
@@ -1869,7 +1870,7 @@ static int grow_gangs(struct qos *s, const struct pol_view *v, struct pol_ctx *x
     }
     for (size_t i = 0; i < n; i++) {
         uint32_t j = s->grow_c[i];
-        const struct job_rt *r = &v->rt[j];
+        const struct job_rt *r = pol_rt(v, j);
         const struct trc_job *tj = &v->jobs[j];
         uint32_t t = r->type, cur = r->ngpus, g = tj->num_gpus;
         /* no step of the ladder below has room where the GPUs it may grow

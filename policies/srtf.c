@@ -94,8 +94,8 @@ HEAP_DEFINE(rh, struct run_heap, struct run_item, above)
 
 static bool live(const struct pol_view *v, const struct run_item *it)
 {
-    const struct job_rt *r = &v->rt[it->job];
-    return r->state == JOB_RUNNING && r->gen == it->gen;
+    return pol_state(v, it->job) == JOB_RUNNING &&
+           pol_rt(v, it->job)->gen == it->gen;
 }
 
 /* The live running job of type t with the most remaining work, or NULL. */
@@ -172,7 +172,7 @@ static void offer(struct srtf *s, long b)
 static void enqueue(void *state, const struct pol_view *v, uint32_t job)
 {
     struct srtf *s = state;
-    pq_push(&s->q, job, v->jobs[job].num_gpus, v->rt[job].req_type,
+    pq_push(&s->q, job, v->jobs[job].num_gpus, pol_rt(v, job)->req_type,
             pol_remaining(v, job));
 }
 
@@ -180,7 +180,7 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t job)
  * its bucket's head may change, so the bucket is offered again. */
 static void requeue(struct srtf *s, const struct pol_view *v, uint32_t job)
 {
-    uint32_t g = v->jobs[job].num_gpus, req = v->rt[job].req_type;
+    uint32_t g = v->jobs[job].num_gpus, req = pol_rt(v, job)->req_type;
     pq_push(&s->q, job, g, req, pol_remaining(v, job));
     offer(s, pq_bucket(&s->q, g, req));
 }
@@ -190,7 +190,7 @@ static void started(void *state, const struct pol_view *v, uint32_t job)
 {
     struct srtf *s = state;
     s->started_any = true;
-    const struct job_rt *r = &v->rt[job];
+    const struct job_rt *r = pol_rt(v, job);
     struct run_heap *h = &s->running[r->type];
     /* entries of stopped jobs sink (their finish times are past) and would
      * pile up: sweep them when they outnumber the live ones */
@@ -215,7 +215,7 @@ static void started(void *state, const struct pol_view *v, uint32_t job)
 static void rate_changed(void *state, const struct pol_view *v, uint32_t job)
 {
     struct srtf *s = state;
-    const struct job_rt *r = &v->rt[job];
+    const struct job_rt *r = pol_rt(v, job);
     rh_push(&s->running[r->type], (struct run_item){ r->finish_at, job, r->gen });
     if (s->vic)
         vic_touch_job(s->vic, v, job);
@@ -224,7 +224,7 @@ static void rate_changed(void *state, const struct pol_view *v, uint32_t job)
 /* A running job stopped (completion or preemption). */
 static void stopped(struct srtf *s, const struct pol_view *v, uint32_t job)
 {
-    s->live[v->rt[job].type]--;
+    s->live[pol_rt(v, job)->type]--;
     if (s->vic)
         vic_touch_job(s->vic, v, job);
 }
@@ -254,7 +254,7 @@ static int stop_jobs(struct srtf *s, const struct pol_view *v, struct pol_ctx *x
                      const uint32_t *jobs, uint32_t n, double key)
 {
     for (uint32_t i = 0; i < n; i++) {
-        if (v->rt[jobs[i]].state != JOB_RUNNING || pol_remaining(v, jobs[i]) <= key)
+        if (pol_state(v, jobs[i]) != JOB_RUNNING || pol_remaining(v, jobs[i]) <= key)
             continue;           /* already stopped (a gang over two nodes) */
         int rc = pol_preempt(x, jobs[i], s->cost);
         if (rc)

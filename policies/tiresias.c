@@ -299,7 +299,7 @@ HEAP_DEFINE(rh, struct tr_runheap, struct tr_run, run_above)
 static inline bool run_live(const struct tiresias *s, const struct pol_view *v,
                             const struct tr_run *it)
 {
-    return v->rt[it->job].state == JOB_RUNNING && s->jb[it->job].ver == it->ver;
+    return pol_state(v, it->job) == JOB_RUNNING && s->jb[it->job].ver == it->ver;
 }
 
 /* Indexes running job j (pool placement) under its current queue. */
@@ -307,7 +307,7 @@ static void run_index(struct tiresias *s, const struct pol_view *v, uint32_t j)
 {
     if (!s->rh)
         return;
-    struct tr_runheap *h = &s->rh[v->rt[j].type];
+    struct tr_runheap *h = &s->rh[pol_rt(v, j)->type];
     if (h->n > 64 && h->n > 2 * (size_t)h->live) {     /* sweep stale */
         size_t k = 0;
         for (size_t i = 0; i < h->n; i++)
@@ -417,7 +417,7 @@ static void mark_dirty(void *ctx, uint32_t nd)
  * its queue, or not). */
 static void touch_job(struct tiresias *s, const struct pol_view *v, uint32_t j)
 {
-    bool on = v->rt[j].state == JOB_RUNNING;
+    bool on = pol_state(v, j) == JOB_RUNNING;
     s->jb[j].elig = on && pol_may_preempt(v, j, s->cost);
     if (s->ndirty)
         vic_lists_job(&s->nl, v, j, on, s->jb[j].elig ? s->jb[j].level : -1,
@@ -431,7 +431,7 @@ static void touch_job(struct tiresias *s, const struct pol_view *v, uint32_t j)
 static simtime_t elig_at(const struct tiresias *s, const struct pol_view *v,
                          uint32_t j)
 {
-    const struct job_rt *r = &v->rt[j];
+    const struct job_rt *r = pol_rt(v, j);
     double dt = (2 * s->cost - (r->start_remaining - r->remaining)) / r->rate;
     if (!(dt < (double)SIM_TIME_LIMIT))
         return SIM_NEVER;
@@ -453,7 +453,7 @@ static void elig_timers(struct tiresias *s, const struct pol_view *v)
 {
     while (s->etm.n && s->etm.a[0].at <= v->now) {
         uint32_t j = th_pop(&s->etm).job;
-        if (v->rt[j].state != JOB_RUNNING || s->jb[j].elig)
+        if (pol_state(v, j) != JOB_RUNNING || s->jb[j].elig)
             continue;           /* of a run that ended, or done */
         if (pol_may_preempt(v, j, s->cost))
             touch_job(s, v, j);
@@ -501,13 +501,13 @@ static int64_t promote_in(const struct tiresias *s, uint32_t j)
 static void push_queued(struct tiresias *s, const struct pol_view *v, uint32_t j)
 {
     struct pq_item it = { (double)s->jb[j].level, (uint64_t)j << 32 | s->jb[j].ver, j, 0 };
-    pq_push_item(&s->q, &it, v->jobs[j].num_gpus, v->rt[j].req_type);
+    pq_push_item(&s->q, &it, v->jobs[j].num_gpus, pol_rt(v, j)->req_type);
 }
 
 static inline bool item_live(const struct tiresias *s, const struct pol_view *v,
                              const struct pq_item *it)
 {
-    return v->rt[it->job].state == JOB_QUEUED &&
+    return pol_state(v, it->job) == JOB_QUEUED &&
            s->jb[it->job].ver == (uint32_t)it->seq;
 }
 
@@ -531,7 +531,7 @@ static void push_demotion(struct tiresias *s, const struct pol_view *v, uint32_t
         simtime_t at = s->jb[j].since + (left + g - 1) / g;
         /* none where the job ends first (timer_due would drop it): if its
          * finish moves, rate_changed comes here again */
-        if (v->rt[j].finish_at > at)
+        if (pol_rt(v, j)->finish_at > at)
             tm_push(s, at, j);
     }
 }
@@ -543,9 +543,9 @@ static void push_demotion(struct tiresias *s, const struct pol_view *v, uint32_t
 static bool timer_due(const struct tiresias *s, const struct pol_view *v,
                       const struct tr_timer *t)
 {
-    const struct job_rt *r = &v->rt[t->job];
     return s->jb[t->job].ver == t->ver &&
-           !(r->state == JOB_RUNNING && r->finish_at <= t->at);
+           !(pol_state(v, t->job) == JOB_RUNNING &&
+             pol_rt(v, t->job)->finish_at <= t->at);
 }
 
 /* ------------------------------------------------------- engine hooks */
@@ -559,7 +559,7 @@ static void enqueue(void *state, const struct pol_view *v, uint32_t j)
         s->jb[j].running = 0;
         s->nrun[s->jb[j].level]--;
         if (s->rh)
-            s->rh[v->rt[j].type].live--;
+            s->rh[pol_rt(v, j)->type].live--;
         demote(s, j);
     } else {                    /* arrival */
         to_q0(s, j);
@@ -589,7 +589,7 @@ static void started(void *state, const struct pol_view *v, uint32_t j)
     if (s->ndirty && !s->jb[j].elig)
         elig_push(s, v, j);
     if (s->rh) {
-        s->rh[v->rt[j].type].live++;
+        s->rh[pol_rt(v, j)->type].live++;
         run_index(s, v, j);
     }
     push_demotion(s, v, j);
@@ -603,7 +603,7 @@ static void finished(void *state, const struct pol_view *v, uint32_t j)
     s->jb[j].ver++;
     touch_job(s, v, j);
     if (s->rh)
-        s->rh[v->rt[j].type].live--;
+        s->rh[pol_rt(v, j)->type].live--;
 }
 
 /* A running job's finish moved: its demotion may now come first again. */
@@ -611,7 +611,7 @@ static void rate_changed(void *state, const struct pol_view *v, uint32_t j)
 {
     struct tiresias *s = state;
     push_demotion(s, v, j);
-    if (s->ndirty && !s->jb[j].elig && v->rt[j].state == JOB_RUNNING)
+    if (s->ndirty && !s->jb[j].elig && pol_state(v, j) == JOB_RUNNING)
         elig_push(s, v, j);     /* earlier, maybe */
 }
 
@@ -625,7 +625,7 @@ static void run_timers(struct tiresias *s, const struct pol_view *v)
         uint32_t j = t.job;
         if (s->jb[j].ver != t.ver)
             continue;
-        if (v->rt[j].state == JOB_RUNNING) {            /* demotion */
+        if (pol_state(v, j) == JOB_RUNNING) {            /* demotion */
             settle(s, v, j);
             s->nrun[s->jb[j].level]--;
             demote(s, j);
@@ -634,7 +634,7 @@ static void run_timers(struct tiresias *s, const struct pol_view *v)
             touch_job(s, v, j);
             run_index(s, v, j);
             push_demotion(s, v, j);
-        } else if (v->rt[j].state == JOB_QUEUED) {      /* promotion */
+        } else if (pol_state(v, j) == JOB_QUEUED) {      /* promotion */
             s->jb[j].pend += v->now - s->jb[j].since;
             s->jb[j].since = v->now;
             to_q0(s, j);
@@ -652,7 +652,7 @@ static int stop_all(struct tiresias *s, struct pol_ctx *x, const struct pol_view
                     const uint32_t *jobs, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
-        if (v->rt[jobs[i]].state == JOB_RUNNING) {
+        if (pol_state(v, jobs[i]) == JOB_RUNNING) {
             s->nstops++;
             int rc = pol_preempt(x, jobs[i], s->cost);
             if (rc)
@@ -1188,7 +1188,8 @@ static int start_or_make_room(struct tiresias *s, const struct pol_view *v,
                               struct pol_ctx *x, uint32_t j)
 {
     const struct cluster *c = v->clu;
-    uint32_t g = v->jobs[j].num_gpus, lq = s->jb[j].level, req = v->rt[j].req_type;
+    uint32_t g = v->jobs[j].num_gpus, lq = s->jb[j].level;
+    uint32_t req = pol_rt(v, j)->req_type;
     xgrow(&s->q.gpus, &s->q.gcap, g, sizeof *s->q.gpus);
     bool found = pol_place(v, g, req, s->mode, NULL, s->q.gpus);
     for (uint32_t i = 0; i < c->ntypes && !found; i++) {
@@ -1376,7 +1377,8 @@ static void sweep(struct tiresias *s, const struct pol_view *v)
     pq_clear(&s->q);
     for (size_t i = 0; i < k; i++) {
         uint32_t j = s->items[i].job;
-        pq_push_item(&s->q, &s->items[i], v->jobs[j].num_gpus, v->rt[j].req_type);
+        pq_push_item(&s->q, &s->items[i], v->jobs[j].num_gpus,
+                     pol_rt(v, j)->req_type);
     }
     s->nstale = 0;
 }

@@ -157,7 +157,7 @@ static uint32_t jobs_on(const struct pol_view *v, uint32_t nd, struct onnode *ou
         for (m = 0; m < k && out[m].job != j; m++)
             ;
         if (m == k)
-            out[k++] = (struct onnode){ j, 0, v->rt[j].finish_at };
+            out[k++] = (struct onnode){ j, 0, pol_rt(v, j)->finish_at };
         out[m].gpus++;
     }
     /* an insertion sort: a node holds few jobs (qsort's calls cost more) */
@@ -240,7 +240,7 @@ void vic_lists_job(struct vic_lists *l, const struct pol_view *v, uint32_t job,
                    bool on, int64_t key, void (*mark)(void *ctx, uint32_t node),
                    void *ctx)
 {
-    const struct job_rt *r = &v->rt[job];
+    const struct job_rt *r = pol_rt(v, job);
     const struct cluster *c = v->clu;
     for (uint32_t k = 0, n = v->jobs[job].num_gpus; k < n;) {
         uint32_t nd = c->gpu_node[r->gpus[k]], g = 1;
@@ -303,8 +303,8 @@ static void mark_dirty(void *ctx, uint32_t nd)
 
 void vic_touch_job(struct vic_index *x, const struct pol_view *v, uint32_t job)
 {
-    vic_lists_job(&x->l, v, job, v->rt[job].state == JOB_RUNNING,
-                  v->rt[job].finish_at, mark_dirty, x);
+    vic_lists_job(&x->l, v, job, pol_state(v, job) == JOB_RUNNING,
+                  pol_rt(v, job)->finish_at, mark_dirty, x);
 }
 
 /* Node nd's threshold for d GPUs from its list: *t and *job of the job
@@ -330,7 +330,7 @@ static inline void threshold(const struct vic_index *x, uint32_t nd, uint32_t d,
 static int64_t finish_key(const void *ctx, const struct pol_view *v, uint32_t job)
 {
     (void)ctx;
-    return v->rt[job].finish_at;
+    return pol_rt(v, job)->finish_at;
 }
 
 /* Node nd's kept list is the one made from its GPUs. */

@@ -33,11 +33,12 @@ int eng_check(struct eng *e, simtime_t prev)
     uint64_t slots = 0;
     for (uint32_t i = 0; i < e->nrunning; i++) {
         uint32_t j = e->running[i];
-        const struct job_rt *r = &e->rt[j];
+        const struct job_rt *r = eng_rt(e, j);
         const struct trc_job *tj = &e->tr->jobs[j];
-        if (r->state != JOB_RUNNING || e->running_pos[j] != i)
+        if (e->state[j] != JOB_RUNNING || r->state != JOB_RUNNING ||
+            e->running_pos[e->rt_slot[j]] != i)
             return eng_fail(e, "job %s is listed running in state %d", tj->id,
-                        r->state);
+                        e->state[j]);
         for (uint32_t k = 0; k < r->ngpus; k++) {
             uint32_t g = r->gpus[k], m = 0;
             while (m < e->nocc[g] && eng_gpu_jobs(e, g)[m] != j)
@@ -84,7 +85,7 @@ int eng_check(struct eng *e, simtime_t prev)
                         "holds job %u", g, n, c->gpu_job[g]);
         double mem = 0;
         for (uint32_t k = 0; k < n; k++) {
-            if (e->rt[o[k]].state != JOB_RUNNING)
+            if (e->state[o[k]] != JOB_RUNNING)
                 return eng_fail(e, "GPU %u holds job %s, which is not running", g,
                             e->tr->jobs[o[k]].id);
             mem += e->perf->mem[o[k]] > 0 ? e->perf->mem[o[k]] : 0;
@@ -96,7 +97,7 @@ int eng_check(struct eng *e, simtime_t prev)
          * rate, never above the effective figure */
         double use = 0, eff = 0;
         for (uint32_t k = 0; k < n; k++) {
-            const struct job_rt *r = &e->rt[o[k]];
+            const struct job_rt *r = eng_rt(e, o[k]);
             use += mdl_perf_util(e->perf, o[k], r->type) * (r->rate / r->base_rate);
             eff += mdl_perf_util(e->perf, o[k], r->type);
             if (r->ufac != r->rate / r->base_rate)
@@ -124,6 +125,10 @@ int eng_check(struct eng *e, simtime_t prev)
     if (e->nfuture + e->nqueued + e->nrunning + e->ndone + e->nrejected !=
         e->tr->njobs)
         return eng_fail(e, "job states do not add up to %u jobs", e->tr->njobs);
+    if (e->nslots - 1 - e->nfree_slots != e->nqueued + e->nrunning)
+        return eng_fail(e, "%u slots of run state in use for %u jobs in the "
+                        "system", e->nslots - 1 - e->nfree_slots,
+                        e->nqueued + e->nrunning);
     if (e->nfuture != e->tr->njobs - e->next_arrival)
         return eng_fail(e, "%u jobs still to arrive, %u counted",
                     e->tr->njobs - e->next_arrival, e->nfuture);
@@ -138,12 +143,12 @@ int eng_check_final(struct eng *e)
 {
     uint32_t cnt[5] = { 0 };
     for (uint32_t j = 0; j < e->tr->njobs; j++) {
-        const struct job_rt *r = &e->rt[j];
-        if (r->state > JOB_REJECTED)
+        const struct job_end *r = &e->end[j];
+        if (e->state[j] > JOB_REJECTED)
             return eng_fail(e, "job %s in no state", e->tr->jobs[j].id);
-        cnt[r->state]++;
-        if (r->state == JOB_DONE &&
-            (r->finish < r->first_start || r->remaining != 0 ||
+        cnt[e->state[j]]++;
+        if (e->state[j] == JOB_DONE &&
+            (r->finish < r->first_start || r->first_start == SIM_NEVER ||
              r->first_start < e->tr->jobs[j].submit))
             return eng_fail(e, "job %s finished inconsistently", e->tr->jobs[j].id);
     }

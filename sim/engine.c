@@ -28,8 +28,11 @@
  * add up, the policy's queue holds exactly the queued jobs; remaining work
  * is never negative; time never goes back.
  *
- * Memory: everything per job is allocated once in eng_new; the event heap
- * and the timeseries grow geometrically; nothing is malloc'd per event.
+ * Memory: everything per job is reserved once in eng_new and touched as
+ * the jobs arrive: a compact record per job (job_end), and the full run
+ * state (job_rt) by slot, only for the jobs in the system, a slot reused
+ * once its job has left.  The event heap and the timeseries grow
+ * geometrically; nothing is malloc'd per event.
  */
 #include "sim/simint.h"
 #include "models/perf.h"
@@ -88,8 +91,8 @@ void evq_compact(struct evq *q, bool (*dead)(const struct evq_item *, void *),
 static bool stale(const struct evq_item *it, void *ctx)
 {
     const struct eng *e = ctx;
-    return it->kind == EV_FINISH && (e->rt[it->job].state != JOB_RUNNING ||
-                                     e->rt[it->job].gen != it->gen);
+    return it->kind == EV_FINISH && (e->state[it->job] != JOB_RUNNING ||
+                                     eng_rt(e, it->job)->gen != it->gen);
 }
 
 static const struct pol_services services;  /* defined below */
@@ -100,7 +103,9 @@ static struct pol_view view(const struct eng *e)
         .now = e->now,
         .clu = e->clu,
         .jobs = e->tr->jobs,
-        .rt = e->rt,
+        .rts = e->rts,
+        .rt_slot = e->rt_slot,
+        .state = e->state,
         .njobs = e->tr->njobs,
         .nqueued = e->nqueued,
         .nrunning = e->nrunning,
@@ -162,12 +167,19 @@ static double s_pred_runtime(const struct pol_view *v, uint32_t j,
  * else the cluster's reference type. */
 static uint32_t util_type(const struct eng *e, uint32_t j, uint32_t t)
 {
-    const struct job_rt *r = &e->rt[j];
+    const struct job_end *d = &e->end[j];
     if (t != SIM_NONE)
         return t;
-    if (r->first_start != SIM_NEVER)
-        return r->type;
-    return r->req_type != SIM_NONE ? r->req_type : e->clu->ref_type;
+    if (e->state[j] == JOB_FUTURE)
+        return e->clu->ref_type;
+    bool in = e->state[j] == JOB_QUEUED || e->state[j] == JOB_RUNNING;
+    simtime_t first = in ? eng_rt(e, j)->first_start : d->first_start;
+    if (first != SIM_NEVER)
+        return in ? eng_rt(e, j)->type : d->type;
+    uint32_t req = in ? eng_rt(e, j)->req_type
+                 : e->tr->jobs[j].gpu_type
+                     ? clu_type_find(e->clu, e->tr->jobs[j].gpu_type) : SIM_NONE;
+    return req != SIM_NONE ? req : e->clu->ref_type;
 }
 
 static double s_pred_util(const struct pol_view *v, uint32_t j, uint32_t t)
@@ -220,15 +232,6 @@ static int placement_of(const struct pol_args *a, enum plc_mode *mode,
     return 0;
 }
 
-struct rt_part {
-    struct eng *e;
-    uint32_t from, to;
-    uint64_t off;               /* job from's first slot */
-    bool any_user, any_vc;
-};
-
-static void *rt_init_part(void *arg);
-
 struct eng *eng_new(const struct trace *t, struct cluster *c,
                     const struct eng_opts *o, struct dl_error *err)
 {
@@ -240,30 +243,37 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     struct eng *e = xcalloc(1, sizeof *e);
     e->tr = t;
     e->clu = c;
-    /* Every job's run state is set up as it starts (future, nothing done),
-     * each job's allocation a run of e->slots.  Most of the cost is the
-     * first touch of the pages (on a VM whose host takes freed memory
-     * back, about 1.5 s a GB): a trace of a million jobs or more has the
-     * last 3/5 of its jobs set up on a helper thread while this one makes
-     * the rest of the engine and the models' per-job arrays, then the
-     * first 2/5. */
-    uint32_t n = t->njobs, split = (uint32_t)((uint64_t)n * 2 / 5);
-    uint64_t total = 0, split_off = 0;
+    /* Each job's record, slot and allocation (a run of e->slots) are
+     * reserved here, zero (JOB_FUTURE), and set up as the job arrives:
+     * pages of memory are touched as the run reaches them (on a VM whose
+     * host takes freed memory back, touching costs about 1.5 s a GB). */
+    uint32_t n = t->njobs;
+    uint64_t total = 0;
     /* a job never holds more GPUs than the cluster has (more never fits) */
     for (uint32_t j = 0; j < n; j++) {
-        if (j == split)
-            split_off = total;
         total += t->jobs[j].num_gpus < c->ngpus ? t->jobs[j].num_gpus : c->ngpus;
+        e->any_user |= t->jobs[j].user != NULL;
+        e->any_vc |= t->jobs[j].vc != NULL;
     }
-    e->rt = xmalloc_big(n ? n : 1, sizeof *e->rt);    /* written whole below */
-    e->slots = xmalloc_big(total ? total : 1, sizeof *e->slots);
-    struct rt_part part[2] = { { e, 0, n, 0, false, false },
-                               { e, split, n, split_off, false, false } };
-    pthread_t th;
-    bool two = n >= (1u << 20) && dl_thread_start(&th, rt_init_part, &part[1]);
-    if (two)
-        part[0].to = split;
-    memset(e->slots, 0, (total ? total : 1) * sizeof *e->slots);
+    size_t n1 = n ? n : 1;
+    xbig_reserve(&e->state, n1 * sizeof *e->state);
+    xbig_reserve(&e->end, n1 * sizeof *e->end);
+    if (o->keep_rt)
+        xbig_reserve(&e->kept, n1 * sizeof *e->kept);
+    /* slot 0 is no job's: the slot of every job not in the system (a
+     * policy that reads a departed job's run state sees a job never
+     * started, holding nothing, at generation 0) */
+    xbig_reserve(&e->rts, (n1 + 1) * sizeof *e->rts);
+    e->nslots = 1;
+    e->rts[0] = (struct job_rt){
+        .settled = SIM_NEVER, .finish_at = SIM_NEVER, .first_start = SIM_NEVER,
+        .finish = SIM_NEVER, .queued_since = SIM_NEVER, .last_start = SIM_NEVER,
+        .prev_start = SIM_NEVER, .preempted_at = SIM_NEVER,
+        .req_type = SIM_NONE, .type = SIM_NONE, .state = JOB_FUTURE };
+    xbig_reserve(&e->rt_slot, n1 * sizeof *e->rt_slot);
+    xbig_reserve(&e->free_slots, n1 * sizeof *e->free_slots);
+    xbig_reserve(&e->running_pos, (n1 + 1) * sizeof *e->running_pos);
+    xbig_reserve(&e->slots, (total ? total : 1) * sizeof *e->slots);
     struct mdl_perf *perf = mdl_perf_new(o->models, c, t, o->seed, o->diag);
     if (o->args)
         e->args = *o->args;
@@ -284,22 +294,13 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     e->mode = mode;
     e->ctx = (struct pol_ctx){ &services, e };
     e->first_off = xcalloc(n ? n : 1, sizeof *e->first_off);
-    e->running = xcalloc_big(n ? n : 1, sizeof *e->running);
-    e->running_pos = xcalloc_big(n ? n : 1, sizeof *e->running_pos);
-    e->perr = xmalloc((n ? n : 1) * sizeof *e->perr);
-    for (uint32_t j = 0; j < n; j++)
-        e->perr[j] = NAN;
+    xbig_reserve(&e->running, n1 * sizeof *e->running);
     /* the offered load of the trace that runs, at each job's speeds under
      * the run's models (SPEC 5), as trace stats --models reports it */
     double *caps = xmalloc((n ? n : 1) * sizeof *caps);
     mdl_perf_caps(perf, caps);
     e->offered_load = trc_offered_load_caps(t, c, caps);
     free(caps);
-    rt_init_part(&part[0]);
-    if (two)
-        pthread_join(th, NULL);
-    e->any_user = part[0].any_user || part[1].any_user;
-    e->any_vc = part[0].any_vc || part[1].any_vc;
     e->nfuture = n;
     e->win_alloc_us = e->win_eff_us = e->win_useful_us = 0;
     evq_init(&e->evq);
@@ -309,7 +310,7 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     e->last_instant = e->first_submit;
     e->next_sample = e->first_submit;
     if (pol->rate_changed)      /* only a policy told of rate changes */
-        e->pending_mark = xcalloc_big(n ? n : 1, sizeof *e->pending_mark);
+        xbig_reserve(&e->pending_mark, (n1 + 1) * sizeof *e->pending_mark);
     e->now = e->first_submit;
     struct pol_view v = view(e);
     if (pol->create(&e->pst, &e->args, &v, err)) {
@@ -320,30 +321,54 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     return e;
 }
 
-/* Jobs [from, to) as they start: future, nothing done, each job's
- * allocation its run of e->slots (job from's at off). */
-static void *rt_init_part(void *arg)
+/* Job j arrives: its record and its run state in a free slot, as it
+ * starts (queued, nothing done), its allocation the next run of
+ * e->slots. */
+static struct job_rt *enter(struct eng *e, uint32_t j)
 {
-    struct rt_part *p = arg;
-    const struct trace *t = p->e->tr;
-    uint32_t ngpus = p->e->clu->ngpus;
-    uint64_t off = p->off;
-    for (uint32_t j = p->from; j < p->to; j++) {
-        const struct trc_job *tj = &t->jobs[j];
-        struct job_rt *r = &p->e->rt[j];
-        memset(r, 0, sizeof *r);
-        r->gpus = p->e->slots + off;
-        off += tj->num_gpus < ngpus ? tj->num_gpus : ngpus;
-        r->remaining = (double)tj->duration;
-        r->first_start = r->finish = r->preempted_at = SIM_NEVER;
-        r->last_start = r->prev_start = SIM_NEVER;
-        r->type = SIM_NONE;
-        r->req_type = SIM_NONE;
-        r->state = JOB_FUTURE;
-        p->any_user |= tj->user != NULL;
-        p->any_vc |= tj->vc != NULL;
-    }
-    return NULL;
+    const struct trc_job *tj = &e->tr->jobs[j];
+    uint32_t slot = e->nfree_slots ? e->free_slots[--e->nfree_slots]
+                                   : e->nslots++;
+    e->rt_slot[j] = slot;
+    struct job_rt *r = &e->rts[slot];
+    memset(r, 0, sizeof *r);
+    struct job_end *d = &e->end[j];
+    d->gpus_off = e->slot_next;
+    e->slot_next += tj->num_gpus < e->clu->ngpus ? tj->num_gpus : e->clu->ngpus;
+    r->gpus = e->slots + d->gpus_off;
+    r->remaining = (double)tj->duration;
+    r->first_start = r->finish = r->preempted_at = SIM_NEVER;
+    r->last_start = r->prev_start = SIM_NEVER;
+    r->queued_since = e->now;
+    r->type = SIM_NONE;
+    r->req_type = SIM_NONE;
+    r->state = e->state[j] = JOB_QUEUED;
+    d->first_start = d->finish = SIM_NEVER;
+    d->type = SIM_NONE;
+    d->perr = NAN;
+    return r;
+}
+
+/* Job j leaves the system, done or rejected (state): what its outputs
+ * need is kept in its record, and its slot is freed. */
+static void leave(struct eng *e, uint32_t j, enum job_state state)
+{
+    struct job_rt *r = eng_rt(e, j);
+    struct job_end *d = &e->end[j];
+    r->state = e->state[j] = (uint8_t)state;
+    d->first_start = r->first_start;
+    d->finish = r->finish;
+    d->wait = r->wait;
+    d->iso_rate = r->iso_rate;
+    d->gpu_us = r->gpu_us;
+    d->interference = r->solo_us > 0 ? r->run_us / r->solo_us : 1;
+    d->preemptions = r->preemptions;
+    d->first_ngpus = r->first_ngpus;
+    d->type = r->type;
+    if (e->kept)
+        e->kept[j] = *r;
+    e->free_slots[e->nfree_slots++] = e->rt_slot[j];
+    e->rt_slot[j] = 0;
 }
 
 int eng_check_policy(const struct policy *p, const struct pol_args *a,
@@ -382,7 +407,7 @@ void eng_free(struct eng *e)
     if (e->pst)
         e->pol->destroy(e->pst);
     free(e->pending);
-    free(e->pending_mark);
+    xbig_free(e->pending_mark);
     mdl_perf_free(e->perf);
     free(e->nocc);
     free(e->occ);
@@ -392,15 +417,19 @@ void eng_free(struct eng *e)
     free(e->mem_used);
     free(e->scratch);
     free(e->touched);
-    free(e->touch_mark);
+    xbig_free(e->touch_mark);
     free(e->jf);
-    free(e->rt);
-    free(e->slots);
+    xbig_free(e->state);
+    xbig_free(e->end);
+    xbig_free(e->kept);
+    xbig_free(e->rts);
+    xbig_free(e->rt_slot);
+    xbig_free(e->free_slots);
+    xbig_free(e->slots);
     free(e->first_off);
     free(e->first_pool);
-    free(e->running);
-    free(e->running_pos);
-    free(e->perr);
+    xbig_free(e->running);
+    xbig_free(e->running_pos);
     free(e->ts);
     evq_free(&e->evq);
     free(e);
@@ -408,16 +437,20 @@ void eng_free(struct eng *e)
 
 const uint32_t *eng_first_gpus(const struct eng *e, uint32_t j)
 {
-    if (e->rt[j].first_start == SIM_NEVER)
+    uint8_t st = e->state[j];
+    bool in = st == JOB_QUEUED || st == JOB_RUNNING;
+    if (st == JOB_FUTURE ||
+        (in ? eng_rt(e, j)->first_start : e->end[j].first_start) == SIM_NEVER)
         return NULL;
-    return e->first_off[j] ? e->first_pool + (e->first_off[j] - 1) : e->rt[j].gpus;
+    return e->first_off[j] ? e->first_pool + (e->first_off[j] - 1)
+                           : e->slots + e->end[j].gpus_off;
 }
 
 /* Before job j's allocation is overwritten: keeps its first placement
  * when that is what the allocation still holds. */
 static void save_first(struct eng *e, uint32_t j)
 {
-    const struct job_rt *r = &e->rt[j];
+    const struct job_rt *r = eng_rt(e, j);
     if (r->first_start == SIM_NEVER || e->first_off[j])
         return;
     bool moves = e->stream && e->nfirst_pool + r->first_ngpus > e->capfirst_pool;
@@ -435,15 +468,15 @@ static void save_first(struct eng *e, uint32_t j)
 
 static void running_add(struct eng *e, uint32_t j)
 {
-    e->running_pos[j] = e->nrunning;
+    e->running_pos[e->rt_slot[j]] = e->nrunning;
     e->running[e->nrunning++] = j;
 }
 
 static void running_del(struct eng *e, uint32_t j)
 {
-    uint32_t pos = e->running_pos[j], last = e->running[--e->nrunning];
+    uint32_t pos = e->running_pos[e->rt_slot[j]], last = e->running[--e->nrunning];
     e->running[pos] = last;
-    e->running_pos[last] = pos;
+    e->running_pos[e->rt_slot[last]] = pos;
     if (e->jf)                  /* kept by place among the running */
         e->jf[pos] = e->jf[e->nrunning];
 }
@@ -481,7 +514,7 @@ static simtime_t finish_time(const struct eng *e, double rem, double rate)
  * completion.  0 or DL_ECHECK. */
 static int apply_rate(struct eng *e, uint32_t j, double rate)
 {
-    struct job_rt *r = &e->rt[j];
+    struct job_rt *r = eng_rt(e, j);
     const struct trc_job *tj = &e->tr->jobs[j];
     if (rate == r->rate || r->finish_at <= e->now) {
         shr_credit(e, j);       /* eng_set_rate may have moved base_rate */
@@ -504,11 +537,11 @@ static int apply_rate(struct eng *e, uint32_t j, double rate)
     if (e->pol->rate_changed) {
         if (e->in_schedule) {
             /* no hook inside schedule(): told once it returns */
-            if (!e->pending_mark[j]) {
+            if (!e->pending_mark[e->rt_slot[j]]) {
                 xgrow(&e->pending, &e->cappending, e->npending + 1,
                       sizeof *e->pending);
                 e->pending[e->npending++] = j;
-                e->pending_mark[j] = 1;
+                e->pending_mark[e->rt_slot[j]] = 1;
             }
         } else {
             struct pol_view v = view(e);
@@ -526,7 +559,7 @@ static int rerate_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
     shr_neighbours(e, gpus, n, skip);
     for (size_t m = 0; m < e->ntouched; m++) {
         uint32_t k = e->touched[m];
-        struct job_rt *r = &e->rt[k];
+        struct job_rt *r = eng_rt(e, k);
         if (apply_rate(e, k, r->base_rate * shr_kept_factor(e, k)))
             return DL_ECHECK;
     }
@@ -537,7 +570,7 @@ static int rerate_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
  * co-runners speed up. */
 static int stop(struct eng *e, uint32_t j)
 {
-    struct job_rt *r = &e->rt[j];
+    struct job_rt *r = eng_rt(e, j);
     const struct trc_job *tj = &e->tr->jobs[j];
     uint32_t n = r->ngpus, nfree, nshared;
     settle(e, r);
@@ -558,9 +591,9 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
                  bool share)
 {
     const char *pn = e->pol->name;
-    if (j >= e->tr->njobs || e->rt[j].state != JOB_QUEUED)
+    if (j >= e->tr->njobs || e->state[j] != JOB_QUEUED)
         return eng_fail(e, "policy %s started job %u, which is not queued", pn, j);
-    struct job_rt *r = &e->rt[j];
+    struct job_rt *r = eng_rt(e, j);
     const struct trc_job *tj = &e->tr->jobs[j];
     const struct cluster *c = e->clu;
     uint32_t type = SIM_NONE, nshared = 0;
@@ -632,7 +665,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
         /* what the policy was told of this allocation against the truth */
         double pr = mdl_perf_pred_runtime_n(e->perf, j, type, n, spread);
         if (tj->duration > 0 && pr > 0)
-            e->perr[j] = (float)log(pr * base / (double)tj->duration);
+            e->end[j].perr = (float)log(pr * base / (double)tj->duration);
     }
     if (undo) {
         /* nothing happened: the run goes on from where it began */
@@ -646,7 +679,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
         r->last_start = e->now;
         r->start_remaining = r->remaining;
     }
-    r->state = JOB_RUNNING;
+    r->state = e->state[j] = JOB_RUNNING;
     r->type = type;
     r->base_rate = base;
     r->rate = rate;
@@ -674,10 +707,10 @@ static int s_start(struct pol_ctx *x, uint32_t j, const uint32_t *gpus,
 
 int eng_set_rate(struct eng *e, uint32_t j, double rate)
 {
-    if (j >= e->tr->njobs || e->rt[j].state != JOB_RUNNING || !(rate > 0))
+    if (j >= e->tr->njobs || e->state[j] != JOB_RUNNING || !(rate > 0))
         return eng_fail(e, "rate change for job %u: not running, or rate %g <= 0",
                     j, rate);
-    e->rt[j].base_rate = rate;  /* same GPUs, same co-runners: same factor */
+    eng_rt(e, j)->base_rate = rate;  /* same GPUs, same co-runners: same factor */
     return apply_rate(e, j, rate * shr_kept_factor(e, j));
 }
 
@@ -686,12 +719,12 @@ static int s_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
     struct eng *e = x->impl;
     if (!e->in_schedule)
         return eng_fail(e, "policy %s acted outside schedule()", e->pol->name);
-    if (j >= e->tr->njobs || e->rt[j].state != JOB_RUNNING)
+    if (j >= e->tr->njobs || e->state[j] != JOB_RUNNING)
         return eng_fail(e, "policy %s preempted job %u, which is not running",
                     e->pol->name, j);
     if (!(extra_work >= 0))
         return eng_fail(e, "policy %s preempted with negative cost", e->pol->name);
-    struct job_rt *r = &e->rt[j];
+    struct job_rt *r = eng_rt(e, j);
     if (stop(e, j))
         return DL_ECHECK;
     e->nstale++;
@@ -708,7 +741,7 @@ static int s_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
         e->preemptions++;
         e->events++;
     }
-    r->state = JOB_QUEUED;
+    r->state = e->state[j] = JOB_QUEUED;
     r->queued_since = e->now;
     e->nqueued++;
     return 0;
@@ -720,10 +753,10 @@ static int s_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
 static int resize(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n)
 {
     const char *pn = e->pol->name;
-    if (j >= e->tr->njobs || e->rt[j].state != JOB_RUNNING)
+    if (j >= e->tr->njobs || e->state[j] != JOB_RUNNING)
         return eng_fail(e, "policy %s resized job %u, which is not running",
                         pn, j);
-    struct job_rt *r = &e->rt[j];
+    struct job_rt *r = eng_rt(e, j);
     const struct trc_job *tj = &e->tr->jobs[j];
     const struct cluster *c = e->clu;
     if (n < 1 || n > tj->num_gpus)
@@ -801,24 +834,24 @@ static void s_wake(struct pol_ctx *x, simtime_t at)
 
 static void finish(struct eng *e, uint32_t j)
 {
-    struct job_rt *r = &e->rt[j];
+    struct job_rt *r = eng_rt(e, j);
     stop(e, j);     /* a failure is in e->failed */
     r->remaining = 0;
-    r->state = JOB_DONE;
+    r->state = e->state[j] = JOB_DONE;
     r->finish = e->now;
     e->ndone++;
     e->last_finish = e->now;
     struct pol_view v = view(e);
     if (e->pol->finished)
         e->pol->finished(e->pst, &v, j);
+    leave(e, j, JOB_DONE);
 }
 
 static void arrive(struct eng *e, uint32_t j)
 {
-    struct job_rt *r = &e->rt[j];
+    struct job_rt *r = enter(e, j);
     const struct trc_job *tj = &e->tr->jobs[j];
     e->nfuture--;
-    r->queued_since = e->now;
     if (tj->gpu_type)
         r->req_type = clu_type_find(e->clu, tj->gpu_type);
     bool fits = (!tj->gpu_type || r->req_type != SIM_NONE) &&
@@ -828,7 +861,7 @@ static void arrive(struct eng *e, uint32_t j)
     if (fits && e->pol->admit)
         admitted = e->pol->admit(e->pst, &v, j);
     if (!fits || !admitted) {
-        r->state = JOB_REJECTED;
+        leave(e, j, JOB_REJECTED);
         e->nrejected++;
         e->nrefused += fits;
         if (e->nrejected <= 5)
@@ -841,7 +874,6 @@ static void arrive(struct eng *e, uint32_t j)
                          : "can never fit the cluster");
         return;
     }
-    r->state = JOB_QUEUED;
     e->nqueued++;
     e->pol->enqueue(e->pst, &v, j);
 }
@@ -909,7 +941,7 @@ static void progress(struct eng *e, const struct timespec *t0, double *last,
 static void stream_rows(struct eng *e)
 {
     uint32_t r = e->ready, n = e->tr->njobs;
-    while (r < n && (e->rt[r].state == JOB_DONE || e->rt[r].state == JOB_REJECTED))
+    while (r < n && (e->state[r] == JOB_DONE || e->state[r] == JOB_REJECTED))
         r++;
     e->ready = r;
     if (r - e->published >= 1024 || (r == n && r != e->published)) {
@@ -993,8 +1025,8 @@ int eng_run(struct eng *e)
         /* rate changes of the policy's own doing, told now, in order */
         for (size_t i = 0; i < e->npending; i++) {
             uint32_t j = e->pending[i];
-            e->pending_mark[j] = 0;
-            if (e->rt[j].state == JOB_RUNNING) {
+            e->pending_mark[e->rt_slot[j]] = 0;
+            if (e->state[j] == JOB_RUNNING) {
                 v = view(e);
                 e->pol->rate_changed(e->pst, &v, j);
             }

@@ -65,11 +65,12 @@ static simtime_t floor_of(const struct eng *e)
     simtime_t end = e->first_submit;
     for (uint32_t j = 0; j < t->njobs; j++) {
         const struct trc_job *tj = &t->jobs[j];
-        if (e->rt[j].state != JOB_DONE)
+        if (e->state[j] != JOB_DONE)
             continue;
         double best = 0;
+        uint32_t req = tj->gpu_type ? clu_type_find(c, tj->gpu_type) : SIM_NONE;
         for (uint32_t ty = 0; ty < c->ntypes; ty++) {
-            if ((e->rt[j].req_type != SIM_NONE && ty != e->rt[j].req_type) ||
+            if ((req != SIM_NONE && ty != req) ||
                 c->types[ty].total_gpus < tj->num_gpus)
                 continue;
             double r = mdl_perf_rate(e->perf, j, ty, false);
@@ -88,7 +89,7 @@ static simtime_t floor_of(const struct eng *e)
 /* Job j's slowdown: jct over its run time alone on its first type. */
 static double slowdown_of(const struct eng *e, uint32_t j)
 {
-    const struct job_rt *r = &e->rt[j];
+    const struct job_end *r = &e->end[j];
     const struct trc_job *tj = &e->tr->jobs[j];
     double iso = (double)tj->duration / r->iso_rate;
     return iso > 0 ? (double)(r->finish - tj->submit) / iso : 1;
@@ -185,7 +186,7 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
         size_t m = start[k + 1] - start[k], fin = 0, rest = 0;
         /* the finished first, the others after them in job order */
         for (size_t i = 0; i < m; i++) {
-            if (e->rt[jobs[i]].state == JOB_DONE)
+            if (e->state[jobs[i]] == JOB_DONE)
                 jobs[fin++] = jobs[i];
             else
                 others[rest++] = jobs[i];
@@ -194,7 +195,7 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
         for (int pass = 0; pass < 2; pass++) {    /* by JCT, then by wait */
             /* stable by value: ties stay in job order */
             for (size_t i = 0; i < fin; i++) {
-                const struct job_rt *r = &e->rt[jobs[i]];
+                const struct job_end *r = &e->end[jobs[i]];
                 pairs[i] = (struct dl_pair){
                     (uint64_t)(pass ? r->wait : r->finish - t->jobs[jobs[i]].submit),
                     jobs[i] };
@@ -206,7 +207,7 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
             double sum = 0;
             for (size_t i = 0; i < m; i++) {
                 uint32_t j = jobs[i];
-                const struct job_rt *r = &e->rt[j];
+                const struct job_end *r = &e->end[j];
                 const struct trc_job *tj = &t->jobs[j];
                 bool done = i < fin;
                 if (pass == 0) {
@@ -227,7 +228,7 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
             if (fin) {
                 size_t rk = (size_t)ceil(0.99 * (double)fin);
                 uint32_t j = jobs[(rk < 1 ? 1 : rk) - 1];
-                const struct job_rt *r = &e->rt[j];
+                const struct job_end *r = &e->end[j];
                 p99 = (double)(pass ? r->wait : r->finish - t->jobs[j].submit) /
                       SIM_US_PER_S;
             }
@@ -283,9 +284,9 @@ static void pred_errors(const struct eng *e, struct met_summary *m,
 {
     uint32_t nj = e->tr->njobs, n = 0;
     for (uint32_t j = 0; j < nj; j++) {
-        if (isnan(e->perr[j]))
+        if (isnan(e->end[j].perr))
             continue;
-        double x = fabs((double)e->perr[j]);
+        double x = fabs((double)e->end[j].perr);
         memcpy(&v[n++], &x, sizeof x);
     }
     m->pred_jobs = n;
@@ -310,22 +311,19 @@ void met_summarize(const struct eng *e, struct met_summary *m)
     double sj = 0, sw = 0, si = 0;
     *m = (struct met_summary){ .jobs = t->njobs };
     for (uint32_t j = 0; j < t->njobs; j++) {
-        const struct job_rt *r = &e->rt[j];
+        const struct job_end *r = &e->end[j];
         const struct trc_job *tj = &t->jobs[j];
         if (tj->deadline != SIM_NEVER) {
             m->qos_jobs++;
-            if (r->state == JOB_DONE && r->finish <= tj->deadline)
+            if (e->state[j] == JOB_DONE && r->finish <= tj->deadline)
                 m->qos_met++;
         }
-        if (r->state == JOB_REJECTED)
+        if (e->state[j] == JOB_REJECTED)
             m->rejected++;
-        if (r->state != JOB_DONE)
+        if (e->state[j] != JOB_DONE)
             continue;
-        if (r->solo_us > 0)
-            si += r->run_us / r->solo_us;
-        else
-            si += 1;
-        m->colocated_jobs += r->solo_us < r->run_us;
+        si += r->interference;
+        m->colocated_jobs += r->interference > 1;   /* solo_us < run_us */
         a[n] = (uint64_t)(r->finish - tj->submit);
         sj += (double)a[n];
         sw += (double)r->wait;
@@ -336,8 +334,8 @@ void met_summarize(const struct eng *e, struct met_summary *m)
     pcts(a, n, (const double[]){ 99, 95, 50 }, 3, pj);
     n = 0;
     for (uint32_t j = 0; j < t->njobs; j++)
-        if (e->rt[j].state == JOB_DONE)
-            a[n++] = (uint64_t)e->rt[j].wait;
+        if (e->state[j] == JOB_DONE)
+            a[n++] = (uint64_t)e->end[j].wait;
     pcts(a, n, (const double[]){ 99, 50 }, 2, pw);
     m->avg_jct = n ? sj / (double)n / SIM_US_PER_S : 0;
     m->avg_wait = n ? sw / (double)n / SIM_US_PER_S : 0;
@@ -363,7 +361,7 @@ void met_summarize(const struct eng *e, struct met_summary *m)
     fairness(e, true, &m->fairness_jain_vc, &m->worst_vc_slowdown);
     const struct cluster *c = e->clu;
     for (uint32_t j = 0; j < t->njobs; j++) {
-        const struct job_rt *r = &e->rt[j];
+        const struct job_end *r = &e->end[j];
         uint32_t ty = r->type != SIM_NONE ? r->type : c->ref_type;
         m->jobs_src[mdl_perf_source(e->perf, j, ty)]++;
     }

@@ -145,9 +145,9 @@ static char *job_row(const struct eng *e, uint32_t j, char *line, size_t cap)
 {
     const struct cluster *c = e->clu;
     const struct trc_job *tj = &e->tr->jobs[j];
-    const struct job_rt *r = &e->rt[j];
+    const struct job_end *r = &e->end[j];
     const uint32_t *first = eng_first_gpus(e, j);
-    bool done = r->state == JOB_DONE;
+    bool done = e->state[j] == JOB_DONE;
     uint32_t type = first ? c->nodes[c->gpu_node[first[0]]].type : SIM_NONE;
     char *p = line;
     p = b_str(p, tj->id);

@@ -44,8 +44,15 @@
 #include "sim/cluster/cluster.h"
 #include "traces/trace.h"
 
+#ifdef DLSIM_RT_AUDIT
+#include <stdio.h>
+#include <stdlib.h>
+#endif
+
 /* The contract's version; a plug-in records the one it was built for. */
-#define DLSIM_POLICY_ABI 3      /* 3: pol_resize; job_rt.resizes */
+#define DLSIM_POLICY_ABI 4      /* 3: pol_resize; job_rt.resizes.  4: run
+                                   state by slot (pol_rt), only for jobs
+                                   in the system */
 
 /* The most jobs one GPU can ever hold (the run's own limit is the view's
  * max_share, from --models max_jobs_per_gpu). */
@@ -55,7 +62,13 @@ struct pol_services;
 
 enum job_state { JOB_FUTURE, JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_REJECTED };
 
-/* Per-job run state, owned by the engine, read-only to policies. */
+/* A job's run state while it is in the system, owned by the engine,
+ * read-only to policies (pol_rt).  It exists from the job's arrival (its
+ * admit and enqueue hooks see it) until its finished hook returns, or
+ * until its admit hook refuses it: a job not yet arrived, done or rejected
+ * has none, and the engine keeps only what its outputs need.  So a run
+ * holds run state for the jobs queued or running at once, not for the
+ * whole trace. */
 struct job_rt {
     double remaining;           /* work left at `settled`, reference-GPU us */
     double rate;                /* work per us while running, else 0 */
@@ -97,7 +110,11 @@ struct pol_view {
     simtime_t now;
     const struct cluster *clu;
     const struct trc_job *jobs; /* the trace, by job index */
-    const struct job_rt *rt;    /* run state, by job index */
+    /* run state, by slot: a job's is rts[rt_slot[j]] while it is in the
+     * system (pol_rt); a slot is reused once its job has left */
+    const struct job_rt *rts;
+    const uint32_t *rt_slot;    /* [njobs] */
+    const uint8_t *state;       /* [njobs] enum job_state (pol_state) */
     uint32_t njobs;
     uint32_t nqueued, nrunning;
     /* who is on each GPU: occ[g * max_share + k], k < nocc[g] */
@@ -122,10 +139,35 @@ static inline const uint32_t *pol_gpu_jobs(const struct pol_view *v,
     return v->occ + (size_t)g * v->max_share;
 }
 
+/* Job j's state (enum job_state), whatever it is: a job's run state
+ * (pol_rt) is there only while it is queued or running. */
+static inline enum job_state pol_state(const struct pol_view *v, uint32_t j)
+{
+    return (enum job_state)v->state[j];
+}
+
+/* The run state of job j, queued or running (or in its own admit or
+ * finished hook).  Any other job's reads as that of no job (slot 0): never
+ * started, holding nothing, in state JOB_FUTURE at generation 0; its
+ * true state is pol_state's.  Built with -DDLSIM_RT_AUDIT (the sanitizer
+ * test build), such a read aborts with the job's id: a policy's tests
+ * show where it reads what is no longer there. */
+static inline const struct job_rt *pol_rt(const struct pol_view *v, uint32_t j)
+{
+#ifdef DLSIM_RT_AUDIT
+    if (!v->rt_slot[j]) {
+        fprintf(stderr, "DLSIM_RT_AUDIT: the run state of job %u, which is "
+                "not in the system (state %d), was read\n", j, v->state[j]);
+        abort();
+    }
+#endif
+    return &v->rts[v->rt_slot[j]];
+}
+
 /* Remaining work of job j at v->now (reference-GPU microseconds). */
 static inline double pol_remaining(const struct pol_view *v, uint32_t j)
 {
-    const struct job_rt *r = &v->rt[j];
+    const struct job_rt *r = pol_rt(v, j);
     double w = r->remaining - r->rate * (double)(v->now - r->settled);
     return w > 0 ? w : 0;
 }
@@ -133,7 +175,7 @@ static inline double pol_remaining(const struct pol_view *v, uint32_t j)
 /* Work (reference-GPU us) job j has done since its current run began. */
 static inline double pol_gained(const struct pol_view *v, uint32_t j)
 {
-    return v->rt[j].start_remaining - pol_remaining(v, j);
+    return pol_rt(v, j)->start_remaining - pol_remaining(v, j);
 }
 
 /* Whether a preemption costing cost (reference-GPU us) may stop running

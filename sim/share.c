@@ -115,7 +115,7 @@ static inline void cap_add(double *sum, double du, double *total)
  * rate on this allocation (rate / base_rate) on each of its GPUs. */
 void shr_credit(struct eng *e, uint32_t j)
 {
-    struct job_rt *r = &e->rt[j];
+    struct job_rt *r = eng_rt(e, j);
     double f = r->rate / r->base_rate;
     if (f == r->ufac)
         return;
@@ -133,7 +133,7 @@ void shr_credit(struct eng *e, uint32_t j)
 uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
                   double f)
 {
-    struct job_rt *r = &e->rt[j];
+    struct job_rt *r = eng_rt(e, j);
     uint32_t nfree = 0, shared = e->shared_gpus;
     const struct cluster *c = e->clu;
     uint32_t t = c->nodes[c->gpu_node[gpus[0]]].type;   /* one type */
@@ -168,7 +168,7 @@ uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
 
 uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
 {
-    struct job_rt *r = &e->rt[j];
+    struct job_rt *r = eng_rt(e, j);
     uint32_t n = r->ngpus, nfree = 0, nsh = 0, shared = e->shared_gpus;
     double u = mdl_perf_util(e->perf, j, r->type), mem = e->perf->mem[j];
     double m = mem > 0 ? mem : 0, uf = -u * r->ufac;
@@ -228,7 +228,7 @@ static inline void jf_update(struct eng *e, struct shr_jf *jf, uint32_t k,
     } else if (v <= jf->fmin) {
         jf->fmin = v;
     } else {
-        const struct job_rt *r = &e->rt[k];
+        const struct job_rt *r = eng_rt(e, k);
         jf->fmin = factor(e, k, r->type, r->gpus, r->ngpus, true, &jf->at);
     }
 }
@@ -240,10 +240,10 @@ void shr_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
     /* a job is listed once, in the order first met: marked with this
      * call's number (a gang of thousands of GPUs meets hundreds) */
     if (!e->touch_mark)
-        e->touch_mark = xcalloc_big(e->tr->njobs ? e->tr->njobs : 1,
-                                    sizeof *e->touch_mark);
+        xbig_reserve(&e->touch_mark, ((size_t)e->tr->njobs + 1) *
+                     sizeof *e->touch_mark);
     if (++e->touch_cur == 0) {
-        memset(e->touch_mark, 0, e->tr->njobs * sizeof *e->touch_mark);
+        memset(e->touch_mark, 0, e->nslots * sizeof *e->touch_mark);
         e->touch_cur = 1;
     }
     struct shr_jf *jf = jf_get(e);
@@ -263,8 +263,9 @@ void shr_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
             uint32_t k = o[q];
             if (k == skip)
                 continue;
-            if (mark[k] != cur) {
-                mark[k] = cur;
+            uint32_t sk = e->rt_slot[k];
+            if (mark[sk] != cur) {
+                mark[sk] = cur;
                 xgrow(&e->touched, &e->captouched, e->ntouched + 1,
                       sizeof *e->touched);
                 e->touched[e->ntouched++] = k;
@@ -276,10 +277,10 @@ void shr_neighbours(struct eng *e, const uint32_t *gpus, uint32_t n,
                 else if (*x > 0)
                     vals[q] = *x;
                 else
-                    vals[q] = *x = mdl_perf_shared(e->perf, e->rt[k].type, k,
+                    vals[q] = *x = mdl_perf_shared(e->perf, eng_rt(e, k)->type, k,
                                                    o, c);
             }
-            jf_update(e, &jf[e->running_pos[k]], k, g, vals[q]);
+            jf_update(e, &jf[e->running_pos[sk]], k, g, vals[q]);
         }
     }
 }

@@ -31,6 +31,8 @@ struct eng_opts {
                                    (NULL: none, consolidated placement) */
     uint64_t seed;
     bool check;                 /* verify invariants after every instant */
+    bool keep_rt;               /* keep each job's run state as it left
+                                   (eng.kept: tests read its last run) */
     simtime_t sample;           /* timeseries interval; 0 = none */
     struct dl_diag *diag;       /* warnings (may be NULL) */
     const struct mdl_spec *models;  /* --models; NULL = none */

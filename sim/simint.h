@@ -40,6 +40,25 @@ struct evq_item evq_pop(struct evq *q);
 void evq_compact(struct evq *q, bool (*dead)(const struct evq_item *, void *),
                  void *ctx);
 
+/* What stays of job j once it has left the system: what jobs.csv,
+ * summary.json and the tests read.  Written at the job's arrival, first
+ * start and end, never read by a policy. */
+struct job_end {
+    simtime_t first_start;      /* SIM_NEVER until first started */
+    simtime_t finish;           /* SIM_NEVER until done */
+    simtime_t wait;             /* total time queued */
+    double iso_rate;            /* solo rate on the first allocation */
+    double gpu_us;              /* GPU-time held (GPUs x us) */
+    double interference;        /* run_us / solo_us: above 1 when it ran
+                                   slower than alone for a while */
+    uint64_t gpus_off;          /* its allocation's place in eng.slots */
+    uint32_t preemptions;
+    uint32_t first_ngpus;       /* GPUs of the first run */
+    uint32_t type;              /* type of the last allocation, SIM_NONE */
+    float perr;                 /* log(predicted / true solo run time) at
+                                   the first start, NAN before */
+};
+
 struct eng {
     const struct trace *tr;
     struct cluster *clu;
@@ -53,14 +72,30 @@ struct eng {
     uint32_t *pending;          /* jobs whose rate changed meanwhile, to
                                    tell the policy after it returns */
     size_t npending, cappending;
-    uint32_t *pending_mark;     /* [njobs] npending + 1 at when listed
-                                   (NULL: the policy has no rate_changed) */
+    uint32_t *pending_mark;     /* by slot: 1 when listed (NULL: the
+                                   policy has no rate_changed) */
     struct mdl_perf *perf;      /* the run's models (owned) */
     struct out_stream *stream;  /* jobs.csv as the run goes, or NULL (not
                                    owned) */
     uint32_t ready;             /* jobs [0, ready) are done or rejected */
     uint32_t published;         /* the last ready told to the stream */
-    struct job_rt *rt;          /* [njobs] */
+    /* run state by slot, only for the jobs in the system (queued or
+     * running): job j's is rts[rt_slot[j]] from its arrival to its end
+     * (eng_rt); a slot is reused once its job has left.  The pool has
+     * room for every job (all may wait at once), in memory that is only
+     * touched as far as the most jobs in the system at once. */
+    struct job_rt *rts;
+    uint32_t *rt_slot;          /* [njobs], written at each arrival */
+    uint32_t *free_slots;       /* slots given back, reused last in first out */
+    uint32_t nfree_slots;
+    uint32_t nslots;            /* slots ever used: [1, nslots); slot 0
+                                   is every absent job's, zero */
+    uint64_t slot_next;         /* the next arrival's allocation in slots */
+    uint8_t *state;             /* [njobs] each job's enum job_state (the
+                                   policies' view: pol_state) */
+    struct job_end *end;        /* [njobs] each job's outcome */
+    struct job_rt *kept;        /* [njobs] with eng_opts.keep_rt: each
+                                   job's run state as it left (tests) */
     bool any_user, any_vc;      /* some job names a user (a vc): the
                                    tenant tables are not empty */
     /* occupancy: occ[g * max_share + k], k < nocc[g]; the cluster's
@@ -89,13 +124,15 @@ struct eng {
     } *jf;
     uint32_t *touched;          /* scratch: jobs whose co-runners changed */
     size_t ntouched, captouched;
-    uint32_t *touch_mark;       /* [njobs] touch_cur when listed in touched
-                                   (calloc'd at the first co-location) */
+    uint32_t *touch_mark;       /* by slot: touch_cur when listed in
+                                   touched (calloc'd at the first
+                                   co-location) */
     uint32_t touch_cur;
     uint32_t *scratch;          /* scratch: GPUs, [max gang] */
     uint32_t shared_gpus;       /* GPUs with >= 2 jobs */
     double shared_gpu_us;       /* integral of shared_gpus dt */
-    uint32_t *slots;            /* current allocations, sum(num_gpus) */
+    uint32_t *slots;            /* current allocations, sum(num_gpus):
+                                   job j's from job_end.gpus_off */
     /* first-start placements: a job's is its current allocation (gpus)
      * until a restart or a resize overwrites that; then it is saved in
      * first_pool, at first_off[j] - 1 (first_off is calloc'd: pages of
@@ -105,7 +142,7 @@ struct eng {
                                    lock while jobs.csv is streamed */
     size_t nfirst_pool, capfirst_pool;
     uint32_t *running;          /* ids of running jobs (unordered) */
-    uint32_t *running_pos;      /* [njobs] index into running */
+    uint32_t *running_pos;      /* by slot: index into running */
     struct evq evq;
 
     simtime_t now;
@@ -128,8 +165,6 @@ struct eng {
     double offered_load;        /* of the trace that runs, under the run's
                                    models (NAN when undefined) */
     double work_rate;           /* sum over running jobs of gpus*rate */
-    float *perr;                /* [njobs] log(predicted / true solo run
-                                   time) at the first start, NAN before */
     uint64_t resizes;           /* pol_resize actions applied */
     double work_done;           /* integral of work_rate dt: GPU work done,
                                    reference-GPU us (tests compare it) */
@@ -145,6 +180,12 @@ struct eng {
     double cpu_seconds;         /* CPU time of eng_run's thread (jobs.csv
                                    written meanwhile is not counted) */
 };
+
+/* Job j's run state, while it is in the system (queued or running). */
+static inline struct job_rt *eng_rt(const struct eng *e, uint32_t j)
+{
+    return &e->rts[e->rt_slot[j]];
+}
 
 /* Inside sim/: the engine's failure (fills fail_msg, returns DL_ECHECK),
  * the jobs on GPU g, and the checks of --check (sim/check.c). */
@@ -175,13 +216,13 @@ double shr_factor_fresh(const struct eng *e, uint32_t j, uint32_t type,
 static inline void shr_keep(struct eng *e, uint32_t j, double f, uint32_t at)
 {
     if (e->jf)
-        e->jf[e->running_pos[j]] = (struct shr_jf){ f, at };
+        e->jf[e->running_pos[e->rt_slot[j]]] = (struct shr_jf){ f, at };
 }
 /* Running job j's factor as kept: what a walk (shr_factor) would give
  * now, once shr_neighbours has run over every GPU whose jobs changed. */
 static inline double shr_kept_factor(const struct eng *e, uint32_t j)
 {
-    const struct shr_jf *k = e->jf ? &e->jf[e->running_pos[j]] : NULL;
+    const struct shr_jf *k = e->jf ? &e->jf[e->running_pos[e->rt_slot[j]]] : NULL;
     return k && k->at ? k->fmin : 1;
 }
 /* Job j joins gpus[0..n), credited at factor f (rate / solo rate); the

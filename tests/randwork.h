@@ -116,14 +116,14 @@ static inline void tu_check_random_run(const struct trace *t, struct cluster *c,
     double cost_s = pc ? atof(pc + 13) : 0;
     for (uint32_t j = 0; j < t->njobs; j++) {
         const struct trc_job *tj = &t->jobs[j];
-        const struct job_rt *rt = &e->rt[j];
+        const struct job_end *rt = &e->end[j];
         uint32_t req = tj->gpu_type ? clu_type_find(c, tj->gpu_type) : SIM_NONE;
         bool fits = (!tj->gpu_type || req != SIM_NONE) &&
                     plc_ever_fits(c, tj->num_gpus, req,
                                   pool ? PLC_POOL : PLC_CONSOLIDATED);
-        cr_assert_eq(rt->state, fits ? JOB_DONE : JOB_REJECTED,
+        cr_assert_eq(e->state[j], fits ? JOB_DONE : JOB_REJECTED,
                      "round %d %s job %s state %d", round, pol, tj->id,
-                     rt->state);
+                     e->state[j]);
         if (!fits)
             continue;
         want += (double)tj->num_gpus * (double)tj->duration;

@@ -18,7 +18,7 @@ TestSuite(baselines, .fini = tu_tmp_cleanup);
 
 static uint32_t preemptions(const struct eng *e, const char *id)
 {
-    return e->rt[tu_job(e->tr, id)].preemptions;
+    return e->end[tu_job(e->tr, id)].preemptions;
 }
 
 /* ------------------------------------------------------------------ edf */
@@ -123,17 +123,17 @@ Test(baselines, sjf_predicted_with_noise_changes_order)
     for (uint32_t i = 0; i < 10; i++) {
         uint32_t j = order[i];
         differs |= j != i + 1;
-        cr_expect_eq(e->rt[j].first_start, at, "%s starts at %lld, expected %lld",
-                     t.jobs[j].id, (long long)e->rt[j].first_start, (long long)at);
+        cr_expect_eq(e->end[j].first_start, at, "%s starts at %lld, expected %lld",
+                     t.jobs[j].id, (long long)e->end[j].first_start, (long long)at);
         at += t.jobs[j].duration;
-        cr_expect_eq(e->rt[j].finish, at);
+        cr_expect_eq(e->end[j].finish, at);
     }
     cr_expect(differs, "the noise left the true order unchanged");
     /* sjf on the same run ignores predictions: true order */
     struct eng *e2 = tu_run_models(&t, &c, "sjf", &s);
     at = US(100);
     for (uint32_t j = 1; j <= 10; j++) {
-        cr_expect_eq(e2->rt[j].first_start, at);
+        cr_expect_eq(e2->end[j].first_start, at);
         at += t.jobs[j].duration;
     }
     eng_free(e2);
@@ -161,8 +161,9 @@ Test(baselines, sjf_predicted_oracle_equals_sjf)
     struct eng *a = tu_run_models(&t, &c, "sjf", &s);
     struct eng *b = tu_run_models(&t, &c, "sjf:predicted=1", &s);
     for (uint32_t j = 0; j < t.njobs; j++) {
-        cr_expect_eq(a->rt[j].first_start, b->rt[j].first_start, "%s", t.jobs[j].id);
-        cr_expect_eq(a->rt[j].finish, b->rt[j].finish, "%s", t.jobs[j].id);
+        cr_expect_eq(a->end[j].first_start, b->end[j].first_start, "%s",
+                     t.jobs[j].id);
+        cr_expect_eq(a->end[j].finish, b->end[j].finish, "%s", t.jobs[j].id);
         cr_expect_eq(mdl_perf_pred_runtime(b->perf, j, c.ref_type, false),
                      (double)t.jobs[j].duration);
     }
@@ -199,8 +200,8 @@ Test(baselines, tiresias_demotion_at_threshold_and_preemption)
     TU_SCHED(e, "a", 0, 25);
     cr_expect_eq(preemptions(e, "a"), 2);
     cr_expect_eq(preemptions(e, "b"), 0);
-    cr_expect_eq(e->rt[tu_job(&t, "a")].wait, US(3 + 2));
-    cr_expect_eq(e->rt[tu_job(&t, "b")].wait, US(2.75));
+    cr_expect_eq(e->end[tu_job(&t, "a")].wait, US(3 + 2));
+    cr_expect_eq(e->end[tu_job(&t, "b")].wait, US(2.75));
     eng_free(e);
     /* preempt_cost=1: a has 16.25 + 1 left at 6.75, so 14 + 1 at 10: it
      * ends at 12 + 15 = 27 */
@@ -246,9 +247,9 @@ Test(baselines, tiresias_crossing_rounds_up)
     tu_trace(&t, "job_id,submit_time,num_gpus,duration\na,0,2,5\nb,0.1,2,1\n");
     tu_simple_cluster(&c, 1, 2);
     struct eng *e = tu_run(&t, &c, "tiresias:thresholds=1.000001");
-    cr_expect_eq(e->rt[tu_job(&t, "b")].first_start, 500001);
-    cr_expect_eq(e->rt[tu_job(&t, "b")].finish, 1500001);
-    cr_expect_eq(e->rt[tu_job(&t, "a")].finish, 5000000 + 1000000);
+    cr_expect_eq(e->end[tu_job(&t, "b")].first_start, 500001);
+    cr_expect_eq(e->end[tu_job(&t, "b")].finish, 1500001);
+    cr_expect_eq(e->end[tu_job(&t, "a")].finish, 5000000 + 1000000);
     eng_free(e);
     trc_free(&t);
     clu_free(&c);
@@ -300,8 +301,8 @@ Test(baselines, tiresias_promote)
     TU_SCHED(e, "b", 5, 20);
     cr_expect_eq(preemptions(e, "a"), 2);
     cr_expect_eq(preemptions(e, "b"), 1);
-    cr_expect_eq(e->rt[tu_job(&t, "a")].wait, US(10));
-    cr_expect_eq(e->rt[tu_job(&t, "b")].wait, US(9));
+    cr_expect_eq(e->end[tu_job(&t, "a")].wait, US(10));
+    cr_expect_eq(e->end[tu_job(&t, "b")].wait, US(9));
     eng_free(e);
     e = tu_run(&t, &c, "tiresias:thresholds=5");
     TU_SCHED(e, "a", 0, 30);
@@ -465,7 +466,7 @@ Test(baselines, gandiva_gang_packing_passes_a_node_short_of_memory)
         tu_placement(e, "a", "n0:0");
         tu_placement(e, "d", "n1:1");
         tu_placement(e, "g", want[k]);
-        cr_expect_eq(e->rt[tu_job(&r.t, "g")].first_start, US(1), "mem %s", mem[k]);
+        cr_expect_eq(e->end[tu_job(&r.t, "g")].first_start, US(1), "mem %s", mem[k]);
         hr_end(&r);
     }
 }
@@ -501,14 +502,14 @@ Test(baselines, gandiva_counts_a_spread_gang)
         tu_placement(e, "b", "n1:0-7");
         if (k < 2) {
             tu_placement(e, "g", spread);
-            cr_expect_eq(e->rt[tu_job(&r.t, "g")].first_start, US(k ? 1 : 5),
+            cr_expect_eq(e->end[tu_job(&r.t, "g")].first_start, US(k ? 1 : 5),
                          "case %d", k);
         } else if (k == 2) {
             tu_placement(e, "h", "n0:0-1+n1:0-7+n2:0-7+n3:0-7+n4:0-7+n5:0-7+"
                                  "n6:0-7+n7:0-7+n8:0-7");
-            cr_expect_eq(e->rt[tu_job(&r.t, "h")].first_start, US(2));
+            cr_expect_eq(e->end[tu_job(&r.t, "h")].first_start, US(2));
         } else {
-            cr_expect_eq(e->rt[tu_job(&r.t, "g")].first_start, US(1));
+            cr_expect_eq(e->end[tu_job(&r.t, "g")].first_start, US(1));
         }
         hr_end(&r);
     }
@@ -551,8 +552,8 @@ Test(baselines, gandiva_time_slicing)
     TU_SCHED(e, "b", 10, 35);
     cr_expect_eq(preemptions(e, "a"), 2);
     cr_expect_eq(preemptions(e, "b"), 1);
-    cr_expect_eq(e->rt[tu_job(&t, "a")].wait, US(15));
-    cr_expect_eq(e->rt[tu_job(&t, "b")].wait, US(15));
+    cr_expect_eq(e->end[tu_job(&t, "a")].wait, US(15));
+    cr_expect_eq(e->end[tu_job(&t, "b")].wait, US(15));
     eng_free(e);
     /* preempt_cost=1: a has 21 left at 10; b 6 at 20; a 21 - 10 + 1 = 12
      * at 30; b 30-36; a 36-48 */
@@ -775,7 +776,7 @@ Test(baselines, gandiva_profiling_delays_packing_by_s)
         char pol[64];
         snprintf(pol, sizeof pol, "gandiva:quantum=10,profile_s=%g", S[k]);
         e = tu_run_models(&t, &c, pol, &s);
-        const struct job_rt *rb = &e->rt[tu_job(&t, "b")];
+        const struct job_rt *rb = &e->kept[tu_job(&t, "b")];
         TU_SCHED(e, "a", 10, 130);
         cr_expect_eq(rb->first_start, 0, "%s", pol);
         cr_expect_eq(rb->last_start, US(10 + S[k]), "%s: b packs at %lld", pol,

@@ -14,8 +14,8 @@
 
 TestSuite(fairshare, .fini = tu_tmp_cleanup);
 
-#define PREEMPTS(e, id) ((e)->rt[tu_job((e)->tr, id)].preemptions)
-#define STATE(e, id) ((e)->rt[tu_job((e)->tr, id)].state)
+#define PREEMPTS(e, id) ((e)->end[tu_job((e)->tr, id)].preemptions)
+#define STATE(e, id) ((e)->state[tu_job((e)->tr, id)])
 
 /* The policy spec with file=PATH of a quota file written now. */
 static const char *with_file(const char *pol, const char *text)
@@ -64,7 +64,7 @@ Test(fairshare, three_tenants_lend_and_reclaim)
     TU_SCHED(e, "a2", 60, 80);
     TU_SCHED(e, "c2", 60, 70);
     cr_expect_eq(PREEMPTS(e, "b1"), 2);
-    cr_expect_eq(e->rt[tu_job(&t, "b1")].wait, US(50));
+    cr_expect_eq(e->end[tu_job(&t, "b1")].wait, US(50));
     cr_expect_eq(e->preemptions, 2);
     tu_assert_rerun_same(e, &t, &c, pol);
     eng_free(e);
@@ -397,13 +397,13 @@ static double peak_use(const struct eng *e, const char *vc)
 {
     double peak = 0;
     for (uint32_t j = 0; j < e->tr->njobs; j++) {
-        const struct job_rt *a = &e->rt[j];
-        if (a->state != JOB_DONE || strcmp(e->tr->jobs[j].vc, vc))
+        const struct job_end *a = &e->end[j];
+        if (e->state[j] != JOB_DONE || strcmp(e->tr->jobs[j].vc, vc))
             continue;
         double use = 0;
         for (uint32_t k = 0; k < e->tr->njobs; k++) {
-            const struct job_rt *b = &e->rt[k];
-            if (b->state == JOB_DONE && !strcmp(e->tr->jobs[k].vc, vc) &&
+            const struct job_end *b = &e->end[k];
+            if (e->state[k] == JOB_DONE && !strcmp(e->tr->jobs[k].vc, vc) &&
                 b->first_start <= a->first_start && a->first_start < b->finish)
                 use += e->tr->jobs[k].num_gpus;
         }
@@ -444,9 +444,9 @@ Test(fairshare, random_workloads_with_tenants, .timeout = 600)
             bool fits = (!tj->gpu_type || req != SIM_NONE) &&
                         plc_ever_fits(&c, tj->num_gpus, req, PLC_CONSOLIDATED) &&
                         tj->num_gpus <= q + 1e-9;
-            cr_assert_eq(e->rt[j].state, fits ? JOB_DONE : JOB_REJECTED,
+            cr_assert_eq(e->state[j], fits ? JOB_DONE : JOB_REJECTED,
                          "round %d job %s", round, tj->id);
-            cr_assert_eq(e->rt[j].preemptions, 0);
+            cr_assert_eq(e->end[j].preemptions, 0);
         }
         tu_assert_rerun_same(e, &t, &c, "fairshare:lend=0");
         eng_free(e);
@@ -473,7 +473,7 @@ static const char *oracle_name(const struct eng *e, uint32_t j, bool by_vc)
 
 static simtime_t oracle_val(const struct eng *e, uint32_t j, bool by_wait)
 {
-    return by_wait ? e->rt[j].wait : e->rt[j].finish - e->tr->jobs[j].submit;
+    return by_wait ? e->end[j].wait : e->end[j].finish - e->tr->jobs[j].submit;
 }
 
 static int oracle_cmp(const void *a, const void *b, void *ctx)
@@ -483,7 +483,7 @@ static int oracle_cmp(const void *a, const void *b, void *ctx)
     int c = strcmp(oracle_name(o->e, x, o->by_vc), oracle_name(o->e, y, o->by_vc));
     if (c)
         return c;
-    bool dx = o->e->rt[x].state == JOB_DONE, dy = o->e->rt[y].state == JOB_DONE;
+    bool dx = o->e->state[x] == JOB_DONE, dy = o->e->state[y] == JOB_DONE;
     if (dx != dy)
         return dx ? -1 : 1;
     if (dx && oracle_val(o->e, x, o->by_wait) != oracle_val(o->e, y, o->by_wait))
@@ -514,9 +514,9 @@ static void check_groups(const struct eng *e, bool by_vc, int round)
             double sum = 0, hours = 0, slow = 0;
             for (uint32_t i = a; i < b; i++) {
                 uint32_t j = ix[i];
-                const struct job_rt *r = &e->rt[j];
+                const struct job_end *r = &e->end[j];
                 const struct trc_job *tj = &e->tr->jobs[j];
-                bool done = r->state == JOB_DONE;
+                bool done = e->state[j] == JOB_DONE;
                 jobs++;
                 hours += r->gpu_us / SIM_US_PER_S / 3600;
                 if (tj->deadline != SIM_NEVER) {

@@ -24,8 +24,8 @@ Test(golden, fifo_strict_blocks)
     TU_SCHED(e, "a", 0, 10);
     TU_SCHED(e, "b", 10, 15);
     TU_SCHED(e, "c", 15, 18);
-    cr_expect_eq(e->rt[tu_job(&t, "b")].wait, US(9));
-    cr_expect_eq(e->rt[tu_job(&t, "c")].wait, US(13));
+    cr_expect_eq(e->end[tu_job(&t, "b")].wait, US(9));
+    cr_expect_eq(e->end[tu_job(&t, "c")].wait, US(13));
     tu_placement(e, "a", "n0:0-1");
     tu_placement(e, "b", "n0:0-3");
     struct met_summary m;
@@ -96,11 +96,11 @@ Test(golden, srtf_one_gpu)
     TU_SCHED(e, "b", 1, 8);
     TU_SCHED(e, "c", 2, 4);
     uint32_t a = tu_job(&t, "a"), b = tu_job(&t, "b"), cc = tu_job(&t, "c");
-    cr_expect_eq(e->rt[a].preemptions, 1);
-    cr_expect_eq(e->rt[b].preemptions, 1);
-    cr_expect_eq(e->rt[cc].preemptions, 0);
-    cr_expect_eq(e->rt[a].wait, US(7));
-    cr_expect_eq(e->rt[b].wait, US(2));
+    cr_expect_eq(e->end[a].preemptions, 1);
+    cr_expect_eq(e->end[b].preemptions, 1);
+    cr_expect_eq(e->end[cc].preemptions, 0);
+    cr_expect_eq(e->end[a].wait, US(7));
+    cr_expect_eq(e->end[b].wait, US(2));
     cr_expect_eq(e->preemptions, 2);
     eng_free(e);
     trc_free(&t);
@@ -207,8 +207,8 @@ Test(golden, never_fits_rejected)
                  "ok,0,1,5,\nhuge,1,9,5,\nalien,2,1,5,TPU\nafter,3,8,1,\n");
     tu_simple_cluster(&c, 2, 4);
     struct eng *e = tu_run(&t, &c, "fifo");
-    cr_expect_eq(e->rt[tu_job(&t, "huge")].state, JOB_REJECTED);
-    cr_expect_eq(e->rt[tu_job(&t, "alien")].state, JOB_REJECTED);
+    cr_expect_eq(e->state[tu_job(&t, "huge")], JOB_REJECTED);
+    cr_expect_eq(e->state[tu_job(&t, "alien")], JOB_REJECTED);
     TU_SCHED(e, "ok", 0, 5);
     TU_SCHED(e, "after", 5, 6);
     struct met_summary m;
@@ -270,8 +270,8 @@ Test(golden, rate_change_exact)
     TU_SCHED(e, "blocker", 0, 6);
     TU_SCHED(e, "short", 4, 8);
     TU_SCHED(e, "long", 0, 24);
-    cr_expect_eq(e->rt[tu_job(&t, "long")].preemptions, 1);
-    cr_expect_eq(e->rt[tu_job(&t, "long")].wait, US(2));
+    cr_expect_eq(e->end[tu_job(&t, "long")].preemptions, 1);
+    cr_expect_eq(e->end[tu_job(&t, "long")].wait, US(2));
     eng_free(e);
     trc_free(&t);
     clu_free(&c);
@@ -306,7 +306,7 @@ Test(golden, exact_decimal_times)
     tu_simple_cluster(&c, 1, 1);
     struct eng *e = tu_run(&t, &c, "fifo");
     TU_SCHED(e, "a", 0.1, 0.3);
-    cr_expect_eq(e->rt[tu_job(&t, "b")].finish, 300001);
+    cr_expect_eq(e->end[tu_job(&t, "b")].finish, 300001);
     eng_free(e);
     trc_free(&t);
     clu_free(&c);
@@ -330,8 +330,8 @@ Test(golden, srtf_same_instant_start_and_stop)
     TU_SCHED(e, "Q", 1, 11);
     TU_SCHED(e, "X", 11, 61);
     TU_SCHED(e, "A", 0, 115);
-    cr_expect_eq(e->rt[tu_job(&t, "X")].preemptions, 0);
-    cr_expect_eq(e->rt[tu_job(&t, "X")].wait, US(10));
+    cr_expect_eq(e->end[tu_job(&t, "X")].preemptions, 0);
+    cr_expect_eq(e->end[tu_job(&t, "X")].wait, US(10));
     cr_expect_eq(e->preemptions, 1);
     /* events: 3 arrivals, 3 completions, 1 preemption */
     cr_expect_eq(e->events, 7);
@@ -378,7 +378,7 @@ Test(golden, srtf_rounded_finish_times)
                    "  - {count: 1, gpus: 1, gpu_type: V100}\n");
     struct eng *e = tu_run(&t, &c, "srtf");
     for (uint32_t j = 0; j < t.njobs; j++)
-        cr_expect_eq(e->rt[j].state, JOB_DONE);
+        cr_expect_eq(e->state[j], JOB_DONE);
     eng_free(e);
     trc_free(&t);
     clu_free(&c);
@@ -436,7 +436,7 @@ static void rc_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
 {
     (void)st;
     for (uint32_t j = 0; j < v->njobs; j++)
-        if (v->rt[j].state == JOB_QUEUED) {
+        if (v->state[j] == JOB_QUEUED) {
             uint32_t g[1];
             cr_assert(plc_find(v->clu, 1, SIM_NONE, PLC_CONSOLIDATED, NULL, g));
             cr_assert_eq(pol_start(x, j, g), 0);
@@ -529,7 +529,7 @@ static void hk_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
     (void)st;
     hk.in = true;
     const uint32_t g0[1] = { 0 };
-    if (v->now == US(2) && v->rt[0].state == JOB_RUNNING) {
+    if (v->now == US(2) && v->state[0] == JOB_RUNNING) {
         cr_assert_eq(pol_preempt(x, 0, 0), 0);
         cr_assert_eq(pol_start(x, 1, g0), 0);
         pol_wake(x, US(3));
@@ -537,7 +537,7 @@ static void hk_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
         cr_assert_eq(eng_set_rate(x->impl, 1, 0.5), 0);
     } else if (v->nrunning == 0) {
         for (uint32_t j = 0; j < v->njobs; j++)
-            if (v->rt[j].state == JOB_QUEUED) {
+            if (v->state[j] == JOB_QUEUED) {
                 cr_assert_eq(pol_start(x, j, g0), 0);
                 break;
             }
@@ -620,11 +620,11 @@ Test(golden, restart_in_the_same_instant_elsewhere_is_a_preemption)
         struct eng *e = tu_eng_new(&t, &c, &o, &err);
         cr_assert(e);
         cr_assert_eq(eng_run(e), 0, "%s", e->fail_msg);
-        const struct job_rt *r = &e->rt[0];
+        const struct job_end *r = &e->end[0];
         cr_expect_eq(r->preemptions, mv_gpu, "moved to GPU %u", mv_gpu);
         cr_expect_eq(r->finish, US(mv_gpu ? 11 : 10));
         cr_expect_eq(r->first_start, 0);
-        cr_expect_eq(r->gpus[0], mv_gpu);
+        cr_expect_eq(e->kept[0].gpus[0], mv_gpu);
         eng_free(e);
     }
     trc_free(&t);
@@ -708,9 +708,9 @@ Test(golden, resize_validated_and_exact)
             cr_assert_eq(rc, 0, "case %d: %s", k, e->fail_msg);
             cr_expect_eq(rz_rc, 0);
             TU_SCHED(e, "a", 0, cases[k].fin);
-            cr_expect_eq(e->rt[0].ngpus, cases[k].ngpus, "case %d", k);
-            cr_expect_eq(e->rt[0].resizes, k < 2 ? 1u : 0u, "case %d", k);
-            cr_expect_eq(e->rt[0].preemptions, 0);
+            cr_expect_eq(e->kept[0].ngpus, cases[k].ngpus, "case %d", k);
+            cr_expect_eq(e->kept[0].resizes, k < 2 ? 1u : 0u, "case %d", k);
+            cr_expect_eq(e->end[0].preemptions, 0);
             /* the first placement is kept for jobs.csv */
             tu_placement(e, "a", "n0:0-1");
             cr_expect_float_eq(e->work_done, US(4 * 10 + 30), 1, "case %d", k);
@@ -773,7 +773,7 @@ static void bad_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
     (void)st;
     /* start every queued job on GPU 0, busy or not */
     for (uint32_t j = 0; j < v->njobs; j++)
-        if (v->rt[j].state == JOB_QUEUED) {
+        if (v->state[j] == JOB_QUEUED) {
             uint32_t g[1] = { 0 };
             if (pol_start(x, j, g))
                 return;

@@ -48,7 +48,7 @@ Test(horus, device_cost_picks_the_formulas_gpu)
         cr_expect_eq(first_gpu(e, &t, "b"), 0);
         cr_expect_eq(first_gpu(e, &t, "a"), 1);
         cr_expect_eq(first_gpu(e, &t, "c"), want[k], "c util %s", utils[k]);
-        cr_expect_eq(e->rt[tu_job(&t, "c")].first_start, US(1));
+        cr_expect_eq(e->end[tu_job(&t, "c")].first_start, US(1));
         eng_free(e);
         trc_free(&t);
         clu_free(&c);
@@ -102,13 +102,13 @@ Test(horus, resident_limit)
     struct eng *e = horus_run(&t, &c, "horus");
     int at0 = 0;
     for (uint32_t j = 0; j < t.njobs; j++)
-        at0 += e->rt[j].first_start == 0;
+        at0 += e->end[j].first_start == 0;
     cr_expect_eq(at0, 3);
     eng_free(e);
     e = horus_run(&t, &c, "horus:max_per_gpu=2");
     at0 = 0;
     for (uint32_t j = 0; j < t.njobs; j++)
-        at0 += e->rt[j].first_start == 0;
+        at0 += e->end[j].first_start == 0;
     cr_expect_eq(at0, 2);
     eng_free(e);
     trc_free(&t);
@@ -215,7 +215,7 @@ Test(horus, gang_plan_reads_past_the_free_nodes)
         tu_placement(e, "a", "n0:0");
         tu_placement(e, "c", "n1:0");
         tu_placement(e, "g", "n0:0-1+n1:0-1");
-        cr_expect_eq(e->rt[tu_job(&t, "g")].first_start, US(1), "%s", pols[k]);
+        cr_expect_eq(e->end[tu_job(&t, "g")].first_start, US(1), "%s", pols[k]);
         eng_free(e);
     }
     trc_free(&t);
@@ -307,10 +307,10 @@ Test(horus, zoo_utilizations_differ_per_model)
         int before = 0;
         for (int k = 0; k < N; k++)
             before += u[k] < u[j];
-        simtime_t st = e->rt[j].first_start;
+        simtime_t st = e->end[j].first_start;
         int ran_before = 0;
         for (int k = 0; k < N; k++)
-            ran_before += e->rt[k].first_start < st;
+            ran_before += e->end[k].first_start < st;
         cr_expect_eq(ran_before, before, "%s (predicted %.4f)", models[j], u[j]);
     }
     eng_free(e);
@@ -381,7 +381,7 @@ Test(horus, capped_utilization_term)
         cr_expect_eq(first_gpu(e, &t, "e"), 1, "%s", pols[p]);
         cr_expect_eq(first_gpu(e, &t, "d"), want_d[p], "%s", pols[p]);
         for (uint32_t j = 0; j < t.njobs; j++)
-            cr_expect_eq(e->rt[j].first_start, t.jobs[j].submit, "%s", pols[p]);
+            cr_expect_eq(e->end[j].first_start, t.jobs[j].submit, "%s", pols[p]);
         eng_free(e);
     }
     trc_free(&t);

@@ -37,7 +37,7 @@ static void pk_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
     (void)st;
     uint32_t ng = v->clu->ngpus, pick[64];
     for (uint32_t j = 0; j < v->njobs; j++) {
-        if (v->rt[j].state != JOB_QUEUED)
+        if (v->state[j] != JOB_QUEUED)
             continue;
         uint32_t need = v->jobs[j].num_gpus, n = 0;
         bool used[64] = { false };
@@ -277,8 +277,8 @@ Test(models, sensitivity_pressure_by_model)
     simtime_t tv = (simtime_t)ceil(US(3) / exp(-0.25) - 1e-9);
     double left = US(8) - exp(-0.2) * (double)tv;
     cr_expect_eq(tv, 3852077);
-    cr_expect_eq(e->rt[tu_job(&t, "v")].finish, tv);
-    cr_expect_eq(e->rt[tu_job(&t, "r")].finish, tv + (simtime_t)ceil(left - 1e-9));
+    cr_expect_eq(e->end[tu_job(&t, "v")].finish, tv);
+    cr_expect_eq(e->end[tu_job(&t, "r")].finish, tv + (simtime_t)ceil(left - 1e-9));
     eng_free(e);
     /* a measured pair replaces the form: r at 0.5, v at 0.6; v's 3 s take
      * 5 s, r has done 2.5 and ends at 5 + 5.5 = 10.5 */
@@ -327,7 +327,7 @@ Test(models, horus_authors_rule_finish_times)
     const struct { const char *id; double start, end; } want[] = {
         { "a", 0, 11.6 }, { "b", 2, 13.6 }, { "c", 4, 7.6 } };
     for (int i = 0; i < 3; i++) {
-        const struct job_rt *r = &e->rt[tu_job(&t, want[i].id)];
+        const struct job_end *r = &e->end[tu_job(&t, want[i].id)];
         cr_expect_eq(r->first_start, US(want[i].start), "%s", want[i].id);
         cr_expect(llabs(r->finish - (simtime_t)llround(want[i].end * 1e6)) <= 1,
                   "%s: finish %lld, expected %g s", want[i].id,
@@ -375,7 +375,7 @@ Test(models, share_limits_are_enforced)
     struct dl_error err = { 0 };
     /* the pack policy respects v->max_share: c waits for a free slot */
     struct eng *e = run_models(&t, &c, &pack_policy, "pack", &s);
-    cr_expect_eq(e->rt[tu_job(&t, "c")].first_start >= US(3), true);
+    cr_expect_eq(e->end[tu_job(&t, "c")].first_start >= US(3), true);
     eng_free(e);
     trc_free(&t);
     /* 10 + 8 GB on a 16 GB GPU: refused, the run fails */
@@ -454,7 +454,7 @@ Test(models, heterogeneous_cluster_speed_ratios)
                 double ref = mdl_rt_throughput(&s.zoo, &s.rt, name, batch,
                                                "V100", sizes[g], false);
                 cr_assert(thr > 0 && ref > 0);
-                const struct job_rt *r = &e->rt[k];
+                const struct job_end *r = &e->end[k];
                 double run = (double)(r->finish - r->first_start);
                 double want = ceil(US(3600) / (thr / ref) - 1e-9);
                 cr_expect(fabs(run - want) <= 1, "%s x%u on %s: ran %.0f us, "
@@ -491,7 +491,7 @@ Test(models, spread_placement_uses_the_spread_ratio)
     tu_spec_zoo(&s, NULL, NULL);
     struct eng *e = run_models(&t, &c, NULL, "fifo:placement=pool", &s);
     tu_placement(e, "x", "n0:2-3+n1:2-3");
-    const struct job_rt *r = &e->rt[tu_job(&t, "x")];
+    const struct job_end *r = &e->end[tu_job(&t, "x")];
     cr_expect_eq(r->first_start, US(50));
     double cons = mdl_rt_throughput(&s.zoo, &s.rt, "resnet50", 64, "V100", 4, false);
     double spr = mdl_rt_throughput(&s.zoo, &s.rt, "resnet50", 64, "V100", 4, true);
@@ -665,7 +665,7 @@ static void half_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
 {
     (void)st;
     for (uint32_t j = 0; j < v->njobs; j++)
-        if (v->rt[j].state == JOB_QUEUED) {
+        if (v->state[j] == JOB_QUEUED) {
             uint32_t g[64];
             if (plc_find(v->clu, half_n, SIM_NONE, PLC_CONSOLIDATED, NULL, g) &&
                 pol_start_n(x, j, g, half_n))
@@ -694,8 +694,8 @@ Test(models, elastic_start_runs_at_the_smaller_gangs_speed)
     half_n = 2;
     struct eng *e = run_models(&t, &c, &half_policy, "half", &s);
     double r = 5.417286 / 5.798896;
-    cr_expect_eq(e->rt[0].finish, (simtime_t)ceil(US(3600) / r - 1e-9));
-    cr_expect_eq(e->rt[0].ngpus, 2);
+    cr_expect_eq(e->end[0].finish, (simtime_t)ceil(US(3600) / r - 1e-9));
+    cr_expect_eq(e->kept[0].ngpus, 2);
     TU_SCHED(e, "b", 0, 200);
     tu_placement(e, "b", "n0:2-3");
     /* the job work done is the trace's, num_gpus x duration (each job's

@@ -125,8 +125,8 @@ Test(plugin, broken_plug_ins_are_clear_errors)
         { "./missing.so", "missing.so: cannot load policy plug-in: No such file", 2 },
         { "./text.so", "text.so: not a loadable shared object", 2 },
         { "@nosym", "no symbol dlsim_policy_plugin: not a dlsim policy plug-in", 2 },
-        { "@badabi", "built for dlsim policy contract version 1001, this dlsim "
-                     "provides version 3", 2 },
+        { "@badabi", "built for dlsim policy contract version 1002, this dlsim "
+                     "provides version 4", 2 },
         { "@ljf:backfill=7", "backfill=7: expected an integer in [0, 1]", 2 },
         { "@ljf:quantum=3", "policy ljf has no option 'quantum' (valid: "
                             "placement, backfill)", 2 },

@@ -85,14 +85,15 @@ static simtime_t brute_threshold(const struct pol_view *v, uint32_t nd, uint32_t
             uint32_t j = v->clu->gpu_job[n->first_gpu + i];
             if (j == SIM_NONE || used[j])
                 continue;
-            if (best == SIM_NONE || v->rt[j].finish_at > v->rt[best].finish_at ||
-                (v->rt[j].finish_at == v->rt[best].finish_at && j > best))
+            simtime_t fj = pol_rt(v, j)->finish_at;
+            if (best == SIM_NONE || fj > pol_rt(v, best)->finish_at ||
+                (fj == pol_rt(v, best)->finish_at && j > best))
                 best = j;
         }
         used[best] = true;
         for (uint32_t i = 0; i < n->ngpus; i++)
             acc += v->clu->gpu_job[n->first_gpu + i] == best;
-        last = v->rt[best].finish_at;
+        last = pol_rt(v, best)->finish_at;
     }
     return last;
 }
@@ -106,7 +107,7 @@ static bool any_job(const struct pol_view *v, uint32_t job, void *ctx)
 static bool ends_after_10(const struct pol_view *v, uint32_t job, void *ctx)
 {
     (void)ctx;
-    return job == SIM_NONE || v->rt[job].finish_at > 10;
+    return job == SIM_NONE || pol_rt(v, job)->finish_at > 10;
 }
 
 /* Types A and B (16 GB, speed 1) with na[i] nodes of sa[i] GPUs of A and
@@ -134,12 +135,18 @@ Test(policies, victim_index_matches_brute_force)
     two_types(&c, "vic", (uint32_t[]){ 5, 3 }, (uint32_t[]){ 4, 8 },
               (uint32_t[]){ 2, 0 }, (uint32_t[]){ 2, 0 });
     enum { NJ = 64 };
-    struct job_rt rt[NJ];
+    struct job_rt slots[NJ + 1], *rt = slots + 1;  /* slot 0: no job */
     struct trc_job jobs[NJ];
     uint32_t gpus[NJ][8];
-    memset(rt, 0, sizeof rt);
+    uint32_t slot[NJ];          /* job j's run state in rt[j] */
+    uint8_t st[NJ];
+    memset(slots, 0, sizeof slots);
+    memset(st, 0, sizeof st);
     memset(jobs, 0, sizeof jobs);
-    struct pol_view v = { .now = 0, .clu = &c, .jobs = jobs, .rt = rt, .njobs = NJ };
+    for (uint32_t j = 0; j < NJ; j++)
+        slot[j] = j + 1;
+    struct pol_view v = { .now = 0, .clu = &c, .jobs = jobs, .rts = slots,
+                          .rt_slot = slot, .state = st, .njobs = NJ };
     struct vic_index *x = vic_new(&c);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 5);
@@ -147,7 +154,7 @@ Test(policies, victim_index_matches_brute_force)
         uint32_t j = gsl_rng_uniform_int(r, NJ);
         if (rt[j].state == JOB_RUNNING) {
             clu_release(&c, rt[j].gpus, jobs[j].num_gpus);
-            rt[j].state = JOB_DONE;
+            rt[j].state = st[j] = JOB_DONE;
             vic_touch_job(x, &v, j);
         } else {
             uint32_t want = 1 + gsl_rng_uniform_int(r, 4), t, got[8];
@@ -156,7 +163,7 @@ Test(policies, victim_index_matches_brute_force)
                 jobs[j].num_gpus = want;
                 rt[j].gpus = gpus[j];
                 memcpy(gpus[j], got, want * sizeof *got);
-                rt[j].state = JOB_RUNNING;
+                rt[j].state = st[j] = JOB_RUNNING;
                 rt[j].type = t;
                 /* few distinct times, to exercise ties */
                 rt[j].finish_at = 1 + gsl_rng_uniform_int(r, 20);
@@ -233,12 +240,18 @@ Test(policies, fits_freed_matches_placement)
               (uint32_t[]){ 3, 2 }, (uint32_t[]){ 2, 4 });
     const uint32_t a = 0, b = 1;    /* the types, in the order added */
     enum { NJ = 48, MAXG = 20 };
-    struct job_rt rt[NJ];
+    struct job_rt slots[NJ + 1], *rt = slots + 1;  /* slot 0: no job */
     struct trc_job jobs[NJ];
     uint32_t gpus[NJ][MAXG];
-    memset(rt, 0, sizeof rt);
+    uint32_t slot[NJ];          /* job j's run state in rt[j] */
+    uint8_t st[NJ];
+    memset(slots, 0, sizeof slots);
+    memset(st, 0, sizeof st);
     memset(jobs, 0, sizeof jobs);
-    struct pol_view v = { .now = 0, .clu = &c, .jobs = jobs, .rt = rt, .njobs = NJ };
+    for (uint32_t j = 0; j < NJ; j++)
+        slot[j] = j + 1;
+    struct pol_view v = { .now = 0, .clu = &c, .jobs = jobs, .rts = slots,
+                          .rt_slot = slot, .state = st, .njobs = NJ };
     struct vic_freed fr = { 0 };
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 11);
@@ -247,13 +260,13 @@ Test(policies, fits_freed_matches_placement)
         uint32_t j = gsl_rng_uniform_int(r, NJ);
         if (rt[j].state == JOB_RUNNING) {
             clu_release(&c, rt[j].gpus, jobs[j].num_gpus);
-            rt[j].state = JOB_DONE;
+            rt[j].state = st[j] = JOB_DONE;
         } else {
             uint32_t want = 1 + gsl_rng_uniform_int(r, gsl_rng_uniform_int(r, 4) ? 4 : MAXG), t;
             if (plc_find(&c, want, SIM_NONE, gsl_rng_uniform_int(r, 2), &t, gpus[j])) {
                 jobs[j].num_gpus = want;
                 rt[j].gpus = gpus[j];
-                rt[j].state = JOB_RUNNING;
+                rt[j].state = st[j] = JOB_RUNNING;
                 clu_alloc(&c, j, gpus[j], want);
             }
         }
@@ -319,8 +332,8 @@ Test(policies, srtf_multi_node_room)
     TU_SCHED(e, "L3", 0, 89);
     TU_SCHED(e, "L1", 0, 120);
     cr_expect_eq(e->preemptions, 3);
-    cr_expect_eq(e->rt[tu_job(&t, "L1")].wait, US(20));
-    cr_expect_eq(e->rt[tu_job(&t, "L2")].wait, US(9));
+    cr_expect_eq(e->end[tu_job(&t, "L1")].wait, US(20));
+    cr_expect_eq(e->end[tu_job(&t, "L2")].wait, US(9));
     eng_free(e);
     trc_free(&t);
     clu_free(&c);
@@ -342,9 +355,9 @@ Test(policies, srtf_single_node_room)
     tu_placement(e, "D", "n1:0");
     tu_placement(e, "C", "n1:1");
     TU_SCHED(e, "q", 5, 15);
-    cr_expect_eq(e->rt[tu_job(&t, "C")].preemptions, 1);
-    cr_expect_eq(e->rt[tu_job(&t, "D")].preemptions, 1);
-    cr_expect_eq(e->rt[tu_job(&t, "A")].preemptions, 0);
+    cr_expect_eq(e->end[tu_job(&t, "C")].preemptions, 1);
+    cr_expect_eq(e->end[tu_job(&t, "D")].preemptions, 1);
+    cr_expect_eq(e->end[tu_job(&t, "A")].preemptions, 0);
     /* D (55 left) restarts at 15 on n1, C (85 left) too */
     TU_SCHED(e, "D", 0, 70);
     TU_SCHED(e, "C", 0, 100);

@@ -162,10 +162,10 @@ Test(qos, demotion_at_the_exact_microsecond)
     struct eng *e = tu_run(&t, &c, "qos");
     uint32_t b = tu_job(&t, "b"), cc = tu_job(&t, "c");
     TU_SCHED(e, "a", 0, 10);
-    cr_expect_eq(e->rt[cc].first_start, US(9) + 1);
-    cr_expect_eq(e->rt[cc].finish, US(29) + 1);
-    cr_expect_eq(e->rt[b].first_start, US(29) + 1);
-    cr_expect_eq(e->rt[b].finish, US(33) + 1);
+    cr_expect_eq(e->end[cc].first_start, US(9) + 1);
+    cr_expect_eq(e->end[cc].finish, US(29) + 1);
+    cr_expect_eq(e->end[b].first_start, US(29) + 1);
+    cr_expect_eq(e->end[b].finish, US(33) + 1);
     eng_free(e);
     e = tu_run(&t, &c, "qos:demote=never");
     TU_SCHED(e, "b", 10, 14);
@@ -245,8 +245,8 @@ Test(qos, cheapest_sufficient_type)
     TU_SCHED(e, "a", 0, 10);
     tu_placement(e, "a", "n0:0");
     uint32_t cc = tu_job(&t, "c");
-    cr_expect_eq(e->rt[cc].first_start, US(2) + 1);
-    cr_expect_eq(e->rt[cc].finish, US(22) + 1);
+    cr_expect_eq(e->end[cc].first_start, US(2) + 1);
+    cr_expect_eq(e->end[cc].finish, US(22) + 1);
     tu_placement(e, "c", "n1:0");
     cr_expect_float_eq(qos_rate(e), 0.5, 1e-12);
     eng_free(e);
@@ -388,7 +388,7 @@ Test(qos, reservation_leaves_other_types)
 
 static uint32_t preemptions(const struct eng *e, const char *id)
 {
-    return e->rt[tu_job(e->tr, id)].preemptions;
+    return e->end[tu_job(e->tr, id)].preemptions;
 }
 
 /* One GPU.  a (no deadline, 10 s) runs from 0.  r (3 s, deadline 6, so
@@ -413,7 +413,7 @@ Test(qos, preempt_stops_best_effort)
     TU_SCHED(e, "a", 0, 13);
     cr_expect_eq(preemptions(e, "a"), 1);
     cr_expect_eq(preemptions(e, "r"), 0);
-    cr_expect_eq(e->rt[tu_job(&t, "a")].wait, US(3));
+    cr_expect_eq(e->end[tu_job(&t, "a")].wait, US(3));
     cr_expect_float_eq(qos_rate(e), 1.0, 1e-12);
     eng_free(e);
     e = tu_run(&t, &c, "qos:preempt=1,preempt_cost=1");
@@ -629,10 +629,10 @@ Test(qos, preempt_at_the_last_chance)
     TU_SCHED(e, "r", 17, 20);
     tu_placement(e, "r", "n0:0-1");
     uint32_t a = tu_job(&t, "a");
-    cr_expect_eq(e->rt[a].first_start, 0);
-    cr_expect_eq(e->rt[a].last_start, US(17) + 1);
-    cr_expect_eq(e->rt[a].finish, US(100) + 1);
-    cr_expect_eq(e->rt[a].gpus[0], 3u);     /* n1:1 */
+    cr_expect_eq(e->end[a].first_start, 0);
+    cr_expect_eq(e->kept[a].last_start, US(17) + 1);
+    cr_expect_eq(e->end[a].finish, US(100) + 1);
+    cr_expect_eq(e->kept[a].gpus[0], 3u);     /* n1:1 */
     TU_SCHED(e, "c", 0, 100);
     cr_expect_eq(preemptions(e, "a"), 1);
     cr_expect_eq(e->preemptions, 1);
@@ -640,7 +640,7 @@ Test(qos, preempt_at_the_last_chance)
     eng_free(e);
     e = tu_run(&t, &c, "qos:preempt=1,preempt_cost=2");
     TU_SCHED(e, "r", 17, 20);
-    cr_expect_eq(e->rt[a].finish, US(102) + 1);
+    cr_expect_eq(e->end[a].finish, US(102) + 1);
     eng_free(e);
     e = tu_run(&t, &c, "qos");
     TU_SCHED(e, "r", 100, 103);
@@ -684,7 +684,7 @@ Test(qos, elastic_starts_a_smaller_gang)
     struct eng *e = tu_run(&t, &c, "qos:elastic=1");
     TU_SCHED(e, "b", 1, 21);
     tu_placement(e, "b", "n0:2-3");
-    cr_expect_eq(e->rt[tu_job(&t, "b")].ngpus, 2);
+    cr_expect_eq(e->kept[tu_job(&t, "b")].ngpus, 2);
     struct met_summary m;
     met_summarize(e, &m);
     cr_expect_eq(m.qos_met, 2);
@@ -719,14 +719,14 @@ Test(qos, margin_needs_room_before_the_deadline)
     uint32_t b = tu_job(&t, "b");
     struct eng *e = tu_run(&t, &c, "qos");
     TU_SCHED(e, "b", 0, 20);
-    cr_expect_eq(e->rt[b].type, 1);
+    cr_expect_eq(e->end[b].type, 1);
     eng_free(e);
     e = tu_run(&t, &c, "qos:margin=0");
     TU_SCHED(e, "b", 0, 20);
     eng_free(e);
     e = tu_run(&t, &c, "qos:margin=0.5");
     TU_SCHED(e, "b", 0, 10);
-    cr_expect_eq(e->rt[b].type, 0);
+    cr_expect_eq(e->end[b].type, 0);
     eng_free(e);
     /* exactly at the bound: margin 0.25 on S is 20 + 5 = 25 <= 25 */
     e = tu_run(&t, &c, "qos:margin=0.25");
@@ -785,16 +785,16 @@ Test(qos, elastic_growth_by_the_speed_ratio)
     struct eng *e = tu_run(&t, &c, "qos:elastic=1,grow=idle");
     TU_SCHED(e, "b", 1, 13);
     tu_placement(e, "b", "n0:2-3");     /* the first allocation */
-    cr_expect_eq(e->rt[b].ngpus, 4);
-    cr_expect_eq(e->rt[b].resizes, 1);
+    cr_expect_eq(e->kept[b].ngpus, 4);
+    cr_expect_eq(e->kept[b].resizes, 1);
     cr_expect_eq(e->resizes, 1);
-    cr_expect_eq(e->rt[b].preemptions, 0);
+    cr_expect_eq(e->end[b].preemptions, 0);
     /* the GPU work is still the trace's: 2 x 5 + 4 x 10 */
     cr_expect_float_eq(e->work_done, US(50), 1);
     eng_free(e);
     e = tu_run(&t, &c, "qos:elastic=1");
     TU_SCHED(e, "b", 1, 21);
-    cr_expect_eq(e->rt[b].resizes, 0);
+    cr_expect_eq(e->kept[b].resizes, 0);
     eng_free(e);
     e = tu_run(&t, &c, "qos:elastic=1,margin=0.5");
     TU_SCHED(e, "b", 1, 21);
@@ -826,15 +826,15 @@ Test(qos, elastic_growth_at_the_runtime_models_speeds)
     cr_assert(r2 > 0 && r2 < r4, "r2 %g r4 %g", r2, r4);
     double left = (double)US(10) - r2 * (double)US(4);
     simtime_t fin = US(5) + (simtime_t)ceil(left / r4 - 1e-9);
-    cr_expect_eq(e->rt[b].first_start, US(1));
-    cr_expect_eq(e->rt[b].finish, fin, "finish %lld, expected %lld",
-                 (long long)e->rt[b].finish, (long long)fin);
-    cr_expect_eq(e->rt[b].ngpus, 4);
+    cr_expect_eq(e->end[b].first_start, US(1));
+    cr_expect_eq(e->end[b].finish, fin, "finish %lld, expected %lld",
+                 (long long)e->end[b].finish, (long long)fin);
+    cr_expect_eq(e->kept[b].ngpus, 4);
     eng_free(e);
     /* without growth it ends at 1 + ceil(W / r2) */
     e = tu_run_models(&t, &c, "qos:elastic=1", &zoo);
     simtime_t fin2 = US(1) + (simtime_t)ceil((double)US(10) / r2 - 1e-9);
-    cr_expect_eq(e->rt[b].finish, fin2);
+    cr_expect_eq(e->end[b].finish, fin2);
     /* remaining time after 5: (fin2 - 5) : (fin - 5) = r4 : r2 */
     cr_expect_float_eq((double)(fin - US(5)) / (double)(fin2 - US(5)),
                        r2 / r4, 1e-6);
@@ -981,11 +981,11 @@ Test(qos, random_workloads, .timeout = 600)
             struct eng *e = tu_run(&t, &c, pol);
             for (uint32_t j = 0; j < t.njobs; j++) {
                 const struct trc_job *tj = &t.jobs[j];
-                const struct job_rt *rt = &e->rt[j];
+                const struct job_rt *rt = &e->kept[j];
                 uint32_t req = tj->gpu_type ? clu_type_find(&c, tj->gpu_type) : SIM_NONE;
                 bool fits = plc_ever_fits(&c, tj->num_gpus, req,
                                           pool ? PLC_POOL : PLC_CONSOLIDATED);
-                cr_assert_eq(rt->state, fits ? JOB_DONE : JOB_REJECTED,
+                cr_assert_eq(e->state[j], fits ? JOB_DONE : JOB_REJECTED,
                              "round %d %s job %s", round, pol, tj->id);
                 if (!fits)
                     continue;
@@ -1019,7 +1019,7 @@ Test(qos, random_workloads, .timeout = 600)
             cr_assert(e, "%s", err.msg);
             cr_assert_eq(eng_run(e), 0, "round %d %s: %s", round, pol, e->fail_msg);
             for (uint32_t j = 0; j < t.njobs; j++)
-                cr_assert(e->rt[j].state == JOB_DONE || e->rt[j].state == JOB_REJECTED);
+                cr_assert(e->state[j] == JOB_DONE || e->state[j] == JOB_REJECTED);
             eng_free(e);
         }
         trc_free(&t);
@@ -1053,11 +1053,11 @@ static void check_preempt_run(const struct eng *e, const struct trace *t,
     uint64_t gpus = 0;
     for (uint32_t j = 0; j < t->njobs; j++) {
         const struct trc_job *tj = &t->jobs[j];
-        const struct job_rt *rt = &e->rt[j];
+        const struct job_rt *rt = &e->kept[j];
         uint32_t req = tj->gpu_type ? clu_type_find(c, tj->gpu_type) : SIM_NONE;
         bool fits = plc_ever_fits(c, tj->num_gpus, req,
                                   pool ? PLC_POOL : PLC_CONSOLIDATED);
-        cr_assert_eq(rt->state, fits ? JOB_DONE : JOB_REJECTED,
+        cr_assert_eq(e->state[j], fits ? JOB_DONE : JOB_REJECTED,
                      "round %d %s job %s", round, pol, tj->id);
         gpus += tj->num_gpus;
         if (!fits)

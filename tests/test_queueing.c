@@ -63,8 +63,8 @@ static struct bm batch_means(const struct eng *e, bool response)
     for (uint32_t b = 0; b < B; b++) {
         double s = 0;
         for (uint32_t j = skip + b * per; j < skip + (b + 1) * per; j++) {
-            const struct job_rt *r = &e->rt[j];
-            cr_assert_eq(r->state, JOB_DONE);
+            const struct job_end *r = &e->end[j];
+            cr_assert_eq(e->state[j], JOB_DONE);
             s += response ? (double)(r->finish - e->tr->jobs[j].submit) / SIM_US_PER_S
                           : (double)r->wait / SIM_US_PER_S;
         }

@@ -354,6 +354,7 @@ static inline struct eng *tu_eng_new(const struct trace *t, struct cluster *c,
                                      struct dl_error *err)
 {
     struct eng_opts oo = *o;
+    oo.keep_rt = true;
     struct pol_args a;
     if (!oo.pol) {
         if (pol_parse(o->policy, &oo.pol, &a, err))
@@ -420,7 +421,7 @@ static inline void tu_same_schedule(const struct eng *a, const struct eng *b,
 {
     cr_assert_eq(a->preemptions, b->preemptions, "%s", what);
     for (uint32_t j = 0; j < a->tr->njobs; j++) {
-        const struct job_rt *x = &a->rt[j], *y = &b->rt[j];
+        const struct job_end *x = &a->end[j], *y = &b->end[j];
         cr_assert_eq(x->first_start, y->first_start, "%s job %u", what, j);
         cr_assert_eq(x->finish, y->finish, "%s job %u", what, j);
         cr_assert_eq(x->preemptions, y->preemptions, "%s job %u", what, j);
@@ -460,9 +461,9 @@ static inline void tu_assert_rerun_same(const struct eng *e,
 {
     struct eng *e2 = tu_run(t, c, pol);
     for (uint32_t j = 0; j < t->njobs; j++) {
-        cr_assert_eq(e->rt[j].first_start, e2->rt[j].first_start, "%s", pol);
-        cr_assert_eq(e->rt[j].finish, e2->rt[j].finish, "%s", pol);
-        cr_assert_eq(e->rt[j].preemptions, e2->rt[j].preemptions, "%s", pol);
+        cr_assert_eq(e->end[j].first_start, e2->end[j].first_start, "%s", pol);
+        cr_assert_eq(e->end[j].finish, e2->end[j].finish, "%s", pol);
+        cr_assert_eq(e->end[j].preemptions, e2->end[j].preemptions, "%s", pol);
     }
     eng_free(e2);
 }
@@ -480,12 +481,12 @@ static inline uint32_t tu_job(const struct trace *t, const char *id)
 #define TU_SCHED(e, id, start_s, finish_s)                                     \
     do {                                                                       \
         uint32_t j_ = tu_job((e)->tr, id);                                     \
-        cr_expect_eq((e)->rt[j_].first_start, US(start_s),                    \
+        cr_expect_eq((e)->end[j_].first_start, US(start_s),                    \
                      "%s: start %lld, expected %g s", id,                      \
-                     (long long)(e)->rt[j_].first_start, (double)(start_s));   \
-        cr_expect_eq((e)->rt[j_].finish, US(finish_s),                        \
+                     (long long)(e)->end[j_].first_start, (double)(start_s));   \
+        cr_expect_eq((e)->end[j_].finish, US(finish_s),                        \
                      "%s: finish %lld, expected %g s", id,                     \
-                     (long long)(e)->rt[j_].finish, (double)(finish_s));       \
+                     (long long)(e)->end[j_].finish, (double)(finish_s));       \
     } while (0)
 
 /* Runs each of pols[0..n) over t on c and checks that job ids[k] starts
@@ -510,7 +511,7 @@ static inline void tu_placement(const struct eng *e, const char *id,
     const uint32_t *g = eng_first_gpus(e, j);
     cr_assert(g, "%s never started", id);
     char buf[256];
-    clu_fmt_placement(e->clu, g, e->rt[j].first_ngpus, buf, sizeof buf);
+    clu_fmt_placement(e->clu, g, e->end[j].first_ngpus, buf, sizeof buf);
     cr_expect_str_eq(buf, expect, "%s placed on %s, expected %s", id, buf, expect);
 }
 

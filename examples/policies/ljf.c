@@ -51,7 +51,7 @@ static void destroy(void *state)
 static void enqueue(void *state, const struct pol_view *v, uint32_t job)
 {
     struct ljf *s = state;
-    pq_push(&s->q, job, v->jobs[job].num_gpus, v->rt[job].req_type,
+    pq_push(&s->q, job, v->jobs[job].num_gpus, pol_rt(v, job)->req_type,
             -(double)v->jobs[job].num_gpus);
 }
 

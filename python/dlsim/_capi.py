@@ -9,7 +9,7 @@ here fails loudly instead of reading garbage.
 import ctypes as C
 import os
 
-API_VERSION = 1
+API_VERSION = 2
 SIM_NONE = 0xFFFFFFFF
 SIM_NEVER = (1 << 63) - 1
 DL_EINPUT, DL_EIO, DL_ECHECK = None, None, None   # set below from the lib
@@ -68,8 +68,9 @@ class Instant(C.Structure):
                 ("nrunning", C.POINTER(C.c_uint32)),
                 ("queued", C.POINTER(C.c_uint32)),
                 ("running", C.POINTER(C.c_uint32)),
-                ("jobs", C.POINTER(TrcJob)), ("rt", C.POINTER(JobRt)),
-                ("njobs", C.c_uint32)]
+                ("jobs", C.POINTER(TrcJob)), ("rts", C.POINTER(JobRt)),
+                ("rt_slot", C.POINTER(C.c_uint32)),
+                ("state", C.POINTER(C.c_uint8)), ("njobs", C.c_uint32)]
 
 
 SCHEDULE = C.CFUNCTYPE(C.c_int, C.c_void_p, C.POINTER(Instant))

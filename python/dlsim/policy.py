@@ -75,28 +75,28 @@ class Job:
 
     @property
     def state(self):
-        return _STATES[self._v._rt[self.index].state]
+        return _STATES[self._v._state[self.index]]
 
     @property
     def req_type(self):
         """Index of the GPU type the job must run on, None for any."""
-        t = self._v._rt[self.index].req_type
+        t = self._v._rt(self.index).req_type
         return None if t == SIM_NONE else t
 
     @property
     def gpus(self):
-        r = self._v._rt[self.index]
+        r = self._v._rt(self.index)
         return tuple(r.gpus[:r.ngpus]) if r.state == 2 else ()
 
     @property
     def remaining(self):
-        r = self._v._rt[self.index]
+        r = self._v._rt(self.index)
         w = r.remaining - r.rate * (self._v.now_us - r.settled)
         return max(w, 0.0) / _US
 
     @property
     def attained(self):
-        r = self._v._rt[self.index]
+        r = self._v._rt(self.index)
         g = r.gpu_us
         if r.state == 2:
             g += r.ngpus * (self._v.now_us - r.settled)
@@ -104,12 +104,12 @@ class Job:
 
     @property
     def wait(self):
-        r = self._v._rt[self.index]
+        r = self._v._rt(self.index)
         w = r.wait + (self._v.now_us - r.queued_since if r.state == 1 else 0)
         return w / _US
 
-    preemptions = property(lambda self: self._v._rt[self.index].preemptions)
-    resizes = property(lambda self: self._v._rt[self.index].resizes)
+    preemptions = property(lambda self: self._v._rt(self.index).preemptions)
+    resizes = property(lambda self: self._v._rt(self.index).resizes)
 
     def predicted_runtime(self, gpu_type=None, n=None, spread=False):
         """Predicted solo run time (s) on n GPUs (default: its own) of a
@@ -135,10 +135,16 @@ class View:
         self.now_us = 0
         self._objs = None
 
+    def _rt(self, j):
+        """Job j's run state while it is queued or running, else an empty
+        one (the engine keeps run state only for jobs in the system)."""
+        return self._rts[self._slot[j]]
+
     # -- setup (first call)
     def _bind(self, s, inst):
         self._s = s
-        self._jobs, self._rt, self.njobs = inst.jobs, inst.rt, inst.njobs
+        self._jobs, self.njobs = inst.jobs, inst.njobs
+        self._rts, self._slot, self._state = inst.rts, inst.rt_slot, inst.state
         self._q, self._r = inst.queued, inst.running
         self._nq, self._nr = inst.nqueued, inst.nrunning
         self._objs = [None] * inst.njobs
@@ -228,7 +234,7 @@ class View:
         if placement not in ("consolidated", "pool"):
             raise ValueError("placement is consolidated or pool")
         n = job.num_gpus if n is None else n
-        if not lib.dlsim_sched_place(self._s, n, self._rt[job.index].req_type,
+        if not lib.dlsim_sched_place(self._s, n, self._rt(job.index).req_type,
                                      placement == "pool", self._t, self._buf):
             return None
         t = self._t.value

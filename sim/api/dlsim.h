@@ -23,7 +23,7 @@
 #include "sim/policy.h"
 
 #define DLSIM_API __attribute__((visibility("default")))
-#define DLSIM_API_VERSION 1
+#define DLSIM_API_VERSION 2
 
 struct dlsim_error {
     int32_t code;               /* the DL_ code, 0 when none */
@@ -47,7 +47,11 @@ struct dlsim_instant {
     const uint32_t *nqueued, *nrunning;
     const uint32_t *queued, *running;
     const struct trc_job *jobs; /* the trace, by job index */
-    const struct job_rt *rt;    /* run state, by job index */
+    /* run state by slot, a job's at rts[rt_slot[j]] while it is queued
+     * or running (slot 0, all zero, otherwise); its state always */
+    const struct job_rt *rts;
+    const uint32_t *rt_slot;
+    const uint8_t *state;       /* enum job_state, by job index */
     uint32_t njobs;
 };
 struct dlsim_py {

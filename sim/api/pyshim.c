@@ -124,7 +124,8 @@ static void schedule(void *state, const struct pol_view *v, struct pol_ctx *x)
     struct dlsim_instant in = {
         .now_us = v->now, .events = s->ev, .nevents = (uint32_t)(s->nev / 2),
         .nqueued = &s->nq, .nrunning = &s->nr, .queued = s->q, .running = s->r,
-        .jobs = v->jobs, .rt = v->rt, .njobs = v->njobs,
+        .jobs = v->jobs, .rts = v->rts, .rt_slot = v->rt_slot, .state = v->state,
+        .njobs = v->njobs,
     };
     int rc = s->py->schedule(s, &in);
     s->nev = 0;
