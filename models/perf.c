@@ -693,6 +693,16 @@ static void warn_unpredicted(struct mdl_perf *p, struct dl_diag *diag)
             p->tr->path, p->unpredicted, list, more ? ", ..." : "");
 }
 
+/* An array of n floats whose first k are -1 (unknown): the per-job
+ * utils or memory, made at the first job that has one. */
+static float *unknown_floats(uint32_t n, uint32_t k)
+{
+    float *a = xmalloc(n * sizeof *a);
+    for (uint32_t i = 0; i < k; i++)
+        a[i] = -1;
+    return a;
+}
+
 struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
                               const struct cluster *c, const struct trace *t,
                               uint64_t seed, struct dl_diag *diag)
@@ -710,14 +720,13 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
     p->rtp = s && s->rt_fitted && p->zoo_on ? &s->rtp : NULL;
     p->rtp_holdout = s && s->rt_holdout;
     uint32_t n = t->njobs ? t->njobs : 1;
-    p->cls = xmalloc(n * sizeof *p->cls);
-    p->row = xmalloc(n * sizeof *p->row);
-    p->util = xmalloc(n * sizeof *p->util);
+    /* a job's class and zoo row only with the zoo (else NULL: none) */
+    p->cls = p->zoo_on ? xmalloc(n * sizeof *p->cls) : NULL;
+    p->row = p->zoo_on ? xmalloc(n * sizeof *p->row) : NULL;
     /* the noise factors only where there is noise (else NULL: 1) */
     bool unoise = s && s->util_noise > 0, rnoise = s && s->rt_noise > 0;
     p->unoise = unoise ? xmalloc(n * sizeof *p->unoise) : NULL;
     p->prt = rnoise ? xmalloc(n * sizeof *p->prt) : NULL;
-    p->mem = xmalloc(n * sizeof *p->mem);
     struct name_map nm = { xcalloc(8192, sizeof(char *)),
                            xcalloc(8192, sizeof(uint32_t)), 8192 };
     struct class_map cm = { xcalloc(64, 8), xcalloc(64, 4), 64, 0 };
@@ -748,8 +757,10 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
             }
         }
         const struct mdl_model *m = row == SIM_NONE ? NULL : &p->zoo->models[row];
-        p->row[j] = row;
-        p->cls[j] = SIM_NONE;
+        if (p->zoo_on)
+            p->row[j] = p->cls[j] = SIM_NONE;
+        if (m)
+            p->row[j] = row;
         if (m) {
             uint32_t before = p->nclass;
             uint32_t k = class_of(&cm, row, tj->num_gpus, &p->nclass);
@@ -761,13 +772,19 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
             p->cls[j] = k;
         }
         /* utilization: the trace's here; the zoo's per type in util_tables */
-        p->util[j] = tj->util < 0 ? -1.0f : (float)clamp(tj->util, 0, 1);
+        if (tj->util >= 0 && !p->util)
+            p->util = unknown_floats(n, j);
+        if (p->util)
+            p->util[j] = tj->util < 0 ? -1.0f : (float)clamp(tj->util, 0, 1);
         if (unoise)
             p->unoise[j] = exp(s->util_noise * normal(seed, 1, j));
         if (rnoise)
             p->prt[j] = (float)exp(s->rt_noise * normal(seed, 2, j));
         double mem = tj->mem_gb >= 0 ? tj->mem_gb : m ? m->mem_gb : -1;
-        p->mem[j] = (float)(mem >= 0 ? mem : -1);
+        if (mem >= 0 && !p->mem)
+            p->mem = unknown_floats(n, j);
+        if (p->mem)
+            p->mem[j] = (float)(mem >= 0 ? mem : -1);
     }
     free(nm.key), free(nm.val), free(cm.key), free(cm.val);
     if (p->unknown_models) {
@@ -802,6 +819,13 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
     return p;
 }
 
+void mdl_perf_drop_run(struct mdl_perf *p)
+{
+    free(p->util), free(p->unoise), free(p->prt), free(p->mem);
+    p->util = p->mem = p->prt = NULL;
+    p->unoise = NULL;
+}
+
 void mdl_perf_free(struct mdl_perf *p)
 {
     if (!p)
@@ -825,7 +849,7 @@ void mdl_perf_caps(const struct mdl_perf *p, double *caps)
     for (uint32_t t = 0; t < c->ntypes; t++)
         plain += c->types[t].total_gpus * c->types[t].speed;
     for (uint32_t j = 0; j < p->tr->njobs; j++) {
-        if (p->cls[j] == SIM_NONE) {
+        if (mdl_perf_cls(p, j) == SIM_NONE) {
             caps[j] = plain;
             continue;
         }
@@ -846,12 +870,13 @@ double mdl_perf_shared(const struct mdl_perf *p, uint32_t t, uint32_t x,
     if (!k)
         return 1;
     /* measured pairs, as they are, when they cover every co-runner */
-    if (p->npslots && p->row[x] != SIM_NONE) {
+    if (p->npslots && mdl_perf_row(p, x) != SIM_NONE) {
         double r = 1;
         uint32_t i = 0;
         for (; i < k; i++) {
-            const double *v = p->row[o[i]] == SIM_NONE ? NULL
-                : pair_slot(p, pair_key(t, p->row[x], p->row[o[i]]), false);
+            uint32_t ro = mdl_perf_row(p, o[i]);
+            const double *v = ro == SIM_NONE ? NULL
+                : pair_slot(p, pair_key(t, p->row[x], ro), false);
             if (!v)
                 break;
             r *= *v;
@@ -864,11 +889,12 @@ double mdl_perf_shared(const struct mdl_perf *p, uint32_t t, uint32_t x,
         return byk;
     size_t nr = p->zoo->nmodels + 1, base = (size_t)t * nr;
     struct mdl_sd_share xs, os[MDL_MAX_SHARE];
-    uint32_t rx = p->row[x] == SIM_NONE ? p->zoo->nmodels : p->row[x];
+    uint32_t rx = mdl_perf_row(p, x) == SIM_NONE ? p->zoo->nmodels : p->row[x];
     xs = (struct mdl_sd_share){ mdl_perf_util(p, x, t), p->s[base + rx],
                                 p->p[base + rx] };
     for (uint32_t i = 0; i < k; i++) {
-        uint32_t r = p->row[o[i]] == SIM_NONE ? p->zoo->nmodels : p->row[o[i]];
+        uint32_t ro = mdl_perf_row(p, o[i]);
+        uint32_t r = ro == SIM_NONE ? p->zoo->nmodels : ro;
         os[i] = (struct mdl_sd_share){ mdl_perf_util(p, o[i], t), p->s[base + r],
                                        p->p[base + r] };
     }
@@ -878,7 +904,7 @@ double mdl_perf_shared(const struct mdl_perf *p, uint32_t t, uint32_t x,
 double mdl_perf_pred_runtime(const struct mdl_perf *p, uint32_t j, uint32_t t,
                              bool spread)
 {
-    uint32_t c = p->cls[j];
+    uint32_t c = mdl_perf_cls(p, j);
     double r = c == SIM_NONE ? p->clu->types[t].speed
                              : p->pratio[((size_t)c * p->ntypes + t) * 2 + spread];
     return (double)p->tr->jobs[j].duration * (p->prt ? p->prt[j] : 1.0f) / r;
@@ -891,7 +917,7 @@ static double ratio_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
                       uint32_t n, bool spread, bool roofline)
 {
     const struct cluster *c = p->clu;
-    uint32_t row = p->row[j];
+    uint32_t row = mdl_perf_row(p, j);
     if (row == SIM_NONE)
         return -1;
     const struct mdl_model *m = &p->zoo->models[row];
@@ -920,7 +946,7 @@ bool mdl_perf_predicted(const struct mdl_perf *p, uint32_t j)
 {
     if (!p->rtp)
         return true;
-    uint32_t c = p->cls[j];
+    uint32_t c = mdl_perf_cls(p, j);
     return c != SIM_NONE && !p->cunpred[c];
 }
 

@@ -516,9 +516,12 @@ struct mdl_perf {
     const struct mdl_zoo *zoo;  /* the spec's, or an empty one */
     /* per job */
     uint32_t *cls;              /* [njobs] (model row, num_gpus) class, or
-                                   SIM_NONE: cluster speeds */
-    uint32_t *row;              /* [njobs] zoo row, or SIM_NONE */
-    float *util;                /* [njobs] the trace's solo util, -1 none */
+                                   SIM_NONE: cluster speeds (NULL without
+                                   the zoo: mdl_perf_cls) */
+    uint32_t *row;              /* [njobs] zoo row, or SIM_NONE (NULL
+                                   without the zoo: mdl_perf_row) */
+    float *util;                /* [njobs] the trace's solo util, -1 none
+                                   (NULL: no job has one) */
     double *unoise;             /* [njobs] predicted-util noise factor
                                    (NULL: no noise, 1) */
     /* per zoo row and cluster type: [row * ntypes + t], -1 unknown */
@@ -527,7 +530,8 @@ struct mdl_perf {
     bool util_reg;              /* predictions come from the regressor */
     float *prt;                 /* [njobs] runtime prediction noise factor
                                    (NULL: no noise, 1) */
-    float *mem;                 /* [njobs] GB per GPU, -1 unknown */
+    float *mem;                 /* [njobs] GB per GPU, -1 unknown (NULL:
+                                   no job's is known) */
     /* per class: [cls][type][spread] */
     uint32_t nclass;
     double *ratio, *pratio;
@@ -577,13 +581,28 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *spec,
                               const struct cluster *c, const struct trace *t,
                               uint64_t seed, struct dl_diag *diag);
 void mdl_perf_free(struct mdl_perf *p);
+/* After the run: gives back what only a running job's speed, memory and
+ * utilization are read from (the per-job utils, memory and noise); the
+ * rates and sources (mdl_perf_rate, mdl_perf_source) stay. */
+void mdl_perf_drop_run(struct mdl_perf *p);
+
+/* Job j's zoo row and (model row, num_gpus) class, SIM_NONE when it has
+ * none (without the zoo, no job has one: the arrays are NULL). */
+static inline uint32_t mdl_perf_row(const struct mdl_perf *p, uint32_t j)
+{
+    return p->row ? p->row[j] : SIM_NONE;
+}
+static inline uint32_t mdl_perf_cls(const struct mdl_perf *p, uint32_t j)
+{
+    return p->cls ? p->cls[j] : SIM_NONE;
+}
 
 /* Solo rate of job j on type t (true), spread = over more nodes than the
  * fewest that can hold it. */
 static inline double mdl_perf_rate(const struct mdl_perf *p, uint32_t j,
                                    uint32_t t, bool spread)
 {
-    uint32_t c = p->cls[j];
+    uint32_t c = mdl_perf_cls(p, j);
     if (c == SIM_NONE)
         return p->clu->types[t].speed;
     return p->ratio[((size_t)c * p->ntypes + t) * 2 + spread];
@@ -592,7 +611,7 @@ static inline double mdl_perf_rate(const struct mdl_perf *p, uint32_t j,
 static inline enum mdl_src mdl_perf_source(const struct mdl_perf *p,
                                            uint32_t j, uint32_t t)
 {
-    uint32_t c = p->cls[j];
+    uint32_t c = mdl_perf_cls(p, j);
     if (c == SIM_NONE)
         return MDL_SRC_DEFAULT;
     return (enum mdl_src)p->src[((size_t)c * p->ntypes + t) * 2];
@@ -620,9 +639,9 @@ double mdl_perf_pred_runtime_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
 static inline double mdl_perf_util(const struct mdl_perf *p, uint32_t j,
                                    uint32_t t)
 {
-    if (p->util[j] >= 0)
+    if (p->util && p->util[j] >= 0)
         return p->util[j];
-    uint32_t r = p->row[j];
+    uint32_t r = mdl_perf_row(p, j);
     double u = r == SIM_NONE ? -1 : p->tutil[(size_t)r * p->ntypes + t];
     return u < 0 ? 1.0 : (double)(float)u;
 }
@@ -639,7 +658,7 @@ double mdl_perf_pred_runtime(const struct mdl_perf *p, uint32_t j, uint32_t t,
 static inline double mdl_perf_pred_util(const struct mdl_perf *p, uint32_t j,
                                         uint32_t t)
 {
-    uint32_t r = p->row[j];
+    uint32_t r = mdl_perf_row(p, j);
     double u = p->util_reg && r != SIM_NONE
                    ? p->putil[(size_t)r * p->ntypes + t] : -1;
     if (u < 0)

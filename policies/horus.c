@@ -776,12 +776,6 @@ static void finished(void *state, const struct pol_view *v, uint32_t job)
 
 /* ------------------------------------------------------------ placement */
 
-static double job_mem(const struct pol_view *v, uint32_t j)
-{
-    double m = v->mem[j];
-    return m > 0 ? m : 0;
-}
-
 /* Device cost of job j (util u percent, mem m GB) on GPU g of a type with
  * cap GB (0: unknown) and speed term pen, or INFINITY when g is no
  * candidate; g holds fewer than h->limit jobs (it is open). */
@@ -1082,7 +1076,7 @@ static struct plan plan_type(struct horus *h, const struct pol_view *v,
     uint64_t total = 0;
     struct plan best = { 0, 0, SIM_NONE, t };
     h->ju = 100 * pol_pred_util_on(v, j, t);
-    h->jm = job_mem(v, j);
+    h->jm = pol_mem_gb(v, j);
     h->jt = t;
     h->jcap = c->types[t].memory_gb;
     h->jneed = h->jcap > 0
@@ -1166,7 +1160,7 @@ static bool place(struct horus *h, const struct pol_view *v, uint32_t j,
 {
     const struct cluster *c = v->clu;
     uint32_t g = v->jobs[j].num_gpus, req = pol_rt(v, j)->req_type;
-    double m = job_mem(v, j);
+    double m = pol_mem_gb(v, j);
     /* w_speed: each device cost on type t gains w_speed * (T_t / T_best
      * - 1), T the job's predicted run time there */
     if (h->w_speed > 0) {
@@ -1322,7 +1316,7 @@ static bool admit(void *state, const struct pol_view *v, uint32_t j)
 {
     (void)state;
     const struct cluster *c = v->clu;
-    double m = job_mem(v, j);
+    double m = pol_mem_gb(v, j);
     uint32_t req = pol_rt(v, j)->req_type;
     for (uint32_t t = 0; t < c->ntypes; t++)
         if ((req == SIM_NONE || t == req) &&

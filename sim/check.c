@@ -88,7 +88,7 @@ int eng_check(struct eng *e, simtime_t prev)
             if (e->state[o[k]] != JOB_RUNNING)
                 return eng_fail(e, "GPU %u holds job %s, which is not running", g,
                             e->tr->jobs[o[k]].id);
-            mem += e->perf->mem[o[k]] > 0 ? e->perf->mem[o[k]] : 0;
+            mem += e->perf->mem && e->perf->mem[o[k]] > 0 ? e->perf->mem[o[k]] : 0;
         }
         double cap = c->types[c->nodes[c->gpu_node[g]].type].memory_gb;
         if (n > 1 && cap > 0 && mem > cap + 1e-6)

@@ -255,9 +255,18 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
         e->any_user |= t->jobs[j].user != NULL;
         e->any_vc |= t->jobs[j].vc != NULL;
     }
+    if (total > UINT32_MAX) {   /* 16 GiB of allocations (job_end.gpus_off) */
+        free(e);
+        dl_fail(err, t->path, 0, 0, "its jobs would hold %llu GPUs in all "
+                "(each job up to the cluster's %u), more than a run indexes "
+                "(4,294,967,295)", (unsigned long long)total, c->ngpus);
+        return NULL;
+    }
     size_t n1 = n ? n : 1;
     xbig_reserve(&e->state, n1 * sizeof *e->state);
     xbig_reserve(&e->end, n1 * sizeof *e->end);
+    if (e->any_user || e->any_vc)
+        xbig_reserve(&e->gpu_us, n1 * sizeof *e->gpu_us);
     if (o->keep_rt)
         xbig_reserve(&e->kept, n1 * sizeof *e->kept);
     /* slot 0 is no job's: the slot of every job not in the system (a
@@ -333,7 +342,7 @@ static struct job_rt *enter(struct eng *e, uint32_t j)
     struct job_rt *r = &e->rts[slot];
     memset(r, 0, sizeof *r);
     struct job_end *d = &e->end[j];
-    d->gpus_off = e->slot_next;
+    d->gpus_off = (uint32_t)e->slot_next;
     e->slot_next += tj->num_gpus < e->clu->ngpus ? tj->num_gpus : e->clu->ngpus;
     r->gpus = e->slots + d->gpus_off;
     r->remaining = (double)tj->duration;
@@ -345,7 +354,6 @@ static struct job_rt *enter(struct eng *e, uint32_t j)
     r->state = e->state[j] = JOB_QUEUED;
     d->first_start = d->finish = SIM_NEVER;
     d->type = SIM_NONE;
-    d->perr = NAN;
     return r;
 }
 
@@ -359,9 +367,14 @@ static void leave(struct eng *e, uint32_t j, enum job_state state)
     d->first_start = r->first_start;
     d->finish = r->finish;
     d->wait = r->wait;
-    d->iso_rate = r->iso_rate;
-    d->gpu_us = r->gpu_us;
-    d->interference = r->solo_us > 0 ? r->run_us / r->solo_us : 1;
+    if (e->gpu_us)
+        e->gpu_us[j] = r->gpu_us;
+    double x = r->solo_us > 0 ? r->run_us / r->solo_us : 1;
+    if (x != 1) {
+        if (!e->interf)
+            xbig_reserve(&e->interf, (size_t)e->tr->njobs * sizeof *e->interf);
+        e->interf[j] = x;
+    }
     d->preemptions = r->preemptions;
     d->first_ngpus = r->first_ngpus;
     d->type = r->type;
@@ -421,6 +434,9 @@ void eng_free(struct eng *e)
     free(e->jf);
     xbig_free(e->state);
     xbig_free(e->end);
+    xbig_free(e->gpu_us);
+    xbig_free(e->interf);
+    xbig_free(e->perr);
     xbig_free(e->kept);
     xbig_free(e->rts);
     xbig_free(e->rt_slot);
@@ -433,6 +449,32 @@ void eng_free(struct eng *e)
     free(e->ts);
     evq_free(&e->evq);
     free(e);
+}
+
+double eng_iso_rate(const struct eng *e, uint32_t j)
+{
+    const struct cluster *c = e->clu;
+    const uint32_t *g = eng_first_gpus(e, j);
+    uint32_t n = e->end[j].first_ngpus, t = c->nodes[c->gpu_node[g[0]]].type;
+    return mdl_perf_rate_n(e->perf, j, t, n, n > 1 && clu_spread(c, t, g, n));
+}
+
+void eng_drop_run_state(struct eng *e)
+{
+    DL_ASSERT(!e->nqueued && !e->nrunning);
+    xbig_free(e->rts);
+    xbig_free(e->rt_slot);
+    xbig_free(e->free_slots);
+    xbig_free(e->running);
+    xbig_free(e->running_pos);
+    xbig_free(e->pending_mark);
+    xbig_free(e->touch_mark);
+    free(e->jf);
+    mdl_perf_drop_run(e->perf);
+    e->rts = NULL;
+    e->rt_slot = e->free_slots = e->running = e->running_pos = NULL;
+    e->pending_mark = e->touch_mark = NULL;
+    e->jf = NULL;
 }
 
 const uint32_t *eng_first_gpus(const struct eng *e, uint32_t j)
@@ -597,7 +639,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     const struct trc_job *tj = &e->tr->jobs[j];
     const struct cluster *c = e->clu;
     uint32_t type = SIM_NONE, nshared = 0;
-    double mem = e->perf->mem[j];
+    double mem = e->perf->mem ? e->perf->mem[j] : -1;
     if (n == WHOLE_GANG)
         n = tj->num_gpus;
     if (n < 1 || n > tj->num_gpus || n > c->ngpus)
@@ -664,8 +706,12 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
         r->first_ngpus = n;
         /* what the policy was told of this allocation against the truth */
         double pr = mdl_perf_pred_runtime_n(e->perf, j, type, n, spread);
-        if (tj->duration > 0 && pr > 0)
-            e->end[j].perr = (float)log(pr * base / (double)tj->duration);
+        float x = tj->duration > 0 && pr > 0
+                      ? (float)log(pr * base / (double)tj->duration) : NAN;
+        if (x != 0 && !e->perr)
+            xbig_reserve(&e->perr, (size_t)e->tr->njobs * sizeof *e->perr);
+        if (e->perr)
+            e->perr[j] = x;
     }
     if (undo) {
         /* nothing happened: the run goes on from where it began */

@@ -91,7 +91,7 @@ static double slowdown_of(const struct eng *e, uint32_t j)
 {
     const struct job_end *r = &e->end[j];
     const struct trc_job *tj = &e->tr->jobs[j];
-    double iso = (double)tj->duration / r->iso_rate;
+    double iso = (double)tj->duration / eng_iso_rate(e, j);
     return iso > 0 ? (double)(r->finish - tj->submit) / iso : 1;
 }
 
@@ -212,7 +212,7 @@ struct met_group *met_groups(const struct eng *e, bool by_vc, uint32_t *n)
                 bool done = i < fin;
                 if (pass == 0) {
                     q->jobs++;
-                    q->gpu_hours += r->gpu_us / SIM_US_PER_S / 3600;
+                    q->gpu_hours += e->gpu_us[j] / SIM_US_PER_S / 3600;
                     if (tj->deadline != SIM_NEVER) {
                         q->qos_jobs++;
                         q->qos_met += done && r->finish <= tj->deadline;
@@ -284,9 +284,12 @@ static void pred_errors(const struct eng *e, struct met_summary *m,
 {
     uint32_t nj = e->tr->njobs, n = 0;
     for (uint32_t j = 0; j < nj; j++) {
-        if (isnan(e->end[j].perr))
+        if (e->state[j] == JOB_FUTURE || e->end[j].first_start == SIM_NEVER)
+            continue;           /* never started */
+        float p = e->perr ? e->perr[j] : 0;
+        if (isnan(p))
             continue;
-        double x = fabs((double)e->end[j].perr);
+        double x = fabs((double)p);
         memcpy(&v[n++], &x, sizeof x);
     }
     m->pred_jobs = n;
@@ -322,8 +325,9 @@ void met_summarize(const struct eng *e, struct met_summary *m)
             m->rejected++;
         if (e->state[j] != JOB_DONE)
             continue;
-        si += r->interference;
-        m->colocated_jobs += r->interference > 1;   /* solo_us < run_us */
+        double x = e->interf && e->interf[j] ? e->interf[j] : 1;
+        si += x;
+        m->colocated_jobs += x > 1;     /* solo_us < run_us */
         a[n] = (uint64_t)(r->finish - tj->submit);
         sj += (double)a[n];
         sw += (double)r->wait;

@@ -193,7 +193,7 @@ static char *job_row(const struct eng *e, uint32_t j, char *line, size_t cap)
     *p++ = ',';
     if (first) {
         /* alone on the type of its first start */
-        double iso = (double)tj->duration / r->iso_rate / SIM_US_PER_S;
+        double iso = (double)tj->duration / eng_iso_rate(e, j) / SIM_US_PER_S;
         p = b_fixed6(p, iso);
         *p++ = ',';
         if (done)

@@ -124,7 +124,8 @@ struct pol_view {
     const double *mem_used;     /* [ngpus] GB held by the jobs on a GPU
                                    (jobs of unknown memory count 0) */
     const float *mem;           /* [njobs] a job's GB per GPU under the
-                                   run's models, < 0 unknown */
+                                   run's models, < 0 unknown; NULL where
+                                   no job's is known (pol_mem_gb) */
     /* the engine's services (actions, predictions, placement) and its
      * handle for them; policies go through the pol_ functions below */
     const struct pol_services *svc;
@@ -322,7 +323,7 @@ static inline double pol_measured_util(const struct pol_view *v, uint32_t job)
 /* GB per GPU job uses, 0 when unknown. */
 static inline double pol_mem_gb(const struct pol_view *v, uint32_t job)
 {
-    return v->mem[job] > 0 ? v->mem[job] : 0;
+    return v->mem && v->mem[job] > 0 ? v->mem[job] : 0;
 }
 /* plc_find (sim/sim.h) through the engine. */
 static inline bool pol_place(const struct pol_view *v, uint32_t ngpus,

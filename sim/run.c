@@ -62,6 +62,7 @@ int sim_run(const struct trace *t, struct cluster *c, const struct eng_opts *o,
     }
     if ((rc = strict_stop(o->diag, err)))
         goto out;
+    eng_drop_run_state(e);
     res->wall_seconds = e->wall_seconds;
     res->cpu_engine = e->cpu_seconds;
     res->events = e->events;

@@ -63,6 +63,11 @@ int eng_check_policy(const struct policy *p, const struct pol_args *a,
 /* Runs to the end.  0, or DL_ECHECK with e->fail_msg. */
 int eng_run(struct eng *e);
 void eng_free(struct eng *e);
+/* After a run that ended with no job left in the system: gives back the
+ * run states, everything kept per slot and the models' per-job speeds,
+ * memory and utilizations (what the outputs and metrics read stays), so
+ * that the metrics' own arrays do not come on top. */
+void eng_drop_run_state(struct eng *e);
 /* Changes a running job's solo rate (work units per us) from now on; it
  * runs at that times its co-location factor: settles its remaining work
  * at the old rate, predicts its completion at the new one (the old

@@ -47,16 +47,10 @@ struct job_end {
     simtime_t first_start;      /* SIM_NEVER until first started */
     simtime_t finish;           /* SIM_NEVER until done */
     simtime_t wait;             /* total time queued */
-    double iso_rate;            /* solo rate on the first allocation */
-    double gpu_us;              /* GPU-time held (GPUs x us) */
-    double interference;        /* run_us / solo_us: above 1 when it ran
-                                   slower than alone for a while */
-    uint64_t gpus_off;          /* its allocation's place in eng.slots */
+    uint32_t gpus_off;          /* its allocation's place in eng.slots */
     uint32_t preemptions;
     uint32_t first_ngpus;       /* GPUs of the first run */
     uint32_t type;              /* type of the last allocation, SIM_NONE */
-    float perr;                 /* log(predicted / true solo run time) at
-                                   the first start, NAN before */
 };
 
 struct eng {
@@ -94,6 +88,15 @@ struct eng {
     uint8_t *state;             /* [njobs] each job's enum job_state (the
                                    policies' view: pol_state) */
     struct job_end *end;        /* [njobs] each job's outcome */
+    /* per job, only where a run needs them: the GPU time each job held
+     * (GPUs x us), where a trace names tenants (their figures), else NULL;
+     * run_us / solo_us of each job that ran slower than alone for a while,
+     * reserved zero at the first such job (0: it never did, 1), else NULL */
+    double *gpu_us, *interf;
+    /* log(predicted / true solo run time) of each job at its first start,
+     * reserved zero at the first that is not 0 (a prediction that is not
+     * the truth), else NULL: every started job's is 0 */
+    float *perr;
     struct job_rt *kept;        /* [njobs] with eng_opts.keep_rt: each
                                    job's run state as it left (tests) */
     bool any_user, any_vc;      /* some job names a user (a vc): the
@@ -180,6 +183,12 @@ struct eng {
     double cpu_seconds;         /* CPU time of eng_run's thread (jobs.csv
                                    written meanwhile is not counted) */
 };
+
+/* The solo rate of started job j on its first allocation (job_rt's
+ * iso_rate as it was), from its first GPUs: what its isolated run time
+ * divides its duration by.  Reads only what stays fixed while the run goes
+ * (jobs.csv's writer calls it). */
+double eng_iso_rate(const struct eng *e, uint32_t j);
 
 /* Job j's run state, while it is in the system (queued or running). */
 static inline struct job_rt *eng_rt(const struct eng *e, uint32_t j)

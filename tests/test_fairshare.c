@@ -518,7 +518,7 @@ static void check_groups(const struct eng *e, bool by_vc, int round)
                 const struct trc_job *tj = &e->tr->jobs[j];
                 bool done = e->state[j] == JOB_DONE;
                 jobs++;
-                hours += r->gpu_us / SIM_US_PER_S / 3600;
+                hours += e->kept[j].gpu_us / SIM_US_PER_S / 3600;
                 if (tj->deadline != SIM_NEVER) {
                     qj++;
                     qm += done && r->finish <= tj->deadline;
@@ -526,7 +526,7 @@ static void check_groups(const struct eng *e, bool by_vc, int round)
                 if (!done)
                     continue;
                 slow += (double)(r->finish - tj->submit) /
-                        ((double)tj->duration / r->iso_rate);
+                        ((double)tj->duration / e->kept[j].iso_rate);
                 fin++;
                 sum += (double)oracle_val(e, j, pass == 1);
             }
