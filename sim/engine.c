@@ -243,15 +243,17 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     struct eng *e = xcalloc(1, sizeof *e);
     e->tr = t;
     e->clu = c;
-    /* Each job's record, slot and allocation (a run of e->slots) are
-     * reserved here, zero (JOB_FUTURE), and set up as the job arrives:
-     * pages of memory are touched as the run reaches them (on a VM whose
-     * host takes freed memory back, touching costs about 1.5 s a GB). */
+    /* Each job's record, slot and allocation (a run of e->slots, or its
+     * slot's gpu1 for a job of one GPU) are reserved here, zero
+     * (JOB_FUTURE), and set up as the job arrives: pages of memory are
+     * touched as the run reaches them (on a VM whose host takes freed
+     * memory back, touching costs about 1.5 s a GB). */
     uint32_t n = t->njobs;
     uint64_t total = 0;
     /* a job never holds more GPUs than the cluster has (more never fits) */
     for (uint32_t j = 0; j < n; j++) {
-        total += t->jobs[j].num_gpus < c->ngpus ? t->jobs[j].num_gpus : c->ngpus;
+        uint32_t g = t->jobs[j].num_gpus < c->ngpus ? t->jobs[j].num_gpus : c->ngpus;
+        total += g > 1 ? g : 0;
         e->any_user |= t->jobs[j].user != NULL;
         e->any_vc |= t->jobs[j].vc != NULL;
     }
@@ -282,6 +284,7 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     xbig_reserve(&e->rt_slot, n1 * sizeof *e->rt_slot);
     xbig_reserve(&e->free_slots, n1 * sizeof *e->free_slots);
     xbig_reserve(&e->running_pos, (n1 + 1) * sizeof *e->running_pos);
+    xbig_reserve(&e->gpu1, (n1 + 1) * sizeof *e->gpu1);
     xbig_reserve(&e->slots, (total ? total : 1) * sizeof *e->slots);
     struct mdl_perf *perf = mdl_perf_new(o->models, c, t, o->seed, o->diag);
     if (o->args)
@@ -342,9 +345,14 @@ static struct job_rt *enter(struct eng *e, uint32_t j)
     struct job_rt *r = &e->rts[slot];
     memset(r, 0, sizeof *r);
     struct job_end *d = &e->end[j];
-    d->gpus_off = (uint32_t)e->slot_next;
-    e->slot_next += tj->num_gpus < e->clu->ngpus ? tj->num_gpus : e->clu->ngpus;
-    r->gpus = e->slots + d->gpus_off;
+    uint32_t room = eng_room(e, j);
+    if (room > 1) {
+        d->gpus_off = (uint32_t)e->slot_next;
+        e->slot_next += room;
+        r->gpus = e->slots + d->gpus_off;
+    } else {
+        r->gpus = e->gpu1 + slot;
+    }
     r->remaining = (double)tj->duration;
     r->first_start = r->finish = r->preempted_at = SIM_NEVER;
     r->last_start = r->prev_start = SIM_NEVER;
@@ -378,8 +386,13 @@ static void leave(struct eng *e, uint32_t j, enum job_state state)
     d->preemptions = r->preemptions;
     d->first_ngpus = r->first_ngpus;
     d->type = r->type;
-    if (e->kept)
+    if (eng_room(e, j) == 1)
+        d->gpus_off = *r->gpus;         /* its GPU, if it ever had one */
+    if (e->kept) {
         e->kept[j] = *r;
+        if (eng_room(e, j) == 1)
+            e->kept[j].gpus = &d->gpus_off;
+    }
     e->free_slots[e->nfree_slots++] = e->rt_slot[j];
     e->rt_slot[j] = 0;
 }
@@ -446,6 +459,7 @@ void eng_free(struct eng *e)
     free(e->first_pool);
     xbig_free(e->running);
     xbig_free(e->running_pos);
+    xbig_free(e->gpu1);
     free(e->ts);
     evq_free(&e->evq);
     free(e);
@@ -467,12 +481,13 @@ void eng_drop_run_state(struct eng *e)
     xbig_free(e->free_slots);
     xbig_free(e->running);
     xbig_free(e->running_pos);
+    xbig_free(e->gpu1);
     xbig_free(e->pending_mark);
     xbig_free(e->touch_mark);
     free(e->jf);
     mdl_perf_drop_run(e->perf);
     e->rts = NULL;
-    e->rt_slot = e->free_slots = e->running = e->running_pos = NULL;
+    e->rt_slot = e->free_slots = e->running = e->running_pos = e->gpu1 = NULL;
     e->pending_mark = e->touch_mark = NULL;
     e->jf = NULL;
 }
@@ -484,8 +499,11 @@ const uint32_t *eng_first_gpus(const struct eng *e, uint32_t j)
     if (st == JOB_FUTURE ||
         (in ? eng_rt(e, j)->first_start : e->end[j].first_start) == SIM_NEVER)
         return NULL;
-    return e->first_off[j] ? e->first_pool + (e->first_off[j] - 1)
-                           : e->slots + e->end[j].gpus_off;
+    if (e->first_off[j])
+        return e->first_pool + (e->first_off[j] - 1);
+    if (eng_room(e, j) > 1)
+        return e->slots + e->end[j].gpus_off;
+    return in ? eng_rt(e, j)->gpus : &e->end[j].gpus_off;
 }
 
 /* Before job j's allocation is overwritten: keeps its first placement

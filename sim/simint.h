@@ -47,7 +47,9 @@ struct job_end {
     simtime_t first_start;      /* SIM_NEVER until first started */
     simtime_t finish;           /* SIM_NEVER until done */
     simtime_t wait;             /* total time queued */
-    uint32_t gpus_off;          /* its allocation's place in eng.slots */
+    uint32_t gpus_off;          /* its allocation's place in eng.slots; for
+                                   a job of one GPU, once it has left, that
+                                   GPU (eng_first_gpus) */
     uint32_t preemptions;
     uint32_t first_ngpus;       /* GPUs of the first run */
     uint32_t type;              /* type of the last allocation, SIM_NONE */
@@ -134,8 +136,10 @@ struct eng {
     uint32_t *scratch;          /* scratch: GPUs, [max gang] */
     uint32_t shared_gpus;       /* GPUs with >= 2 jobs */
     double shared_gpu_us;       /* integral of shared_gpus dt */
-    uint32_t *slots;            /* current allocations, sum(num_gpus):
-                                   job j's from job_end.gpus_off */
+    uint32_t *slots;            /* current allocations of the jobs of more
+                                   than one GPU, sum(num_gpus): job j's
+                                   from job_end.gpus_off */
+    uint32_t *gpu1;             /* by slot: the GPU of a job of one */
     /* first-start placements: a job's is its current allocation (gpus)
      * until a restart or a resize overwrites that; then it is saved in
      * first_pool, at first_off[j] - 1 (first_off is calloc'd: pages of
@@ -189,6 +193,13 @@ struct eng {
  * divides its duration by.  Reads only what stays fixed while the run goes
  * (jobs.csv's writer calls it). */
 double eng_iso_rate(const struct eng *e, uint32_t j);
+
+/* The most GPUs job j can hold: its num_gpus, at most the cluster's. */
+static inline uint32_t eng_room(const struct eng *e, uint32_t j)
+{
+    uint32_t g = e->tr->jobs[j].num_gpus;
+    return g < e->clu->ngpus ? g : e->clu->ngpus;
+}
 
 /* Job j's run state, while it is in the system (queued or running). */
 static inline struct job_rt *eng_rt(const struct eng *e, uint32_t j)
