@@ -175,7 +175,7 @@ static uint32_t util_type(const struct eng *e, uint32_t j, uint32_t t)
     bool in = e->state[j] == JOB_QUEUED || e->state[j] == JOB_RUNNING;
     simtime_t first = in ? eng_rt(e, j)->first_start : d->first_start;
     if (first != SIM_NEVER)
-        return in ? eng_rt(e, j)->type : d->type;
+        return in ? eng_rt(e, j)->type : eng_last_type(e, j);
     uint32_t req = in ? eng_rt(e, j)->req_type
                  : e->tr->jobs[j].gpu_type
                      ? clu_type_find(e->clu, e->tr->jobs[j].gpu_type) : SIM_NONE;
@@ -361,7 +361,6 @@ static struct job_rt *enter(struct eng *e, uint32_t j)
     r->req_type = SIM_NONE;
     r->state = e->state[j] = JOB_QUEUED;
     d->first_start = d->finish = SIM_NEVER;
-    d->type = SIM_NONE;
     return r;
 }
 
@@ -384,8 +383,22 @@ static void leave(struct eng *e, uint32_t j, enum job_state state)
         e->interf[j] = x;
     }
     d->preemptions = r->preemptions;
-    d->first_ngpus = r->first_ngpus;
-    d->type = r->type;
+    size_t n = e->tr->njobs;
+    if (r->first_start != SIM_NEVER) {
+        if (r->first_ngpus != eng_room(e, j)) {
+            if (!e->first_n)
+                xbig_reserve(&e->first_n, n * sizeof *e->first_n);
+            e->first_n[j] = r->first_ngpus;
+        }
+        const struct cluster *c = e->clu;
+        uint32_t g = e->first_off[j] ? e->first_pool[e->first_off[j] - 1]
+                                     : r->gpus[0];
+        if (r->type != c->nodes[c->gpu_node[g]].type) {
+            if (!e->last_type)
+                xbig_reserve(&e->last_type, n * sizeof *e->last_type);
+            e->last_type[j] = r->type + 1;
+        }
+    }
     if (eng_room(e, j) == 1)
         d->gpus_off = *r->gpus;         /* its GPU, if it ever had one */
     if (e->kept) {
@@ -450,6 +463,8 @@ void eng_free(struct eng *e)
     xbig_free(e->gpu_us);
     xbig_free(e->interf);
     xbig_free(e->perr);
+    xbig_free(e->first_n);
+    xbig_free(e->last_type);
     xbig_free(e->kept);
     xbig_free(e->rts);
     xbig_free(e->rt_slot);
@@ -465,11 +480,27 @@ void eng_free(struct eng *e)
     free(e);
 }
 
+uint32_t eng_first_ngpus(const struct eng *e, uint32_t j)
+{
+    return e->first_n && e->first_n[j] ? e->first_n[j] : eng_room(e, j);
+}
+
+uint32_t eng_last_type(const struct eng *e, uint32_t j)
+{
+    const struct cluster *c = e->clu;
+    const uint32_t *g = eng_first_gpus(e, j);
+    if (!g)
+        return SIM_NONE;
+    if (e->last_type && e->last_type[j])
+        return e->last_type[j] - 1;
+    return c->nodes[c->gpu_node[g[0]]].type;
+}
+
 double eng_iso_rate(const struct eng *e, uint32_t j)
 {
     const struct cluster *c = e->clu;
     const uint32_t *g = eng_first_gpus(e, j);
-    uint32_t n = e->end[j].first_ngpus, t = c->nodes[c->gpu_node[g[0]]].type;
+    uint32_t n = eng_first_ngpus(e, j), t = c->nodes[c->gpu_node[g[0]]].type;
     return mdl_perf_rate_n(e->perf, j, t, n, n > 1 && clu_spread(c, t, g, n));
 }
 

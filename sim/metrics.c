@@ -365,8 +365,8 @@ void met_summarize(const struct eng *e, struct met_summary *m)
     fairness(e, true, &m->fairness_jain_vc, &m->worst_vc_slowdown);
     const struct cluster *c = e->clu;
     for (uint32_t j = 0; j < t->njobs; j++) {
-        const struct job_end *r = &e->end[j];
-        uint32_t ty = r->type != SIM_NONE ? r->type : c->ref_type;
+        uint32_t ty = eng_last_type(e, j);
+        ty = ty != SIM_NONE ? ty : c->ref_type;
         m->jobs_src[mdl_perf_source(e->perf, j, ty)]++;
     }
     m->colocated_frac = e->alloc_gpu_us > 0 ? e->shared_gpu_us / e->alloc_gpu_us : 0;

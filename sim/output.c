@@ -174,7 +174,7 @@ static char *job_row(const struct eng *e, uint32_t j, char *line, size_t cap)
         p = b_str(p, c->types[type].name);
         *p++ = ',';
         /* never a comma or a quote: no quoting needed */
-        clu_fmt_placement(c, first, r->first_ngpus, p,
+        clu_fmt_placement(c, first, eng_first_ngpus(e, j), p,
                           cap - (size_t)(p - line));
         p += strlen(p);
     } else {

@@ -51,8 +51,6 @@ struct job_end {
                                    a job of one GPU, once it has left, that
                                    GPU (eng_first_gpus) */
     uint32_t preemptions;
-    uint32_t first_ngpus;       /* GPUs of the first run */
-    uint32_t type;              /* type of the last allocation, SIM_NONE */
 };
 
 struct eng {
@@ -99,6 +97,12 @@ struct eng {
      * reserved zero at the first that is not 0 (a prediction that is not
      * the truth), else NULL: every started job's is 0 */
     float *perr;
+    /* the GPUs of each job's first run where it held fewer than it asks
+     * (an elastic start), reserved zero at the first such job (0: all,
+     * eng_first_ngpus); the type of each job's last run + 1 where that is
+     * not its first run's, reserved zero at the first such job (0: the
+     * first's, eng_last_type) */
+    uint32_t *first_n, *last_type;
     struct job_rt *kept;        /* [njobs] with eng_opts.keep_rt: each
                                    job's run state as it left (tests) */
     bool any_user, any_vc;      /* some job names a user (a vc): the
@@ -187,6 +191,11 @@ struct eng {
     double cpu_seconds;         /* CPU time of eng_run's thread (jobs.csv
                                    written meanwhile is not counted) */
 };
+
+/* Once job j has left: the GPUs of its first run (if it ever started),
+ * and the type of its last (SIM_NONE if it never started). */
+uint32_t eng_first_ngpus(const struct eng *e, uint32_t j);
+uint32_t eng_last_type(const struct eng *e, uint32_t j);
 
 /* The solo rate of started job j on its first allocation (job_rt's
  * iso_rate as it was), from its first GPUs: what its isolated run time

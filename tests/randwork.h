@@ -136,7 +136,7 @@ static inline void tu_check_random_run(const struct trace *t, struct cluster *c,
         cr_assert_eq(rt->preemptions, 0);
         if (!exact_runs)
             continue;
-        double speed = c->types[rt->type].speed;
+        double speed = c->types[e->kept[j].type].speed;
         simtime_t run = (simtime_t)ceil((double)tj->duration / speed - 1e-9);
         cr_assert_eq(rt->finish - rt->first_start, run,
                      "round %d %s job %s ran %lld, expected %lld", round,

@@ -719,14 +719,14 @@ Test(qos, margin_needs_room_before_the_deadline)
     uint32_t b = tu_job(&t, "b");
     struct eng *e = tu_run(&t, &c, "qos");
     TU_SCHED(e, "b", 0, 20);
-    cr_expect_eq(e->end[b].type, 1);
+    cr_expect_eq(eng_last_type(e, b), 1);
     eng_free(e);
     e = tu_run(&t, &c, "qos:margin=0");
     TU_SCHED(e, "b", 0, 20);
     eng_free(e);
     e = tu_run(&t, &c, "qos:margin=0.5");
     TU_SCHED(e, "b", 0, 10);
-    cr_expect_eq(e->end[b].type, 0);
+    cr_expect_eq(eng_last_type(e, b), 0);
     eng_free(e);
     /* exactly at the bound: margin 0.25 on S is 20 + 5 = 25 <= 25 */
     e = tu_run(&t, &c, "qos:margin=0.25");

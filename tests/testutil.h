@@ -427,8 +427,8 @@ static inline void tu_same_schedule(const struct eng *a, const struct eng *b,
         cr_assert_eq(x->preemptions, y->preemptions, "%s job %u", what, j);
         const uint32_t *ga = eng_first_gpus(a, j), *gb = eng_first_gpus(b, j);
         cr_assert((!ga && !gb) ||
-                  (ga && gb && x->first_ngpus == y->first_ngpus &&
-                   !memcmp(ga, gb, x->first_ngpus * sizeof *ga)),
+                  (ga && gb && eng_first_ngpus(a, j) == eng_first_ngpus(b, j) &&
+                   !memcmp(ga, gb, eng_first_ngpus(a, j) * sizeof *ga)),
                   "%s job %u: other GPUs", what, j);
     }
 }
@@ -511,7 +511,7 @@ static inline void tu_placement(const struct eng *e, const char *id,
     const uint32_t *g = eng_first_gpus(e, j);
     cr_assert(g, "%s never started", id);
     char buf[256];
-    clu_fmt_placement(e->clu, g, e->end[j].first_ngpus, buf, sizeof buf);
+    clu_fmt_placement(e->clu, g, eng_first_ngpus(e, j), buf, sizeof buf);
     cr_expect_str_eq(buf, expect, "%s placed on %s, expected %s", id, buf, expect);
 }
 

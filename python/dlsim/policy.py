@@ -42,7 +42,10 @@ class Job:
     Times are seconds.  duration is the true solo run time on the
     reference GPU type (what the trace says; a policy that should not know
     it asks predicted_runtime()).  remaining is reference-GPU work left,
-    attained the GPU-seconds it has held so far."""
+    attained the GPU-seconds it has held so far.  The run-state fields
+    (req_type, gpus, remaining, attained, wait, preemptions, resizes)
+    describe a job while it is queued or running; once it has left they
+    read as a job's never started (state is always its own)."""
     __slots__ = ("_v", "index", "num_gpus", "submit", "_req")
 
     def __init__(self, view, j):
