@@ -390,10 +390,12 @@ static void leave(struct eng *e, uint32_t j, enum job_state state)
                 xbig_reserve(&e->first_n, n * sizeof *e->first_n);
             e->first_n[j] = r->first_ngpus;
         }
+        /* the allocation is the first one unless a restart or a resize
+         * saved that (save_first) */
         const struct cluster *c = e->clu;
-        uint32_t g = e->first_off[j] ? e->first_pool[e->first_off[j] - 1]
-                                     : r->gpus[0];
-        if (r->type != c->nodes[c->gpu_node[g]].type) {
+        uint32_t f = e->first_off[j] ? e->first_pool[e->first_off[j] - 1]
+                                     : SIM_NONE;
+        if (f != SIM_NONE && r->type != c->nodes[c->gpu_node[f]].type) {
             if (!e->last_type)
                 xbig_reserve(&e->last_type, n * sizeof *e->last_type);
             e->last_type[j] = r->type + 1;
