@@ -210,7 +210,7 @@ struct hitem {
     uint32_t job;
     int32_t prio;               /* priority=1: the trace's; else 0 */
     uint32_t g, req;            /* a queued job's gang and required type
-                                   (v->jobs[job], v->rt[job]): a walk tries
+                                   (v->jobs[job], pol_rt(v, job)): a walk tries
                                    dozens of jobs an instant, most of which
                                    no type can take, without reading their
                                    records */
