@@ -64,9 +64,15 @@ static inline bool ev_less(const struct evq_item *a, const struct evq_item *b)
 
 HEAP_DEFINE(evh, struct evq, struct evq_item, ev_less)
 
+void evq_push_slot(struct evq *q, simtime_t t, uint32_t kind, uint32_t job,
+                   uint32_t gen, uint32_t slot)
+{
+    evh_push(q, (struct evq_item){ t, q->seq++, job, gen, kind, slot });
+}
+
 void evq_push(struct evq *q, simtime_t t, uint32_t kind, uint32_t job, uint32_t gen)
 {
-    evh_push(q, (struct evq_item){ t, q->seq++, job, gen, kind });
+    evq_push_slot(q, t, kind, job, gen, 0);
 }
 
 struct evq_item evq_pop(struct evq *q)
@@ -91,8 +97,9 @@ void evq_compact(struct evq *q, bool (*dead)(const struct evq_item *, void *),
 static bool stale(const struct evq_item *it, void *ctx)
 {
     const struct eng *e = ctx;
+    /* a running job's slot is the one it had when the event was made */
     return it->kind == EV_FINISH && (e->state[it->job] != JOB_RUNNING ||
-                                     eng_rt(e, it->job)->gen != it->gen);
+                                     e->rts[it->slot].gen != it->gen);
 }
 
 static const struct pol_services services;  /* defined below */
@@ -333,6 +340,13 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     return e;
 }
 
+/* A job's run state as it arrives: queued, nothing done (a struct copy:
+ * vector stores, where a memset and the fields took a string store). */
+static const struct job_rt fresh_rt = {
+    .first_start = SIM_NEVER, .finish = SIM_NEVER, .preempted_at = SIM_NEVER,
+    .last_start = SIM_NEVER, .prev_start = SIM_NEVER,
+    .type = SIM_NONE, .req_type = SIM_NONE, .state = JOB_QUEUED };
+
 /* Job j arrives: its record and its run state in a free slot, as it
  * starts (queued, nothing done), its allocation the next run of
  * e->slots. */
@@ -343,7 +357,7 @@ static struct job_rt *enter(struct eng *e, uint32_t j)
                                    : e->nslots++;
     e->rt_slot[j] = slot;
     struct job_rt *r = &e->rts[slot];
-    memset(r, 0, sizeof *r);
+    *r = fresh_rt;
     struct job_end *d = &e->end[j];
     uint32_t room = eng_room(e, j);
     if (room > 1) {
@@ -354,12 +368,8 @@ static struct job_rt *enter(struct eng *e, uint32_t j)
         r->gpus = e->gpu1 + slot;
     }
     r->remaining = (double)tj->duration;
-    r->first_start = r->finish = r->preempted_at = SIM_NEVER;
-    r->last_start = r->prev_start = SIM_NEVER;
     r->queued_since = e->now;
-    r->type = SIM_NONE;
-    r->req_type = SIM_NONE;
-    r->state = e->state[j] = JOB_QUEUED;
+    e->state[j] = JOB_QUEUED;
     d->first_start = d->finish = SIM_NEVER;
     return r;
 }
@@ -626,7 +636,7 @@ static int apply_rate(struct eng *e, uint32_t j, double rate)
     r->finish_at = fin;
     r->gen++;
     e->nstale++;
-    evq_push(&e->evq, r->finish_at, EV_FINISH, j, r->gen);
+    evq_push_slot(&e->evq, r->finish_at, EV_FINISH, j, r->gen, e->rt_slot[j]);
     if (e->pol->rate_changed) {
         if (e->in_schedule) {
             /* no hook inside schedule(): told once it returns */
@@ -782,7 +792,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     r->rate = rate;
     r->settled = e->now;
     r->finish_at = fin;
-    evq_push(&e->evq, r->finish_at, EV_FINISH, j, r->gen);
+    evq_push_slot(&e->evq, r->finish_at, EV_FINISH, j, r->gen, e->rt_slot[j]);
     e->nqueued--;
     running_add(e, j);
     shr_keep(e, j, f, at);
@@ -907,7 +917,7 @@ static int resize(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n)
     r->finish_at = fin;
     r->gen++;
     e->nstale++;
-    evq_push(&e->evq, fin, EV_FINISH, j, r->gen);
+    evq_push_slot(&e->evq, fin, EV_FINISH, j, r->gen, e->rt_slot[j]);
     r->resizes++;
     e->resizes++;
     return 0;

@@ -18,6 +18,9 @@ struct evq_item {
     uint64_t seq;
     uint32_t job, gen;          /* EV_FINISH: stale unless gen matches */
     uint32_t kind;
+    uint32_t slot;              /* EV_FINISH: the job's run-state slot (its
+                                   gen is read there, not through the
+                                   job's rt_slot: one load less) */
 };
 
 struct evq {
@@ -29,6 +32,8 @@ struct evq {
 void evq_init(struct evq *q);
 void evq_free(struct evq *q);
 void evq_push(struct evq *q, simtime_t t, uint32_t kind, uint32_t job, uint32_t gen);
+void evq_push_slot(struct evq *q, simtime_t t, uint32_t kind, uint32_t job,
+                   uint32_t gen, uint32_t slot);
 static inline const struct evq_item *evq_top(const struct evq *q)
 {
     return q->n ? &q->a[0] : NULL;
