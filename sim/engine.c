@@ -177,9 +177,11 @@ static uint32_t util_type(const struct eng *e, uint32_t j, uint32_t t)
     const struct job_end *d = &e->end[j];
     if (t != SIM_NONE)
         return t;
-    if (e->state[j] == JOB_FUTURE)
+    /* its run state, from its arrival (admit) to the end of its finished
+     * hook */
+    bool in = e->rt_slot[j] != 0;
+    if (!in && e->state[j] == JOB_FUTURE)
         return e->clu->ref_type;
-    bool in = e->state[j] == JOB_QUEUED || e->state[j] == JOB_RUNNING;
     simtime_t first = in ? eng_rt(e, j)->first_start : d->first_start;
     if (first != SIM_NEVER)
         return in ? eng_rt(e, j)->type : eng_last_type(e, j);
@@ -340,16 +342,16 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     return e;
 }
 
-/* A job's run state as it arrives: queued, nothing done (a struct copy:
+/* A job's run state as it arrives (future until its admission passes),
+ * nothing done (a struct copy:
  * vector stores, where a memset and the fields took a string store). */
 static const struct job_rt fresh_rt = {
     .first_start = SIM_NEVER, .finish = SIM_NEVER, .preempted_at = SIM_NEVER,
     .last_start = SIM_NEVER, .prev_start = SIM_NEVER,
-    .type = SIM_NONE, .req_type = SIM_NONE, .state = JOB_QUEUED };
+    .type = SIM_NONE, .req_type = SIM_NONE, .state = JOB_FUTURE };
 
 /* Job j arrives: its record and its run state in a free slot, as it
- * starts (queued, nothing done), its allocation the next run of
- * e->slots. */
+ * starts (nothing done), its allocation the next run of e->slots. */
 static struct job_rt *enter(struct eng *e, uint32_t j)
 {
     const struct trc_job *tj = &e->tr->jobs[j];
@@ -366,17 +368,18 @@ static struct job_rt *enter(struct eng *e, uint32_t j)
         r->gpus = e->slots + d->gpus_off;
     } else {
         r->gpus = e->gpu1 + slot;
+        e->gpu1[slot] = 0;      /* none yet (not the last occupant's) */
     }
     r->remaining = (double)tj->duration;
     r->queued_since = e->now;
-    e->state[j] = JOB_QUEUED;
     d->first_start = d->finish = SIM_NEVER;
     return r;
 }
 
-/* Job j leaves the system, done or rejected (state): what its outputs
- * need is kept in its record, and its slot is freed. */
-static void leave(struct eng *e, uint32_t j, enum job_state state)
+/* Job j is done or rejected (state): what its outputs need is kept in
+ * its record (before its finished hook, whose questions about it read
+ * that record), its slot still its own until release. */
+static void record(struct eng *e, uint32_t j, enum job_state state)
 {
     struct job_rt *r = eng_rt(e, j);
     struct job_end *d = &e->end[j];
@@ -396,8 +399,13 @@ static void leave(struct eng *e, uint32_t j, enum job_state state)
     size_t n = e->tr->njobs;
     if (r->first_start != SIM_NEVER) {
         if (r->first_ngpus != eng_room(e, j)) {
-            if (!e->first_n)
-                xbig_reserve(&e->first_n, n * sizeof *e->first_n);
+            if (!e->first_n) {  /* jobs.csv's writer reads it: published
+                                   once made (zero: every job's is its
+                                   room, as it was before) */
+                uint32_t *a = NULL;
+                xbig_reserve(&a, n * sizeof *a);
+                __atomic_store_n(&e->first_n, a, __ATOMIC_RELEASE);
+            }
             e->first_n[j] = r->first_ngpus;
         }
         /* the allocation is the first one unless a restart or a resize
@@ -418,6 +426,11 @@ static void leave(struct eng *e, uint32_t j, enum job_state state)
         if (eng_room(e, j) == 1)
             e->kept[j].gpus = &d->gpus_off;
     }
+}
+
+/* Job j, recorded, leaves the system: its slot is given back. */
+static void release(struct eng *e, uint32_t j)
+{
     e->free_slots[e->nfree_slots++] = e->rt_slot[j];
     e->rt_slot[j] = 0;
 }
@@ -494,7 +507,8 @@ void eng_free(struct eng *e)
 
 uint32_t eng_first_ngpus(const struct eng *e, uint32_t j)
 {
-    return e->first_n && e->first_n[j] ? e->first_n[j] : eng_room(e, j);
+    const uint32_t *a = __atomic_load_n(&e->first_n, __ATOMIC_ACQUIRE);
+    return a && a[j] ? a[j] : eng_room(e, j);
 }
 
 uint32_t eng_last_type(const struct eng *e, uint32_t j)
@@ -944,14 +958,14 @@ static void finish(struct eng *e, uint32_t j)
     struct job_rt *r = eng_rt(e, j);
     stop(e, j);     /* a failure is in e->failed */
     r->remaining = 0;
-    r->state = e->state[j] = JOB_DONE;
     r->finish = e->now;
     e->ndone++;
     e->last_finish = e->now;
+    record(e, j, JOB_DONE);
     struct pol_view v = view(e);
     if (e->pol->finished)
         e->pol->finished(e->pst, &v, j);
-    leave(e, j, JOB_DONE);
+    release(e, j);
 }
 
 static void arrive(struct eng *e, uint32_t j)
@@ -968,7 +982,8 @@ static void arrive(struct eng *e, uint32_t j)
     if (fits && e->pol->admit)
         admitted = e->pol->admit(e->pst, &v, j);
     if (!fits || !admitted) {
-        leave(e, j, JOB_REJECTED);
+        record(e, j, JOB_REJECTED);
+        release(e, j);
         e->nrejected++;
         e->nrefused += fits;
         if (e->nrejected <= 5)
@@ -981,6 +996,7 @@ static void arrive(struct eng *e, uint32_t j)
                          : "can never fit the cluster");
         return;
     }
+    r->state = e->state[j] = JOB_QUEUED;
     e->nqueued++;
     e->pol->enqueue(e->pst, &v, j);
 }
