@@ -631,6 +631,103 @@ Test(golden, restart_in_the_same_instant_elsewhere_is_a_preemption)
     clu_free(&c);
 }
 
+/* ---- run state from arrival to the finished hook (contract 4) ------ */
+
+/* A test policy over one node of two GPUs: a (10 s) at 0, b (5 s) at 1,
+ * c at 2, which its admit refuses.  Each hook checks what the contract
+ * says it sees of the job: in admit, a job still FUTURE with its run
+ * state (its required type set); in enqueue, QUEUED; in finished, DONE
+ * with its run state still there (finish now); and of a job gone, its
+ * state in pol_state and its slot 0's run state: no job. */
+static struct { int admit, enq, fin, absent; } rs;
+
+static bool rs_admit(void *st, const struct pol_view *v, uint32_t j)
+{
+    (void)st;
+    cr_assert_eq(pol_state(v, j), JOB_FUTURE);
+    cr_assert_eq(pol_rt(v, j)->req_type, SIM_NONE);
+    cr_assert_eq(pol_rt(v, j)->first_start, SIM_NEVER);
+    rs.admit++;
+    return j != 2;
+}
+
+static void rs_enqueue(void *st, const struct pol_view *v, uint32_t j)
+{
+    cr_assert_eq(pol_state(v, j), JOB_QUEUED);
+    rs.enq++;
+    rc_enqueue(st, v, j);
+}
+
+static void rs_finished(void *st, const struct pol_view *v, uint32_t j)
+{
+    (void)st;
+    const struct job_rt *r = pol_rt(v, j);
+    cr_assert_eq(pol_state(v, j), JOB_DONE);
+    cr_assert_eq(r->state, JOB_DONE);
+    cr_assert_eq(r->finish, v->now);
+    cr_assert_eq(r->first_start, US(j));
+    cr_assert_float_eq(pol_measured_util(v, j), 0.25 * (double)(j + 1), 1e-6);
+    rs.fin++;
+    if (j == 0) {               /* b ended at 6, c was refused at 2 */
+        cr_assert_eq(pol_state(v, 1), JOB_DONE);
+        cr_assert_eq(pol_state(v, 2), JOB_REJECTED);
+        for (uint32_t k = 1; k <= 2; k++) {
+            const struct job_rt *g = &v->rts[v->rt_slot[k]];
+            cr_assert_eq(v->rt_slot[k], 0);
+            cr_assert(g->state == JOB_FUTURE && g->gen == 0 && g->ngpus == 0 &&
+                      g->first_start == SIM_NEVER && g->finish == SIM_NEVER &&
+                      g->type == SIM_NONE);
+            rs.absent++;
+        }
+    }
+}
+
+static void rs_schedule(void *st, const struct pol_view *v, struct pol_ctx *x)
+{
+    (void)st;
+    for (uint32_t j = 0; j < v->njobs; j++) {
+        if (pol_state(v, j) != JOB_QUEUED)
+            continue;
+        uint32_t g = v->nocc[0] ? 1 : 0;
+        cr_assert_eq(pol_start(x, j, &g), 0, "%s", eng_policy_failure(x));
+    }
+}
+
+static const struct policy slot_policy = {
+    .name = "slot-test", .summary = "", .blocking = "",
+    .create = rc_create, .destroy = rc_destroy, .admit = rs_admit,
+    .enqueue = rs_enqueue, .finished = rs_finished, .schedule = rs_schedule,
+};
+
+Test(golden, run_state_from_arrival_to_the_finished_hook)
+{
+    struct trace t;
+    struct cluster c;
+    tu_trace(&t, "job_id,submit_time,num_gpus,duration,util\n"
+                 "a,0,1,10,0.25\nb,1,1,5,0.5\nc,2,1,1,0.75\n");
+    tu_simple_cluster(&c, 1, 2);
+    struct dl_error err = { 0 };
+    struct eng_opts o = { .policy = "slot-test", .pol = &slot_policy,
+                          .check = true };
+    memset(&rs, 0, sizeof rs);
+    struct eng *e = tu_eng_new(&t, &c, &o, &err);
+    cr_assert(e);
+    cr_assert_eq(eng_run(e), 0, "%s", e->fail_msg);
+    cr_expect(rs.admit == 3 && rs.enq == 2 && rs.fin == 2 && rs.absent == 2,
+              "admit %d enqueue %d finished %d absent %d", rs.admit, rs.enq,
+              rs.fin, rs.absent);
+    TU_SCHED(e, "a", 0, 10);
+    TU_SCHED(e, "b", 1, 6);
+    cr_expect_eq(e->state[2], JOB_REJECTED);
+    /* three jobs were in the system at once (c during its admit), each in
+     * a slot of its own besides slot 0; all given back */
+    cr_expect_eq(e->nslots, 4u);
+    cr_expect_eq(e->nfree_slots, 3u);
+    eng_free(e);
+    trc_free(&t);
+    clu_free(&c);
+}
+
 /* ---- pol_resize: validated like every action, applied exactly ------ */
 
 /* A test policy: at 0 starts job 0 (4 GPUs asked) on GPUs 0-1 of node n0
