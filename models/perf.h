@@ -632,6 +632,12 @@ double mdl_perf_rate_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
 /* Predicted solo run time (us) of job j on n GPUs of type t. */
 double mdl_perf_pred_runtime_n(const struct mdl_perf *p, uint32_t j, uint32_t t,
                                uint32_t n, bool spread);
+/* Job j's GB per GPU, < 0 unknown. */
+static inline double mdl_perf_mem(const struct mdl_perf *p, uint32_t j)
+{
+    return p->mem ? p->mem[j] : -1;
+}
+
 /* True solo utilization of job j on GPU type t, for metrics, slowdown
  * forms and policies that measure (unknown = 1): the trace's, else the
  * zoo's for its model on t (models/MODELS.md: measured, transferred from

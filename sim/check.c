@@ -35,7 +35,7 @@ int eng_check(struct eng *e, simtime_t prev)
         uint32_t j = e->running[i];
         const struct job_rt *r = eng_rt(e, j);
         const struct trc_job *tj = &e->tr->jobs[j];
-        if (e->state[j] != JOB_RUNNING || r->state != JOB_RUNNING ||
+        if (e->state[j] != JOB_RUNNING ||
             e->running_pos[e->rt_slot[j]] != i)
             return eng_fail(e, "job %s is listed running in state %d", tj->id,
                         e->state[j]);
@@ -88,7 +88,8 @@ int eng_check(struct eng *e, simtime_t prev)
             if (e->state[o[k]] != JOB_RUNNING)
                 return eng_fail(e, "GPU %u holds job %s, which is not running", g,
                             e->tr->jobs[o[k]].id);
-            mem += e->perf->mem && e->perf->mem[o[k]] > 0 ? e->perf->mem[o[k]] : 0;
+            double m = mdl_perf_mem(e->perf, o[k]);
+            mem += m > 0 ? m : 0;
         }
         double cap = c->types[c->nodes[c->gpu_node[g]].type].memory_gb;
         if (n > 1 && cap > 0 && mem > cap + 1e-6)

@@ -241,6 +241,14 @@ static int placement_of(const struct pol_args *a, enum plc_mode *mode,
     return 0;
 }
 
+/* A job's run state as it arrives, nothing done (a struct copy: vector
+ * stores, where a memset and the fields took a string store); slot 0's,
+ * no job's. */
+static const struct job_rt fresh_rt = {
+    .first_start = SIM_NEVER, .finish = SIM_NEVER, .preempted_at = SIM_NEVER,
+    .last_start = SIM_NEVER, .prev_start = SIM_NEVER,
+    .type = SIM_NONE, .req_type = SIM_NONE };
+
 struct eng *eng_new(const struct trace *t, struct cluster *c,
                     const struct eng_opts *o, struct dl_error *err)
 {
@@ -263,15 +271,16 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     for (uint32_t j = 0; j < n; j++) {
         uint32_t g = t->jobs[j].num_gpus < c->ngpus ? t->jobs[j].num_gpus : c->ngpus;
         total += g > 1 ? g : 0;
+        if (total > UINT32_MAX) {   /* 16 GiB of allocations (gpus_off) */
+            free(e);
+            dl_fail(err, t->path, t->jobs[j].line, 0, "job %s: the gangs up "
+                    "to here would hold %llu GPUs in all (each up to the "
+                    "cluster's %u), more than a run indexes (4,294,967,295)",
+                    t->jobs[j].id, (unsigned long long)total, c->ngpus);
+            return NULL;
+        }
         e->any_user |= t->jobs[j].user != NULL;
         e->any_vc |= t->jobs[j].vc != NULL;
-    }
-    if (total > UINT32_MAX) {   /* 16 GiB of allocations (job_end.gpus_off) */
-        free(e);
-        dl_fail(err, t->path, 0, 0, "its jobs would hold %llu GPUs in all "
-                "(each job up to the cluster's %u), more than a run indexes "
-                "(4,294,967,295)", (unsigned long long)total, c->ngpus);
-        return NULL;
     }
     size_t n1 = n ? n : 1;
     xbig_reserve(&e->state, n1 * sizeof *e->state);
@@ -285,11 +294,7 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
      * started, holding nothing, at generation 0) */
     xbig_reserve(&e->rts, (n1 + 1) * sizeof *e->rts);
     e->nslots = 1;
-    e->rts[0] = (struct job_rt){
-        .settled = SIM_NEVER, .finish_at = SIM_NEVER, .first_start = SIM_NEVER,
-        .finish = SIM_NEVER, .queued_since = SIM_NEVER, .last_start = SIM_NEVER,
-        .prev_start = SIM_NEVER, .preempted_at = SIM_NEVER,
-        .req_type = SIM_NONE, .type = SIM_NONE, .state = JOB_FUTURE };
+    e->rts[0] = fresh_rt;
     xbig_reserve(&e->rt_slot, n1 * sizeof *e->rt_slot);
     xbig_reserve(&e->free_slots, n1 * sizeof *e->free_slots);
     xbig_reserve(&e->running_pos, (n1 + 1) * sizeof *e->running_pos);
@@ -342,14 +347,6 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     return e;
 }
 
-/* A job's run state as it arrives (future until its admission passes),
- * nothing done (a struct copy:
- * vector stores, where a memset and the fields took a string store). */
-static const struct job_rt fresh_rt = {
-    .first_start = SIM_NEVER, .finish = SIM_NEVER, .preempted_at = SIM_NEVER,
-    .last_start = SIM_NEVER, .prev_start = SIM_NEVER,
-    .type = SIM_NONE, .req_type = SIM_NONE, .state = JOB_FUTURE };
-
 /* Job j arrives: its record and its run state in a free slot, as it
  * starts (nothing done), its allocation the next run of e->slots. */
 static struct job_rt *enter(struct eng *e, uint32_t j)
@@ -383,7 +380,7 @@ static void record(struct eng *e, uint32_t j, enum job_state state)
 {
     struct job_rt *r = eng_rt(e, j);
     struct job_end *d = &e->end[j];
-    r->state = e->state[j] = (uint8_t)state;
+    e->state[j] = (uint8_t)state;
     d->first_start = r->first_start;
     d->finish = r->finish;
     d->wait = r->wait;
@@ -397,8 +394,9 @@ static void record(struct eng *e, uint32_t j, enum job_state state)
     }
     d->preemptions = r->preemptions;
     size_t n = e->tr->njobs;
+    uint32_t room = eng_room(e, j);
     if (r->first_start != SIM_NEVER) {
-        if (r->first_ngpus != eng_room(e, j)) {
+        if (r->first_ngpus != room) {
             if (!e->first_n) {  /* jobs.csv's writer reads it: published
                                    once made (zero: every job's is its
                                    room, as it was before) */
@@ -419,11 +417,11 @@ static void record(struct eng *e, uint32_t j, enum job_state state)
             e->last_type[j] = r->type + 1;
         }
     }
-    if (eng_room(e, j) == 1)
+    if (room == 1)
         d->gpus_off = *r->gpus;         /* its GPU, if it ever had one */
     if (e->kept) {
         e->kept[j] = *r;
-        if (eng_room(e, j) == 1)
+        if (room == 1)
             e->kept[j].gpus = &d->gpus_off;
     }
 }
@@ -714,7 +712,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     const struct trc_job *tj = &e->tr->jobs[j];
     const struct cluster *c = e->clu;
     uint32_t type = SIM_NONE, nshared = 0;
-    double mem = e->perf->mem ? e->perf->mem[j] : -1;
+    double mem = mdl_perf_mem(e->perf, j);
     if (n == WHOLE_GANG)
         n = tj->num_gpus;
     if (n < 1 || n > tj->num_gpus || n > c->ngpus)
@@ -800,7 +798,7 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
         r->last_start = e->now;
         r->start_remaining = r->remaining;
     }
-    r->state = e->state[j] = JOB_RUNNING;
+    e->state[j] = JOB_RUNNING;
     r->type = type;
     r->base_rate = base;
     r->rate = rate;
@@ -862,7 +860,7 @@ static int s_preempt(struct pol_ctx *x, uint32_t j, double extra_work)
         e->preemptions++;
         e->events++;
     }
-    r->state = e->state[j] = JOB_QUEUED;
+    e->state[j] = JOB_QUEUED;
     r->queued_since = e->now;
     e->nqueued++;
     return 0;
@@ -996,7 +994,7 @@ static void arrive(struct eng *e, uint32_t j)
                          : "can never fit the cluster");
         return;
     }
-    r->state = e->state[j] = JOB_QUEUED;
+    e->state[j] = JOB_QUEUED;
     e->nqueued++;
     e->pol->enqueue(e->pst, &v, j);
 }

@@ -52,7 +52,8 @@
 /* The contract's version; a plug-in records the one it was built for. */
 #define DLSIM_POLICY_ABI 4      /* 3: pol_resize; job_rt.resizes.  4: run
                                    state by slot (pol_rt), only for jobs
-                                   in the system */
+                                   in the system; the state apart
+                                   (pol_state) */
 
 /* The most jobs one GPU can ever hold (the run's own limit is the view's
  * max_share, from --models max_jobs_per_gpu). */
@@ -102,7 +103,6 @@ struct job_rt {
     uint32_t gen;               /* bumped at every stop: stale events skip */
     uint32_t preemptions;
     uint32_t resizes;           /* pol_resize actions applied to it */
-    uint8_t state;              /* enum job_state */
 };
 
 /* What a policy sees.  Valid only during the call it is passed to. */
@@ -149,8 +149,7 @@ static inline enum job_state pol_state(const struct pol_view *v, uint32_t j)
 
 /* The run state of job j, queued or running (or in its own admit or
  * finished hook).  Any other job's reads as that of no job (slot 0): never
- * started, holding nothing, in state JOB_FUTURE at generation 0; its
- * true state is pol_state's.  Built with -DDLSIM_RT_AUDIT (the sanitizer
+ * started, holding nothing, at generation 0 (its state: pol_state).  Built with -DDLSIM_RT_AUDIT (the sanitizer
  * test build), such a read aborts with the job's id: a policy's tests
  * show where it reads what is no longer there. */
 static inline const struct job_rt *pol_rt(const struct pol_view *v, uint32_t j)

@@ -137,7 +137,7 @@ uint32_t shr_join(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
     uint32_t nfree = 0, shared = e->shared_gpus;
     const struct cluster *c = e->clu;
     uint32_t t = c->nodes[c->gpu_node[gpus[0]]].type;   /* one type */
-    double u = mdl_perf_util(e->perf, j, t), mem = e->perf->mem ? e->perf->mem[j] : -1;
+    double u = mdl_perf_util(e->perf, j, t), mem = mdl_perf_mem(e->perf, j);
     double m = mem > 0 ? mem : 0, uf = u * f;
     double eff = e->eff_gpus, use = e->useful_gpus;
     double *usum = e->usum, *uuse = e->uuse, *mem_used = e->mem_used;
@@ -170,7 +170,8 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
 {
     struct job_rt *r = eng_rt(e, j);
     uint32_t n = r->ngpus, nfree = 0, nsh = 0, shared = e->shared_gpus;
-    double u = mdl_perf_util(e->perf, j, r->type), mem = e->perf->mem ? e->perf->mem[j] : -1;
+    double u = mdl_perf_util(e->perf, j, r->type);
+    double mem = mdl_perf_mem(e->perf, j);
     double m = mem > 0 ? mem : 0, uf = -u * r->ufac;
     double eff = e->eff_gpus, use = e->useful_gpus;
     double *usum = e->usum, *uuse = e->uuse, *mem_used = e->mem_used;

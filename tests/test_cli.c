@@ -121,6 +121,27 @@ Test(cli, bad_inputs_exit_2_located)
         expect_bad(&cases[i]);
 }
 
+/* Gangs that would hold more GPUs in all than a run indexes (2^32 - 1):
+ * 43,000 jobs of 100,000 GPUs on a cluster of 100,000, refused at the job
+ * where the sum passes it, before any per-job memory is made. */
+Test(cli, gangs_past_the_index_limit_are_refused_located)
+{
+    tu_tmp_file("c.yaml", "name: big\ngpu_types: [{name: V100, memory_gb: 32}]\n"
+                "nodes: [{count: 12500, gpus: 8, gpu_type: V100}]\n");
+    char *csv = xmalloc(43000 * 32 + 64), *p = csv;
+    p += sprintf(p, "job_id,submit_time,num_gpus,duration\n");
+    for (int i = 0; i < 43000; i++)
+        p += sprintf(p, "j%d,%d,100000,10\n", i, i);
+    tu_tmp_file("t.csv", csv);
+    free(csv);
+    int rc = tu_dlsim("run --trace t.csv --cluster c.yaml --out o");
+    cr_expect_eq(rc, 2, "%s", tu_out);
+    /* 42,950 gangs make 4,295,000,000 */
+    cr_expect(strstr(tu_out, "t.csv:42951: job j42949: the gangs up to here "
+                     "would hold 4295000000 GPUs"), "%s", tu_out);
+    cr_expect(!tu_tmp_exists("o"));
+}
+
 Test(cli, truncated_gzip_is_an_error)
 {
     tu_tmp_file("c.yaml", good_cluster);

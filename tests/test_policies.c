@@ -152,9 +152,9 @@ Test(policies, victim_index_matches_brute_force)
     gsl_rng_set(r, 5);
     for (int step = 0; step < 3000; step++) {
         uint32_t j = gsl_rng_uniform_int(r, NJ);
-        if (rt[j].state == JOB_RUNNING) {
+        if (st[j] == JOB_RUNNING) {
             clu_release(&c, rt[j].gpus, jobs[j].num_gpus);
-            rt[j].state = st[j] = JOB_DONE;
+            st[j] = JOB_DONE;
             vic_touch_job(x, &v, j);
         } else {
             uint32_t want = 1 + gsl_rng_uniform_int(r, 4), t, got[8];
@@ -163,7 +163,7 @@ Test(policies, victim_index_matches_brute_force)
                 jobs[j].num_gpus = want;
                 rt[j].gpus = gpus[j];
                 memcpy(gpus[j], got, want * sizeof *got);
-                rt[j].state = st[j] = JOB_RUNNING;
+                st[j] = JOB_RUNNING;
                 rt[j].type = t;
                 /* few distinct times, to exercise ties */
                 rt[j].finish_at = 1 + gsl_rng_uniform_int(r, 20);
@@ -258,22 +258,22 @@ Test(policies, fits_freed_matches_placement)
     uint32_t checked = 0, yes = 0;
     for (int step = 0; step < 400; step++) {
         uint32_t j = gsl_rng_uniform_int(r, NJ);
-        if (rt[j].state == JOB_RUNNING) {
+        if (st[j] == JOB_RUNNING) {
             clu_release(&c, rt[j].gpus, jobs[j].num_gpus);
-            rt[j].state = st[j] = JOB_DONE;
+            st[j] = JOB_DONE;
         } else {
             uint32_t want = 1 + gsl_rng_uniform_int(r, gsl_rng_uniform_int(r, 4) ? 4 : MAXG), t;
             if (plc_find(&c, want, SIM_NONE, gsl_rng_uniform_int(r, 2), &t, gpus[j])) {
                 jobs[j].num_gpus = want;
                 rt[j].gpus = gpus[j];
-                rt[j].state = st[j] = JOB_RUNNING;
+                st[j] = JOB_RUNNING;
                 clu_alloc(&c, j, gpus[j], want);
             }
         }
         /* a random set of the running jobs, marked */
         uint32_t set[NJ], n = 0;
         for (uint32_t k = 0; k < NJ; k++)
-            if (rt[k].state == JOB_RUNNING && gsl_rng_uniform(r) < 0.3) {
+            if (st[k] == JOB_RUNNING && gsl_rng_uniform(r) < 0.3) {
                 set[n++] = k;
                 vic_freed_add(&fr, &v, rt[k].gpus, jobs[k].num_gpus);
             }

@@ -57,8 +57,7 @@ class JobRt(C.Structure):
                                    "solo_us", "ufac")] + \
         [("gpus", C.POINTER(C.c_uint32))] + \
         [(n, C.c_uint32) for n in ("ngpus", "first_ngpus", "req_type", "type",
-                                   "gen", "preemptions", "resizes")] + \
-        [("state", C.c_uint8)]
+                                   "gen", "preemptions", "resizes")]
 
 
 class Instant(C.Structure):
@@ -144,7 +143,7 @@ for _n, _t in (("trc_job", TrcJob), ("job_rt", JobRt),
     if lib.dlsim_sizeof(_n.encode()) != C.sizeof(_t):
         raise ImportError(f"dlsim: struct {_n} is {lib.dlsim_sizeof(_n.encode())} "
                           f"bytes in {path}, {C.sizeof(_t)} in the binding")
-for _n, _t, _f in (("trc_job", TrcJob, "line"), ("job_rt", JobRt, "state")):
+for _n, _t, _f in (("trc_job", TrcJob, "line"), ("job_rt", JobRt, "resizes")):
     _o = lib.dlsim_sizeof(f"{_n}.{_f}".encode())
     if _o != getattr(_t, _f).offset:
         raise ImportError(f"dlsim: {_n}.{_f} is at byte {_o} in {path}, "

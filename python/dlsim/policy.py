@@ -88,8 +88,10 @@ class Job:
 
     @property
     def gpus(self):
+        if self._v._state[self.index] != 2:
+            return ()
         r = self._v._rt(self.index)
-        return tuple(r.gpus[:r.ngpus]) if r.state == 2 else ()
+        return tuple(r.gpus[:r.ngpus])
 
     @property
     def remaining(self):
@@ -101,14 +103,15 @@ class Job:
     def attained(self):
         r = self._v._rt(self.index)
         g = r.gpu_us
-        if r.state == 2:
+        if self._v._state[self.index] == 2:
             g += r.ngpus * (self._v.now_us - r.settled)
         return g / _US
 
     @property
     def wait(self):
         r = self._v._rt(self.index)
-        w = r.wait + (self._v.now_us - r.queued_since if r.state == 1 else 0)
+        queued = self._v._state[self.index] == 1
+        w = r.wait + (self._v.now_us - r.queued_since if queued else 0)
         return w / _US
 
     preemptions = property(lambda self: self._v._rt(self.index).preemptions)

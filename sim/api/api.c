@@ -143,7 +143,7 @@ size_t dlsim_sizeof(const char *what)
         /* the offset of each engine struct's last field: a field added
          * into padding leaves the size as it was */
         { "trc_job.line", offsetof(struct trc_job, line) },
-        { "job_rt.state", offsetof(struct job_rt, state) },
+        { "job_rt.resizes", offsetof(struct job_rt, resizes) },
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         if (!strcmp(t[i].name, what))
