@@ -53,8 +53,15 @@ struct pq_item {
 };
 struct pq_bucket {
     uint32_t ngpus, req_type;
-    struct pq_item *a;          /* the heap (sim/base/heap.h) */
-    size_t n, cap;
+    struct pq_item *a;          /* the heap (sim/base/heap.h), a[0] first */
+    size_t n, cap;              /* cap: room from a on */
+    /* While every push came after the items there (fifo's arrivals), a
+     * is sorted, which is a heap: a push appends and a pop steps a
+     * forward, off items into the array (base, malloc'd); the first push
+     * out of order makes it a heap until the bucket empties. */
+    struct pq_item *base;
+    size_t off;
+    bool heap;
 };
 struct pq {
     struct pq_bucket *b;
@@ -63,8 +70,12 @@ struct pq {
     uint32_t *slots;            /* shape -> bucket + 1 (open addressing) */
     size_t nslots;
     uint32_t *by_size;          /* [nb] buckets by ascending ngpus */
-    uint32_t *gpus;             /* scratch for placements, reused */
-    size_t gcap;
+    uint32_t *gpus, *gpus2;     /* scratch for placements, reused */
+    size_t gcap, gcap2;
+    long min;                   /* the bucket with the smallest head (-1:
+                                   none), while min_ok: kept over pushes,
+                                   found again after a pop */
+    bool min_ok;
 };
 void pq_init(struct pq *q);
 void pq_free(struct pq *q);
@@ -81,8 +92,9 @@ void pq_push_item(struct pq *q, const struct pq_item *it, uint32_t ngpus,
 long pq_bucket(struct pq *q, uint32_t ngpus, uint32_t req_type);
 /* Empties every bucket (keeps the buckets and their memory). */
 void pq_clear(struct pq *q);
-/* Bucket with the smallest head, or -1 if empty. */
-long pq_min_bucket(const struct pq *q);
+/* Bucket with the smallest head, or -1 if empty (found again only after
+ * a pop). */
+long pq_min_bucket(struct pq *q);
 static inline const struct pq_item *pq_head(const struct pq *q, long b)
 {
     return &q->b[b].a[0];

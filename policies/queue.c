@@ -23,11 +23,12 @@ void pq_init(struct pq *q)
 void pq_free(struct pq *q)
 {
     for (size_t i = 0; i < q->nb; i++)
-        free(q->b[i].a);
+        free(q->b[i].base);
     free(q->b);
     free(q->slots);
     free(q->by_size);
     free(q->gpus);
+    free(q->gpus2);
     memset(q, 0, sizeof *q);
 }
 
@@ -92,11 +93,42 @@ long pq_bucket(struct pq *q, uint32_t ngpus, uint32_t req_type)
     return (long)bucket_of(q, ngpus, req_type);
 }
 
+/* An emptied bucket: sorted again, from the start of its array. */
+static void bucket_reset(struct pq_bucket *b)
+{
+    b->n = 0;
+    b->heap = false;
+    b->cap += b->off;
+    b->off = 0;
+    b->a = b->base;
+}
+
+/* Room for an item at a[n]: the items slide back to the start of the
+ * array when as much room lies before them as they fill, else the array
+ * grows (geometrically). */
+static void bucket_room(struct pq_bucket *b)
+{
+    if (b->n < b->cap)
+        return;
+    if (b->off && b->off >= b->n) {
+        memmove(b->base, b->a, b->n * sizeof *b->a);
+        b->cap += b->off;
+        b->off = 0;
+        b->a = b->base;
+        return;
+    }
+    size_t total = b->off + b->cap;
+    xgrow(&b->base, &total, b->off + b->n + 1, sizeof *b->base);
+    b->a = b->base + b->off;
+    b->cap = total - b->off;
+}
+
 void pq_clear(struct pq *q)
 {
     for (size_t i = 0; i < q->nb; i++)
-        q->b[i].n = 0;
+        bucket_reset(&q->b[i]);
     q->size = 0;
+    q->min_ok = false;
 }
 
 void pq_push(struct pq *q, uint32_t job, uint32_t ngpus, uint32_t req_type,
@@ -118,24 +150,54 @@ void pq_push_item(struct pq *q, const struct pq_item *item, uint32_t ngpus,
                   uint32_t req_type)
 {
     size_t bi = bucket_of(q, ngpus, req_type);   /* may move q->b */
-    bh_push(&q->b[bi], *item);
+    struct pq_bucket *b = &q->b[bi];
+    bucket_room(b);             /* bh_push then never grows a */
+    if (!b->heap && b->n && less(item, &b->a[b->n - 1]))
+        b->heap = true;         /* out of order: a heap from now on */
+    if (b->heap)
+        bh_push(b, *item);
+    else
+        b->a[b->n++] = *item;
     q->size++;
+    /* the smallest head changes only if the item heads its bucket now
+     * (the order is total: seq tells apart equal keys) */
+    if (q->min_ok && (q->min < 0 || less(&q->b[bi].a[0], &q->b[q->min].a[0])))
+        q->min = (long)bi;
 }
 
 struct pq_item pq_pop(struct pq *q, long bi)
 {
-    DL_ASSERT(q->b[bi].n > 0);
+    struct pq_bucket *b = &q->b[bi];
+    DL_ASSERT(b->n > 0);
     q->size--;
-    return bh_pop(&q->b[bi]);
+    q->min_ok = false;
+    if (b->heap) {
+        struct pq_item top = bh_pop(b);
+        b->heap = b->n != 0;    /* empty: sorted again */
+        return top;
+    }
+    b->off++;                   /* sorted: the next is the first */
+    b->n--;
+    b->cap--;
+    return *b->a++;
 }
 
-long pq_min_bucket(const struct pq *q)
+static long min_scan(const struct pq *q)
 {
     long best = -1;
     for (size_t i = 0; i < q->nb; i++)
         if (q->b[i].n && (best < 0 || less(&q->b[i].a[0], &q->b[best].a[0])))
             best = (long)i;
     return best;
+}
+
+long pq_min_bucket(struct pq *q)
+{
+    if (!q->min_ok) {           /* kept over pushes until the next pop */
+        q->min = min_scan(q);
+        q->min_ok = true;
+    }
+    return q->min;
 }
 
 long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
@@ -147,13 +209,19 @@ long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
     while (q->size) {
         long best = -1;
         if (!backfill) {
+            /* the head, placed at once (one search, not a test and then
+             * the placement) */
             best = pq_min_bucket(q);
             const struct pq_bucket *b = &q->b[best];
-            if (!pol_place(v, b->ngpus, b->req_type, mode, NULL, NULL))
+            xgrow(&q->gpus, &q->gcap, b->ngpus, sizeof *q->gpus);
+            if (!pol_place(v, b->ngpus, b->req_type, mode, NULL, q->gpus))
                 break;
         } else {
             /* the smallest head among the buckets whose shape fits now;
-             * buckets by size, so the scan stops at the free GPU count */
+             * buckets by size, so the scan stops at the free GPU count.
+             * Each better head is placed into the spare buffer, which
+             * becomes q->gpus when it fits (one search a candidate, and
+             * none again for the one chosen) */
             uint64_t free_gpus = 0;
             for (uint32_t t = 0; t < v->clu->ntypes; t++)
                 free_gpus += v->clu->types[t].free_gpus;
@@ -164,16 +232,18 @@ long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
                     break;
                 if (!b->n || (best >= 0 && !less(&b->a[0], &q->b[best].a[0])))
                     continue;
-                if (pol_place(v, b->ngpus, b->req_type, mode, NULL, NULL))
+                xgrow(&q->gpus2, &q->gcap2, b->ngpus, sizeof *q->gpus2);
+                if (pol_place(v, b->ngpus, b->req_type, mode, NULL, q->gpus2)) {
                     best = (long)i;
+                    uint32_t *g = q->gpus;
+                    size_t cap = q->gcap;
+                    q->gpus = q->gpus2, q->gcap = q->gcap2;
+                    q->gpus2 = g, q->gcap2 = cap;
+                }
             }
             if (best < 0)
                 break;
         }
-        struct pq_bucket *b = &q->b[best];
-        xgrow(&q->gpus, &q->gcap, b->ngpus, sizeof *q->gpus);
-        bool ok = pol_place(v, b->ngpus, b->req_type, mode, NULL, q->gpus);
-        DL_ASSERT(ok);
         struct pq_item it = pq_pop(q, best);
         int rc = pol_start(x, it.job, q->gpus);
         if (rc)

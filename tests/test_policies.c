@@ -67,6 +67,109 @@ Test(policies, queue_orders_and_buckets)
     pq_free(&q);
 }
 
+/* The queue against brute force over random operations: runs of pushes
+ * in key order (a bucket kept sorted, popped by stepping forward), pushes
+ * out of order (a heap from then on), items put back, pops of the
+ * smallest head (pq_min_bucket, kept over pushes) and of other buckets'
+ * heads, and clears; every pop is the smallest (prio, key, seq) of its
+ * bucket, and every head the one brute force finds.  Sizes cross the
+ * array's slides and growths. */
+struct bf_item {
+    struct pq_item it;
+    uint32_t bucket;            /* its GPUs: one bucket a shape */
+    bool in;
+};
+
+static long bf_min(const struct bf_item *a, size_t n, long bucket)
+{
+    long best = -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct pq_item *x = &a[i].it, *y = best < 0 ? NULL : &a[best].it;
+        if (!a[i].in || (bucket >= 0 && a[i].bucket != (uint32_t)bucket))
+            continue;
+        if (!y || x->prio > y->prio ||
+            (x->prio == y->prio && (x->key < y->key ||
+                                    (x->key == y->key && x->seq < y->seq))))
+            best = (long)i;
+    }
+    return best;
+}
+
+Test(policies, queue_against_brute_force)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    static const uint32_t shapes[] = { 1, 2, 4, 8 };
+    size_t cap = 200000;
+    struct bf_item *a = calloc(cap, sizeof *a);
+    for (unsigned seed = 1; seed <= 40; seed++) {
+        gsl_rng_set(rng, seed);
+        struct pq q;
+        pq_init(&q);
+        size_t n = 0, live = 0;
+        double clock = 0;
+        int ops = 1000 + (int)gsl_rng_uniform_int(rng, 4000);
+        for (int op = 0; op < ops; op++) {
+            unsigned r = (unsigned)gsl_rng_uniform_int(rng, 100);
+            if (r < 55 && n < cap) {        /* a push, mostly in order */
+                bool ordered = gsl_rng_uniform(rng) < 0.9;
+                clock += gsl_rng_uniform_int(rng, 3);
+                double key = ordered ? clock : clock - gsl_rng_uniform_int(rng, 50);
+                uint32_t sh = (uint32_t)gsl_rng_uniform_int(rng, 4);
+                int32_t prio = gsl_rng_uniform(rng) < 0.05 ? 1 : 0;
+                a[n] = (struct bf_item){ { key, n, (uint32_t)n, prio },
+                                         shapes[sh], true };
+                pq_push_prio(&q, (uint32_t)n, shapes[sh], SIM_NONE, prio, key);
+                n++, live++;
+                /* a look at the smallest head (kept over the push) */
+                long b = pq_min_bucket(&q), want = bf_min(a, n, -1);
+                cr_assert_eq(pq_head(&q, b)->job, a[want].it.job,
+                             "seed %u op %d: smallest head %u, want %u", seed,
+                             op, pq_head(&q, b)->job, a[want].it.job);
+            } else if (r < 97 && live) {    /* a pop */
+                long b;
+                if (r < 85) {
+                    b = pq_min_bucket(&q);
+                } else {                    /* another bucket's head */
+                    do
+                        b = pq_bucket(&q, shapes[gsl_rng_uniform_int(rng, 4)],
+                                      SIM_NONE);
+                    while (!q.b[b].n);
+                }
+                cr_assert_geq(b, 0);
+                long want = bf_min(a, n, r < 85 ? -1 : (long)q.b[b].ngpus);
+                cr_assert_eq(pq_head(&q, b)->job, a[want].it.job,
+                             "seed %u op %d: head %u, want %u", seed, op,
+                             pq_head(&q, b)->job, a[want].it.job);
+                struct pq_item it = pq_pop(&q, b);
+                cr_assert_eq(it.job, a[want].it.job, "seed %u op %d", seed, op);
+                a[want].in = false;
+                live--;
+                if (gsl_rng_uniform(rng) < 0.1) {   /* put back */
+                    pq_push_item(&q, &it, q.b[b].ngpus, SIM_NONE);
+                    a[want].in = true;
+                    live++;
+                }
+            } else if (r >= 99) {           /* clear */
+                pq_clear(&q);
+                for (size_t i = 0; i < n; i++)
+                    a[i].in = false;
+                live = 0;
+            }
+            cr_assert_eq(q.size, live);
+        }
+        while (live) {                      /* drain in order */
+            long b = pq_min_bucket(&q), want = bf_min(a, n, -1);
+            cr_assert_eq(pq_pop(&q, b).job, a[want].it.job, "seed %u drain", seed);
+            a[want].in = false;
+            live--;
+        }
+        cr_expect_eq(pq_min_bucket(&q), -1);
+        pq_free(&q);
+    }
+    free(a);
+    gsl_rng_free(rng);
+}
+
 /* Brute force of the victim index: for each node of size >= d, stop its
  * jobs latest finish first until d GPUs are free; the threshold is the
  * finish time of the last one stopped (+inf if d were free already). */
