@@ -55,12 +55,13 @@ struct pq_bucket {
     uint32_t ngpus, req_type;
     struct pq_item *a;          /* the heap (sim/base/heap.h), a[0] first */
     size_t n, cap;              /* cap: room from a on */
-    /* While every push came after the items there (fifo's arrivals), a
-     * is sorted, which is a heap: a push appends and a pop steps a
-     * forward, off items into the array (base, malloc'd); the first push
-     * out of order makes it a heap until the bucket empties. */
+};
+/* A bucket's array: while every push came after the items there (fifo's
+ * arrivals), a is sorted, which is a heap: a push appends and a pop steps
+ * a forward into the array (base, malloc'd); the first push out of order
+ * makes it a heap until the bucket empties. */
+struct pq_store {
     struct pq_item *base;
-    size_t off;
     bool heap;
 };
 struct pq {
@@ -70,6 +71,7 @@ struct pq {
     uint32_t *slots;            /* shape -> bucket + 1 (open addressing) */
     size_t nslots;
     uint32_t *by_size;          /* [nb] buckets by ascending ngpus */
+    struct pq_store *st;        /* [nb] */
     uint32_t *gpus, *gpus2;     /* scratch for placements, reused */
     size_t gcap, gcap2;
     long min;                   /* the bucket with the smallest head (-1:

@@ -23,7 +23,8 @@ void pq_init(struct pq *q)
 void pq_free(struct pq *q)
 {
     for (size_t i = 0; i < q->nb; i++)
-        free(q->b[i].base);
+        free(q->st[i].base);
+    free(q->st);
     free(q->b);
     free(q->slots);
     free(q->by_size);
@@ -71,6 +72,8 @@ static size_t bucket_of(struct pq *q, uint32_t ngpus, uint32_t req_type)
         k--;
     }
     q->by_size[k] = (uint32_t)q->nb;
+    q->st = xrealloc(q->st, (q->nb + 1) * sizeof *q->st);
+    q->st[q->nb] = (struct pq_store){ NULL, false };
     q->nb++;
     if (2 * q->nb > q->nslots) {         /* rebuild, twice as large */
         free(q->slots);
@@ -93,40 +96,39 @@ long pq_bucket(struct pq *q, uint32_t ngpus, uint32_t req_type)
     return (long)bucket_of(q, ngpus, req_type);
 }
 
-/* An emptied bucket: sorted again, from the start of its array. */
-static void bucket_reset(struct pq_bucket *b)
+/* Bucket b (its array s) emptied: sorted again, from the start. */
+static void bucket_reset(struct pq_bucket *b, struct pq_store *s)
 {
     b->n = 0;
-    b->heap = false;
-    b->cap += b->off;
-    b->off = 0;
-    b->a = b->base;
+    b->cap += (size_t)(b->a - s->base);
+    b->a = s->base;
+    s->heap = false;
 }
 
 /* Room for an item at a[n]: the items slide back to the start of the
  * array when as much room lies before them as they fill, else the array
  * grows (geometrically). */
-static void bucket_room(struct pq_bucket *b)
+static void bucket_room(struct pq_bucket *b, struct pq_store *s)
 {
     if (b->n < b->cap)
         return;
-    if (b->off && b->off >= b->n) {
-        memmove(b->base, b->a, b->n * sizeof *b->a);
-        b->cap += b->off;
-        b->off = 0;
-        b->a = b->base;
+    size_t off = (size_t)(b->a - s->base);
+    if (off && off >= b->n) {
+        memmove(s->base, b->a, b->n * sizeof *b->a);
+        b->cap += off;
+        b->a = s->base;
         return;
     }
-    size_t total = b->off + b->cap;
-    xgrow(&b->base, &total, b->off + b->n + 1, sizeof *b->base);
-    b->a = b->base + b->off;
-    b->cap = total - b->off;
+    size_t total = off + b->cap;
+    xgrow(&s->base, &total, off + b->n + 1, sizeof *s->base);
+    b->a = s->base + off;
+    b->cap = total - off;
 }
 
 void pq_clear(struct pq *q)
 {
     for (size_t i = 0; i < q->nb; i++)
-        bucket_reset(&q->b[i]);
+        bucket_reset(&q->b[i], &q->st[i]);
     q->size = 0;
     q->min_ok = false;
 }
@@ -151,10 +153,11 @@ void pq_push_item(struct pq *q, const struct pq_item *item, uint32_t ngpus,
 {
     size_t bi = bucket_of(q, ngpus, req_type);   /* may move q->b */
     struct pq_bucket *b = &q->b[bi];
-    bucket_room(b);             /* bh_push then never grows a */
-    if (!b->heap && b->n && less(item, &b->a[b->n - 1]))
-        b->heap = true;         /* out of order: a heap from now on */
-    if (b->heap)
+    struct pq_store *s = &q->st[bi];
+    bucket_room(b, s);          /* bh_push then never grows a */
+    if (!s->heap && b->n && less(item, &b->a[b->n - 1]))
+        s->heap = true;         /* out of order: a heap from now on */
+    if (s->heap)
         bh_push(b, *item);
     else
         b->a[b->n++] = *item;
@@ -171,13 +174,13 @@ struct pq_item pq_pop(struct pq *q, long bi)
     DL_ASSERT(b->n > 0);
     q->size--;
     q->min_ok = false;
-    if (b->heap) {
+    struct pq_store *s = &q->st[bi];
+    if (s->heap) {
         struct pq_item top = bh_pop(b);
-        b->heap = b->n != 0;    /* empty: sorted again */
+        s->heap = b->n != 0;    /* empty: sorted again */
         return top;
     }
-    b->off++;                   /* sorted: the next is the first */
-    b->n--;
+    b->n--;                     /* sorted: the next is the first */
     b->cap--;
     return *b->a++;
 }
