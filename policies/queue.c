@@ -29,7 +29,6 @@ void pq_free(struct pq *q)
     free(q->slots);
     free(q->by_size);
     free(q->gpus);
-    free(q->gpus2);
     memset(q, 0, sizeof *q);
 }
 
@@ -96,12 +95,21 @@ long pq_bucket(struct pq *q, uint32_t ngpus, uint32_t req_type)
     return (long)bucket_of(q, ngpus, req_type);
 }
 
+/* Bucket b's items (n of them) move to the start of its array s. */
+static void bucket_rebase(struct pq_bucket *b, struct pq_store *s)
+{
+    size_t off = (size_t)(b->a - s->base);
+    if (b->n)                   /* off >= n (bucket_room): apart */
+        memcpy(s->base, b->a, b->n * sizeof *b->a);
+    b->cap += off;
+    b->a = s->base;
+}
+
 /* Bucket b (its array s) emptied: sorted again, from the start. */
 static void bucket_reset(struct pq_bucket *b, struct pq_store *s)
 {
     b->n = 0;
-    b->cap += (size_t)(b->a - s->base);
-    b->a = s->base;
+    bucket_rebase(b, s);
     s->heap = false;
 }
 
@@ -114,9 +122,7 @@ static void bucket_room(struct pq_bucket *b, struct pq_store *s)
         return;
     size_t off = (size_t)(b->a - s->base);
     if (off && off >= b->n) {
-        memmove(s->base, b->a, b->n * sizeof *b->a);
-        b->cap += off;
-        b->a = s->base;
+        bucket_rebase(b, s);
         return;
     }
     size_t total = off + b->cap;
@@ -164,7 +170,7 @@ void pq_push_item(struct pq *q, const struct pq_item *item, uint32_t ngpus,
     q->size++;
     /* the smallest head changes only if the item heads its bucket now
      * (the order is total: seq tells apart equal keys) */
-    if (q->min_ok && (q->min < 0 || less(&q->b[bi].a[0], &q->b[q->min].a[0])))
+    if (q->min_ok && (q->min < 0 || less(&b->a[0], &q->b[q->min].a[0])))
         q->min = (long)bi;
 }
 
@@ -222,9 +228,8 @@ long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
         } else {
             /* the smallest head among the buckets whose shape fits now;
              * buckets by size, so the scan stops at the free GPU count.
-             * Each better head is placed into the spare buffer, which
-             * becomes q->gpus when it fits (one search a candidate, and
-             * none again for the one chosen) */
+             * Each candidate is only tested (a test costs little, a
+             * placement of a gang much more: it is placed once, below) */
             uint64_t free_gpus = 0;
             for (uint32_t t = 0; t < v->clu->ntypes; t++)
                 free_gpus += v->clu->types[t].free_gpus;
@@ -235,17 +240,15 @@ long pq_fill(struct pq *q, const struct pol_view *v, struct pol_ctx *x,
                     break;
                 if (!b->n || (best >= 0 && !less(&b->a[0], &q->b[best].a[0])))
                     continue;
-                xgrow(&q->gpus2, &q->gcap2, b->ngpus, sizeof *q->gpus2);
-                if (pol_place(v, b->ngpus, b->req_type, mode, NULL, q->gpus2)) {
+                if (pol_place(v, b->ngpus, b->req_type, mode, NULL, NULL))
                     best = (long)i;
-                    uint32_t *g = q->gpus;
-                    size_t cap = q->gcap;
-                    q->gpus = q->gpus2, q->gcap = q->gcap2;
-                    q->gpus2 = g, q->gcap2 = cap;
-                }
             }
             if (best < 0)
                 break;
+            const struct pq_bucket *b = &q->b[best];
+            xgrow(&q->gpus, &q->gcap, b->ngpus, sizeof *q->gpus);
+            bool ok = pol_place(v, b->ngpus, b->req_type, mode, NULL, q->gpus);
+            DL_ASSERT(ok);
         }
         struct pq_item it = pq_pop(q, best);
         int rc = pol_start(x, it.job, q->gpus);
