@@ -757,10 +757,8 @@ struct mdl_perf *mdl_perf_new(const struct mdl_spec *s,
             }
         }
         const struct mdl_model *m = row == SIM_NONE ? NULL : &p->zoo->models[row];
-        if (p->zoo_on)
-            p->row[j] = p->cls[j] = SIM_NONE;
-        if (m)
-            p->row[j] = row;
+        if (p->zoo_on)          /* row: SIM_NONE unless a model */
+            p->row[j] = row, p->cls[j] = SIM_NONE;
         if (m) {
             uint32_t before = p->nclass;
             uint32_t k = class_of(&cm, row, tj->num_gpus, &p->nclass);

@@ -185,9 +185,7 @@ static uint32_t util_type(const struct eng *e, uint32_t j, uint32_t t)
     simtime_t first = in ? eng_rt(e, j)->first_start : d->first_start;
     if (first != SIM_NEVER)
         return in ? eng_rt(e, j)->type : eng_last_type(e, j);
-    uint32_t req = in ? eng_rt(e, j)->req_type
-                 : e->tr->jobs[j].gpu_type
-                     ? clu_type_find(e->clu, e->tr->jobs[j].gpu_type) : SIM_NONE;
+    uint32_t req = in ? eng_rt(e, j)->req_type : eng_req_type(e, j);
     return req != SIM_NONE ? req : e->clu->ref_type;
 }
 
@@ -269,7 +267,7 @@ struct eng *eng_new(const struct trace *t, struct cluster *c,
     uint64_t total = 0;
     /* a job never holds more GPUs than the cluster has (more never fits) */
     for (uint32_t j = 0; j < n; j++) {
-        uint32_t g = t->jobs[j].num_gpus < c->ngpus ? t->jobs[j].num_gpus : c->ngpus;
+        uint32_t g = eng_room(e, j);
         total += g > 1 ? g : 0;
         if (total > UINT32_MAX) {   /* 16 GiB of allocations (gpus_off) */
             free(e);
@@ -369,7 +367,6 @@ static struct job_rt *enter(struct eng *e, uint32_t j)
     }
     r->remaining = (double)tj->duration;
     r->queued_since = e->now;
-    d->first_start = d->finish = SIM_NEVER;
     return r;
 }
 
@@ -520,12 +517,23 @@ uint32_t eng_last_type(const struct eng *e, uint32_t j)
     return c->nodes[c->gpu_node[g[0]]].type;
 }
 
+/* Job j's solo rate on gpus[0..n) of type t, and whether they are
+ * spread over more nodes than needed: what a start, a resize and
+ * eng_iso_rate compute alike. */
+static double solo_rate(const struct eng *e, uint32_t j, uint32_t t,
+                        const uint32_t *gpus, uint32_t n, bool *spread)
+{
+    *spread = n > 1 && clu_spread(e->clu, t, gpus, n);
+    return mdl_perf_rate_n(e->perf, j, t, n, *spread);
+}
+
 double eng_iso_rate(const struct eng *e, uint32_t j)
 {
     const struct cluster *c = e->clu;
     const uint32_t *g = eng_first_gpus(e, j);
-    uint32_t n = eng_first_ngpus(e, j), t = c->nodes[c->gpu_node[g[0]]].type;
-    return mdl_perf_rate_n(e->perf, j, t, n, n > 1 && clu_spread(c, t, g, n));
+    bool spread;
+    return solo_rate(e, j, c->nodes[c->gpu_node[g[0]]].type, g,
+                     eng_first_ngpus(e, j), &spread);
 }
 
 void eng_drop_run_state(struct eng *e)
@@ -757,8 +765,8 @@ static int start(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n,
      * a restore elsewhere): that is a preemption, counted and paid. */
     bool undo = r->preempted_at == e->now && r->ngpus == n &&
                 !memcmp(r->gpus, gpus, n * sizeof *gpus);
-    bool spread = n > 1 && clu_spread(e->clu, type, gpus, n);
-    double base = mdl_perf_rate_n(e->perf, j, type, n, spread);
+    bool spread;
+    double base = solo_rate(e, j, type, gpus, n, &spread);
     uint32_t at = 0;            /* a GPU + 1 where its factor is reached */
     double f = nshared ? shr_factor(e, j, type, gpus, n, &at) : 1;
     double rate = base * f;
@@ -905,8 +913,8 @@ static int resize(struct eng *e, uint32_t j, const uint32_t *gpus, uint32_t n)
     if (same)
         return 0;
     uint32_t type = r->type, old = r->ngpus, nsh;
-    bool spread = n > 1 && clu_spread(c, type, gpus, n);
-    double base = mdl_perf_rate_n(e->perf, j, type, n, spread);
+    bool spread;
+    double base = solo_rate(e, j, type, gpus, n, &spread);
     settle(e, r);
     simtime_t fin = finish_time(e, r->remaining, base);
     if (fin == SIM_NEVER)
@@ -971,8 +979,7 @@ static void arrive(struct eng *e, uint32_t j)
     struct job_rt *r = enter(e, j);
     const struct trc_job *tj = &e->tr->jobs[j];
     e->nfuture--;
-    if (tj->gpu_type)
-        r->req_type = clu_type_find(e->clu, tj->gpu_type);
+    r->req_type = eng_req_type(e, j);
     bool fits = (!tj->gpu_type || r->req_type != SIM_NONE) &&
                 plc_ever_fits(e->clu, tj->num_gpus, r->req_type, e->mode);
     bool admitted = true;

@@ -68,7 +68,7 @@ static simtime_t floor_of(const struct eng *e)
         if (e->state[j] != JOB_DONE)
             continue;
         double best = 0;
-        uint32_t req = tj->gpu_type ? clu_type_find(c, tj->gpu_type) : SIM_NONE;
+        uint32_t req = eng_req_type(e, j);
         for (uint32_t ty = 0; ty < c->ntypes; ty++) {
             if ((req != SIM_NONE && ty != req) ||
                 c->types[ty].total_gpus < tj->num_gpus)

@@ -122,7 +122,7 @@ static size_t jobs_line_cap(const struct eng *e)
             typelen = strlen(c->types[t2].name);
     for (uint32_t j = 0; j < t->njobs; j++) {
         const struct trc_job *tj = &t->jobs[j];
-        size_t g = tj->num_gpus < c->ngpus ? tj->num_gpus : c->ngpus;
+        size_t g = eng_room(e, j);
         size_t need = 2 * strlen(tj->id) + 32 * g +
                       2 * (tj->model ? strlen(tj->model) : 0) +
                       2 * (tj->user ? strlen(tj->user) : 0) +

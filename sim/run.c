@@ -62,6 +62,9 @@ int sim_run(const struct trace *t, struct cluster *c, const struct eng_opts *o,
     }
     if ((rc = strict_stop(o->diag, err)))
         goto out;
+    /* jobs.csv's writer may still be formatting rows: it reads the
+     * records, the first placements and the models' rates, none of which
+     * this gives back (only run states, per-slot arrays, utils, memory) */
     eng_drop_run_state(e);
     res->wall_seconds = e->wall_seconds;
     res->cpu_engine = e->cpu_seconds;

@@ -46,8 +46,9 @@ void evq_compact(struct evq *q, bool (*dead)(const struct evq_item *, void *),
                  void *ctx);
 
 /* What stays of job j once it has left the system: what jobs.csv,
- * summary.json and the tests read.  Written at the job's arrival, first
- * start and end, never read by a policy. */
+ * summary.json and the tests read.  Written as it leaves (record, and
+ * gpus_off at its arrival for a gang); while it is in the system its run
+ * state says these things instead.  Never read by a policy. */
 struct job_end {
     simtime_t first_start;      /* SIM_NEVER until first started */
     simtime_t finish;           /* SIM_NEVER until done */
@@ -213,6 +214,14 @@ static inline uint32_t eng_room(const struct eng *e, uint32_t j)
 {
     uint32_t g = e->tr->jobs[j].num_gpus;
     return g < e->clu->ngpus ? g : e->clu->ngpus;
+}
+
+/* The GPU type job j requires (its trace's gpu_type), or SIM_NONE: any,
+ * or a name the cluster lacks. */
+static inline uint32_t eng_req_type(const struct eng *e, uint32_t j)
+{
+    const char *name = e->tr->jobs[j].gpu_type;
+    return name ? clu_type_find(e->clu, name) : SIM_NONE;
 }
 
 /* Job j's run state, while it is in the system (queued or running). */
