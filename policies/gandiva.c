@@ -282,6 +282,10 @@ struct gd_ncache {
 /* Per GPU type: a tournament tree over its nodes (leaf i: tnodes[tfirst[t]
  * + i]) of the lowest summed utilization and the lowest memory among the
  * node's passing GPUs, for one-GPU packing. */
+struct gd_kk {                  /* a row's pair (struct gd_tree) */
+    double kth, ksum;
+};
+
 struct gd_tree {
     uint32_t leaves;            /* a power of two */
     double *us, *mem;           /* [2 * leaves], node 1 the root */
@@ -296,18 +300,19 @@ struct gd_tree {
     uint32_t *cdirty, ncdirty;
     bool call;
     uint8_t *mark;              /* [leaves] queued by nodes_fresh */
-    /* [i * kw + g], 2 <= g <= the type's largest node (kw - 1): the lowest
-     * g-th lowest summed utilization among a node's passing GPUs (memory
-     * aside), for gangs that must fit one node */
-    double *kth;
+    /* row g (krow: [g * 2 * leaves + i]), 2 <= g <= the type's largest
+     * node (kw - 1), of pairs: kth, the lowest g-th lowest summed
+     * utilization among a node's passing GPUs (memory aside), for gangs
+     * that must fit one node; ksum, the lowest sum of a node's g lowest
+     * (in that order), a bound on the sum of the g a gang on one node
+     * would take.  By row, each pair in one line: a row is brought up to
+     * date and searched alone, and reads both */
+    struct gd_kk *kk;
     uint32_t kw;
     /* the rows g kept (from the first gang of g GPUs tried on one node):
      * on[g], and gl[0..ngl) in ascending order */
     uint8_t *on;
     uint32_t *gl, ngl;
-    /* likewise: the lowest sum of a node's g lowest (in that order), a
-     * bound on the sum of the g a gang on one node would take */
-    double *ksum;
     /* the rows are brought up to date when read (tree_row): the leaves
      * that changed since are logged (rlog[0..nrlog)), row g has read
      * them up to rseen[g] (GD_REBUILD: the log was cut, it is built
@@ -340,6 +345,10 @@ struct gd_tpos {                /* tree node i of type t's tree */
     uint32_t t, i;
 };
 
+struct gd_um {                  /* a lowest utilization and memory */
+    double u, m;
+};
+
 struct gd_shape {               /* a gang shape: its waiting jobs, failures */
     uint32_t ngpus, req_type;
     struct gd_ent *q;           /* FIFO: q[head..n) */
@@ -349,8 +358,9 @@ struct gd_shape {               /* a gang shape: its waiting jobs, failures */
      * (+inf where none), so that the walk passes a run of jobs its
      * failures cover at once; tstale: to be built again from q (after it
      * moved or outgrew the tree), once the walk has passed more jobs one
-     * by one (tpassed) than q holds: a tree pays only where runs are long. */
-    double *tu, *tm;
+     * by one (tpassed) than q holds: a tree pays only where runs are long.
+     * A node's two minima side by side: the walk reads both (one miss). */
+    struct gd_um *t;
     size_t tleaves, tpassed;
     bool tstale;
     uint32_t nwait;             /* waiting jobs (live entries) */
@@ -634,6 +644,11 @@ static size_t sq_size(const struct gd_heap *h)
     return h->n + (h->fn - h->fh);
 }
 
+static inline struct gd_um um_min(struct gd_um a, struct gd_um b)
+{
+    return (struct gd_um){ pol_dmin(a.u, b.u), pol_dmin(a.m, b.m) };
+}
+
 /* Whether FIFO entry e still waits: its job is cleared where the walk
  * starts it. */
 static inline bool ent_waiting(const struct gd_ent *e)
@@ -649,15 +664,13 @@ static void qt_set(struct gd_shape *sh, size_t i, double u, double m)
         return;
     }
     size_t k = sh->tleaves + i;
-    sh->tu[k] = u;
-    sh->tm[k] = m;
+    struct gd_um *t = sh->t;
+    t[k] = (struct gd_um){ u, m };
     for (k /= 2; k; k /= 2) {
-        double nu = pol_dmin(sh->tu[2 * k], sh->tu[2 * k + 1]);
-        double nm = pol_dmin(sh->tm[2 * k], sh->tm[2 * k + 1]);
-        if (nu == sh->tu[k] && nm == sh->tm[k])
+        struct gd_um n = um_min(t[2 * k], t[2 * k + 1]);
+        if (n.u == t[k].u && n.m == t[k].m)
             break;              /* and so every node above */
-        sh->tu[k] = nu;
-        sh->tm[k] = nm;
+        t[k] = n;
     }
 }
 
@@ -668,22 +681,19 @@ static void qt_build(struct gd_shape *sh)
     while (want < sh->n)
         want *= 2;
     if (want > sh->tleaves || 4 * want <= sh->tleaves) {
-        free(sh->tu);
-        free(sh->tm);
-        sh->tu = xmalloc(2 * want * sizeof *sh->tu);
-        sh->tm = xmalloc(2 * want * sizeof *sh->tm);
+        free(sh->t);
+        sh->t = xmalloc(2 * want * sizeof *sh->t);
         sh->tleaves = want;
     }
     size_t w = sh->tleaves;
+    struct gd_um *t = sh->t;
     for (size_t i = 0; i < w; i++) {
         bool live = i < sh->n && ent_waiting(&sh->q[i]);
-        sh->tu[w + i] = live ? sh->q[i].u : HUGE_VAL;
-        sh->tm[w + i] = live ? sh->q[i].m : HUGE_VAL;
+        t[w + i] = live ? (struct gd_um){ sh->q[i].u, sh->q[i].m }
+                        : (struct gd_um){ HUGE_VAL, HUGE_VAL };
     }
-    for (size_t k = w - 1; k; k--) {
-        sh->tu[k] = pol_dmin(sh->tu[2 * k], sh->tu[2 * k + 1]);
-        sh->tm[k] = pol_dmin(sh->tm[2 * k], sh->tm[2 * k + 1]);
-    }
+    for (size_t k = w - 1; k; k--)
+        t[k] = um_min(t[2 * k], t[2 * k + 1]);
     sh->tstale = false;
     sh->tpassed = 0;
 }
@@ -784,10 +794,9 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
         tr->rseen = xcalloc(tr->kw, sizeof *tr->rseen);
         tr->rq = xmalloc(tr->leaves * sizeof *tr->rq);
         size_t nk = (size_t)tr->kw * 2 * tr->leaves;
-        tr->kth = xmalloc(nk * sizeof *tr->kth);
-        tr->ksum = xmalloc(nk * sizeof *tr->ksum);
+        tr->kk = xmalloc(nk * sizeof *tr->kk);
         for (size_t i = 0; i < nk; i++)
-            tr->kth[i] = tr->ksum[i] = HUGE_VAL;
+            tr->kk[i] = (struct gd_kk){ HUGE_VAL, HUGE_VAL };
     }
     for (uint32_t nd = 0; nd < c->nnodes; nd++)      /* cached when asked */
         node_dirty(s, nd);
@@ -1175,6 +1184,12 @@ static void tree_counts(struct gandiva *s, struct gd_tree *tr, uint32_t t)
     tr->ncdirty = 0;
 }
 
+/* Row g of tr's pairs. */
+static inline struct gd_kk *krow(const struct gd_tree *tr, uint32_t g)
+{
+    return tr->kk + (size_t)g * 2 * tr->leaves;
+}
+
 /* Tree node i of tr from its children (the rows aside). */
 static inline void tree_up(struct gd_tree *tr, uint32_t i)
 {
@@ -1189,16 +1204,16 @@ static void tree_row_leaf(struct gd_tree *tr, uint32_t i, uint32_t g,
     double sum = 0;
     for (uint32_t q = 0; q < g && q < e->n; q++)
         sum += e->us[q];
-    tr->kth[(size_t)i * tr->kw + g] = e->n >= g ? e->us[g - 1] : HUGE_VAL;
-    tr->ksum[(size_t)i * tr->kw + g] = e->n >= g ? sum : HUGE_VAL;
+    krow(tr, g)[i] = e->n >= g ? (struct gd_kk){ e->us[g - 1], sum }
+                               : (struct gd_kk){ HUGE_VAL, HUGE_VAL };
 }
 
 /* Row g of tree node i of tr from its children. */
 static inline void tree_row_up(struct gd_tree *tr, uint32_t i, uint32_t g)
 {
-    size_t kw = tr->kw;
-    tr->kth[i * kw + g] = pol_dmin(tr->kth[2 * i * kw + g], tr->kth[(2 * i + 1) * kw + g]);
-    tr->ksum[i * kw + g] = pol_dmin(tr->ksum[2 * i * kw + g], tr->ksum[(2 * i + 1) * kw + g]);
+    struct gd_kk *r = krow(tr, g);
+    r[i] = (struct gd_kk){ pol_dmin(r[2 * i].kth, r[2 * i + 1].kth),
+                           pol_dmin(r[2 * i].ksum, r[2 * i + 1].ksum) };
 }
 
 /* Row g of tr (type t) up to date, from the node caches (fresh): kept from
@@ -1263,7 +1278,7 @@ static void tree_row(struct gandiva *s, struct gd_tree *tr, uint32_t t, uint32_t
             lsum = pol_dmin(lsum, sum);
         }
     }
-    DL_ASSERT(tr->kth[tr->kw + g] == lo && tr->ksum[tr->kw + g] == lsum);
+    DL_ASSERT(krow(tr, g)[1].kth == lo && krow(tr, g)[1].ksum == lsum);
 #endif
 }
 
@@ -1438,8 +1453,8 @@ static void tree_gang(const struct gandiva *s, const struct gd_tree *tr,
                       uint32_t tfirst, uint32_t i, uint32_t g, double m,
                       double gb, double lim, double *best, uint32_t *node)
 {
-    size_t at = (size_t)i * tr->kw + g;
-    if (tr->kth[at] > lim || !(tr->ksum[at] < *best) ||
+    const struct gd_kk *k = &krow(tr, g)[i];
+    if (k->kth > lim || !(k->ksum < *best) ||
         !mem_fits(tr->mem[i], m, gb))
         return;
     if (i < tr->leaves) {
@@ -1688,7 +1703,7 @@ static bool pack_on(struct gandiva *s, const struct pol_view *v, uint32_t g,
          * memory (a hair above the difference, against rounding) */
         struct gd_tree *tr = &s->trees[t];
         tree_row(s, tr, t, g);
-        double low = tr->kth[tr->kw + g];   /* the root's */
+        double low = krow(tr, g)[1].kth;    /* the root's */
         if (low > lim) {
             *bound = s->util_cap + 1e-9 - low + 1e-12;
             return false;
@@ -2658,8 +2673,8 @@ static void shape_mins(struct gd_shape *sh)
     if (!sh->mins) {            /* the root of the FIFO's tree */
         if (sh->tstale || !sh->tleaves || sh->tleaves < sh->n)
             qt_build(sh);
-        sh->umin0 = sh->tu[1];
-        sh->mmin0 = sh->tm[1];
+        sh->umin0 = sh->t[1].u;
+        sh->mmin0 = sh->t[1].m;
         sh->mins = true;
     }
 }
@@ -2798,7 +2813,7 @@ static size_t qt_first(const struct gandiva *s, const struct gd_shape *sh,
 {
     size_t n = sh->tleaves, i = n + from, span = 1;   /* leaves under i */
     while (from < to) {
-        if (covered(s, sh, sh->tu[i], sh->tm[i])) {
+        if (covered(s, sh, sh->t[i].u, sh->t[i].m)) {
             while (i & 1) {     /* up to the next subtree on the right */
                 i /= 2;
                 span *= 2;
@@ -2823,6 +2838,8 @@ static size_t qt_first(const struct gandiva *s, const struct gd_shape *sh,
 static size_t seq_after(const struct gd_shape *sh, size_t lo, size_t hi,
                         uint64_t pos)
 {
+    if (lo < hi && sh->q[hi - 1].seq <= pos)
+        return hi;              /* the usual case: none (one read, warm) */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (sh->q[mid].seq <= pos)
@@ -3241,8 +3258,7 @@ static void destroy(void *state)
     for (uint32_t t = 0; s->trees && t < s->ntypes; t++) {
         free(s->trees[t].us);
         free(s->trees[t].mem);
-        free(s->trees[t].kth);
-        free(s->trees[t].ksum);
+        free(s->trees[t].kk);
         free(s->trees[t].cnt);
         free(s->trees[t].mark);
         free(s->trees[t].cstale);
@@ -3264,8 +3280,7 @@ static void destroy(void *state)
     for (size_t k = 0; k < s->nshapes; k++) {
         free(s->shapes[k].q);
         free(s->shapes[k].low);
-        free(s->shapes[k].tu);
-        free(s->shapes[k].tm);
+        free(s->shapes[k].t);
     }
     free(s->shapes);
     free(s->act);
