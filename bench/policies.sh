@@ -31,10 +31,14 @@
 # jobs.csv checksum of every run goes to bench/out/policies/sums.txt: a
 # change that must not change schedules is checked by diffing it.
 #
-# The VM moves the reference's cost by up to 15 % within an hour, and a
-# ratio with it, so the reference runs again after each policy: column
-# "x fifo:bf" divides by the case's first run of it, "x brkt" by the mean
-# of its runs just before and just after the policy's (bracketed), and
+# The VM moves the reference's cost by up to 15 % within an hour (and by
+# half in a busy one), and a ratio with it, so the reference runs again
+# beside each policy: column "x fifo:bf" divides by the case's first run
+# of it; "x pair", where the policy's engine CPU is under 0.2 s, is the
+# median of five ratios, each of a run of the policy to a run of the
+# reference right after it (the two alternate: a slow spell of the VM
+# moves both sides of a ratio), else the ratio to the mean of the
+# reference's runs just before and just after the policy's (bracketed);
 # each case ends with the spread of all its runs of the reference.
 #
 #   bench/policies.sh [BUILD_DIR] [--quick] [--all] [--no-bracket]
@@ -45,7 +49,7 @@
 #                scan every GPU per try and are known slow spots (docs/validation.md, Performance)
 #       --policies: only these, space-separated (fifo:backfill=1 always
 #                runs first: the reference)
-#       --no-bracket: the reference once per case (no "x brkt")
+#       --no-bracket: the reference once per case (no "x pair")
 #
 # A run is stopped after $BENCH_LIMIT seconds (default 600) and listed so;
 # its cost per event is then read off the progress line of a second run on
@@ -217,6 +221,38 @@ short_median() {    # policy dir cpu per
         END { print v[int((NR + 1) / 2)] }'
 }
 
+# A short run's figures, paired with the reference: its median us per
+# event over five runs (the first already made: its us per event), the
+# median of the reference's five runs, one right after each, and the
+# median of the five ratios.  Nothing when a run of the reference fails.
+paired() {          # policy dir first-us-per-event
+    local ps=$3 rs= r i
+    for i in 1 2 3 4 5; do
+        if [ "$i" -gt 1 ]; then
+            r=$(timed "$1" "$2.r") || true
+            rm -rf "$2.r"
+            [ -n "$r" ] || return 0
+            ps="$ps ${r##* }"
+        fi
+        r=$(timed "${policies[0]}" "$out/ref.r") || true
+        rm -rf "$out/ref.r"
+        [ -n "$r" ] || return 0
+        rs="$rs ${r##* }"
+    done
+    awk -v p="$ps" -v r="$rs" 'function med(a, n,   i, j, t) {
+            for (i = 2; i <= n; i++)
+                for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+                    t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+                }
+            return a[int((n + 1) / 2)]
+        }
+        BEGIN {
+            n = split(p, a, " "); split(r, b, " ")
+            for (i = 1; i <= n; i++) q[i] = b[i] > 0 ? a[i] / b[i] : 0
+            printf "%s %s %.2f\n", med(a, n), med(b, n), med(q, n)
+        }'
+}
+
 timed() {           # policy dir -> "engine-CPU-s events us/event" of one run
     timeout "$limit" "$dlsim" run --trace "$trace" --cluster "$cluster" \
         --policy "$1" --out "$2" --quiet --sample 0 --timing 2>&1 >/dev/null |
@@ -235,7 +271,7 @@ for c in "${cases[@]}"; do
     echo
     echo "$c: $trace on $cluster"
     printf '  %-44s %10s %9s %9s %8s %8s\n' policy events "engine s" "us/event" \
-        "x fifo:bf" "x brkt"
+        "x fifo:bf" "x pair"
     ref=
     refs=
     for p in "${policies[@]}"; do
@@ -272,13 +308,24 @@ for c in "${cases[@]}"; do
             continue
         fi
         read -r cpu ev per <<<"$t"
-        per=$(short_median "$p" "$d" "$cpu" "$per")
         brk=
+        if [ -n "$ref" ] && [ $bracket = 1 ] &&
+           awk -v c="$cpu" 'BEGIN { exit !(c < 0.2) }'; then
+            # paired: the reference right after each of five runs
+            pairs=$(paired "$p" "$d" "$per") || true
+            if [ -n "$pairs" ]; then
+                read -r per nx brk <<<"$pairs"
+                prev=$nx
+                refs="$refs $nx"
+            fi
+        else
+            per=$(short_median "$p" "$d" "$cpu" "$per")
+        fi
         if [ -z "$ref" ]; then
             ref=$per
             prev=$per
             refs=$per
-        elif [ $bracket = 1 ]; then
+        elif [ $bracket = 1 ] && [ -z "$brk" ]; then
             # the reference again, right after: the ratio to the mean of
             # the runs of it just before and just after this policy's
             nx=$(timed "${policies[0]}" "$out/ref.r") || true
