@@ -581,14 +581,12 @@ static void bounds_fresh(struct horus *h, const struct pol_view *v)
     h->ndirty = 0;
 }
 
-/* GPU g's level of room now, in its type's counts. */
-static void level_set(struct horus *h, const struct pol_view *v, uint32_t g)
+/* GPU g's level of room now, in the counts tc of its type (of cap GB). */
+static inline void level_set(struct horus *h, const struct pol_view *v,
+                             uint32_t g, double cap, uint32_t *tc)
 {
-    uint32_t t = h->c->nodes[h->c->gpu_node[g]].type;
     uint32_t l = h->opos[g] == SIM_NONE ? HROOMS + 1
-               : room_level(gpu_room(h, v, g, h->c->types[t].memory_gb),
-                            h->c->types[t].memory_gb);
-    uint32_t *tc = &h->tcnt[(size_t)t * (HROOMS + 1)];
+               : room_level(gpu_room(h, v, g, cap), cap);
     if (h->glvl[g] <= HROOMS)
         tc[h->glvl[g]]--;
     if (l <= HROOMS)
@@ -596,16 +594,10 @@ static void level_set(struct horus *h, const struct pol_view *v, uint32_t g)
     h->glvl[g] = (uint8_t)l;
 }
 
-/* After a job's GPUs (sorted, so a node's are together) changed. */
-static void gpus_touched(struct horus *h, const struct pol_view *v,
-                         const uint32_t *gpus, uint32_t n)
+/* The room-level counts of type t. */
+static inline uint32_t *type_counts(struct horus *h, uint32_t t)
 {
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t nd = h->c->gpu_node[gpus[i]];
-        level_set(h, v, gpus[i]);
-        if (i + 1 == n || h->c->gpu_node[gpus[i + 1]] != nd)
-            node_touched(h, nd);
-    }
+    return &h->tcnt[(size_t)t * (HROOMS + 1)];
 }
 
 static void setup(struct horus *h, const struct pol_view *v)
@@ -667,8 +659,10 @@ static void setup(struct horus *h, const struct pol_view *v)
         node_touched(h, nd);
     }
     bounds_fresh(h, v);
-    for (uint32_t g = 0; g < c->ngpus; g++)
-        level_set(h, v, g);
+    for (uint32_t g = 0; g < c->ngpus; g++) {
+        uint32_t t = c->nodes[c->gpu_node[g]].type;
+        level_set(h, v, g, c->types[t].memory_gb, type_counts(h, t));
+    }
     if (h->plus)
         cluster_queues(h, v);
 }
@@ -745,33 +739,47 @@ static void open_del(struct horus *h, uint32_t t, uint32_t g)
     h->opos[g] = SIM_NONE;
 }
 
+/* Job r started on its GPUs (start) or left them, u its predicted
+ * utilization (percent) there: each GPU's predicted sum, its place among
+ * the open GPUs, its level of room, and its node's bit and bounds, in one
+ * pass (its GPUs are of one type and sorted, so a node's are together). */
+static void gpus_touched(struct horus *h, const struct pol_view *v,
+                         const struct job_rt *r, double u, bool start)
+{
+    uint32_t t = r->type, n = r->ngpus;
+    const uint32_t *gpus = r->gpus;
+    double cap = h->c->types[t].memory_gb;
+    uint32_t *tc = type_counts(h, t);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = gpus[i], nd = h->c->gpu_node[g];
+        if (start) {
+            h->pu[g] += u;
+            if (v->nocc[g] == h->limit)
+                open_del(h, t, g);
+        } else {
+            h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
+            if ((uint32_t)v->nocc[g] + 1 == h->limit)
+                open_add(h, t, g);
+        }
+        level_set(h, v, g, cap, tc);
+        if (i + 1 == n || h->c->gpu_node[gpus[i + 1]] != nd)
+            node_touched(h, nd);
+    }
+}
+
 /* A job this policy started (no hook runs inside schedule()). */
 static void started(struct horus *h, const struct pol_view *v, uint32_t job)
 {
     const struct job_rt *r = pol_rt(v, job);
-    double u = 100 * pol_pred_util_on(v, job, r->type);
-    for (uint32_t i = 0; i < r->ngpus; i++) {
-        uint32_t g = r->gpus[i];
-        h->pu[g] += u;
-        if (v->nocc[g] == h->limit)
-            open_del(h, r->type, g);
-    }
-    gpus_touched(h, v, r->gpus, r->ngpus);
+    gpus_touched(h, v, r, 100 * pol_pred_util_on(v, job, r->type), true);
 }
 
 static void finished(void *state, const struct pol_view *v, uint32_t job)
 {
     struct horus *h = state;
     const struct job_rt *r = pol_rt(v, job);
-    double u = 100 * pol_pred_util_on(v, job, r->type);
     h->epoch++;
-    for (uint32_t i = 0; i < r->ngpus; i++) {
-        uint32_t g = r->gpus[i];
-        h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
-        if ((uint32_t)v->nocc[g] + 1 == h->limit)
-            open_add(h, r->type, g);
-    }
-    gpus_touched(h, v, r->gpus, r->ngpus);
+    gpus_touched(h, v, r, 100 * pol_pred_util_on(v, job, r->type), false);
 }
 
 /* ------------------------------------------------------------ placement */
