@@ -1761,9 +1761,13 @@ void dl_dir_to_prefix(char *dir)
             }                                                               \
             return;                                                         \
         }                                                                   \
+        K any = 0;      /* the bits set in some key: no pass above them */ \
+        for (size_t i = 0; i < n; i++)                                      \
+            any |= KEY(a[i]);                                               \
         T *own = tmp ? NULL : xmalloc((n ? n : 1) * sizeof *a);             \
         T *src = a, *dst = tmp ? tmp : own;                                 \
-        for (unsigned shift = from; shift < 8 * sizeof(K) && n; shift += 8) {  \
+        for (unsigned shift = from; shift < 8 * sizeof(K) && n &&          \
+                                    any >> shift; shift += 8) {             \
             size_t count[257] = { 0 };                                      \
             for (size_t i = 0; i < n; i++)                                  \
                 count[((KEY(src[i]) >> shift) & 0xff) + 1]++;               \
