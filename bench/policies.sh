@@ -224,7 +224,8 @@ short_median() {    # policy dir cpu per
 # A short run's figures, paired with the reference: its median us per
 # event over five runs (the first already made: its us per event), the
 # median of the reference's five runs, one right after each, and the
-# median of the five ratios.  Nothing when a run of the reference fails.
+# median of the five ratios.  Nothing when a run of either fails (the
+# caller then takes the policy's median and brackets it).
 paired() {          # policy dir first-us-per-event
     local ps=$3 rs= r i
     for i in 1 2 3 4 5; do
@@ -317,6 +318,8 @@ for c in "${cases[@]}"; do
                 read -r per nx brk <<<"$pairs"
                 prev=$nx
                 refs="$refs $nx"
+            else
+                per=$(short_median "$p" "$d" "$cpu" "$per")
             fi
         else
             per=$(short_median "$p" "$d" "$cpu" "$per")

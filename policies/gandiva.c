@@ -279,13 +279,13 @@ struct gd_ncache {
     double mem[64];             /* memory held; -inf on a free GPU */
 };
 
-/* Per GPU type: a tournament tree over its nodes (leaf i: tnodes[tfirst[t]
- * + i]) of the lowest summed utilization and the lowest memory among the
- * node's passing GPUs, for one-GPU packing. */
 struct gd_kk {                  /* a row's pair (struct gd_tree) */
     double kth, ksum;
 };
 
+/* Per GPU type: a tournament tree over its nodes (leaf i: tnodes[tfirst[t]
+ * + i]) of the lowest summed utilization and the lowest memory among the
+ * node's passing GPUs, for one-GPU packing. */
 struct gd_tree {
     uint32_t leaves;            /* a power of two */
     double *us, *mem;           /* [2 * leaves], node 1 the root */
