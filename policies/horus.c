@@ -739,29 +739,16 @@ static void open_del(struct horus *h, uint32_t t, uint32_t g)
     h->opos[g] = SIM_NONE;
 }
 
-/* Job r started on its GPUs (start) or left them, u its predicted
- * utilization (percent) there: each GPU's predicted sum, its place among
- * the open GPUs, its level of room, and its node's bit and bounds, in one
- * pass (its GPUs are of one type and sorted, so a node's are together). */
-static void gpus_touched(struct horus *h, const struct pol_view *v,
-                         const struct job_rt *r, double u, bool start)
+/* After a job's GPUs (of type t; sorted, so a node's are together)
+ * changed. */
+static void gpus_touched(struct horus *h, const struct pol_view *v, uint32_t t,
+                         const uint32_t *gpus, uint32_t n)
 {
-    uint32_t t = r->type, n = r->ngpus;
-    const uint32_t *gpus = r->gpus;
     double cap = h->c->types[t].memory_gb;
     uint32_t *tc = type_counts(h, t);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t g = gpus[i], nd = h->c->gpu_node[g];
-        if (start) {
-            h->pu[g] += u;
-            if (v->nocc[g] == h->limit)
-                open_del(h, t, g);
-        } else {
-            h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
-            if ((uint32_t)v->nocc[g] + 1 == h->limit)
-                open_add(h, t, g);
-        }
-        level_set(h, v, g, cap, tc);
+        uint32_t nd = h->c->gpu_node[gpus[i]];
+        level_set(h, v, gpus[i], cap, tc);
         if (i + 1 == n || h->c->gpu_node[gpus[i + 1]] != nd)
             node_touched(h, nd);
     }
@@ -771,15 +758,29 @@ static void gpus_touched(struct horus *h, const struct pol_view *v,
 static void started(struct horus *h, const struct pol_view *v, uint32_t job)
 {
     const struct job_rt *r = pol_rt(v, job);
-    gpus_touched(h, v, r, 100 * pol_pred_util_on(v, job, r->type), true);
+    double u = 100 * pol_pred_util_on(v, job, r->type);
+    for (uint32_t i = 0; i < r->ngpus; i++) {
+        uint32_t g = r->gpus[i];
+        h->pu[g] += u;
+        if (v->nocc[g] == h->limit)
+            open_del(h, r->type, g);
+    }
+    gpus_touched(h, v, r->type, r->gpus, r->ngpus);
 }
 
 static void finished(void *state, const struct pol_view *v, uint32_t job)
 {
     struct horus *h = state;
     const struct job_rt *r = pol_rt(v, job);
+    double u = 100 * pol_pred_util_on(v, job, r->type);
     h->epoch++;
-    gpus_touched(h, v, r, 100 * pol_pred_util_on(v, job, r->type), false);
+    for (uint32_t i = 0; i < r->ngpus; i++) {
+        uint32_t g = r->gpus[i];
+        h->pu[g] = v->nocc[g] ? h->pu[g] - u : 0;
+        if ((uint32_t)v->nocc[g] + 1 == h->limit)
+            open_add(h, r->type, g);
+    }
+    gpus_touched(h, v, r->type, r->gpus, r->ngpus);
 }
 
 /* ------------------------------------------------------------ placement */

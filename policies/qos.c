@@ -1531,14 +1531,8 @@ static bool victim(struct qos *s, const struct pol_view *v, const struct pctx *p
     bool lower = class_of(s, j) < pr;
     double redo = s->cost > 0 ? pol_pred_runtime(v, j, p->type, false) *
                                 (s->cost / (double)tj->duration) : 0;
-    /* its GPUs: num_gpus, in the trace record read here anyway, unless
-     * elastic=1 started it smaller (the run state's second cache line) */
-    uint32_t ng = s->elastic ? pol_rt(v, j)->ngpus : tj->num_gpus;
-#ifndef NDEBUG
-    DL_ASSERT(ng == pol_rt(v, j)->ngpus);
-#endif
     it->job = j;
-    it->ct = (double)ng * ((double)p->run + redo);
+    it->ct = (double)pol_rt(v, j)->ngpus * ((double)p->run + redo);
     it->cq = 0;
     if (tj->deadline == SIM_NEVER || s->be[j] || lower)
         return true;

@@ -1764,6 +1764,8 @@ void dl_dir_to_prefix(char *dir)
         K any = 0;      /* the bits set in some key: no pass above them */ \
         for (size_t i = 0; i < n; i++)                                      \
             any |= KEY(a[i]);                                               \
+        if (!(any >> from))                                                 \
+            return;     /* equal from there up: sorted as they are */       \
         T *own = tmp ? NULL : xmalloc((n ? n : 1) * sizeof *a);             \
         T *src = a, *dst = tmp ? tmp : own;                                 \
         for (unsigned shift = from; shift < 8 * sizeof(K) && n &&          \
