@@ -723,7 +723,7 @@ static inline double job_mem(const struct pol_view *v, uint32_t j)
     return pol_mem_gb(v, j);
 }
 
-static void node_dirty(struct gandiva *s, uint32_t nd);
+static inline void node_dirty(struct gandiva *s, uint32_t nd);
 static void acc_stale(struct gandiva *s, const struct pol_view *v, uint32_t j);
 static void ex_drop(struct gandiva *s, const struct pol_view *v, uint32_t j);
 
@@ -802,11 +802,10 @@ static void ensure(struct gandiva *s, const struct pol_view *v)
         node_dirty(s, nd);
 }
 
-/* The GPUs of node nd may pass the packing rules otherwise than before. */
-static void node_dirty(struct gandiva *s, uint32_t nd)
+/* The GPUs of node nd may pass the packing rules otherwise than before
+ * (listed once: the check inline, the listing out of line). */
+static void node_list(struct gandiva *s, uint32_t nd)
 {
-    if (s->ndirty[nd])
-        return;
     s->ndirty[nd] = 1;
     if (s->ndirt == s->capdirt || s->ndirt == s->captup) {
         xgrow(&s->dirty, &s->capdirt, s->ndirt + 1, sizeof *s->dirty);
@@ -815,30 +814,51 @@ static void node_dirty(struct gandiva *s, uint32_t nd)
     s->dirty[s->ndirt++] = nd;
 }
 
+static inline void node_dirty(struct gandiva *s, uint32_t nd)
+{
+    if (!s->ndirty[nd])
+        node_list(s, nd);
+}
+
 /* The occupants of the GPUs of job j (and j) offer something else as time
- * slices. */
-static void acc_void(struct gandiva *s, const struct pol_view *v, uint32_t j)
+ * slices; with sums, the GPUs' summed utilizations are taken again too
+ * (their occupants changed).  j is made stale once: a GPU's occupant j
+ * or a co-runner met again on a later GPU would change nothing more. */
+static void acc_void_sum(struct gandiva *s, const struct pol_view *v,
+                         uint32_t j, bool sums)
 {
     const struct job_rt *r = pol_rt(v, j);
+    const uint32_t *gpu_node = v->clu->gpu_node, *gpus = r->gpus;
     acc_stale(s, v, j);
-    for (uint32_t i = 0; i < v->jobs[j].num_gpus; i++) {
-        uint32_t n;
-        node_dirty(s, v->clu->gpu_node[r->gpus[i]]);
-        const uint32_t *o = pol_gpu_jobs(v, r->gpus[i], &n);
+    uint32_t last = SIM_NONE;
+    for (uint32_t i = 0, ng = v->jobs[j].num_gpus; i < ng; i++) {
+        uint32_t n, g = gpus[i], nd = gpu_node[g];
+        if (nd != last)         /* a gang's GPUs come node by node */
+            node_dirty(s, nd);
+        last = nd;
+        const uint32_t *o = pol_gpu_jobs(v, g, &n);
         /* only a job whose slice is over is a slice to take (rekey):
          * another one counts when it expires */
-        for (uint32_t k = 0; k < n; k++)
-            acc_stale(s, v, o[k]);
+        double u = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            u += s->jb[o[k]].ju;
+            if (o[k] != j)
+                acc_stale(s, v, o[k]);
+        }
+        if (sums)
+            s->usum[g] = u;
     }
+}
+
+static void acc_void(struct gandiva *s, const struct pol_view *v, uint32_t j)
+{
+    acc_void_sum(s, v, j, false);
 }
 
 /* The GPUs of job j changed occupants: their sums again. */
 static void resum(struct gandiva *s, const struct pol_view *v, uint32_t j)
 {
-    const struct job_rt *r = pol_rt(v, j);
-    for (uint32_t i = 0; i < v->jobs[j].num_gpus; i++)
-        s->usum[r->gpus[i]] = gpu_util(s, v, r->gpus[i], SIM_NONE, NULL);
-    acc_void(s, v, j);
+    acc_void_sum(s, v, j, true);
 }
 
 /* Job j left its GPUs (it ended or stopped, or its profiling run ended,
