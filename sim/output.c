@@ -70,11 +70,16 @@ static void put_time(FILE *f, simtime_t t)
 
 static char *b_str(char *p, const char *s)
 {
-    size_t n = strlen(s);
-    if (!strpbrk(s, ",\"\n\r")) {
-        memcpy(p, s, n);
-        return p + n;
+    /* one pass, copying as it checks: fields are short (ids, names), and
+     * strlen, strpbrk and memcpy calls cost more than their bytes */
+    char *q = p;
+    for (const char *c = s; *c; c++) {
+        if (*c == ',' || *c == '"' || *c == '\n' || *c == '\r')
+            goto quote;
+        *q++ = *c;
     }
+    return q;
+quote:
     *p++ = '"';
     for (; *s; s++) {
         if (*s == '"')
@@ -100,13 +105,7 @@ static char *b_fixed6(char *p, double x)
 {
     if (!(x >= 0 && x < 9e12))
         return p + sprintf(p, "%.6f", x);
-    uint64_t v = (uint64_t)llround(x * 1e6);
-    p = b_u(p, v / 1000000);
-    *p++ = '.';
-    uint64_t f = v % 1000000;
-    for (int d = 100000; d; d /= 10)
-        *p++ = (char)('0' + (f / (uint64_t)d) % 10);
-    return p;
+    return p + dl_fmt_micro(p, (uint64_t)llround(x * 1e6), false);
 }
 
 /* The longest jobs.csv row of the run: quoted id and type name (each char
@@ -174,9 +173,8 @@ static char *job_row(const struct eng *e, uint32_t j, char *line, size_t cap)
         p = b_str(p, c->types[type].name);
         *p++ = ',';
         /* never a comma or a quote: no quoting needed */
-        clu_fmt_placement(c, first, eng_first_ngpus(e, j), p,
-                          cap - (size_t)(p - line));
-        p += strlen(p);
+        p += clu_fmt_placement(c, first, eng_first_ngpus(e, j), p,
+                               cap - (size_t)(p - line));
     } else {
         *p++ = ',';
     }

@@ -1248,58 +1248,90 @@ static const char digits2[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-/* Writes the decimal digits of v backwards ending at end; returns start. */
+/* Writes the decimal digits of v backwards ending at end; returns start.
+ * Below 2^32 (nearly every value written) in 32-bit arithmetic. */
 static char *udigits(char *end, uint64_t v)
 {
-    while (v >= 100) {
+    while (v > UINT32_MAX) {
         unsigned d = (unsigned)(v % 100) * 2;
         v /= 100;
         *--end = digits2[d + 1];
         *--end = digits2[d];
     }
-    if (v >= 10) {
-        *--end = digits2[v * 2 + 1];
-        *--end = digits2[v * 2];
+    uint32_t w = (uint32_t)v;
+    while (w >= 100) {
+        unsigned d = w % 100 * 2;
+        w /= 100;
+        *--end = digits2[d + 1];
+        *--end = digits2[d];
+    }
+    if (w >= 10) {
+        *--end = digits2[w * 2 + 1];
+        *--end = digits2[w * 2];
     } else {
-        *--end = (char)('0' + v);
+        *--end = (char)('0' + w);
     }
     return end;
 }
 
+/* How many decimal digits v has (one for 0). */
+static inline size_t ndigits(uint64_t v)
+{
+    size_t n = 1;
+    for (;;) {
+        if (v < 10)
+            return n;
+        if (v < 100)
+            return n + 1;
+        if (v < 1000)
+            return n + 2;
+        if (v < 10000)
+            return n + 3;
+        v /= 10000;
+        n += 4;
+    }
+}
+
+/* Both writers below put the digits straight into buf, counted first (a
+ * copy from a scratch buffer is a call to memcpy of a length the compiler
+ * cannot know: more than the digits cost). */
 size_t dl_fmt_u64(char *buf, uint64_t v)
 {
-    char tmp[20], *end = tmp + sizeof tmp, *p = udigits(end, v);
-    memcpy(buf, p, (size_t)(end - p));
-    return (size_t)(end - p);
+    size_t n = ndigits(v);
+    udigits(buf + n, v);
+    return n;
+}
+
+static inline size_t fmt_micro(char *buf, uint64_t v, bool trim)
+{
+    uint64_t whole = v / SIM_US_PER_S;
+    unsigned f = (unsigned)(v % SIM_US_PER_S);
+    char *p = buf + ndigits(whole);
+    udigits(p, whole);
+    if (trim && !f)
+        return (size_t)(p - buf);
+    *p++ = '.';
+    memcpy(p, digits2 + f / 10000 * 2, 2);
+    memcpy(p + 2, digits2 + f / 100 % 100 * 2, 2);
+    memcpy(p + 4, digits2 + f % 100 * 2, 2);
+    size_t digits = 6;
+    while (trim && p[digits - 1] == '0')
+        digits--;
+    return (size_t)(p + digits - buf);
+}
+
+size_t dl_fmt_micro(char *buf, uint64_t v, bool trim)
+{
+    return fmt_micro(buf, v, trim);
 }
 
 size_t sim_fmt_seconds_raw(char *buf, simtime_t t)
 {
     /* hand-rolled: this runs a few million times per output file */
-    char tmp[32], *end = tmp + sizeof tmp, *p;
     uint64_t a = t < 0 ? (uint64_t)0 - (uint64_t)t : (uint64_t)t;
-    uint64_t whole = a / SIM_US_PER_S, frac = a % SIM_US_PER_S;
-    p = end;
-    if (frac) {
-        /* the six digits, then the trailing zeros dropped */
-        char f[6];
-        unsigned hi = (unsigned)(frac / 10000), mid = (unsigned)(frac / 100 % 100),
-                 lo = (unsigned)(frac % 100);
-        memcpy(f, digits2 + hi * 2, 2);
-        memcpy(f + 2, digits2 + mid * 2, 2);
-        memcpy(f + 4, digits2 + lo * 2, 2);
-        int digits = 6;
-        while (f[digits - 1] == '0')
-            digits--;
-        p -= digits;
-        memcpy(p, f, (size_t)digits);
-        *--p = '.';
-    }
-    p = udigits(p, whole);
-    if (t < 0)
-        *--p = '-';
-    size_t n = (size_t)(end - p);
-    memcpy(buf, p, n);
+    size_t n = t < 0;
+    buf[0] = '-';
+    n += fmt_micro(buf + n, a, true);
     buf[n] = 0;
     return n;
 }

@@ -347,6 +347,10 @@ size_t sim_fmt_seconds_raw(char *buf, simtime_t t);
 /* The decimal digits of v into buf (at least 20 bytes, no NUL); returns
  * their count. */
 size_t dl_fmt_u64(char *buf, uint64_t v);
+/* v millionths as a decimal "WHOLE.FFFFFF" into buf (at least 28 bytes, no
+ * NUL); trim: the fraction's trailing zeros dropped, and the point with
+ * them when none is left.  Returns the length. */
+size_t dl_fmt_micro(char *buf, uint64_t v, bool trim);
 /* A wall-clock duration for people (progress lines, ETAs): "42s",
  * "3m07s", "2h05m", rounded to the second. */
 void sim_fmt_duration(char *buf, size_t n, double seconds);

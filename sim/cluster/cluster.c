@@ -408,11 +408,14 @@ int clu_check(const struct cluster *c, char *why, size_t n)
     return rc;
 }
 
-void clu_fmt_placement(const struct cluster *c, const uint32_t *gpus,
-                       uint32_t n, char *buf, size_t len)
+size_t clu_fmt_placement(const struct cluster *c, const uint32_t *gpus,
+                         uint32_t n, char *buf, size_t len)
 {
     /* segments "nNODE:LO-HI" (or "nNODE:G") joined by '+'; never a comma,
-     * so the field needs no CSV quoting.  By hand: one per output row. */
+     * so the field needs no CSV quoting.  By hand: one per output row.
+     * A segment is written in place while one of the longest still fits,
+     * else through seg, cut where it no longer fits. */
+    enum { SEG = 40 };
     size_t off = 0;
     buf[0] = 0;
     for (uint32_t i = 0; i < n;) {
@@ -424,7 +427,7 @@ void clu_fmt_placement(const struct cluster *c, const uint32_t *gpus,
             hi++;
         }
         i++;
-        char seg[40], *p = seg;
+        char seg[SEG], *p = len - off > SEG ? buf + off : seg, *p0 = p;
         if (off)
             *p++ = '+';
         *p++ = 'n';
@@ -435,14 +438,17 @@ void clu_fmt_placement(const struct cluster *c, const uint32_t *gpus,
             *p++ = '-';
             p += dl_fmt_u64(p, hi);
         }
-        size_t k = (size_t)(p - seg);
-        if (off + k >= len)     /* cut where it no longer fits */
-            k = len - 1 - off;
-        memcpy(buf + off, seg, k);
+        size_t k = (size_t)(p - p0);
+        if (p0 == seg) {
+            if (off + k >= len)
+                k = len - 1 - off;
+            memcpy(buf + off, seg, k);
+        }
         buf[off += k] = 0;
         if (off == len - 1)
             break;
     }
+    return off;
 }
 
 bool clu_spread(const struct cluster *c, uint32_t t, const uint32_t *gpus,

@@ -120,9 +120,10 @@ bool clu_spread(const struct cluster *c, uint32_t t, const uint32_t *gpus,
 int clu_check(const struct cluster *c, char *why, size_t n);
 
 /* "n3:0-3+n4:0-7" for a sorted GPU list; GPUs not contiguous on one node
- * give one segment each ("n3:0-1+n3:4"), so the text never has a comma. */
-void clu_fmt_placement(const struct cluster *c, const uint32_t *gpus,
-                       uint32_t n, char *buf, size_t len);
+ * give one segment each ("n3:0-1+n3:4"), so the text never has a comma.
+ * Cut to len - 1 bytes; returns its length. */
+size_t clu_fmt_placement(const struct cluster *c, const uint32_t *gpus,
+                         uint32_t n, char *buf, size_t len);
 
 /* ------------------------------------------------------------- placement
  * (sim/placement.c) */
