@@ -3,6 +3,7 @@
  */
 #include "testutil.h"
 
+#include <inttypes.h>
 #include <signal.h>
 #include <unistd.h>
 #include <yaml.h>
@@ -42,6 +43,52 @@ Test(base, format_seconds_roundtrip)
         cr_expect_eq(sim_parse_seconds(b, &back), 0);
         cr_expect_eq(back, cases[i]);
     }
+}
+
+/* The hand-rolled writers against printf: every digit count, both sides
+ * of 2^32 (where they leave 32-bit arithmetic) and the extremes. */
+Test(base, digit_writers_match_printf)
+{
+    uint64_t vs[64 * 3 + 8];
+    size_t n = 0;
+    for (uint64_t p = 1; n < 19 * 3; p *= 10)
+        vs[n++] = p - 1, vs[n++] = p, vs[n++] = p + 1;
+    uint64_t more[] = { 0, UINT32_MAX, (uint64_t)UINT32_MAX + 1,
+                        (uint64_t)UINT32_MAX * 1000000 + 999999, INT64_MAX,
+                        (uint64_t)INT64_MAX + 1, UINT64_MAX, 10000000000000000000u };
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+        vs[n++] = more[i];
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = vs[i];
+        char got[40], want[40];
+        size_t k = dl_fmt_u64(got, v);
+        got[k] = 0;
+        snprintf(want, sizeof want, "%" PRIu64, v);
+        cr_expect_str_eq(got, want);
+        k = dl_fmt_micro(got, v, false);
+        got[k] = 0;
+        snprintf(want, sizeof want, "%" PRIu64 ".%06u", v / 1000000,
+                 (unsigned)(v % 1000000));
+        cr_expect_str_eq(got, want);
+        k = dl_fmt_micro(got, v, true);
+        got[k] = 0;
+        size_t w = strlen(want);        /* trailing zeros, then the point */
+        while (want[w - 1] == '0')
+            want[--w] = 0;
+        if (want[w - 1] == '.')
+            want[--w] = 0;
+        cr_expect_str_eq(got, want, "%" PRIu64, v);
+        if (v <= (uint64_t)INT64_MAX) {
+            simtime_t t = (simtime_t)v;
+            cr_expect_eq(sim_fmt_seconds_raw(got, t), strlen(want));
+            cr_expect_str_eq(got, want);
+            cr_expect_eq(sim_fmt_seconds_raw(got, -t), strlen(want) + (v > 0));
+            cr_expect_str_eq(got + (v > 0), want);
+        }
+    }
+    char b[40];
+    cr_expect_eq(sim_fmt_seconds_raw(b, INT64_MIN), 21);
+    cr_expect_str_eq(b, "-9223372036854.775808");
 }
 
 Test(base, error_format)
