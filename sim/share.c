@@ -177,12 +177,14 @@ uint32_t shr_leave(struct eng *e, uint32_t j, uint32_t *nshared)
     double *usum = e->usum, *uuse = e->uuse, *mem_used = e->mem_used;
     uint8_t *nocc = e->nocc;
     uint32_t *occ = e->occ, *scratch = e->scratch, *gpu_job = e->clu->gpu_job;
-    double *sfac = e->sfac;
+    /* until the first co-location (jf made) no factor was kept: a run
+     * of exclusive jobs never touches sfac's lines */
+    double *sfac = e->jf ? e->sfac : NULL;
     const uint32_t *gpus = r->gpus;
     size_t ms = e->max_share;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t g = gpus[i], c = nocc[g];
-        for (uint32_t q = 0; q < c; q++)
+        for (uint32_t q = 0; sfac && q < c; q++)
             sfac[(size_t)g * ms + q] = 0;
         if (c == 1) {           /* alone: the GPU empties, its sums reset */
             eff += 0 - (usum[g] < 1 ? usum[g] : 1);
