@@ -135,6 +135,14 @@ void vic_lists_free(struct vic_lists *l);
 void vic_lists_job(struct vic_lists *l, const struct pol_view *v, uint32_t job,
                    bool on, int64_t key, void (*mark)(void *ctx, uint32_t node),
                    void *ctx);
+/* Node nd's list made from its GPUs (one job a GPU, as the cluster
+ * records it), each job's key being key(ctx, v, job): the list that
+ * vic_lists_job keeps, for a policy that stops keeping its lists while it
+ * does not read them. */
+void vic_lists_make(struct vic_lists *l, const struct pol_view *v, uint32_t nd,
+                    int64_t (*key)(const void *ctx, const struct pol_view *v,
+                                   uint32_t job),
+                    const void *ctx);
 /* Whether node nd's list is the one its GPUs give (one job a GPU, as the
  * cluster records it: for policies that do not share GPUs), each job's
  * key being key(ctx, v, job): what a debug build checks before reading
@@ -149,9 +157,9 @@ struct vic_index;
 struct vic_index *vic_new(const struct cluster *c);
 void vic_free(struct vic_index *x);
 /* Marks the nodes of job's current (or last) allocation (sorted, as the
- * engine keeps it) as changed, and puts job in their lists as it is now;
- * call whenever a job starts or stops, and when a running job's finish
- * time moves. */
+ * engine keeps it) as changed, and puts job in their lists as it is now
+ * (while the lists are kept: see policies/victim.c); call whenever a job
+ * starts or stops, and when a running job's finish time moves. */
 void vic_touch_job(struct vic_index *x, const struct pol_view *v, uint32_t job);
 /* The node of type t (in a group of nodes of >= d GPUs) where stopping the
  * latest-finishing jobs frees d GPUs with the latest possible last victim;
@@ -162,7 +170,7 @@ uint32_t vic_best_node(struct vic_index *x, const struct pol_view *v,
 /* The jobs to stop on node for d free GPUs, latest finish first, from the
  * index's list of the node; jobs has room for the node's GPU count.
  * Returns how many. */
-uint32_t vic_victims(const struct vic_index *x, const struct pol_view *v,
+uint32_t vic_victims(struct vic_index *x, const struct pol_view *v,
                      uint32_t node, uint32_t d, uint32_t *jobs);
 /* The same from the node's GPUs, without an index (a scan and a sort). */
 uint32_t vic_node_victims(const struct pol_view *v, uint32_t node, uint32_t d,

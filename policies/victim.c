@@ -15,8 +15,11 @@
  * All jobs on one GPU type run at the type's speed, so a running job's
  * finish time does not change while it runs: T_v(d) changes only when a
  * job starts or stops on v.  Each node keeps its running jobs in that
- * order (vic_touch_job moves the one that started, stopped or changed
- * speed); a node so touched is marked dirty and its thresholds recomputed
+ * order, its list (vic_touch_job moves the one that started, stopped or
+ * changed speed; before the first read, and after more changes than nodes
+ * with no read, no list is kept: each is made from its node's GPUs at the
+ * next read); a node so touched is marked dirty and its thresholds
+ * recomputed
  * lazily, and the maximum over the nodes of a group is kept in one
  * segment tree per demand d, so a query costs O(groups) and an update
  * O(n log nodes), independent of how many jobs run or wait.  A tree is
@@ -45,6 +48,10 @@ struct vic_index {
     uint32_t *pow2;             /* [ngroups] leaves of the group's trees */
     struct seg **seg;           /* [ngroups][gpus_per_node + 1], d >= 1 */
     uint8_t *dirty;             /* [nnodes] */
+    bool all_stale;             /* lists not kept (none read yet, or none
+                                   read over many changes): every one is
+                                   made at the next read */
+    uint64_t touches;           /* kept lists' changes since the last read */
     uint32_t *dirty_list;
     size_t ndirty;
     uint32_t *walk;             /* scratch of vic_top_nodes */
@@ -67,6 +74,7 @@ struct vic_index *vic_new(const struct cluster *c)
     x->pow2 = xcalloc(c->ngroups, sizeof *x->pow2);
     x->seg = xcalloc(c->ngroups, sizeof *x->seg);
     x->dirty = xcalloc(c->nnodes, 1);
+    x->all_stale = true;
     x->dirty_list = xmalloc(c->nnodes * sizeof *x->dirty_list);
     vic_lists_init(&x->l, c);
     x->live = xcalloc(c->ngroups ? c->ngroups : 1, sizeof *x->live);
@@ -252,35 +260,59 @@ void vic_lists_job(struct vic_lists *l, const struct pol_view *v, uint32_t job,
     }
 }
 
+/* Node nd's list as its GPUs give it (one job a GPU, as the cluster
+ * records it), each job's key being key(ctx, v, job), into m from place o
+ * on; returns how many jobs.  An insertion of every job, as list_set does,
+ * so the order is the one kept lists have. */
+static uint32_t list_from_gpus(struct vic_lists *m, uint32_t o,
+                               const struct pol_view *v, uint32_t nd,
+                               int64_t (*key)(const void *ctx,
+                                              const struct pol_view *v,
+                                              uint32_t job),
+                               const void *ctx)
+{
+    const struct clu_node *n = &v->clu->nodes[nd];
+    const uint32_t *gpu_job = v->clu->gpu_job + n->first_gpu;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n->ngpus; i++) {
+        uint32_t j = gpu_job[i], p = 0;
+        if (j == SIM_NONE)
+            continue;
+        while (p < k && m->job[o + p] != j)
+            p++;
+        if (p == k) {
+            m->job[o + k] = j;
+            m->gpus[o + k++] = 0;
+        }
+        m->gpus[o + p]++;
+    }
+    for (uint32_t i = 0; i < k; i++) {
+        m->key[o + i] = key(ctx, v, m->job[o + i]);
+        for (uint32_t p = i; p > 0 && list_before(m, o + p, o + p - 1); p--)
+            list_swap(m, o + p, o + p - 1);
+    }
+    return k;
+}
+
+void vic_lists_make(struct vic_lists *l, const struct pol_view *v, uint32_t nd,
+                    int64_t (*key)(const void *ctx, const struct pol_view *v,
+                                   uint32_t job),
+                    const void *ctx)
+{
+    l->n[nd] = (uint8_t)list_from_gpus(l, v->clu->nodes[nd].first_gpu, v, nd,
+                                       key, ctx);
+}
+
 bool vic_lists_match(const struct vic_lists *l, const struct pol_view *v,
                      uint32_t nd, int64_t (*key)(const void *ctx,
                                                  const struct pol_view *v,
                                                  uint32_t job),
                      const void *ctx)
 {
-    const struct clu_node *n = &v->clu->nodes[nd];
     struct vic_lists m = { NULL, (uint32_t[64]){ 0 }, (uint8_t[64]){ 0 },
                            (int64_t[64]){ 0 } };
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n->ngpus; i++) {
-        uint32_t j = v->clu->gpu_job[n->first_gpu + i], p = 0;
-        if (j == SIM_NONE)
-            continue;
-        while (p < k && m.job[p] != j)
-            p++;
-        if (p == k) {
-            m.job[k] = j;
-            m.gpus[k++] = 0;
-        }
-        m.gpus[p]++;
-    }
-    /* each in its place: an insertion of every job, as list_set does */
-    for (uint32_t i = 0; i < k; i++) {
-        m.key[i] = key(ctx, v, m.job[i]);
-        for (uint32_t p = i; p > 0 && list_before(&m, p, p - 1); p--)
-            list_swap(&m, p, p - 1);
-    }
-    uint32_t o = n->first_gpu;
+    uint32_t k = list_from_gpus(&m, 0, v, nd, key, ctx);
+    uint32_t o = v->clu->nodes[nd].first_gpu;
     if (k != l->n[nd])
         return false;
     for (uint32_t i = 0; i < k; i++)
@@ -292,6 +324,12 @@ bool vic_lists_match(const struct vic_lists *l, const struct pol_view *v,
 
 /* ------------------------------------------------------- victim index */
 
+static int64_t finish_key(const void *ctx, const struct pol_view *v, uint32_t job)
+{
+    (void)ctx;
+    return pol_rt(v, job)->finish_at;
+}
+
 static void mark_dirty(void *ctx, uint32_t nd)
 {
     struct vic_index *x = ctx;
@@ -301,8 +339,33 @@ static void mark_dirty(void *ctx, uint32_t nd)
     }
 }
 
+/* Before a read: where the lists are not kept, every one made from its
+ * node's GPUs (every node is dirty then). */
+static void lists_read(struct vic_index *x, const struct pol_view *v)
+{
+    if (x->all_stale) {
+        for (uint32_t nd = 0; nd < x->c->nnodes; nd++)
+            vic_lists_make(&x->l, v, nd, finish_key, NULL);
+        x->all_stale = false;
+    }
+    x->touches = 0;
+}
+
+/* A list is kept at every start and stop while the index is read, and not
+ * while it is not: a run may never ask (no job ever waits behind a longer
+ * one), or ask in bursts.  Once the changes since the last read pass the
+ * node count, what keeping them costs from there on is more than making
+ * every list again at the next read: none is kept till then. */
 void vic_touch_job(struct vic_index *x, const struct pol_view *v, uint32_t job)
 {
+    if (x->all_stale)
+        return;
+    if (++x->touches > x->c->nnodes + 64u) {
+        x->all_stale = true;
+        for (uint32_t nd = 0; nd < x->c->nnodes; nd++)
+            mark_dirty(x, nd);
+        return;
+    }
     vic_lists_job(&x->l, v, job, pol_state(v, job) == JOB_RUNNING,
                   pol_rt(v, job)->finish_at, mark_dirty, x);
 }
@@ -316,6 +379,7 @@ static inline void threshold(const struct vic_index *x, uint32_t nd, uint32_t d,
 {
     const struct clu_node *n = &x->c->nodes[nd];
     uint32_t o = n->first_gpu, k = x->l.n[nd];
+    DL_ASSERT(!x->all_stale);
     *t = SIM_NEVER;
     *job = SIM_NONE;
     while (*acc < d && *m < k)
@@ -327,13 +391,7 @@ static inline void threshold(const struct vic_index *x, uint32_t nd, uint32_t d,
 }
 
 #ifndef NDEBUG
-static int64_t finish_key(const void *ctx, const struct pol_view *v, uint32_t job)
-{
-    (void)ctx;
-    return pol_rt(v, job)->finish_at;
-}
-
-/* Node nd's kept list is the one made from its GPUs. */
+/* Node nd's list is the one made from its GPUs now. */
 static void list_check(const struct vic_index *x, const struct pol_view *v,
                        uint32_t nd)
 {
@@ -369,6 +427,7 @@ static void seg_set(struct seg *s, uint32_t p, uint32_t leaf, simtime_t t,
 
 static void refresh(struct vic_index *x, const struct pol_view *v)
 {
+    lists_read(x, v);
     for (size_t k = 0; k < x->ndirty; k++) {
         uint32_t nd = x->dirty_list[k];
         x->dirty[nd] = 0;
@@ -441,13 +500,13 @@ uint32_t vic_best_node(struct vic_index *x, const struct pol_view *v,
     return best;
 }
 
-uint32_t vic_victims(const struct vic_index *x, const struct pol_view *v,
+uint32_t vic_victims(struct vic_index *x, const struct pol_view *v,
                      uint32_t node, uint32_t d, uint32_t *jobs)
 {
+    lists_read(x, v);           /* stops since the refresh may have
+                                   dropped the lists */
 #ifndef NDEBUG
     list_check(x, v, node);
-#else
-    (void)v;
 #endif
     uint32_t o = x->c->nodes[node].first_gpu, nj = x->l.n[node];
     uint32_t acc = x->c->nodes[node].nfree, k = 0;

@@ -274,6 +274,11 @@ Test(policies, victim_index_matches_brute_force)
                 vic_touch_job(x, &v, j);
             }
         }
+        /* two spells ask nothing: the index keeps no list before its
+         * first read, and stops keeping them after more changes than
+         * nodes unread; each read after either makes them all */
+        if (step < 200 || (step >= 1000 && step < 1400))
+            continue;
         for (uint32_t t = 0; t < c.ntypes; t++)
             for (uint32_t d = 1; d <= 8; d++) {
                 simtime_t best = INT64_MIN;
