@@ -126,20 +126,27 @@ struct vic_lists {
     uint32_t *job;              /* [ngpus] a node's from its first GPU on */
     uint8_t *gpus;              /* [ngpus] their GPUs on the node */
     int64_t *key;               /* [ngpus] their keys */
+    /* Kept only while read: none before the first read (vic_lists_read),
+     * and none once the changes since the last read pass the node count
+     * (keeping them from there on costs more than making every list
+     * again at the next read); every list is made then. */
+    bool unkept;
+    uint64_t changes;           /* since the last read */
 };
 void vic_lists_init(struct vic_lists *l, const struct cluster *c);
 void vic_lists_free(struct vic_lists *l);
 /* Puts job in the lists of the nodes of its current (or last) allocation
  * (sorted, as the engine keeps it) as it is now: with its GPUs there and
- * key where on, else out; mark(ctx, node) for each of those nodes. */
+ * key where on, else out; mark(ctx, node) for each of those nodes.  While
+ * the lists are not kept, nothing; where this change stops keeping them,
+ * mark(ctx, node) for every node instead. */
 void vic_lists_job(struct vic_lists *l, const struct pol_view *v, uint32_t job,
                    bool on, int64_t key, void (*mark)(void *ctx, uint32_t node),
                    void *ctx);
-/* Node nd's list made from its GPUs (one job a GPU, as the cluster
- * records it), each job's key being key(ctx, v, job): the list that
- * vic_lists_job keeps, for a policy that stops keeping its lists while it
- * does not read them. */
-void vic_lists_make(struct vic_lists *l, const struct pol_view *v, uint32_t nd,
+/* Before reading the lists: where they are not kept, every node's made
+ * from its GPUs (one job a GPU, as the cluster records it), each job's key
+ * being key(ctx, v, job), as vic_lists_job would have kept it. */
+void vic_lists_read(struct vic_lists *l, const struct pol_view *v,
                     int64_t (*key)(const void *ctx, const struct pol_view *v,
                                    uint32_t job),
                     const void *ctx);
@@ -158,8 +165,8 @@ struct vic_index *vic_new(const struct cluster *c);
 void vic_free(struct vic_index *x);
 /* Marks the nodes of job's current (or last) allocation (sorted, as the
  * engine keeps it) as changed, and puts job in their lists as it is now
- * (while the lists are kept: see policies/victim.c); call whenever a job
- * starts or stops, and when a running job's finish time moves. */
+ * (vic_lists_job); call whenever a job starts or stops, and when a running
+ * job's finish time moves. */
 void vic_touch_job(struct vic_index *x, const struct pol_view *v, uint32_t job);
 /* The node of type t (in a group of nodes of >= d GPUs) where stopping the
  * latest-finishing jobs frees d GPUs with the latest possible last victim;

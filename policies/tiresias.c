@@ -209,10 +209,6 @@ struct tiresias {
                                    that the node scans of an attempt read
                                    it without a random access into jb[]),
                                    kept by touch_job while they are read */
-    bool all_stale;             /* lists not kept (none read yet, or none
-                                   read over more changes than nodes):
-                                   every one made at the next read */
-    uint64_t touches;           /* kept lists' changes since the last read */
     uint8_t *ncum;              /* [ngpus] GPUs of victims 0..m */
     uint8_t *nthr;              /* [ngpus] by d - 1: victim index, or NTHR_NO */
     uint32_t *dlist;            /* nodes made dirty since room_single last
@@ -395,7 +391,6 @@ static void ensure(struct tiresias *s, const struct pol_view *v)
         s->ndirty = xmalloc(nn);
         memset(s->ndirty, 1, nn);
         vic_lists_init(&s->nl, c);       /* created: no job runs yet */
-        s->all_stale = true;
         s->ncum = xmalloc(ng);
         s->nthr = xmalloc(ng);
         s->dlist = xmalloc(nn * sizeof *s->dlist);
@@ -419,45 +414,23 @@ static void mark_dirty(void *ctx, uint32_t nd)
 
 /* Marks the nodes of job j's current (or last) allocation for the node
  * cache, and puts j in their job lists as it is now (running on them, at
- * its queue, or not), while the lists are kept: as the victim index does
- * (policies/victim.c), none is kept before the first read, nor once the
- * changes since the last read pass the node count (all nodes dirty then,
- * and every list made at the next read). */
+ * its queue, or not). */
 static void touch_job(struct tiresias *s, const struct pol_view *v, uint32_t j)
 {
     bool on = pol_state(v, j) == JOB_RUNNING;
     s->jb[j].elig = on && pol_may_preempt(v, j, s->cost);
-    if (!s->ndirty || s->all_stale)
-        return;
-    if (++s->touches > v->clu->nnodes + 64u) {
-        s->all_stale = true;
-        for (uint32_t nd = 0; nd < v->clu->nnodes; nd++)
-            mark_dirty(s, nd);
-        return;
-    }
-    vic_lists_job(&s->nl, v, j, on, s->jb[j].elig ? s->jb[j].level : -1,
-                  mark_dirty, s);
+    if (s->ndirty)
+        vic_lists_job(&s->nl, v, j, on, s->jb[j].elig ? s->jb[j].level : -1,
+                      mark_dirty, s);
 }
 
 /* A running job's key in the node lists, as touch_job puts it: its queue
- * where it may be stopped, else -1 (last). */
+ * where it may be stopped, else -1 (last); for vic_lists_read. */
 static int64_t list_key(const void *ctx, const struct pol_view *v, uint32_t j)
 {
     (void)v;
     const struct tiresias *s = ctx;
     return s->jb[j].elig ? s->jb[j].level : -1;
-}
-
-/* Before a read of the node lists: where they are not kept, every one
- * made from its node's GPUs (every node is dirty then). */
-static void lists_read(struct tiresias *s, const struct pol_view *v)
-{
-    if (s->all_stale) {
-        for (uint32_t nd = 0; nd < v->clu->nnodes; nd++)
-            vic_lists_make(&s->nl, v, nd, list_key, s);
-        s->all_stale = false;
-    }
-    s->touches = 0;
 }
 
 /* With a cost, the instant from which running job j may be preempted
@@ -933,7 +906,7 @@ static void node_refresh(struct tiresias *s, const struct pol_view *v, uint32_t 
     const uint8_t *sn = s->nl.gpus + o;
     const int64_t *sl = s->nl.key + o;
     uint8_t *sc = s->ncum + o, *st = s->nthr + o;
-    DL_ASSERT(!s->all_stale);
+    DL_ASSERT(!s->nl.unkept);
 #ifndef NDEBUG
     DL_ASSERT(vic_lists_match(&s->nl, v, nd, level_key, s));
 #endif
@@ -977,7 +950,7 @@ static int node_victims(struct tiresias *s, const struct pol_view *v,
     *gpus = 0;
     if (n->nfree >= want)
         return 0;
-    lists_read(s, v);
+    vic_lists_read(&s->nl, v, list_key, s);
     if (s->ndirty[nd])
         node_refresh(s, v, nd);
     uint32_t m = s->nthr[n->first_gpu + want - 1];
@@ -995,7 +968,7 @@ static int node_victims(struct tiresias *s, const struct pol_view *v,
 /* Refreshes the dirty nodes: the trees hold the cluster as it is. */
 static void trees_fresh(struct tiresias *s, const struct pol_view *v)
 {
-    lists_read(s, v);
+    vic_lists_read(&s->nl, v, list_key, s);
     for (size_t i = 0; i < s->ndl; i++) {
         uint32_t nd = s->dlist[i];
         s->inlist[nd] = 0;

@@ -16,10 +16,8 @@
  * finish time does not change while it runs: T_v(d) changes only when a
  * job starts or stops on v.  Each node keeps its running jobs in that
  * order, its list (vic_touch_job moves the one that started, stopped or
- * changed speed; before the first read, and after more changes than nodes
- * with no read, no list is kept: each is made from its node's GPUs at the
- * next read); a node so touched is marked dirty and its thresholds
- * recomputed
+ * changed speed; no list is kept while none is read: struct vic_lists); a
+ * node so touched is marked dirty and its thresholds recomputed
  * lazily, and the maximum over the nodes of a group is kept in one
  * segment tree per demand d, so a query costs O(groups) and an update
  * O(n log nodes), independent of how many jobs run or wait.  A tree is
@@ -48,10 +46,6 @@ struct vic_index {
     uint32_t *pow2;             /* [ngroups] leaves of the group's trees */
     struct seg **seg;           /* [ngroups][gpus_per_node + 1], d >= 1 */
     uint8_t *dirty;             /* [nnodes] */
-    bool all_stale;             /* lists not kept (none read yet, or none
-                                   read over many changes): every one is
-                                   made at the next read */
-    uint64_t touches;           /* kept lists' changes since the last read */
     uint32_t *dirty_list;
     size_t ndirty;
     uint32_t *walk;             /* scratch of vic_top_nodes */
@@ -74,7 +68,6 @@ struct vic_index *vic_new(const struct cluster *c)
     x->pow2 = xcalloc(c->ngroups, sizeof *x->pow2);
     x->seg = xcalloc(c->ngroups, sizeof *x->seg);
     x->dirty = xcalloc(c->nnodes, 1);
-    x->all_stale = true;
     x->dirty_list = xmalloc(c->nnodes * sizeof *x->dirty_list);
     vic_lists_init(&x->l, c);
     x->live = xcalloc(c->ngroups ? c->ngroups : 1, sizeof *x->live);
@@ -187,6 +180,8 @@ void vic_lists_init(struct vic_lists *l, const struct cluster *c)
     l->job = xmalloc((c->ngpus ? c->ngpus : 1) * sizeof *l->job);
     l->gpus = xmalloc(c->ngpus ? c->ngpus : 1);
     l->key = xmalloc((c->ngpus ? c->ngpus : 1) * sizeof *l->key);
+    l->unkept = true;           /* nothing read yet */
+    l->changes = 0;
 }
 
 void vic_lists_free(struct vic_lists *l)
@@ -248,8 +243,16 @@ void vic_lists_job(struct vic_lists *l, const struct pol_view *v, uint32_t job,
                    bool on, int64_t key, void (*mark)(void *ctx, uint32_t node),
                    void *ctx)
 {
-    const struct job_rt *r = pol_rt(v, job);
     const struct cluster *c = v->clu;
+    if (l->unkept)
+        return;
+    if (++l->changes > c->nnodes + 64u) {       /* unread too long */
+        l->unkept = true;
+        for (uint32_t nd = 0; nd < c->nnodes; nd++)
+            mark(ctx, nd);
+        return;
+    }
+    const struct job_rt *r = pol_rt(v, job);
     for (uint32_t k = 0, n = v->jobs[job].num_gpus; k < n;) {
         uint32_t nd = c->gpu_node[r->gpus[k]], g = 1;
         while (++k < n && c->gpu_node[r->gpus[k]] == nd)    /* sorted: a run */
@@ -294,13 +297,18 @@ static uint32_t list_from_gpus(struct vic_lists *m, uint32_t o,
     return k;
 }
 
-void vic_lists_make(struct vic_lists *l, const struct pol_view *v, uint32_t nd,
+void vic_lists_read(struct vic_lists *l, const struct pol_view *v,
                     int64_t (*key)(const void *ctx, const struct pol_view *v,
                                    uint32_t job),
                     const void *ctx)
 {
-    l->n[nd] = (uint8_t)list_from_gpus(l, v->clu->nodes[nd].first_gpu, v, nd,
-                                       key, ctx);
+    if (l->unkept) {
+        for (uint32_t nd = 0; nd < v->clu->nnodes; nd++)
+            l->n[nd] = (uint8_t)list_from_gpus(l, v->clu->nodes[nd].first_gpu,
+                                               v, nd, key, ctx);
+        l->unkept = false;
+    }
+    l->changes = 0;
 }
 
 bool vic_lists_match(const struct vic_lists *l, const struct pol_view *v,
@@ -309,8 +317,9 @@ bool vic_lists_match(const struct vic_lists *l, const struct pol_view *v,
                                                  uint32_t job),
                      const void *ctx)
 {
-    struct vic_lists m = { NULL, (uint32_t[64]){ 0 }, (uint8_t[64]){ 0 },
-                           (int64_t[64]){ 0 } };
+    struct vic_lists m = { .job = (uint32_t[64]){ 0 },
+                           .gpus = (uint8_t[64]){ 0 },
+                           .key = (int64_t[64]){ 0 } };
     uint32_t k = list_from_gpus(&m, 0, v, nd, key, ctx);
     uint32_t o = v->clu->nodes[nd].first_gpu;
     if (k != l->n[nd])
@@ -339,33 +348,8 @@ static void mark_dirty(void *ctx, uint32_t nd)
     }
 }
 
-/* Before a read: where the lists are not kept, every one made from its
- * node's GPUs (every node is dirty then). */
-static void lists_read(struct vic_index *x, const struct pol_view *v)
-{
-    if (x->all_stale) {
-        for (uint32_t nd = 0; nd < x->c->nnodes; nd++)
-            vic_lists_make(&x->l, v, nd, finish_key, NULL);
-        x->all_stale = false;
-    }
-    x->touches = 0;
-}
-
-/* A list is kept at every start and stop while the index is read, and not
- * while it is not: a run may never ask (no job ever waits behind a longer
- * one), or ask in bursts.  Once the changes since the last read pass the
- * node count, what keeping them costs from there on is more than making
- * every list again at the next read: none is kept till then. */
 void vic_touch_job(struct vic_index *x, const struct pol_view *v, uint32_t job)
 {
-    if (x->all_stale)
-        return;
-    if (++x->touches > x->c->nnodes + 64u) {
-        x->all_stale = true;
-        for (uint32_t nd = 0; nd < x->c->nnodes; nd++)
-            mark_dirty(x, nd);
-        return;
-    }
     vic_lists_job(&x->l, v, job, pol_state(v, job) == JOB_RUNNING,
                   pol_rt(v, job)->finish_at, mark_dirty, x);
 }
@@ -379,7 +363,7 @@ static inline void threshold(const struct vic_index *x, uint32_t nd, uint32_t d,
 {
     const struct clu_node *n = &x->c->nodes[nd];
     uint32_t o = n->first_gpu, k = x->l.n[nd];
-    DL_ASSERT(!x->all_stale);
+    DL_ASSERT(!x->l.unkept);
     *t = SIM_NEVER;
     *job = SIM_NONE;
     while (*acc < d && *m < k)
@@ -427,7 +411,7 @@ static void seg_set(struct seg *s, uint32_t p, uint32_t leaf, simtime_t t,
 
 static void refresh(struct vic_index *x, const struct pol_view *v)
 {
-    lists_read(x, v);
+    vic_lists_read(&x->l, v, finish_key, NULL);
     for (size_t k = 0; k < x->ndirty; k++) {
         uint32_t nd = x->dirty_list[k];
         x->dirty[nd] = 0;
@@ -503,8 +487,8 @@ uint32_t vic_best_node(struct vic_index *x, const struct pol_view *v,
 uint32_t vic_victims(struct vic_index *x, const struct pol_view *v,
                      uint32_t node, uint32_t d, uint32_t *jobs)
 {
-    lists_read(x, v);           /* stops since the refresh may have
-                                   dropped the lists */
+    /* stops since the refresh may have ended the keeping */
+    vic_lists_read(&x->l, v, finish_key, NULL);
 #ifndef NDEBUG
     list_check(x, v, node);
 #endif
