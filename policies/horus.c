@@ -547,7 +547,6 @@ static void bound_leaf(struct horus *h, const struct pol_view *v, uint32_t nd)
         b->s[i] = m;
     }
 }
-
 /* Whether band k of sums m holds a GPU with room for the job being
  * planned: a job, and memory for it (never false where device_cost would
  * take one: jneed is below the job's memory by far more than the
@@ -933,29 +932,49 @@ static uint32_t tree_next(struct horus *h, const struct pol_view *v)
 {
     const struct hbound *b = &h->bt[h->jt];
     struct theap *f = &h->frontier;
+    /* the top is replaced where an entry follows it (one sift, not a pop
+     * and a push): the same entries, in a strict order, so the same
+     * sequence out */
     while (f->n) {
-        struct tent e = th_pop(f);
+        struct tent e = f->a[0];
         if (e.i >= b->leaves) {
             uint32_t nd = h->tnodes[h->jt][e.pos];
-            if (e.exact)
+            if (e.exact) {
+                th_pop(f);
                 return nd;
+            }
             node_eval(h, v, nd);
-            if (!h->ncand[nd])
+            if (!h->ncand[nd]) {
+                th_pop(f);
                 continue;
+            }
             e.key = h->ncost[nd];
             e.exact = true;
-            if (!f->n || !tbefore(&f->a[0], &e))
+            const struct tent *nx = f->n > 2 && tbefore(&f->a[2], &f->a[1])
+                                    ? &f->a[2] : f->n > 1 ? &f->a[1] : NULL;
+            if (!nx || !tbefore(nx, &e)) {
+                th_pop(f);
                 return nd;
-            th_push(f, e);
+            }
+            th_down(f, 0, e);
             continue;
         }
         uint32_t half = b->leaves >> (32 - __builtin_clz(e.i));
+        bool top = true;        /* e's place still to fill */
         for (uint32_t k = 0; k < 2; k++) {
             uint32_t c = 2 * e.i + k;
             double x = node_bound(h, b, c);
-            if (x < INFINITY)
-                th_push(f, (struct tent){ x, e.pos + k * half, c, false });
+            if (!(x < INFINITY))
+                continue;
+            struct tent ch = { x, e.pos + k * half, c, false };
+            if (top)
+                th_down(f, 0, ch);
+            else
+                th_push(f, ch);
+            top = false;
         }
+        if (top)
+            th_pop(f);
     }
     return SIM_NONE;
 }
