@@ -838,7 +838,9 @@ static void acc_void_sum(struct gandiva *s, const struct pol_view *v,
         last = nd;
         const uint32_t *o = pol_gpu_jobs(v, g, &n);
         /* only a job whose slice is over is a slice to take (rekey):
-         * another one counts when it expires */
+         * another one counts when it expires.  The sum is gpu_util's (same
+         * order, same bits), taken in this pass: a call reads the
+         * occupants again, +1.4 % of gandiva's instructions */
         double u = 0;
         for (uint32_t k = 0; k < n; k++) {
             u += s->jb[o[k]].ju;

@@ -547,6 +547,7 @@ static void bound_leaf(struct horus *h, const struct pol_view *v, uint32_t nd)
         b->s[i] = m;
     }
 }
+
 /* Whether band k of sums m holds a GPU with room for the job being
  * planned: a job, and memory for it (never false where device_cost would
  * take one: jneed is below the job's memory by far more than the
@@ -950,13 +951,12 @@ static uint32_t tree_next(struct horus *h, const struct pol_view *v)
             }
             e.key = h->ncost[nd];
             e.exact = true;
-            const struct tent *nx = f->n > 2 && tbefore(&f->a[2], &f->a[1])
-                                    ? &f->a[2] : f->n > 1 ? &f->a[1] : NULL;
+            const struct tent *nx = th_second(f);
             if (!nx || !tbefore(nx, &e)) {
                 th_pop(f);
                 return nd;
             }
-            th_down(f, 0, e);
+            th_replace(f, e);
             continue;
         }
         uint32_t half = b->leaves >> (32 - __builtin_clz(e.i));
@@ -968,7 +968,7 @@ static uint32_t tree_next(struct horus *h, const struct pol_view *v)
                 continue;
             struct tent ch = { x, e.pos + k * half, c, false };
             if (top)
-                th_down(f, 0, ch);
+                th_replace(f, ch);
             else
                 th_push(f, ch);
             top = false;

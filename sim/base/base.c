@@ -1329,8 +1329,9 @@ size_t sim_fmt_seconds_raw(char *buf, simtime_t t)
 {
     /* hand-rolled: this runs a few million times per output file */
     uint64_t a = t < 0 ? (uint64_t)0 - (uint64_t)t : (uint64_t)t;
-    size_t n = t < 0;
-    buf[0] = '-';
+    size_t n = 0;
+    if (t < 0)
+        buf[n++] = '-';
     n += fmt_micro(buf + n, a, true);
     buf[n] = 0;
     return n;

@@ -11,6 +11,10 @@
  *
  *   static void pfx_push(H *h, T it);
  *   static T pfx_pop(H *h);             h->n > 0; returns the first item
+ *   static void pfx_replace(H *h, T it);  h->n > 0; pops and pushes it
+ *                                       in one sift
+ *   static const T *pfx_second(const H *h);    the item a pop would bring
+ *                                       to the top (NULL: none)
  *   static void pfx_delete(H *h, size_t i);    removes the item at a[i]
  *   static void pfx_heapify(H *h);      restores the order of a[0..n) in
  *                                       O(n) (after a bulk edit)
@@ -91,6 +95,18 @@
         }                                                                   \
         pfx##_up(h, i, last);                                               \
         return top;                                                         \
+    }                                                                       \
+    /* the top replaced by it: one sift where a pop and a push are two */ \
+    static inline void pfx##_replace(H *h, T it)                            \
+    {                                                                       \
+        pfx##_down(h, 0, it);                                               \
+    }                                                                       \
+    /* the entry a pop would bring to the top, or NULL */                   \
+    static inline const T *pfx##_second(const H *h)                         \
+    {                                                                       \
+        if (h->n < 3)                                                       \
+            return h->n == 2 ? &h->a[1] : NULL;                             \
+        return before_h(h, &h->a[2], &h->a[1]) ? &h->a[2] : &h->a[1];       \
     }                                                                       \
     static inline void pfx##_delete(H *h, size_t i)                         \
     {                                                                       \
