@@ -232,6 +232,68 @@ static void two_types(struct cluster *c, const char *name, const uint32_t na[2],
     clu_finish(c);
 }
 
+static void count_mark(void *ctx, uint32_t nd)
+{
+    ((uint32_t *)ctx)[nd]++;
+}
+
+static int64_t key_five(const void *ctx, const struct pol_view *v, uint32_t j)
+{
+    (void)ctx, (void)v, (void)j;
+    return 5;
+}
+
+/* Node lists keep nothing before their first read; kept, they stop after
+ * more unread changes than nodes plus 64, and the change that stops them
+ * marks every node (each may have changed unseen from then on); a read
+ * makes them again. */
+Test(policies, node_lists_kept_only_while_read)
+{
+    struct cluster c;
+    two_types(&c, "lists", (uint32_t[]){ 5, 3 }, (uint32_t[]){ 4, 8 },
+              (uint32_t[]){ 2, 0 }, (uint32_t[]){ 2, 0 });
+    struct job_rt slots[2], *rt = slots + 1;
+    struct trc_job job;
+    uint32_t slot = 1, gpu = 0;
+    uint8_t st = JOB_RUNNING;
+    memset(slots, 0, sizeof slots);
+    memset(&job, 0, sizeof job);
+    job.num_gpus = 1;
+    rt->gpus = &gpu;
+    clu_alloc(&c, 0, &gpu, 1);
+    struct pol_view v = { .now = 0, .clu = &c, .jobs = &job, .rts = slots,
+                          .rt_slot = &slot, .state = &st, .njobs = 1 };
+    uint32_t *marks = calloc(c.nnodes, sizeof *marks), total = 0;
+    struct vic_lists l;
+    vic_lists_init(&l, &c);
+    vic_lists_job(&l, &v, 0, true, 5, count_mark, marks);
+    for (uint32_t nd = 0; nd < c.nnodes; nd++)
+        cr_assert_eq(marks[nd], 0, "marked before the first read");
+    vic_lists_read(&l, &v, key_five, NULL);
+    cr_assert(vic_lists_match(&l, &v, 0, key_five, NULL));
+    uint32_t limit = c.nnodes + 64;
+    for (uint32_t k = 0; k < limit; k++)
+        vic_lists_job(&l, &v, 0, true, 5, count_mark, marks);
+    cr_assert_eq(marks[0], limit);
+    for (uint32_t nd = 1; nd < c.nnodes; nd++)
+        cr_assert_eq(marks[nd], 0);
+    cr_assert(!l.unkept);
+    vic_lists_job(&l, &v, 0, true, 5, count_mark, marks);  /* the one over */
+    cr_assert(l.unkept);
+    for (uint32_t nd = 0; nd < c.nnodes; nd++)
+        total += marks[nd];
+    cr_assert_eq(total, limit + c.nnodes, "every node marked once more");
+    vic_lists_job(&l, &v, 0, true, 5, count_mark, marks);  /* unkept: none */
+    cr_assert_eq(marks[0], limit + 1);
+    vic_lists_read(&l, &v, key_five, NULL);
+    cr_assert(!l.unkept);
+    for (uint32_t nd = 0; nd < c.nnodes; nd++)
+        cr_assert(vic_lists_match(&l, &v, nd, key_five, NULL));
+    vic_lists_free(&l);
+    free(marks);
+    clu_free(&c);
+}
+
 Test(policies, victim_index_matches_brute_force)
 {
     struct cluster c;
